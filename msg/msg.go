@@ -1,0 +1,89 @@
+// Package msg is the runtime shared by the generated message types of the
+// catalogue: the violations their decoding and validation report, and the
+// Nullable type of their optional, nullable fields.
+//
+// A message that breaks its schema gives an *Error listing every
+// Violation found, each naming the member (a JSON Pointer), the rule it
+// breaks and the offending value:
+//
+//	var d device.Device
+//	if err := json.Unmarshal(data, &d); err != nil {
+//		var v *msg.Violation
+//		if errors.As(err, &v) { // the first; range over err.(*msg.Error).Violations for all
+//			log.Printf("%s breaks %s: %s", v.Path, v.Rule, v.Message)
+//		}
+//	}
+package msg
+
+import "strings"
+
+// A Rule names the constraint a Violation breaks. Most are JSON Schema
+// keywords; the rest are the catalogue's own rules.
+type Rule string
+
+// The rules a message can break.
+const (
+	RuleSyntax    Rule = "syntax"    // the document is not well-formed UTF-8 JSON
+	RuleDuplicate Rule = "duplicate" // an object repeats a member name
+	RuleType      Rule = "type"      // the value is not of the declared JSON type (null included)
+	RuleRequired  Rule = "required"  // a required member is absent
+	RuleFormat    Rule = "format"    // the string is not of the declared format (uuid, date-time)
+	RuleEnum      Rule = "enum"      // the value is not one of those allowed
+	RuleMinimum   Rule = "minimum"   // the number is below the minimum
+	RuleMaximum   Rule = "maximum"   // the number is above the maximum
+	RuleMinLength Rule = "minLength" // the string is shorter than allowed
+	RuleRange     Rule = "range"     // the integer does not fit in an int64, the library's documented limit
+	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI
+)
+
+// A Violation is one way in which a message breaks its schema.
+type Violation struct {
+	// Path is the JSON Pointer (RFC 6901) of the offending member, such as
+	// "/actor/id"; for an absent required member, the pointer it would
+	// have. The document itself is "".
+	Path string
+	// Rule is the rule broken.
+	Rule Rule
+	// Value is the offending value as JSON text, shortened when long; it is
+	// empty where no value is at fault (an absent member).
+	Value string
+	// Message says, for a person, what was expected and what was found.
+	Message string
+}
+
+// Error returns the violation as "path: message".
+func (v *Violation) Error() string {
+	path := v.Path
+	if path == "" {
+		path = "(root)"
+	}
+	return path + ": " + v.Message
+}
+
+// Error is the error of a message that breaks its schema: all its
+// violations, in the order they were found.
+type Error struct {
+	Violations []*Violation
+}
+
+// Error returns the violations, separated by "; ".
+func (e *Error) Error() string {
+	var b strings.Builder
+	for i, v := range e.Violations {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the violations, so that errors.As finds the first
+// *Violation and errors.Is matches any of them.
+func (e *Error) Unwrap() []error {
+	errs := make([]error, len(e.Violations))
+	for i, v := range e.Violations {
+		errs[i] = v
+	}
+	return errs
+}
