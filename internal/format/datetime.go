@@ -1,0 +1,538 @@
+package format
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Reasons reported by ParseDateTime and DateTimeReason.
+const (
+	reasonDTShort       = "want at least 20 characters in yyyy-mm-ddThh:mm:ssZ form"
+	reasonDTYear        = "want 4-digit year"
+	reasonDTDash1       = "want '-' after year"
+	reasonDTMonth       = "want 2-digit month"
+	reasonDTDash2       = "want '-' after month"
+	reasonDTDay         = "want 2-digit day"
+	reasonDTT           = "want 'T' between date and time"
+	reasonDTHour        = "want 2-digit hour"
+	reasonDTColon1      = "want ':' after hour"
+	reasonDTMinute      = "want 2-digit minute"
+	reasonDTColon2      = "want ':' after minute"
+	reasonDTSecond      = "want 2-digit second"
+	reasonDTComma       = "want '.' before the fraction of a second, not ','"
+	reasonDTFrac        = "want digits after '.'"
+	reasonDTZone        = "want 'Z' or an offset +hh:mm or -hh:mm after the time"
+	reasonDTOffHour     = "want 2-digit offset hour"
+	reasonDTOffColon    = "want ':' in offset"
+	reasonDTOffMinute   = "want 2-digit offset minute"
+	reasonDTTrailing    = "unexpected characters after the offset"
+	reasonDTMonthRange  = "month out of range 01-12"
+	reasonDTDayRange    = "day out of range for the month"
+	reasonDTHourRange   = "hour out of range 00-23"
+	reasonDTMinuteRange = "minute out of range 00-59"
+	reasonDTSecondRange = "second out of range 00-59 (60 for a leap second)"
+	reasonDTOffHRange   = "offset hour out of range 00-23"
+	reasonDTOffMRange   = "offset minute out of range 00-59"
+	reasonDTLeap        = "leap second not at 23:59:60 UTC"
+
+	reasonDTYearValue   = "year out of range 0000-9999"
+	reasonDTOffSeconds  = "offset not a whole number of minutes"
+	reasonDTOffTooLarge = "offset of 24 hours or more"
+)
+
+const (
+	secondsPerDay = 86400
+	// daysShift moves the civil-date arithmetic 400 years (one Gregorian
+	// cycle of 146097 days) forward so that it never sees a negative year.
+	daysShift = 146097
+	// unixEpochDays is the number of days from 0000-03-01 to 1970-01-01 in
+	// the proleptic Gregorian calendar (the origin of daysFromCivil).
+	unixEpochDays = 719468
+	// minUnix and maxUnix bound the wall-clock seconds (Unix time plus the
+	// offset) of the years 0000-9999.
+	minUnix = -62167219200 // 0000-01-01T00:00:00Z
+	maxUnix = 253402300799 // 9999-12-31T23:59:59Z
+	// maxOffsetMinutes is the largest RFC 3339 offset, 23:59.
+	maxOffsetMinutes = 23*60 + 59
+)
+
+// zones caches one *time.Location per RFC 3339 offset, from -23:59 to +23:59
+// in minutes, filled lazily: time.FixedZone allocates (except for whole hours
+// from -12 to +14, which it caches itself), and a decoder sees few distinct
+// offsets, so each costs one allocation the first time and none afterwards.
+// The array itself is 23 KiB of pointers; filling all of it at start-up
+// would cost 8,600 allocations and 450 KiB (measured), which is why it is not
+// done eagerly, and caching only whole, half and quarter hours would leave
+// rarer offsets allocating on every call.
+var zones [2*maxOffsetMinutes + 1]atomic.Pointer[time.Location]
+
+// fixedZone returns the shared unnamed *time.Location for an offset of
+// minutes, which must be within ±maxOffsetMinutes.
+func fixedZone(minutes int) *time.Location {
+	slot := &zones[minutes+maxOffsetMinutes]
+	if loc := slot.Load(); loc != nil {
+		return loc
+	}
+	slot.CompareAndSwap(nil, time.FixedZone("", minutes*60))
+	// Whoever won the race, every caller now returns the same pointer.
+	return slot.Load()
+}
+
+// daysIn is the number of days in each month of a common year.
+var daysIn = [13]uint8{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func isLeap(year int) bool {
+	return year%4 == 0 && (year%100 != 0 || year%400 == 0)
+}
+
+// pow10 holds the factors that scale a fraction of n digits to nanoseconds.
+var pow10 = [10]int64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
+
+// ParseDateTime parses an RFC 3339 date-time as JSON Schema's "date-time"
+// format defines it:
+//
+//	yyyy-mm-ddThh:mm:ss[.f...](Z|+hh:mm|-hh:mm)
+//
+// with every number field exactly its count of ASCII digits, 'T' and 'Z' in
+// either case, a fraction of one or more digits after '.', and a mandatory
+// offset of at most 23:59. The date must exist in the proleptic Gregorian
+// calendar (years 0000-9999). Nothing may precede or follow it.
+//
+// The result keeps the offset of the text: time.UTC for 'Z', and for a
+// numeric offset an unnamed fixed zone (see time.FixedZone) shared by all
+// results with that offset, so parsing allocates nothing once an offset has
+// been seen. "-00:00", which RFC 3339 uses for "offset unknown", gives
+// time.UTC. Fractions are exact to the nanosecond; further digits must still
+// be digits but are truncated.
+//
+// A leap second, ss = 60, is accepted only where it can occur, when the time
+// converted to UTC is 23:59:60; no table of leap seconds is consulted, so any
+// date qualifies. Because time.Time cannot hold second 60, a leap second is
+// returned as second 59 of the same minute with the same fraction, as
+// java.time does: "1998-12-31T23:59:60.5Z" gives 1998-12-31T23:59:59.5Z.
+//
+// reason is empty on success and otherwise says what is wrong.
+func ParseDateTime(b []byte) (t time.Time, reason string) {
+	if len(b) < 20 {
+		return t, dateTimeShortReason(b)
+	}
+	// Each digit minus '0' is above 9 unless it is an ASCII digit.
+	y0, y1, y2, y3 := b[0]-'0', b[1]-'0', b[2]-'0', b[3]-'0'
+	if y0 > 9 || y1 > 9 || y2 > 9 || y3 > 9 {
+		return t, reasonDTYear
+	}
+	if b[4] != '-' {
+		return t, reasonDTDash1
+	}
+	mo0, mo1 := b[5]-'0', b[6]-'0'
+	if mo0 > 9 || mo1 > 9 {
+		return t, reasonDTMonth
+	}
+	if b[7] != '-' {
+		return t, reasonDTDash2
+	}
+	d0, d1 := b[8]-'0', b[9]-'0'
+	if d0 > 9 || d1 > 9 {
+		return t, reasonDTDay
+	}
+	if b[10] != 'T' && b[10] != 't' {
+		return t, reasonDTT
+	}
+	h0, h1 := b[11]-'0', b[12]-'0'
+	if h0 > 9 || h1 > 9 {
+		return t, reasonDTHour
+	}
+	if b[13] != ':' {
+		return t, reasonDTColon1
+	}
+	mi0, mi1 := b[14]-'0', b[15]-'0'
+	if mi0 > 9 || mi1 > 9 {
+		return t, reasonDTMinute
+	}
+	if b[16] != ':' {
+		return t, reasonDTColon2
+	}
+	s0, s1 := b[17]-'0', b[18]-'0'
+	if s0 > 9 || s1 > 9 {
+		return t, reasonDTSecond
+	}
+
+	year := int(y0)*1000 + int(y1)*100 + int(y2)*10 + int(y3)
+	month := int(mo0)*10 + int(mo1)
+	day := int(d0)*10 + int(d1)
+	hour := int(h0)*10 + int(h1)
+	minute := int(mi0)*10 + int(mi1)
+	sec := int(s0)*10 + int(s1)
+
+	// Fraction: keep nine digits, check and drop the rest.
+	i := 19
+	var nsec int64
+	if b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			if i-start < 9 {
+				nsec = nsec*10 + int64(c)
+			}
+			i++
+		}
+		n := i - start
+		if n == 0 {
+			return time.Time{}, reasonDTFrac
+		}
+		if n < 9 {
+			nsec *= pow10[n]
+		}
+	}
+
+	// Offset.
+	if i >= len(b) {
+		return time.Time{}, reasonDTZone
+	}
+	var offMinutes int
+	var loc *time.Location
+	switch b[i] {
+	case 'Z', 'z':
+		loc = time.UTC
+		i++
+	case '+', '-':
+		if len(b)-i < 6 {
+			return time.Time{}, reasonDTOffShort(b[i+1:])
+		}
+		oh0, oh1 := b[i+1]-'0', b[i+2]-'0'
+		if oh0 > 9 || oh1 > 9 {
+			return time.Time{}, reasonDTOffHour
+		}
+		if b[i+3] != ':' {
+			return time.Time{}, reasonDTOffColon
+		}
+		om0, om1 := b[i+4]-'0', b[i+5]-'0'
+		if om0 > 9 || om1 > 9 {
+			return time.Time{}, reasonDTOffMinute
+		}
+		oh, om := int(oh0)*10+int(oh1), int(om0)*10+int(om1)
+		if oh > 23 {
+			return time.Time{}, reasonDTOffHRange
+		}
+		if om > 59 {
+			return time.Time{}, reasonDTOffMRange
+		}
+		offMinutes = oh*60 + om
+		if b[i] == '-' {
+			offMinutes = -offMinutes
+		}
+		if offMinutes == 0 && b[i] == '-' {
+			loc = time.UTC // "-00:00": offset unknown, time is in UTC
+		}
+		i += 6
+	case ',':
+		return time.Time{}, reasonDTComma
+	default:
+		return time.Time{}, reasonDTZone
+	}
+	if i != len(b) {
+		return time.Time{}, reasonDTTrailing
+	}
+
+	// Ranges.
+	if month < 1 || month > 12 {
+		return time.Time{}, reasonDTMonthRange
+	}
+	if day < 1 || day > int(daysIn[month]) && !(month == 2 && day == 29 && isLeap(year)) {
+		return time.Time{}, reasonDTDayRange
+	}
+	if hour > 23 {
+		return time.Time{}, reasonDTHourRange
+	}
+	if minute > 59 {
+		return time.Time{}, reasonDTMinuteRange
+	}
+	if sec > 59 {
+		if sec > 60 {
+			return time.Time{}, reasonDTSecondRange
+		}
+		// UTC minute of the day must be 23:59; local+1440 keeps it positive.
+		if (hour*60+minute-offMinutes+24*60)%(24*60) != 23*60+59 {
+			return time.Time{}, reasonDTLeap
+		}
+		sec = 59
+	}
+
+	if loc == nil {
+		loc = fixedZone(offMinutes)
+	}
+	unix := daysFromCivil(year, month, day)*secondsPerDay +
+		int64(hour*3600+minute*60+sec-offMinutes*60)
+	return time.Unix(unix, nsec).In(loc), ""
+}
+
+// dateTimeLayout is the fixed part of a date-time: 'd' stands for a digit,
+// 'T' for 'T' or 't'. dateTimeLayoutReasons holds the reason for a mismatch
+// at each position.
+const dateTimeLayout = "dddd-dd-ddTdd:dd:dd"
+
+var dateTimeLayoutReasons = [len(dateTimeLayout)]string{
+	reasonDTYear, reasonDTYear, reasonDTYear, reasonDTYear, reasonDTDash1,
+	reasonDTMonth, reasonDTMonth, reasonDTDash2,
+	reasonDTDay, reasonDTDay, reasonDTT,
+	reasonDTHour, reasonDTHour, reasonDTColon1,
+	reasonDTMinute, reasonDTMinute, reasonDTColon2,
+	reasonDTSecond, reasonDTSecond,
+}
+
+// dateTimeShortReason explains why b, shorter than any date-time, is not
+// one: the first character that breaks the layout, or what is missing.
+func dateTimeShortReason(b []byte) string {
+	for i, c := range b {
+		if i >= len(dateTimeLayout) {
+			break
+		}
+		var ok bool
+		switch l := dateTimeLayout[i]; l {
+		case 'd':
+			ok = c-'0' <= 9
+		case 'T':
+			ok = c == 'T' || c == 't'
+		default:
+			ok = c == l
+		}
+		if !ok {
+			return dateTimeLayoutReasons[i]
+		}
+	}
+	if len(b) == len(dateTimeLayout) {
+		return reasonDTZone
+	}
+	return reasonDTShort
+}
+
+// reasonDTOffShort explains an offset cut short; rest follows the sign.
+func reasonDTOffShort(rest []byte) string {
+	switch {
+	case len(rest) < 2 || rest[0]-'0' > 9 || rest[1]-'0' > 9:
+		return reasonDTOffHour
+	case len(rest) < 3 || rest[2] != ':':
+		return reasonDTOffColon
+	default:
+		return reasonDTOffMinute
+	}
+}
+
+// daysFromCivil returns the number of days from 1970-01-01 to the given
+// proleptic Gregorian date, for years 0 to 9999 (Howard Hinnant's algorithm).
+func daysFromCivil(year, month, day int) int64 {
+	y := year + 400 // see daysShift
+	if month <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	mp := month + 9
+	if month > 2 {
+		mp = month - 3
+	}
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097+doe) - unixEpochDays - daysShift
+}
+
+// civilFromDays is the inverse of daysFromCivil, for days in the range of
+// years 0 to 9999. It works in unsigned arithmetic, where division by a
+// constant is a multiplication and a shift.
+func civilFromDays(days int64) (year, month, day int) {
+	z := uint32(days + unixEpochDays + daysShift)
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = int(doy - (153*mp+2)/5 + 1)
+	month = int(mp + 3)
+	if mp >= 10 {
+		month = int(mp - 9)
+	}
+	year = int(yoe+era*400) - 400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+// DateTimeReason reports whether AppendDateTime writes t as a valid RFC 3339
+// date-time that ParseDateTime reads back as t: it returns "" when the year
+// in t's location is within 0000-9999 and t's offset is a whole number of
+// minutes less than 24 hours in magnitude, and a reason otherwise. Validate
+// methods call it on Go values before they are encoded.
+func DateTimeReason(t time.Time) string {
+	_, off := t.Zone()
+	if off%60 != 0 {
+		return reasonDTOffSeconds
+	}
+	if off <= -secondsPerDay || off >= secondsPerDay {
+		return reasonDTOffTooLarge
+	}
+	if u := t.Unix() + int64(off); u < minUnix || u > maxUnix {
+		return reasonDTYearValue
+	}
+	return ""
+}
+
+// AppendDateTime appends t to dst in RFC 3339 form, as time.RFC3339Nano
+// does: 'T' between date and time, the fraction of a second with trailing
+// zeros trimmed (none when it is zero), then 'Z' when t's location is
+// time.UTC and the numeric offset +hh:mm or -hh:mm otherwise (so a time
+// parsed from "+00:00" is written back as "+00:00"). It does not allocate
+// when dst has room for 35 more bytes.
+//
+// The output is a valid date-time only when DateTimeReason(t) is ""; when it
+// is not, AppendDateTime still writes every field faithfully rather than a
+// different instant: a year outside 0000-9999 with a sign or more digits, as
+// time.Time.Format does, and an offset with seconds as +hh:mm:ss.
+func AppendDateTime(dst []byte, t time.Time) []byte {
+	_, off := t.Zone()
+	u := t.Unix() + int64(off)
+	if u < minUnix || u > maxUnix || off%60 != 0 || off <= -secondsPerDay || off >= secondsPerDay {
+		return appendDateTimeSlow(dst, t, off)
+	}
+	// Counted from minUnix, u is not negative: unsigned division is cheaper.
+	su := uint64(u - minUnix)
+	days := int64(su/secondsPerDay) + minUnix/secondsPerDay
+	secs := uint32(su % secondsPerDay)
+	year, month, day := civilFromDays(days)
+	hour, minute, sec := int(secs/3600), int(secs/60%60), int(secs%60)
+
+	const maxLen = len("2006-01-02T15:04:05.999999999-07:00")
+	n := len(dst)
+	if cap(dst)-n < maxLen {
+		dst = append(dst, make([]byte, maxLen)...)
+	} else {
+		dst = dst[:n+maxLen]
+	}
+	out := dst[n : n+maxLen : n+maxLen]
+	put2(out[0:2], year/100)
+	put2(out[2:4], year%100)
+	out[4] = '-'
+	put2(out[5:7], month)
+	out[7] = '-'
+	put2(out[8:10], day)
+	out[10] = 'T'
+	put2(out[11:13], hour)
+	out[13] = ':'
+	put2(out[14:16], minute)
+	out[16] = ':'
+	put2(out[17:19], sec)
+	i := 19
+	if ns := t.Nanosecond(); ns != 0 {
+		out[i] = '.'
+		out[i+1] = byte('0' + ns/1e8)
+		put2(out[i+2:i+4], ns/1e6%100)
+		put2(out[i+4:i+6], ns/1e4%100)
+		put2(out[i+6:i+8], ns/1e2%100)
+		put2(out[i+8:i+10], ns%100)
+		i += 10
+		for out[i-1] == '0' {
+			i--
+		}
+	}
+	i = putOffset(out, i, t, off)
+	return dst[:n+i]
+}
+
+// putOffset writes 'Z' or ±hh:mm at out[i:] and returns the new end.
+func putOffset(out []byte, i int, t time.Time, off int) int {
+	if t.Location() == time.UTC {
+		out[i] = 'Z'
+		return i + 1
+	}
+	out[i] = '+'
+	if off < 0 {
+		out[i] = '-'
+		off = -off
+	}
+	put2(out[i+1:i+3], off/3600)
+	out[i+3] = ':'
+	put2(out[i+4:i+6], off/60%60)
+	return i + 6
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// put2 writes v, which must be within 0-99, as two digits.
+func put2(b []byte, v int) {
+	i := uint(v) % 100 * 2
+	b[0], b[1] = digitPairs[i], digitPairs[i+1]
+}
+
+// appendDateTimeSlow writes the times that DateTimeReason rejects. It is
+// off the hot path, but still does not allocate given room in dst.
+func appendDateTimeSlow(dst []byte, t time.Time, off int) []byte {
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	if year < 0 {
+		dst = append(dst, '-')
+		year = -year
+	}
+	for p := 1000; p > 1 && year < p; p /= 10 {
+		dst = append(dst, '0')
+	}
+	dst = strconv.AppendInt(dst, int64(year), 10)
+	var buf [35]byte
+	put2(buf[0:2], int(month))
+	buf[2] = '-'
+	put2(buf[3:5], day)
+	buf[5] = 'T'
+	put2(buf[6:8], hour)
+	buf[8] = ':'
+	put2(buf[9:11], minute)
+	buf[11] = ':'
+	put2(buf[12:14], sec)
+	dst = append(append(dst, '-'), buf[:14]...)
+	if ns := t.Nanosecond(); ns != 0 {
+		buf[0] = '.'
+		for d := 8; d >= 0; d-- {
+			buf[1+d] = byte('0' + ns%10)
+			ns /= 10
+		}
+		i := 10
+		for buf[i-1] == '0' {
+			i--
+		}
+		dst = append(dst, buf[:i]...)
+	}
+	if t.Location() == time.UTC {
+		return append(dst, 'Z')
+	}
+	if off < 0 {
+		dst = append(dst, '-')
+		off = -off
+	} else {
+		dst = append(dst, '+')
+	}
+	if off/3600 < 10 {
+		dst = append(dst, '0')
+	}
+	dst = strconv.AppendInt(dst, int64(off/3600), 10)
+	put2(buf[1:3], off/60%60)
+	buf[0] = ':'
+	dst = append(dst, buf[:3]...)
+	if off%60 != 0 {
+		put2(buf[1:3], off%60)
+		dst = append(dst, buf[:3]...)
+	}
+	return dst
+}

@@ -1,0 +1,106 @@
+package format
+
+import "strconv"
+
+// uuidLen is the length of the textual 8-4-4-4-12 form.
+const uuidLen = 36
+
+// uuidHex holds the index of the first hex digit of each of the 16 bytes of
+// a UUID in its textual form.
+var uuidHex = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexVal maps a byte to its hexadecimal value, or to 0xff when it is not a
+// hex digit, so that a single OR over all lookups detects any bad byte.
+var hexVal = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = uint8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = uint8(c - 'a' + 10)
+		t[c-'a'+'A'] = uint8(c - 'a' + 10)
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// Reasons reported by ParseUUID, built once so that failing is as
+// allocation-free as succeeding. Positions count bytes from 1.
+const reasonUUIDLen = "want 36 characters in 8-4-4-4-12 form"
+
+var (
+	uuidNonHex   = uuidPositionReasons("non-hex character at position ")
+	uuidNoHyphen = uuidPositionReasons("want '-' at position ")
+)
+
+func uuidPositionReasons(prefix string) (r [uuidLen]string) {
+	for i := range r {
+		r[i] = prefix + strconv.Itoa(i+1)
+	}
+	return r
+}
+
+// ParseUUID parses the textual form of a UUID as RFC 9562 defines it:
+// exactly 36 bytes, 32 hexadecimal digits in either case grouped 8-4-4-4-12
+// and separated by hyphens. Braces, a "urn:uuid:" prefix, the form without
+// hyphens and surrounding whitespace are all rejected.
+//
+// reason is empty when b is a UUID; otherwise it says what is wrong, naming
+// the first offending character by its byte position counted from 1. ParseUUID
+// never allocates.
+func ParseUUID(b []byte) (u [16]byte, reason string) {
+	if len(b) != uuidLen {
+		return u, reasonUUIDLen
+	}
+	b = b[:uuidLen:uuidLen]
+	var bad uint8
+	for i, p := range uuidHex {
+		hi, lo := hexVal[b[p]], hexVal[b[p+1]]
+		bad |= hi | lo
+		u[i] = hi<<4 | lo
+	}
+	if bad > 0xf || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
+		return [16]byte{}, uuidReason(b)
+	}
+	return u, ""
+}
+
+// uuidReason finds the first offending character of a 36-byte b that
+// ParseUUID rejected.
+func uuidReason(b []byte) string {
+	for i, c := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return uuidNoHyphen[i]
+			}
+		default:
+			if hexVal[c] > 0xf {
+				return uuidNonHex[i]
+			}
+		}
+	}
+	return reasonUUIDLen // unreachable for input ParseUUID rejected
+}
+
+// AppendUUID appends the canonical, lower-case 8-4-4-4-12 form of u to dst
+// and returns the extended buffer. It does not allocate when dst has room
+// for 36 more bytes.
+func AppendUUID(dst []byte, u [16]byte) []byte {
+	n := len(dst)
+	if cap(dst)-n < uuidLen {
+		dst = append(dst, make([]byte, uuidLen)...)
+	} else {
+		dst = dst[:n+uuidLen]
+	}
+	out := dst[n : n+uuidLen : n+uuidLen]
+	for i, p := range uuidHex {
+		out[p] = hexDigits[u[i]>>4]
+		out[p+1] = hexDigits[u[i]&0xf]
+	}
+	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
+	return dst
+}
