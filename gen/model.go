@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
+
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// A kind is what a member holds, as the generated code sees it.
+type kind int
+
+const (
+	kindString kind = iota
+	kindUUID
+	kindDateTime
+	kindInt
+	kindBool
+	kindEnum      // a string from a fixed list
+	kindStrings   // an array of strings
+	kindRawObject // an object with free members holding any JSON
+	kindObject    // an object with declared members: a struct of its own
+)
+
+// A repr is how a member is held in its Go struct.
+type repr int
+
+const (
+	// reprValue holds the value itself: for members that are required, or
+	// that take a default when absent, and cannot be null.
+	reprValue repr = iota
+	// reprPointer holds a pointer, a slice or a map, nil when absent, or
+	// when null where null is the default (absent and null mean the same).
+	reprPointer
+	// reprNullable holds a msg.Nullable: for optional, nullable members
+	// without a default, where absent and null differ.
+	reprNullable
+)
+
+// A message is one generated struct: a schema's root object, or an object
+// member with declared members.
+type message struct {
+	GoName      string
+	Path        string // JSON Pointer of the object in the root message, for comments
+	Description string
+	Fields      []*field
+	Nested      []*message
+}
+
+// A field is one declared member of a message.
+type field struct {
+	JSON        string // the member name
+	GoName      string
+	Description string
+	Kind        kind
+	Repr        repr
+	Required    bool
+	Nullable    bool
+	Default     json.RawMessage // nil when the schema gives none
+	Enum        []string        // for kindEnum, the allowed strings
+	EnumNull    bool            // for kindEnum, whether null is allowed
+	EnumType    string          // for kindEnum, the Go type of the values
+	Min, Max    *int64
+	MinLength   int
+	IMEI        bool     // the catalogue's IMEI rule applies (decision 6)
+	Object      *message // for kindObject
+}
+
+// An input is one schema of the catalogue, as the generator reads it.
+type input struct {
+	Name, Version, ID string
+	File              string // its file name in the catalogue
+	Data              []byte
+}
+
+func inputOf(s schemas.Schema) input {
+	return input{Name: s.Name, Version: s.Version, ID: s.ID, File: s.File(), Data: s.JSON()}
+}
+
+// A schemaFile is one schema turned into the model of its package.
+type schemaFile struct {
+	Schema  input
+	Package string
+	Root    *message
+}
+
+// extraRules are the catalogue's rules that JSON Schema cannot express,
+// by schema name and member path. The schema files cannot carry them
+// without breaking their own defaults (decision 6).
+var extraRules = map[string]map[string]string{
+	"core.device": {"/imei": "imei"},
+}
+
+// keywords are the JSON Schema keywords the generator implements. A schema
+// using any other is refused rather than half-implemented.
+var keywords = map[string]bool{
+	"$schema": true, "$id": true, "title": true, "description": true,
+	"type": true, "required": true, "properties": true, "items": true,
+	"format": true, "default": true, "enum": true,
+	"minimum": true, "maximum": true, "minLength": true,
+}
+
+// build turns a catalogue schema into the model of its package, using
+// go-jsonschema's parsed schema for the keywords and the raw text for what
+// it does not keep: member order and whether a default is given at all.
+func build(s input) (*schemaFile, error) {
+	data := s.Data
+	parsed, err := jsonschema.FromJSONReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	pkg := s.Name[strings.LastIndexByte(s.Name, '.')+1:]
+	root, err := buildMessage(s.Name, exportName(pkg), "", (*jsonschema.Type)(parsed.ObjectAsType), data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	return &schemaFile{Schema: s, Package: pkg, Root: root}, nil
+}
+
+func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawMessage) (*message, error) {
+	var node map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &node); err != nil {
+		return nil, err
+	}
+	if err := supported(path, node); err != nil {
+		return nil, err
+	}
+	if !slices.Equal(t.Type, jsonschema.TypeList{"object"}) {
+		return nil, fmt.Errorf("%s: a message must be an object, not %v", orRoot(path), t.Type)
+	}
+	m := &message{GoName: goName, Path: path, Description: t.Description}
+	order, err := memberOrder(node["properties"])
+	if err != nil {
+		return nil, err
+	}
+	var props map[string]json.RawMessage
+	if err := json.Unmarshal(node["properties"], &props); err != nil && node["properties"] != nil {
+		return nil, err
+	}
+	for _, name := range t.Required {
+		if t.Properties[name] == nil {
+			return nil, fmt.Errorf("%s: required member %q is not declared", orRoot(path), name)
+		}
+	}
+	for _, name := range order {
+		f, err := buildField(schema, path, name, t.Properties[name], props[name], slices.Contains(t.Required, name))
+		if err != nil {
+			return nil, err
+		}
+		if f.Object != nil {
+			m.Nested = append(m.Nested, f.Object)
+		}
+		m.Fields = append(m.Fields, f)
+	}
+	if len(m.Fields) > 64 {
+		return nil, fmt.Errorf("%s: more than 64 members", orRoot(path))
+	}
+	return m, nil
+}
+
+func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessage, required bool) (*field, error) {
+	path := base + "/" + name
+	var node map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &node); err != nil {
+		return nil, err
+	}
+	if err := supported(path, node); err != nil {
+		return nil, err
+	}
+	f := &field{
+		JSON:        name,
+		GoName:      exportName(name),
+		Description: t.Description,
+		Required:    required,
+		Default:     node["default"],
+		MinLength:   t.MinLength,
+	}
+	types := slices.Clone([]string(t.Type))
+	if i := slices.Index(types, "null"); i >= 0 {
+		f.Nullable = true
+		types = slices.Delete(types, i, i+1)
+	}
+	if len(types) != 1 {
+		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, t.Type)
+	}
+	switch typ := types[0]; {
+	case typ == "string" && len(t.Enum) > 0:
+		f.Kind = kindEnum
+		f.EnumType = f.GoName
+		for _, v := range t.Enum {
+			switch v := v.(type) {
+			case string:
+				f.Enum = append(f.Enum, v)
+			case nil:
+				f.EnumNull = true
+			default:
+				return nil, fmt.Errorf("%s: enum value %v is not a string or null", path, v)
+			}
+		}
+		if f.Nullable != f.EnumNull {
+			return nil, fmt.Errorf("%s: a nullable enum must list null, and only a nullable one", path)
+		}
+	case typ == "string" && t.Format == "uuid":
+		f.Kind = kindUUID
+	case typ == "string" && t.Format == "date-time":
+		f.Kind = kindDateTime
+	case typ == "string" && t.Format == "":
+		f.Kind = kindString
+	case typ == "integer":
+		f.Kind = kindInt
+	case typ == "boolean":
+		f.Kind = kindBool
+	case typ == "array":
+		if t.Items == nil || !slices.Equal(t.Items.Type, jsonschema.TypeList{"string"}) || t.Items.Format != "" || len(t.Items.Enum) > 0 {
+			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
+		}
+		var items map[string]json.RawMessage
+		if err := json.Unmarshal(node["items"], &items); err != nil {
+			return nil, err
+		}
+		if err := supported(path+"/items", items); err != nil {
+			return nil, err
+		}
+		f.Kind = kindStrings
+	case typ == "object" && node["properties"] == nil:
+		f.Kind = kindRawObject
+	case typ == "object":
+		f.Kind = kindObject
+		obj, err := buildMessage(schema, f.GoName, path, t, raw)
+		if err != nil {
+			return nil, err
+		}
+		f.Object = obj
+	default:
+		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, t.Format)
+	}
+	if t.Format != "" && f.Kind != kindUUID && f.Kind != kindDateTime {
+		return nil, fmt.Errorf("%s: unsupported format %q", path, t.Format)
+	}
+	if t.Minimum != nil || t.Maximum != nil {
+		if f.Kind != kindInt {
+			return nil, fmt.Errorf("%s: bounds on a non-integer member", path)
+		}
+		var err error
+		if f.Min, err = bound(path, t.Minimum); err != nil {
+			return nil, err
+		}
+		if f.Max, err = bound(path, t.Maximum); err != nil {
+			return nil, err
+		}
+	}
+	if f.MinLength > 0 && f.Kind != kindString {
+		return nil, fmt.Errorf("%s: minLength on a member that is not a plain string", path)
+	}
+	if rule, ok := extraRules[schema][path]; ok {
+		if rule != "imei" || f.Kind != kindString || f.Nullable {
+			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, rule)
+		}
+		f.IMEI = true
+	}
+	switch {
+	case required && f.Nullable, !required && f.Nullable && f.Default != nil:
+		f.Repr = reprPointer
+	case required, f.Default != nil:
+		f.Repr = reprValue
+	case f.Nullable:
+		f.Repr = reprNullable
+	default:
+		f.Repr = reprPointer
+	}
+	if f.Default != nil && string(f.Default) != "null" && f.Kind != kindString && f.Kind != kindInt &&
+		f.Kind != kindBool && f.Kind != kindStrings && f.Kind != kindEnum {
+		return nil, fmt.Errorf("%s: defaults are not supported on this kind of member", path)
+	}
+	if f.Kind == kindEnum && f.Repr == reprPointer {
+		return nil, fmt.Errorf("%s: enums must be required, have a default, or be nullable without one", path)
+	}
+	if f.Kind == kindObject && f.Repr != reprPointer {
+		return nil, fmt.Errorf("%s: objects with declared members must be optional and not nullable", path)
+	}
+	return f, nil
+}
+
+func bound(path string, v *float64) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if *v != math.Trunc(*v) || math.Abs(*v) > 1<<53 {
+		return nil, fmt.Errorf("%s: bound %v is not a small integer", path, *v)
+	}
+	n := int64(*v)
+	return &n, nil
+}
+
+func supported(path string, node map[string]json.RawMessage) error {
+	for k := range node {
+		if !keywords[k] {
+			return fmt.Errorf("%s: keyword %q is not supported by the generator", orRoot(path), k)
+		}
+	}
+	return nil
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "(root)"
+	}
+	return path
+}
+
+// memberOrder returns the member names of a properties object in the
+// order the schema lists them.
+func memberOrder(raw json.RawMessage) ([]string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// initialisms are written in capitals in Go names, as Go writes ID and URL.
+var initialisms = map[string]bool{
+	"id": true, "imei": true, "iccid": true, "vin": true, "uuid": true,
+	"url": true, "uri": true, "json": true, "http": true, "api": true,
+}
+
+// exportName turns a snake_case member name into an exported Go name.
+func exportName(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if initialisms[part] {
+			b.WriteString(strings.ToUpper(part))
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]))
+		b.WriteString(part[1:])
+	}
+	return b.String()
+}

@@ -1,0 +1,236 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/google/uuid"
+)
+
+// An Encoder appends a message's JSON to B. Generated code writes members
+// with Member and the value methods; a value that cannot be encoded
+// without altering it (invalid UTF-8, malformed raw JSON, a time RFC 3339
+// cannot express) makes Bytes fail rather than write something else.
+type Encoder struct {
+	B   []byte
+	n   int // members written in the object being written
+	err error
+}
+
+// Begin starts an object, returning the state of the enclosing one for
+// End to restore.
+func (e *Encoder) Begin() (outer int) {
+	outer, e.n = e.n, 0
+	e.B = append(e.B, '{')
+	return outer
+}
+
+// Member writes the separator and the quoted name of the next member;
+// quoted is the name already in quotes and followed by a colon.
+func (e *Encoder) Member(quoted string) {
+	if e.n > 0 {
+		e.B = append(e.B, ',')
+	}
+	e.n++
+	e.B = append(e.B, quoted...)
+}
+
+// End closes the object, given what Begin returned.
+func (e *Encoder) End(outer int) {
+	e.B = append(e.B, '}')
+	e.n = outer
+}
+
+// Bytes returns the encoded message, or the first error met.
+func (e *Encoder) Bytes() ([]byte, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.B, nil
+}
+
+func (e *Encoder) fail(what string) {
+	if e.err == nil {
+		e.err = errors.New(what)
+	}
+}
+
+// Null writes null.
+func (e *Encoder) Null() { e.B = append(e.B, "null"...) }
+
+// Bool writes a boolean.
+func (e *Encoder) Bool(v bool) { e.B = strconv.AppendBool(e.B, v) }
+
+// Int writes an integer.
+func (e *Encoder) Int(v int64) { e.B = strconv.AppendInt(e.B, v, 10) }
+
+// UUID writes a uuid string.
+func (e *Encoder) UUID(u uuid.UUID) {
+	e.B = append(e.B, '"')
+	e.B = format.AppendUUID(e.B, u)
+	e.B = append(e.B, '"')
+}
+
+// Time writes a date-time string.
+func (e *Encoder) Time(t time.Time) {
+	if reason := format.DateTimeReason(t); reason != "" {
+		e.fail("cannot encode " + t.String() + " as a date-time: " + reason)
+	}
+	e.B = append(e.B, '"')
+	e.B = format.AppendDateTime(e.B, t)
+	e.B = append(e.B, '"')
+}
+
+// String writes a string.
+func (e *Encoder) String(s string) {
+	var ok bool
+	e.B, ok = appendString(e.B, s)
+	if !ok {
+		e.fail("cannot encode string " + strconv.Quote(Shorten(s)) + ": invalid UTF-8")
+	}
+}
+
+// Strings writes an array of strings.
+func (e *Encoder) Strings(list []string) {
+	e.B = append(e.B, '[')
+	for i, s := range list {
+		if i > 0 {
+			e.B = append(e.B, ',')
+		}
+		e.String(s)
+	}
+	e.B = append(e.B, ']')
+}
+
+// Raw writes a JSON value as it is.
+func (e *Encoder) Raw(raw json.RawMessage) {
+	if len(raw) == 0 {
+		e.fail("cannot encode an empty raw value: null is json.RawMessage(\"null\")")
+		return
+	}
+	if off, reason := Check(raw); reason != "" {
+		e.fail("cannot encode raw value " + strconv.Quote(Shorten(string(raw))) + ": " + reason + " at byte offset " + strconv.Itoa(off))
+	}
+	e.B = append(e.B, raw...)
+}
+
+// RawObject writes a map of raw values as an object, its members sorted by
+// name so that the output is deterministic.
+func (e *Encoder) RawObject(m map[string]json.RawMessage) {
+	e.B = append(e.B, '{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			e.B = append(e.B, ',')
+		}
+		e.String(k)
+		e.B = append(e.B, ':')
+		e.Raw(m[k])
+	}
+	e.B = append(e.B, '}')
+}
+
+// Extra writes the members of extra, sorted by name, after those already
+// written. A name the schema declares cannot be written: the message
+// would be read back with it as that member.
+func (e *Encoder) Extra(extra map[string]json.RawMessage, declared func(string) bool) {
+	if len(extra) == 0 {
+		return
+	}
+	for _, k := range sortedKeys(extra) {
+		if declared(k) {
+			e.fail("cannot encode extra member " + strconv.Quote(k) + ": the schema declares a member of that name")
+		}
+		if e.n > 0 {
+			e.B = append(e.B, ',')
+		}
+		e.n++
+		e.String(k)
+		e.B = append(e.B, ':')
+		e.Raw(extra[k])
+	}
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// appendString appends s as a JSON string, escaping only what JSON
+// requires. It reports false if s is not valid UTF-8.
+func appendString(b []byte, s string) ([]byte, bool) {
+	b = append(b, '"')
+	ok := true
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			ok = false
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"'), ok
+}
+
+const hexDigits = "0123456789abcdef"
+
+// Quote returns s as a JSON string, for the Value of a violation.
+func Quote(s string) string {
+	b, _ := appendString(nil, s)
+	return string(b)
+}
+
+// Shorten cuts s to at most 64 bytes, on a character boundary, marking the
+// cut with an ellipsis.
+func Shorten(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Pointer escapes a member name as a JSON Pointer reference token.
+func Pointer(name string) string {
+	if !strings.ContainsAny(name, "~/") {
+		return name
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}

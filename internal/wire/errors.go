@@ -1,0 +1,161 @@
+// Package wire is the runtime of the generated message code: a strict,
+// single-pass JSON decoder, an encoder, and the checks that decoding and
+// Validate share. Generated code calls it; nothing else should.
+//
+// The decoder accepts exactly RFC 8259 JSON in valid UTF-8, with no
+// duplicate member names at any depth and no escaped lone surrogates
+// (decisions 11 and 12), and reports every schema violation it meets with
+// its JSON Pointer, instead of stopping at the first.
+package wire
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/imei"
+	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// Errors collects violations. Its zero value is empty and ready to use; it
+// allocates only when a violation is added.
+type Errors struct {
+	list []*msg.Violation
+}
+
+// Add records a violation of rule at base+name. The path is joined here,
+// on the error path, so that callers pass static strings.
+func (e *Errors) Add(base, name string, rule msg.Rule, value, message string) {
+	e.list = append(e.list, &msg.Violation{Path: base + name, Rule: rule, Value: value, Message: message})
+}
+
+// AddItem records a violation at base+name+"/"+i, an array item.
+func (e *Errors) AddItem(base, name string, i int, rule msg.Rule, value, message string) {
+	e.Add(base, name+"/"+strconv.Itoa(i), rule, value, message)
+}
+
+// Err returns nil if no violation was recorded, and an *msg.Error listing
+// them otherwise.
+func (e *Errors) Err() error {
+	if len(e.list) == 0 {
+		return nil
+	}
+	return &msg.Error{Violations: e.list}
+}
+
+// Len returns the number of violations recorded.
+func (e *Errors) Len() int { return len(e.list) }
+
+// Required records that the required member base+name is absent.
+func (e *Errors) Required(base, name string) {
+	e.Add(base, name, msg.RuleRequired, "", "required member is missing")
+}
+
+// Min checks that n is at least min.
+func (e *Errors) Min(base, name string, n, min int64) {
+	if n < min {
+		e.Add(base, name, msg.RuleMinimum, strconv.FormatInt(n, 10),
+			"want at least "+strconv.FormatInt(min, 10)+", got "+strconv.FormatInt(n, 10))
+	}
+}
+
+// Max checks that n is at most max.
+func (e *Errors) Max(base, name string, n, max int64) {
+	if n > max {
+		e.Add(base, name, msg.RuleMaximum, strconv.FormatInt(n, 10),
+			"want at most "+strconv.FormatInt(max, 10)+", got "+strconv.FormatInt(n, 10))
+	}
+}
+
+// MinLength checks that s has at least min characters (Unicode code
+// points, as JSON Schema counts them).
+func (e *Errors) MinLength(base, name string, s string, min int) {
+	if n := utf8.RuneCountInString(s); n < min {
+		e.Add(base, name, msg.RuleMinLength, Quote(s),
+			"want at least "+characters(min)+", got "+strconv.Itoa(n))
+	}
+}
+
+// IMEI checks the device message's IMEI rule (decision 6): s is empty,
+// meaning not set, or a valid IMEI.
+func (e *Errors) IMEI(base, name string, s string) {
+	if s == "" || imei.Valid(s) {
+		return
+	}
+	e.Add(base, name, msg.RuleIMEI, Quote(s), "not an IMEI: "+imei.Check(s).Error())
+}
+
+// Enum records that value is not one of the allowed values, listed in
+// want as they appear in a message.
+func (e *Errors) Enum(base, name string, value, want string) {
+	e.Add(base, name, msg.RuleEnum, value, "want one of "+want+", got "+value)
+}
+
+// String checks that a Go string can be encoded as it is: valid UTF-8,
+// which is all a message may hold (decision 11).
+func (e *Errors) String(base, name string, s string) {
+	if !validString(s) {
+		e.Add(base, name, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
+	}
+}
+
+// StringItem is String for the i-th item of an array.
+func (e *Errors) StringItem(base, name string, i int, s string) {
+	if !validString(s) {
+		e.AddItem(base, name, i, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
+	}
+}
+
+// Time checks that t can be encoded as an RFC 3339 date-time.
+func (e *Errors) Time(base, name string, t time.Time) {
+	if reason := format.DateTimeReason(t); reason != "" {
+		e.Add(base, name, msg.RuleFormat, Quote(t.String()), "not a date-time: "+reason)
+	}
+}
+
+// Member checks a member held in a map of raw values, at base+name+"/"+key:
+// its name must be valid UTF-8 and, where declared is not nil, not a name
+// the schema declares (encoding it would repeat that member); its value
+// must be one JSON value as a message may hold it; null is
+// json.RawMessage("null"), not an empty value.
+func (e *Errors) Member(base, name, key string, raw []byte, declared func(string) bool) {
+	path := name + "/" + Pointer(key)
+	if !utf8.ValidString(key) {
+		e.Add(base, path, msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
+	}
+	if declared != nil && declared(key) {
+		e.Add(base, path, msg.RuleDuplicate, Quote(key),
+			"member is declared by the schema and cannot also be an extra member")
+	}
+	if off, reason := Check(raw); reason != "" {
+		e.Add(base, path, msg.RuleSyntax, Shorten(string(raw)),
+			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
+	}
+}
+
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return strconv.Itoa(n) + " characters"
+}
+
+// validString is utf8.ValidString, faster on the short ASCII strings most
+// members hold: it checks eight bytes at a time until the first that is
+// not ASCII.
+func validString(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 != 0 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return true
+}
