@@ -1,0 +1,227 @@
+package catalogue_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/internal/oracle"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/vehicle"
+)
+
+// edits change a decoded message the way a producer building one by hand
+// might: to values its schema accepts and to values it rejects, including
+// those a Go value can hold and JSON cannot carry (invalid UTF-8, years
+// past 9999, offsets in seconds, malformed raw JSON).
+var edits = map[string][]func(catalogue.Message){
+	device.Name: {
+		func(m catalogue.Message) { m.(*device.Device).IMEI = "" },
+		func(m catalogue.Message) { m.(*device.Device).IMEI = "490154203237518" },
+		func(m catalogue.Message) { m.(*device.Device).IMEI = "490154203237519" },
+		func(m catalogue.Message) { m.(*device.Device).IMEI = "49015420323751" },
+		func(m catalogue.Message) { m.(*device.Device).IMEI = "４90154203237518" },
+		func(m catalogue.Message) { m.(*device.Device).TenantID = "\xff" },
+		func(m catalogue.Message) { m.(*device.Device).TenantID = "ünïcode" },
+		func(m catalogue.Message) { m.(*device.Device).Type = msg.Null[string]() },
+		func(m catalogue.Message) { m.(*device.Device).Type = msg.Of("tracker") },
+		func(m catalogue.Message) { m.(*device.Device).Type = msg.Nullable[string]{} },
+		func(m catalogue.Message) { m.(*device.Device).FirstConnected = nil },
+		func(m catalogue.Message) {
+			t := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			m.(*device.Device).FirstConnected = &t
+		},
+		func(m catalogue.Message) {
+			m.(*device.Device).Time = time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("LMT", -17762))
+		},
+		func(m catalogue.Message) {
+			m.(*device.Device).Time = time.Date(2024, 1, 1, 0, 0, 0, 1, time.FixedZone("", 5*3600+1800))
+		},
+		func(m catalogue.Message) { s := "\xfe"; m.(*device.Device).DataProvider = &s },
+		func(m catalogue.Message) { m.(*device.Device).MessageType = "anything" },
+	},
+	vehicle.Name: {
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).SeedOdo = -1 },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).SeedOdo = 0 },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).SeedOdo = 1 << 62 },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).FuelType = msg.Of("") },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).FuelType = msg.Of("é") },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).FuelType = msg.Null[string]() },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).ConsentStatus = msg.Of(vehicle.ConsentStatusRevoked) },
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).ConsentStatus = msg.Of(vehicle.ConsentStatus("Revoked"))
+		},
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).ConsentStatus = msg.Null[vehicle.ConsentStatus]() },
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Year = msg.Of(time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC))
+		},
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Year = msg.Of(time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC))
+		},
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Allowed = msg.Of(false) },
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`null`), "b": nil, "c": json.RawMessage(`{"x":[1e400]}`)}
+		},
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`{`)}
+		},
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`{"k":1,"k":2}`)}
+		},
+		func(m catalogue.Message) {
+			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"\xff": json.RawMessage(`1`)}
+		},
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Specification = map[string]json.RawMessage{} },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Specification = nil },
+	},
+	association.Name: {
+		func(m catalogue.Message) { m.(*association.Association).Tags = nil },
+		func(m catalogue.Message) { m.(*association.Association).Tags = []string{} },
+		func(m catalogue.Message) { m.(*association.Association).Tags = []string{"a", "\xff"} },
+		func(m catalogue.Message) { m.(*association.Association).SourceType = msg.Null[string]() },
+		func(m catalogue.Message) { m.(*association.Association).SourceType = msg.Nullable[string]{} },
+		func(m catalogue.Message) { m.(*association.Association).DriverID = nil },
+		func(m catalogue.Message) { o := int64(-5); m.(*association.Association).Offset = &o },
+		func(m catalogue.Message) { m.(*association.Association).MessageType = "" },
+	},
+	event.Name: {
+		func(m catalogue.Message) { m.(*event.Event).Type = event.TypeDeleted },
+		func(m catalogue.Message) { m.(*event.Event).Type = "" },
+		func(m catalogue.Message) { m.(*event.Event).Type = "Created" },
+		func(m catalogue.Message) { p := int64(9); m.(*event.Event).Priority = &p },
+		func(m catalogue.Message) { p := int64(10); m.(*event.Event).Priority = &p },
+		func(m catalogue.Message) { p := int64(-1); m.(*event.Event).Priority = &p },
+		func(m catalogue.Message) { m.(*event.Event).Tags = []string{} },
+		func(m catalogue.Message) { m.(*event.Event).Tags = nil },
+		func(m catalogue.Message) { m.(*event.Event).Actor = &event.Actor{} },
+		func(m catalogue.Message) { s := "\xc3"; m.(*event.Event).Actor = &event.Actor{Name: &s} },
+		func(m catalogue.Message) {
+			m.(*event.Event).Actor = &event.Actor{Extra: map[string]json.RawMessage{"name": json.RawMessage(`"x"`)}}
+		},
+	},
+}
+
+// commonEdits apply to every message: extra members.
+var commonEdits = []func(catalogue.Message){
+	func(m catalogue.Message) {
+		setExtra(m, map[string]json.RawMessage{"unknown": json.RawMessage(`[1,{"a":null}]`)})
+	},
+	func(m catalogue.Message) {
+		setExtra(m, map[string]json.RawMessage{"MESSAGE_ID": json.RawMessage(`null`)})
+	},
+	func(m catalogue.Message) { setExtra(m, map[string]json.RawMessage{"x": nil}) },
+	func(m catalogue.Message) { setExtra(m, map[string]json.RawMessage{"x": json.RawMessage(`01`)}) },
+	func(m catalogue.Message) { setExtra(m, map[string]json.RawMessage{"x": json.RawMessage("\"\xff\"")}) },
+	func(m catalogue.Message) { setExtra(m, map[string]json.RawMessage{"x": json.RawMessage(`"\ud800"`)}) },
+	func(m catalogue.Message) {
+		setExtra(m, map[string]json.RawMessage{"tenant_id": json.RawMessage(`"x"`)})
+	},
+	func(m catalogue.Message) { setExtra(m, map[string]json.RawMessage{"id": json.RawMessage(`"x"`)}) },
+}
+
+func setExtra(m catalogue.Message, extra map[string]json.RawMessage) {
+	switch m := m.(type) {
+	case *device.Device:
+		m.Extra = extra
+	case *vehicle.Vehicle:
+		m.Extra = extra
+	case *association.Association:
+		m.Extra = extra
+	case *event.Event:
+		m.Extra = extra
+	}
+}
+
+// TestValidateAgreesWithOracle pins the property of Validate: for a Go
+// value v, v.Validate() is nil exactly when v encodes (json.Marshal
+// succeeds) to a message the oracle accepts; and then decoding that
+// message gives back v.
+func TestValidateAgreesWithOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, name := range names() {
+		t.Run(name, func(t *testing.T) {
+			list := append(append([]func(catalogue.Message){}, edits[name]...), commonEdits...)
+			require.NotEmpty(t, edits[name])
+			seeds := validSeeds(t, name)
+			check := func(m catalogue.Message, what string) {
+				verr := m.Validate()
+				data, merr := json.Marshal(m)
+				ok := merr == nil
+				var why []string
+				if ok {
+					ok, why = oracle.Verdict(name, data)
+				}
+				require.Equal(t, ok, verr == nil, "%s: Validate says %v; Marshal says %v; oracle says %v\n%s", what, verr, merr, why, data)
+				if ok {
+					roundTrip(t, name, m)
+				}
+			}
+			for si, seed := range seeds {
+				for ei, edit := range list {
+					m, err := catalogue.DecodeAs(name, "", seed)
+					require.NoError(t, err)
+					edit(m)
+					check(m, fmt.Sprintf("seed %d edit %d", si, ei))
+				}
+				// Several edits at once, so that violations combine.
+				for range 20 {
+					m, err := catalogue.DecodeAs(name, "", seed)
+					require.NoError(t, err)
+					for range 3 {
+						list[rng.IntN(len(list))](m)
+					}
+					check(m, fmt.Sprintf("seed %d, combined edits", si))
+				}
+			}
+		})
+	}
+}
+
+// TestNewDefaults pins the defaults New fills in, and that the message they
+// make is valid as soon as the members without a usable zero value are set.
+func TestNewDefaults(t *testing.T) {
+	d := device.New()
+	require.Equal(t, "core.device", d.MessageType)
+	require.NoError(t, d.Validate())
+
+	v := vehicle.New()
+	require.Equal(t, "core.vehicle", v.MessageType)
+	require.Equal(t, "CORE", v.SourceType)
+	require.Equal(t, int64(0), v.SeedOdo)
+	require.NoError(t, v.Validate())
+
+	a := association.New()
+	require.Equal(t, "core.association", a.MessageType)
+	require.NotNil(t, a.Tags)
+	require.Empty(t, a.Tags)
+	require.Nil(t, a.DriverID)
+	require.NoError(t, a.Validate())
+
+	e := event.New()
+	require.Error(t, e.Validate(), "an event's type has no default and must be set")
+	e.Type = event.TypeCreated
+	require.NoError(t, e.Validate())
+}
+
+func TestValidateAllocatesNothing(t *testing.T) {
+	for _, name := range names() {
+		for _, seed := range validSeeds(t, name) {
+			m, err := catalogue.DecodeAs(name, "", seed)
+			require.NoError(t, err)
+			allocs := testing.AllocsPerRun(100, func() {
+				if err := m.Validate(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			require.Zero(t, allocs, "%s: %s", name, seed)
+		}
+	}
+}
