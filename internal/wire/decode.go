@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -628,7 +629,17 @@ func (d *Decoder) number(base, name, sub string) []byte {
 func (d *Decoder) str(base, name, sub string) []byte {
 	b := d.buf
 	start := d.pos + 1
-	for i := start; i < len(b); {
+	i := start
+	// Eight bytes at a time while none needs a closer look: no quote,
+	// backslash, control character or non-ASCII byte.
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (zeroByte(w^0x2222222222222222)|zeroByte(w^0x5c5c5c5c5c5c5c5c)|
+			(w-0x2020202020202020)|w)&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(b) {
 		c := b[i]
 		switch {
 		case c == '"':
@@ -653,6 +664,13 @@ func (d *Decoder) str(base, name, sub string) []byte {
 	}
 	d.syntax(base, name, sub, len(b), "unterminated string")
 	return nil
+}
+
+// zeroByte has the high bit of each byte of the result set where that
+// byte of w is zero (and possibly above a zero byte, which is harmless
+// here: it only sends the caller to the byte-wise loop).
+func zeroByte(w uint64) uint64 {
+	return (w - 0x0101010101010101) &^ w & 0x8080808080808080
 }
 
 // strEscaped goes on from str at the first backslash, at i, unescaping into

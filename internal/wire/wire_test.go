@@ -1,0 +1,200 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/msg"
+)
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		reason string // "" for valid
+	}{
+		{`null`, ""},
+		{` {"a":[1,-0,1.5e-3,"x",true,false,null,{}]} `, ""},
+		{`"\u00e9\ud83d\ude00\n\/"`, ""},
+		{`1e400`, ""},
+		{``, "unexpected end of input"},
+		{`{"a":1,}`, "trailing comma"},
+		{`[1,]`, "trailing comma"},
+		{`[1 2]`, "want ',' or ']'"},
+		{`{"a" 1}`, "want ':'"},
+		{`{a:1}`, "want a member name"},
+		{`01`, "unexpected character '1' after the document"},
+		{`-`, "want a digit in number"},
+		{`1.`, "want a digit after decimal point"},
+		{`1e`, "want a digit in exponent"},
+		{`.5`, "want a value"},
+		{`+1`, "want a value"},
+		{`NaN`, "want a value"},
+		{`tru`, "invalid literal"},
+		{`nul`, "invalid literal"},
+		{`"abc`, "unterminated string"},
+		{"\"a\x01\"", "control character"},
+		{"\"\xff\"", "invalid UTF-8"},
+		{"\"\xe2\x82\"", "invalid UTF-8"},
+		{`"\x"`, "invalid escape"},
+		{`"\u12"`, "invalid \\u escape"},
+		{`"\ud800"`, "escaped lone surrogate"},
+		{`"\udfff"`, "escaped lone surrogate"},
+		{`"\ud800\u0041"`, "escaped lone surrogate"},
+		{`{"a":1,"a":2}`, `duplicate member name "a"`},
+		{`{"a":1,"\u0061":2}`, `duplicate member name "a"`},
+		{`[{"a":{"b":1,"b":1}}]`, `duplicate member name "b"`},
+		{"\ufeff{}", "want a value"},
+		{`{} {}`, "after the document"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			_, reason := Check([]byte(tc.in))
+			if tc.reason == "" {
+				assert.Empty(t, reason)
+				return
+			}
+			assert.Contains(t, reason, tc.reason)
+		})
+	}
+}
+
+// TestManyMembers pins that repeated names are found in objects past the
+// size where the set of names moves from a list to a map, and that the
+// cost stays linear: 100,000 distinct names are checked quickly.
+func TestManyMembers(t *testing.T) {
+	for _, n := range []int{15, 16, 17, 100, 100000} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		valid := strings.TrimSuffix(b.String(), ",") + "}"
+		_, reason := Check([]byte(valid))
+		require.Empty(t, reason, "n=%d", n)
+		for _, dup := range []int{0, n / 2, n - 1} {
+			_, reason = Check([]byte(b.String() + fmt.Sprintf(`"k%d":0}`, dup)))
+			require.Contains(t, reason, "duplicate", "n=%d dup=%d", n, dup)
+		}
+	}
+}
+
+// TestPathsOfViolations pins the JSON Pointers violations carry: member
+// names are escaped (RFC 6901) and array items are indexed.
+func TestPathsOfViolations(t *testing.T) {
+	var d Decoder
+	d.Reset([]byte(`{"a/b~c": {"x": 1, "x": 2}, "tags": ["a", 1]}`))
+	require.True(t, d.Object("", ""))
+	var extra map[string]json.RawMessage
+	for i := 0; d.More("", "", '}', i); i++ {
+		key := d.Key("", "")
+		if string(key) == "tags" {
+			require.True(t, d.Array("", "/tags"))
+			for j := 0; d.More("", "/tags", ']', j); j++ {
+				d.StringItem("", "/tags", j)
+			}
+			continue
+		}
+		d.Extra(&extra, "", key)
+	}
+	d.End()
+	var e *msg.Error
+	require.ErrorAs(t, d.Err(), &e)
+	require.Len(t, e.Violations, 1, "a syntax error stops decoding")
+	assert.Equal(t, "/a~1b~0c", e.Violations[0].Path)
+	assert.Equal(t, msg.RuleSyntax, e.Violations[0].Rule)
+
+	d.Reset([]byte(`["a", 1, "b", null]`))
+	require.True(t, d.Array("", "/tags"))
+	for j := 0; d.More("", "/tags", ']', j); j++ {
+		d.StringItem("", "/tags", j)
+	}
+	d.End()
+	require.ErrorAs(t, d.Err(), &e)
+	require.Len(t, e.Violations, 2)
+	assert.Equal(t, "/tags/1", e.Violations[0].Path)
+	assert.Equal(t, "1", e.Violations[0].Value)
+	assert.Equal(t, "/tags/3", e.Violations[1].Path)
+	assert.Equal(t, "want a string, got null", e.Violations[1].Message)
+}
+
+// TestKeptStringsSurviveReuse pins that the strings a decoded message
+// keeps are not overwritten when the decoder is reset for the next one.
+func TestKeptStringsSurviveReuse(t *testing.T) {
+	var d Decoder
+	d.Reset([]byte(`"first \u00e9"`))
+	first, ok := d.String("", "")
+	require.True(t, ok)
+	d.Reset([]byte(`[1, 2]`))
+	raw := d.Raw("", "")
+	d.Reset([]byte(`"second value, longer"`))
+	second, _ := d.String("", "")
+	assert.Equal(t, "first é", first)
+	assert.Equal(t, "second value, longer", second)
+	assert.Equal(t, `[1, 2]`, string(raw))
+	assert.Equal(t, len(raw), cap(raw), "a kept raw value must not share spare capacity")
+}
+
+func TestEncoderRefusesWhatItCannotEncode(t *testing.T) {
+	declared := func(s string) bool { return s == "id" }
+	for name, write := range map[string]func(*Encoder){
+		"invalid UTF-8":  func(e *Encoder) { e.String("a\xffb") },
+		"empty raw":      func(e *Encoder) { e.Raw(nil) },
+		"malformed raw":  func(e *Encoder) { e.Raw(json.RawMessage(`{"a":}`)) },
+		"duplicate raw":  func(e *Encoder) { e.Raw(json.RawMessage(`{"a":1,"a":1}`)) },
+		"declared extra": func(e *Encoder) { e.Extra(map[string]json.RawMessage{"id": json.RawMessage(`1`)}, declared) },
+		"year past 9999": func(e *Encoder) { e.Time(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)) },
+		"offset seconds": func(e *Encoder) { e.Time(time.Date(2000, 1, 1, 0, 0, 0, 0, time.FixedZone("", 61))) },
+		"invalid UTF-8 key": func(e *Encoder) {
+			e.RawObject(map[string]json.RawMessage{"\xff": json.RawMessage(`1`)})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var e Encoder
+			outer := e.Begin()
+			write(&e)
+			e.End(outer)
+			_, err := e.Bytes()
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for in, want := range map[string]string{
+		"":               `""`,
+		"plain":          `"plain"`,
+		"q\"b\\":         `"q\"b\\"`,
+		"\n\r\t\x01\x1f": `"\n\r\t\u0001\u001f"`,
+		"é😀</>&\u2028":   `"é😀</>&` + "\u2028" + `"`,
+	} {
+		got, ok := appendString(nil, in)
+		require.True(t, ok)
+		assert.Equal(t, want, string(got))
+		var back string
+		require.NoError(t, json.Unmarshal(got, &back))
+		assert.Equal(t, in, back)
+	}
+}
+
+func TestShortenAndPointer(t *testing.T) {
+	assert.Equal(t, "abc", Shorten("abc"))
+	long := strings.Repeat("é", 40) // 80 bytes
+	short := Shorten(long)
+	assert.True(t, strings.HasSuffix(short, "…"))
+	assert.LessOrEqual(t, len(short), 64+len("…"))
+	assert.True(t, validString(short), "cut on a character boundary")
+	assert.Equal(t, "a~0b~1c", Pointer("a~b/c"))
+	assert.Equal(t, "plain", Pointer("plain"))
+}
+
+func TestValidString(t *testing.T) {
+	for _, s := range []string{"", "a", "12345678", "123456789", "abcdefgh\xff", "é", "abcdefghé", "\xffabcdefgh", "abcdefgh\xe2\x82"} {
+		assert.Equal(t, utf8.ValidString(s), validString(s), "%q", s)
+	}
+}
