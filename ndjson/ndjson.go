@@ -1,0 +1,259 @@
+// Package ndjson judges streams of newline-delimited JSON messages, one
+// message a line, by exactly the rules of the typed message packages. It
+// is what msgcheck check runs, as a library: lines are judged on every
+// core, results come back in input order, and memory stays bounded
+// however long the stream.
+//
+//	stats, err := ndjson.Check(ctx, os.Stdin, ndjson.Options{}, func(r ndjson.Result) error {
+//		if !r.Valid() {
+//			fmt.Printf("%d: %v\n", r.Line, r.Err)
+//		}
+//		return nil
+//	})
+package ndjson
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// Options says how to judge a stream.
+type Options struct {
+	// Schema is the name of the schema every message is judged by, at its
+	// latest version. If empty, each message is judged by the schema its
+	// message_type names.
+	Schema string
+	// Workers is how many messages are judged at once; 0 means one per
+	// CPU (GOMAXPROCS).
+	Workers int
+}
+
+// Result is the verdict on one message.
+type Result struct {
+	// Line is the message's line number, counting from 1; blank lines are
+	// counted but not judged.
+	Line int
+	// Schema is the name of the schema the message was judged by, or ""
+	// if none could be chosen (an absent or unknown message_type).
+	Schema string
+	// Err is nil for a valid message. Otherwise it is an *msg.Error
+	// listing the violations, or an error wrapping
+	// catalogue.ErrUnknownType.
+	Err error
+}
+
+// Valid reports whether the message is valid.
+func (r Result) Valid() bool { return r.Err == nil }
+
+// Violations returns the violations of an invalid message. A message
+// whose schema could not be chosen has a single violation at the
+// document's root, with rule "message_type".
+func (r Result) Violations() []*msg.Violation {
+	var e *msg.Error
+	switch {
+	case r.Err == nil:
+		return nil
+	case errors.As(r.Err, &e):
+		return e.Violations
+	}
+	return []*msg.Violation{{Path: "/message_type", Rule: RuleMessageType, Message: r.Err.Error()}}
+}
+
+// RuleMessageType is the rule of the violation of a message whose
+// message_type names no schema of the catalogue.
+const RuleMessageType msg.Rule = "message_type"
+
+// Stats counts what a stream held.
+type Stats struct {
+	Messages int   // lines judged (blank lines are not messages)
+	Valid    int   // messages found valid
+	Bytes    int64 // bytes read, line ends included
+}
+
+// Invalid returns the number of invalid messages.
+func (s Stats) Invalid() int { return s.Messages - s.Valid }
+
+// batchLines and batchBytes bound a batch: large enough that handing work
+// between goroutines costs little, small enough to keep memory flat.
+const (
+	batchLines = 256
+	batchBytes = 1 << 20
+)
+
+// A batch is a run of consecutive lines, judged by one worker.
+type batch struct {
+	first   int      // line number of lines[0]
+	lines   [][]byte // sub-slices of buf; nil for a blank line
+	buf     []byte
+	results []Result
+	done    chan struct{}
+}
+
+// Check reads r to its end, judges every non-blank line, and calls emit
+// with each result, in input order, from a single goroutine. It stops at
+// the first error from reading or from emit, or when ctx is done, and
+// returns it; a line that is not JSON, or not a valid message, is not an
+// error but a result. An unknown Options.Schema is an error, before any
+// line is read.
+func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
+	if opts.Schema != "" {
+		if _, err := catalogue.New(opts.Schema, ""); err != nil {
+			return Stats{}, err
+		}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	work := make(chan *batch, workers)
+	order := make(chan *batch, 2*workers) // bounds the batches in flight
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				judge(b, opts.Schema)
+				close(b.done)
+			}
+		}()
+	}
+
+	var stats Stats
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(order)
+		defer close(work)
+		readErr <- read(ctx, r, &stats.Bytes, func(b *batch) bool {
+			select {
+			case order <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case work <- b:
+				return true
+			case <-ctx.Done():
+				close(b.done) // unjudged: the collector is only draining now
+				return false
+			}
+		})
+	}()
+
+	var err error
+	for b := range order {
+		<-b.done
+		if err != nil {
+			continue // drain, so the reader and workers can finish
+		}
+		for _, res := range b.results {
+			stats.Messages++
+			if res.Valid() {
+				stats.Valid++
+			}
+			if err = emit(res); err != nil {
+				cancel()
+				break
+			}
+		}
+	}
+	wg.Wait()
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return stats, err
+}
+
+// read splits r into batches of lines and hands each to send, which
+// reports false to stop. Lines may be of any length.
+func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	line := 0
+	b := newBatch(1)
+	flush := func() bool {
+		if len(b.lines) == 0 {
+			return true
+		}
+		ok := send(b)
+		b = newBatch(line + 1)
+		return ok
+	}
+	for {
+		start := len(b.buf)
+		var err error
+		b.buf, err = readLine(br, b.buf)
+		if len(b.buf) > start || err == nil {
+			line++
+			*n += int64(len(b.buf) - start)
+			text := b.buf[start:]
+			if len(bytes.TrimSpace(text)) == 0 {
+				text = nil
+			}
+			b.lines = append(b.lines, text)
+			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes {
+				if !flush() {
+					return ctx.Err()
+				}
+			}
+		}
+		if err == io.EOF {
+			flush()
+			return nil
+		}
+		if err != nil {
+			flush()
+			return err
+		}
+	}
+}
+
+// readLine appends the next line of br to buf, line end included.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
+}
+
+func newBatch(first int) *batch {
+	return &batch{first: first, done: make(chan struct{})}
+}
+
+// judge decides every line of a batch. The lines share the batch's
+// buffer, which is kept only until the batch is emitted.
+func judge(b *batch, schema string) {
+	b.results = make([]Result, 0, len(b.lines))
+	for i, text := range b.lines {
+		if text == nil {
+			continue
+		}
+		res := Result{Line: b.first + i}
+		var m catalogue.Message
+		if schema != "" {
+			m, res.Err = catalogue.DecodeAs(schema, "", text)
+		} else {
+			m, res.Err = catalogue.Decode(text)
+		}
+		if m != nil {
+			res.Schema = m.SchemaName()
+		}
+		b.results = append(b.results, res)
+	}
+}

@@ -1,0 +1,145 @@
+package ndjson_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ndjson"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+const validEvent = `{"id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","type":"created","occurred_at":"2026-11-23T08:00:00Z"}`
+
+const validAssociation = `{"message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","message_type":"core.association","source_id":"s","tenant_id":"acme","time":"2026-11-23T08:00:00Z","association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4"}`
+
+func collect(t *testing.T, input string, opts ndjson.Options) ([]ndjson.Result, ndjson.Stats) {
+	t.Helper()
+	var got []ndjson.Result
+	stats, err := ndjson.Check(context.Background(), strings.NewReader(input), opts, func(r ndjson.Result) error {
+		got = append(got, r)
+		return nil
+	})
+	require.NoError(t, err)
+	return got, stats
+}
+
+func TestVerdictsLinesAndSchemas(t *testing.T) {
+	input := strings.Join([]string{
+		validAssociation,
+		"",
+		"   ",
+		`{"message_type":"core.association"}`,
+		`{not json`,
+		`{"message_type":"core.unknown"}`,
+		validEvent,
+		strings.Replace(validAssociation, `"acme"`, `null`, 1) + "\r",
+	}, "\n")
+	got, stats := collect(t, input, ndjson.Options{})
+	require.Len(t, got, 6)
+	assert.Equal(t, []int{1, 4, 5, 6, 7, 8}, lines(got))
+	assert.True(t, got[0].Valid())
+	assert.Equal(t, "core.association", got[0].Schema)
+	assert.False(t, got[1].Valid())
+	assert.Len(t, got[1].Violations(), 6, "every missing required member")
+	assert.Equal(t, "syntax", string(got[2].Violations()[0].Rule))
+	assert.ErrorIs(t, got[3].Err, catalogue.ErrUnknownType)
+	assert.Equal(t, ndjson.RuleMessageType, got[3].Violations()[0].Rule)
+	assert.ErrorIs(t, got[4].Err, catalogue.ErrUnknownType, "an event has no message_type")
+	assert.Equal(t, "/tenant_id", got[5].Violations()[0].Path)
+	assert.Equal(t, ndjson.Stats{Messages: 6, Valid: 1, Bytes: int64(len(input))}, stats)
+	assert.Equal(t, 5, stats.Invalid())
+}
+
+func TestSchemaOption(t *testing.T) {
+	got, _ := collect(t, validEvent+"\n"+validAssociation+"\n", ndjson.Options{Schema: "example.event"})
+	require.Len(t, got, 2)
+	assert.True(t, got[0].Valid())
+	assert.False(t, got[1].Valid(), "an association is not an event")
+	assert.Equal(t, "example.event", got[1].Schema)
+
+	_, err := ndjson.Check(context.Background(), strings.NewReader(validEvent), ndjson.Options{Schema: "nope"}, func(ndjson.Result) error { return nil })
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+}
+
+// TestOrderUnderConcurrency pins that results come back in input order
+// whatever the number of workers and however uneven the lines' cost.
+func TestOrderUnderConcurrency(t *testing.T) {
+	var b strings.Builder
+	const n = 5000
+	for i := range n {
+		switch i % 7 {
+		case 0:
+			// An expensive line: a large extra member.
+			fmt.Fprintf(&b, `{"id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","type":"created","occurred_at":"2026-11-23T08:00:00Z","x":"%s"}`+"\n", strings.Repeat("a", 20000))
+		case 3:
+			b.WriteString("{\n")
+		default:
+			b.WriteString(validEvent + "\n")
+		}
+	}
+	for _, workers := range []int{1, 2, 8} {
+		got, stats := collect(t, b.String(), ndjson.Options{Schema: "example.event", Workers: workers})
+		require.Len(t, got, n)
+		for i, r := range got {
+			require.Equal(t, i+1, r.Line)
+			require.Equal(t, i%7 != 3, r.Valid(), "line %d", r.Line)
+		}
+		assert.Equal(t, n-(n+3)/7, stats.Valid)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	long := `{"id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","type":"created","occurred_at":"2026-11-23T08:00:00Z","tags":["` +
+		strings.Repeat("t", 17<<20) + `"]}`
+	got, _ := collect(t, validEvent+"\n"+long+"\n"+validEvent, ndjson.Options{Schema: "example.event"})
+	require.Len(t, got, 3)
+	for _, r := range got {
+		assert.True(t, r.Valid(), "line %d: %v", r.Line, r.Err)
+	}
+}
+
+func TestEmitErrorStops(t *testing.T) {
+	stop := errors.New("stop")
+	input := strings.Repeat(validEvent+"\n", 10000)
+	seen := 0
+	_, err := ndjson.Check(context.Background(), strings.NewReader(input), ndjson.Options{Schema: "example.event"}, func(ndjson.Result) error {
+		seen++
+		if seen == 10 {
+			return stop
+		}
+		return nil
+	})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 10, seen)
+}
+
+func TestReadErrorIsReturned(t *testing.T) {
+	broken := io.MultiReader(strings.NewReader(validEvent+"\n"), errReader{})
+	var got []ndjson.Result
+	_, err := ndjson.Check(context.Background(), broken, ndjson.Options{Schema: "example.event"}, func(r ndjson.Result) error {
+		got = append(got, r)
+		return nil
+	})
+	assert.ErrorContains(t, err, "disk on fire")
+	assert.Len(t, got, 1, "what was read before the error is still judged")
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func lines(rs []ndjson.Result) []int {
+	var l []int
+	for _, r := range rs {
+		l = append(l, r.Line)
+	}
+	return l
+}
