@@ -273,14 +273,8 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 			if d.Null() {
 				v.Tags = nil
 			} else {
-				if d.Array(base, "/tags") {
-					list := []string{}
-					for i := 0; d.More(base, "/tags", ']', i); i++ {
-						if s, ok := d.StringItem(base, "/tags", i); ok {
-							list = append(list, s)
-						}
-					}
-					v.Tags = list
+				if x, ok := d.Strings(base, "/tags"); ok {
+					v.Tags = x
 				}
 			}
 		case "external_id":

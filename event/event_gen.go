@@ -161,14 +161,8 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 				continue
 			}
 			seen |= 0x10
-			if d.Array(base, "/tags") {
-				list := []string{}
-				for i := 0; d.More(base, "/tags", ']', i); i++ {
-					if s, ok := d.StringItem(base, "/tags", i); ok {
-						list = append(list, s)
-					}
-				}
-				v.Tags = list
+			if x, ok := d.Strings(base, "/tags"); ok {
+				v.Tags = x
 			}
 		case "actor":
 			if seen&0x20 != 0 {

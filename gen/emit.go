@@ -424,14 +424,8 @@ func (g *generator) decodeField(f *field, name string) {
 		g.p("}")
 		g.p("}")
 	case kindStrings:
-		g.p("if d.Array(base, %s) {", name)
-		g.p("list := []string{}")
-		g.p("for i := 0; d.More(base, %s, ']', i); i++ {", name)
-		g.p("if s, ok := d.StringItem(base, %s, i); ok {", name)
-		g.p("list = append(list, s)")
-		g.p("}")
-		g.p("}")
-		g.p("v.%s = list", f.GoName)
+		g.p("if x, ok := d.Strings(base, %s); ok {", name)
+		g.p("v.%s = x", f.GoName)
 		g.p("}")
 	case kindRawObject:
 		g.p("v.%s = d.RawObject(base, %s)", f.GoName, name)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -33,6 +34,9 @@ type Decoder struct {
 	depth int
 	fatal bool
 	tmp   []byte // unescaped strings; valid until the next string is read
+	// item is the index of the array item being read, -1 if none: it
+	// ends the path of a syntax error inside the item.
+	item int
 	// escaped reports whether the last string read had escapes, so that
 	// it lives in tmp rather than in buf.
 	escaped bool
@@ -50,7 +54,7 @@ type Decoder struct {
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
 func (d *Decoder) Reset(data []byte) {
-	*d = Decoder{buf: data, tmp: d.tmp[:0]}
+	*d = Decoder{buf: data, tmp: d.tmp[:0], item: -1}
 }
 
 // keep copies b into the arena. Everything kept comes from a distinct
@@ -101,7 +105,11 @@ func (d *Decoder) syntax(base, name, sub string, off int, reason string) {
 	}
 	d.fatal = true
 	d.synOff, d.synReason = off, reason
-	d.Add(base, join(name, sub), msg.RuleSyntax, "", reason+" at byte offset "+strconv.Itoa(off))
+	path := join(name, sub)
+	if d.item >= 0 {
+		path += "/" + strconv.Itoa(d.item)
+	}
+	d.Add(base, path, msg.RuleSyntax, "", reason+" at byte offset "+strconv.Itoa(off))
 }
 
 // join appends the member name sub, as a JSON Pointer token, to name.
@@ -321,9 +329,34 @@ func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
 		return "", false
 	}
 	d.last = d.pos
-	s := d.str(base, name, strconv.Itoa(i))
+	d.item = i
+	s := d.str(base, name, "")
+	d.item = -1
 	return d.keepString(s), !d.fatal
 }
+
+// Strings reads an array of strings. The items are gathered first, so
+// that the slice is allocated once, at its final size. An empty array
+// gives an empty, non-nil slice.
+func (d *Decoder) Strings(base, name string) ([]string, bool) {
+	if !d.Array(base, name) {
+		return nil, false
+	}
+	sp := stringsPool.Get().(*[]string)
+	items := (*sp)[:0]
+	for i := 0; d.More(base, name, ']', i); i++ {
+		if s, ok := d.StringItem(base, name, i); ok {
+			items = append(items, s)
+		}
+	}
+	list := append(make([]string, 0, len(items)), items...)
+	clear(items)
+	*sp = items[:0]
+	stringsPool.Put(sp)
+	return list, !d.fatal
+}
+
+var stringsPool = sync.Pool{New: func() any { return new([]string) }}
 
 // Bytes reads a string and returns it unescaped, without copying: it is
 // valid until the next string is read. It reports false, having recorded a
@@ -444,16 +477,47 @@ func (d *Decoder) RawObject(base, name string) map[string]json.RawMessage {
 	if !d.Object(base, name) {
 		return nil
 	}
-	m := make(map[string]json.RawMessage)
+	// The members are gathered first, so that the map is made at its
+	// final size: growing it member by member costs more than reading
+	// them.
+	sp := pairPool.Get().(*[]pair)
+	pairs := (*sp)[:0]
 	for i := 0; d.More(base, name, '}', i); i++ {
 		key := d.Key(base, name)
 		if d.fatal {
 			break
 		}
-		d.member(m, base, name, key)
+		k := d.keepString(key)
+		start := d.pos
+		v := d.raw(base, name, k)
+		if d.fatal {
+			break
+		}
+		pairs = append(pairs, pair{k, v, start})
 	}
+	m := make(map[string]json.RawMessage, len(pairs))
+	for _, p := range pairs {
+		if _, dup := m[p.key]; dup {
+			d.Add(base, join(name, p.key), msg.RuleDuplicate, Shorten(string(p.value)),
+				"member appears more than once (byte offset "+strconv.Itoa(p.offset)+")")
+			continue
+		}
+		m[p.key] = p.value
+	}
+	clear(pairs)
+	*sp = pairs[:0]
+	pairPool.Put(sp)
 	return m
 }
+
+// A pair is a member of an object being gathered.
+type pair struct {
+	key    string
+	value  json.RawMessage
+	offset int
+}
+
+var pairPool = sync.Pool{New: func() any { return new([]pair) }}
 
 // Extra reads the value of a member the schema does not declare into
 // *extra, allocating the map on first use; a name that repeats is a
@@ -462,16 +526,13 @@ func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []by
 	if *extra == nil {
 		*extra = make(map[string]json.RawMessage)
 	}
-	d.member(*extra, base, "", key)
-}
-
-func (d *Decoder) member(m map[string]json.RawMessage, base, name string, key []byte) {
+	m := *extra
 	if _, dup := m[string(key)]; dup {
-		d.duplicate(base, name, string(key))
+		d.duplicate(base, "", string(key))
 		return
 	}
 	k := d.keepString(key)
-	if v := d.raw(base, name, k); !d.fatal {
+	if v := d.raw(base, "", k); !d.fatal {
 		m[k] = v
 	}
 }
