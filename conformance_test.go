@@ -60,6 +60,11 @@ func decode(t testing.TB, name string, data []byte) (catalogue.Message, error) {
 	t.Helper()
 	m, err := catalogue.DecodeAs(name, "", data)
 	require.NotNil(t, m)
+	// json.Unmarshal, which scans the input itself before handing it to
+	// UnmarshalJSON, must give the same verdict.
+	viaStdlib, _ := catalogue.New(name, "")
+	stdErr := json.Unmarshal(data, viaStdlib)
+	require.Equal(t, err == nil, stdErr == nil, "json.Unmarshal disagrees: %v / %v\n%s", err, stdErr, data)
 	if err != nil {
 		var e *msg.Error
 		require.ErrorAs(t, err, &e, "%s", data)
