@@ -109,6 +109,16 @@ func (*Association) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Association messages.
 func (*Association) SchemaVersion() string { return Version }
 
+// associationPointees holds the targets of a decoded Association's pointer members, so that
+// they cost one allocation rather than one each.
+type associationPointees struct {
+	SourceMessageType string
+	DriverID          uuid.UUID
+	VehicleID         uuid.UUID
+	BatteryID         uuid.UUID
+	Offset            int64
+}
+
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
 // It returns nil exactly when data is a message its schema accepts;
 // otherwise an *msg.Error listing every violation found. Unlike
@@ -134,6 +144,7 @@ func (v *Association) decode(d *wire.Decoder, base string) {
 func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 	*v = Association{MessageType: "core.association", Tags: []string{}}
 	var seen uint64
+	var p *associationPointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -187,7 +198,11 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x10
 			if x, ok := d.String(base, "/source_message_type"); ok {
-				v.SourceMessageType = &x
+				if p == nil {
+					p = new(associationPointees)
+				}
+				p.SourceMessageType = x
+				v.SourceMessageType = &p.SourceMessageType
 			}
 		case "tenant_id":
 			if seen&0x20 != 0 {
@@ -235,7 +250,11 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 				v.DriverID = nil
 			} else {
 				if x, ok := d.UUID(base, "/driver_id"); ok {
-					v.DriverID = &x
+					if p == nil {
+						p = new(associationPointees)
+					}
+					p.DriverID = x
+					v.DriverID = &p.DriverID
 				}
 			}
 		case "vehicle_id":
@@ -248,7 +267,11 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 				v.VehicleID = nil
 			} else {
 				if x, ok := d.UUID(base, "/vehicle_id"); ok {
-					v.VehicleID = &x
+					if p == nil {
+						p = new(associationPointees)
+					}
+					p.VehicleID = x
+					v.VehicleID = &p.VehicleID
 				}
 			}
 		case "battery_id":
@@ -261,7 +284,11 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 				v.BatteryID = nil
 			} else {
 				if x, ok := d.UUID(base, "/battery_id"); ok {
-					v.BatteryID = &x
+					if p == nil {
+						p = new(associationPointees)
+					}
+					p.BatteryID = x
+					v.BatteryID = &p.BatteryID
 				}
 			}
 		case "tags":
@@ -297,7 +324,11 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x4000
 			if x, ok := d.Int(base, "/offset"); ok {
-				v.Offset = &x
+				if p == nil {
+					p = new(associationPointees)
+				}
+				p.Offset = x
+				v.Offset = &p.Offset
 			}
 		default:
 			d.Extra(&v.Extra, base, key)

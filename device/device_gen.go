@@ -136,6 +136,15 @@ func (*Device) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Device messages.
 func (*Device) SchemaVersion() string { return Version }
 
+// devicePointees holds the targets of a decoded Device's pointer members, so that
+// they cost one allocation rather than one each.
+type devicePointees struct {
+	SourceMessageType string
+	DataProvider      string
+	Created           time.Time
+	FirstConnected    time.Time
+}
+
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
 // It returns nil exactly when data is a message its schema accepts;
 // otherwise an *msg.Error listing every violation found. Unlike
@@ -161,6 +170,7 @@ func (v *Device) decode(d *wire.Decoder, base string) {
 func (v *Device) decodeMembers(d *wire.Decoder, base string) {
 	*v = Device{MessageType: "core.device"}
 	var seen uint64
+	var p *devicePointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -210,7 +220,11 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x10
 			if x, ok := d.String(base, "/source_message_type"); ok {
-				v.SourceMessageType = &x
+				if p == nil {
+					p = new(devicePointees)
+				}
+				p.SourceMessageType = x
+				v.SourceMessageType = &p.SourceMessageType
 			}
 		case "tenant_id":
 			if seen&0x20 != 0 {
@@ -332,7 +346,11 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x20000
 			if x, ok := d.String(base, "/data_provider"); ok {
-				v.DataProvider = &x
+				if p == nil {
+					p = new(devicePointees)
+				}
+				p.DataProvider = x
+				v.DataProvider = &p.DataProvider
 			}
 		case "created":
 			if seen&0x40000 != 0 {
@@ -341,7 +359,11 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x40000
 			if x, ok := d.DateTime(base, "/created"); ok {
-				v.Created = &x
+				if p == nil {
+					p = new(devicePointees)
+				}
+				p.Created = x
+				v.Created = &p.Created
 			}
 		case "first_connected":
 			if seen&0x80000 != 0 {
@@ -353,7 +375,11 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string) {
 				v.FirstConnected = nil
 			} else {
 				if x, ok := d.DateTime(base, "/first_connected"); ok {
-					v.FirstConnected = &x
+					if p == nil {
+						p = new(devicePointees)
+					}
+					p.FirstConnected = x
+					v.FirstConnected = &p.FirstConnected
 				}
 			}
 		default:

@@ -291,6 +291,13 @@ type Actor struct {
 	Extra map[string]json.RawMessage
 }
 
+// actorPointees holds the targets of a decoded Actor's pointer members, so that
+// they cost one allocation rather than one each.
+type actorPointees struct {
+	ID   uuid.UUID
+	Name string
+}
+
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
 // It returns nil exactly when data is a message its schema accepts;
 // otherwise an *msg.Error listing every violation found. Unlike
@@ -316,6 +323,7 @@ func (v *Actor) decode(d *wire.Decoder, base string) {
 func (v *Actor) decodeMembers(d *wire.Decoder, base string) {
 	*v = Actor{}
 	var seen uint64
+	var p *actorPointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -329,7 +337,11 @@ func (v *Actor) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x1
 			if x, ok := d.UUID(base, "/id"); ok {
-				v.ID = &x
+				if p == nil {
+					p = new(actorPointees)
+				}
+				p.ID = x
+				v.ID = &p.ID
 			}
 		case "name":
 			if seen&0x2 != 0 {
@@ -338,7 +350,11 @@ func (v *Actor) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x2
 			if x, ok := d.String(base, "/name"); ok {
-				v.Name = &x
+				if p == nil {
+					p = new(actorPointees)
+				}
+				p.Name = x
+				v.Name = &p.Name
 			}
 		default:
 			d.Extra(&v.Extra, base, key)

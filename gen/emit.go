@@ -317,8 +317,37 @@ func (g *generator) newFunc(m *message) {
 	g.p("}")
 }
 
+// pointees returns the members held through a pointer to a scalar: when
+// there are several, decoding allocates their targets together, once.
+func (m *message) pointees() []*field {
+	var list []*field
+	for _, f := range m.Fields {
+		if f.Repr == reprPointer && f.Kind != kindStrings && f.Kind != kindRawObject && f.Kind != kindObject {
+			list = append(list, f)
+		}
+	}
+	if len(list) < 2 {
+		return nil
+	}
+	return list
+}
+
+func pointeesType(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Pointees"
+}
+
 func (g *generator) unmarshal(m *message) {
 	n := m.GoName
+	if ps := m.pointees(); ps != nil {
+		g.p("")
+		g.p("// %s holds the targets of a decoded %s's pointer members, so that", pointeesType(m), n)
+		g.p("// they cost one allocation rather than one each.")
+		g.p("type %s struct {", pointeesType(m))
+		for _, f := range ps {
+			g.p("%s %s", f.GoName, f.goType())
+		}
+		g.p("}")
+	}
 	g.p("")
 	g.comment("UnmarshalJSON decodes a message from data into v, replacing its contents. It returns nil exactly when data is a message its schema accepts; otherwise an *msg.Error listing every violation found. Unlike encoding/json it rejects invalid UTF-8 and repeated member names, and matches member names case-sensitively.")
 	g.p("func (v *%s) UnmarshalJSON(data []byte) error {", n)
@@ -343,6 +372,9 @@ func (g *generator) unmarshal(m *message) {
 	g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
 	g.p("*v = %s", m.defaults())
 	g.p("var seen uint64")
+	if m.pointees() != nil {
+		g.p("var p *%s", pointeesType(m))
+	}
 	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
 	g.p("key := d.Key(base, \"\")")
 	g.p("if d.Failed() {")
@@ -362,7 +394,7 @@ func (g *generator) unmarshal(m *message) {
 		g.p("continue")
 		g.p("}")
 		g.p("seen |= %#x", bit)
-		g.decodeField(f, name)
+		g.decodeField(m, f, name)
 	}
 	g.p("default:")
 	g.p("d.Extra(&v.Extra, base, key)")
@@ -399,7 +431,7 @@ func (f *field) reader() string {
 	panic("no reader")
 }
 
-func (g *generator) decodeField(f *field, name string) {
+func (g *generator) decodeField(m *message, f *field, name string) {
 	nullable := f.Repr == reprNullable || f.Nullable
 	if nullable {
 		g.p("if d.Null() {")
@@ -438,7 +470,15 @@ func (g *generator) decodeField(f *field, name string) {
 	default:
 		g.p("if x, ok := d.%s(base, %s); ok {", f.reader(), name)
 		g.checks(f, "d", name, "x")
-		g.p("v.%s = %s", f.GoName, f.wrap("x"))
+		if f.Repr == reprPointer && m.pointees() != nil {
+			g.p("if p == nil {")
+			g.p("p = new(%s)", pointeesType(m))
+			g.p("}")
+			g.p("p.%s = x", f.GoName)
+			g.p("v.%s = &p.%s", f.GoName, f.GoName)
+		} else {
+			g.p("v.%s = %s", f.GoName, f.wrap("x"))
+		}
 		g.p("}")
 	}
 	if nullable {

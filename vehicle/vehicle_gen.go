@@ -163,6 +163,13 @@ func (*Vehicle) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Vehicle messages.
 func (*Vehicle) SchemaVersion() string { return Version }
 
+// vehiclePointees holds the targets of a decoded Vehicle's pointer members, so that
+// they cost one allocation rather than one each.
+type vehiclePointees struct {
+	SourceMessageType string
+	Created           time.Time
+}
+
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
 // It returns nil exactly when data is a message its schema accepts;
 // otherwise an *msg.Error listing every violation found. Unlike
@@ -188,6 +195,7 @@ func (v *Vehicle) decode(d *wire.Decoder, base string) {
 func (v *Vehicle) decodeMembers(d *wire.Decoder, base string) {
 	*v = Vehicle{MessageType: "core.vehicle", SourceType: "CORE"}
 	var seen uint64
+	var p *vehiclePointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -237,7 +245,11 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x10
 			if x, ok := d.String(base, "/source_message_type"); ok {
-				v.SourceMessageType = &x
+				if p == nil {
+					p = new(vehiclePointees)
+				}
+				p.SourceMessageType = x
+				v.SourceMessageType = &p.SourceMessageType
 			}
 		case "tenant_id":
 			if seen&0x20 != 0 {
@@ -437,7 +449,11 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x200000
 			if x, ok := d.DateTime(base, "/created"); ok {
-				v.Created = &x
+				if p == nil {
+					p = new(vehiclePointees)
+				}
+				p.Created = x
+				v.Created = &p.Created
 			}
 		default:
 			d.Extra(&v.Extra, base, key)
