@@ -1,0 +1,30 @@
+// Package api serves the message-schema catalogue over HTTP: the list of
+// schemas, the versions of each, and each schema file byte for byte.
+//
+// Handler is a value you mount in any Go service. Its routes carry the full
+// /api/ prefix, so mount it at "/api/" without http.StripPrefix:
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/api/", api.Handler())
+//	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
+//
+// The routes:
+//
+//	GET /api/schemas                            every schema: [{"name", "version", "id", "url"}]
+//	GET /api/schemas/{name}/versions            the versions of one schema, in the same shape
+//	GET /api/schemas/{name}/versions/{version}  the schema file, exactly as published
+//
+// A schema file is immutable once published, so it is served with a strong
+// ETag and "Cache-Control: public, max-age=31536000, immutable", and a
+// conditional GET with a matching If-None-Match is answered 304 Not Modified.
+//
+// Errors are JSON, {"error": "..."}: 404 for an unknown schema, version or
+// path under /api/, and 405 with an Allow header for a method a route does
+// not serve.
+//
+// The "id" of a schema is its $id as published, under schemas.BaseURL. The
+// catalogue has been published under both http and https, so a client that
+// resolves a schema by its $id must treat the two schemes as the same (as
+// schemas.LookupID does); the API itself addresses schemas by name and
+// version only.
+package api

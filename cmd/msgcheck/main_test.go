@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// binary is the msgcheck command, built once by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "msgcheck-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "msgcheck")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building msgcheck: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// runBinary runs msgcheck with args to completion, within a time limit.
+func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "msgcheck %v did not finish in time", args)
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+	}
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestSchemasPrintsTheCatalogueAsAnAlignedTable(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "schemas")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
+
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	all := schemas.All()
+	require.Len(t, all, 4)
+	require.Len(t, lines, 1+len(all), stdout)
+	assert.Equal(t, []string{"NAME", "VERSION", "ID"}, strings.Fields(lines[0]))
+	for i, s := range all {
+		assert.Equal(t, []string{s.Name, s.Version, s.ID}, strings.Fields(lines[i+1]))
+	}
+	// Aligned: every column starts at the same offset on every line.
+	for _, col := range []string{"VERSION", "ID"} {
+		at := strings.Index(lines[0], col)
+		for _, line := range lines[1:] {
+			assert.NotEqual(t, ' ', line[at], "column %s of %q", col, line)
+			assert.Equal(t, ' ', rune(line[at-1]), "column %s of %q", col, line)
+		}
+	}
+}
+
+func TestUsageErrorsExit2WithUsageOnStderr(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no command", nil},
+		{"unknown command", []string{"frobnicate"}},
+		{"unknown flag of schemas", []string{"schemas", "-x"}},
+		{"argument to schemas", []string{"schemas", "extra"}},
+		{"unknown flag of serve", []string{"serve", "-bogus"}},
+		{"argument to serve", []string{"serve", "extra"}},
+		{"addr without value", []string{"serve", "-addr"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runBinary(t, tt.args...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "usage: msgcheck")
+		})
+	}
+}
+
+func TestHelpListsTheCommandsAndExits0(t *testing.T) {
+	stdout, _, code := runBinary(t, "help")
+	assert.Equal(t, 0, code)
+	for _, c := range commands {
+		assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(c.name)+` `, stdout)
+	}
+}
+
+// lines returns a channel of the lines read from r, closed at EOF.
+func lines(r io.Reader) <-chan string {
+	c := make(chan string, 100)
+	go func() {
+		defer close(c)
+		s := bufio.NewScanner(r)
+		for s.Scan() {
+			c <- s.Text()
+		}
+	}()
+	return c
+}
+
+var servingLine = regexp.MustCompile(`^msgcheck: serving the catalogue on (http://\S+)$`)
+
+// servingURL waits for serve to log the URL it serves on, and returns it.
+func servingURL(t *testing.T, log <-chan string) string {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case line, ok := <-log:
+			require.True(t, ok, "serve ended without logging its address")
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				return m[1]
+			}
+		case <-timeout:
+			require.FailNow(t, "serve did not log its address in time")
+		}
+	}
+}
+
+// checkServes fetches the catalogue and a schema from the server at base,
+// which must be on loopback.
+func checkServes(t *testing.T, base string) {
+	t.Helper()
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1", u.Hostname())
+	require.NotEqual(t, "0", u.Port(), "the log names the port bound, not the one asked for")
+
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	get := func(path string) (*http.Response, []byte) {
+		resp, err := client.Get(base + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, body
+	}
+
+	resp, body := get("/api/schemas")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var list []struct{ Name, Version, ID, URL string }
+	require.NoError(t, json.Unmarshal(body, &list))
+	require.Len(t, list, len(schemas.All()))
+
+	want, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	resp, body = get("/api/schemas/core.device/versions/1.0")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "application/schema+json", resp.Header.Get("Content-Type"))
+	assert.Equal(t, want.JSON(), body)
+}
+
+func TestServeServesUntilSignalledThenExits0(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM or SIGINT to send on windows")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close()
+			cmd := exec.Command(binary, "serve", "-addr", "127.0.0.1:0")
+			cmd.Stderr = w
+			require.NoError(t, cmd.Start())
+			w.Close() // the child holds its own copy; EOF comes when it exits
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			waited := false
+			defer func() {
+				if !waited {
+					cmd.Process.Kill()
+					<-exited
+				}
+			}()
+			log := lines(r)
+
+			checkServes(t, servingURL(t, log))
+
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case err := <-exited:
+				waited = true
+				require.NoError(t, err, "msgcheck serve should exit 0 on %v", sig)
+			case <-time.After(5 * time.Second):
+				require.FailNow(t, "msgcheck serve did not exit in time", "after %v", sig)
+			}
+			var rest []string
+			for line := range log {
+				rest = append(rest, line)
+			}
+			assert.Equal(t, []string{"msgcheck: stopped"}, rest)
+		})
+	}
+}
+
+// The tests below call run in the process: quicker, and they reach what a
+// signal cannot, such as a listen error.
+
+func TestRunServeStopsWhenTheContextIsDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, w := io.Pipe()
+	defer r.Close()
+	code := make(chan int, 1)
+	go func() {
+		defer w.Close()
+		code <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0"}, nil, io.Discard, w)
+	}()
+	log := lines(r)
+	checkServes(t, servingURL(t, log))
+
+	cancel()
+	select {
+	case c := <-code:
+		assert.Equal(t, 0, c)
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "serve did not return in time")
+	}
+	for range log {
+	}
+}
+
+func TestRunServeOnAnAddressInUseExits1(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve", "-addr", ln.Addr().String()}, nil, io.Discard, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), "msgcheck: listen tcp "+ln.Addr().String())
+}
+
+func TestRunSchemasMatchesTheBinary(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"schemas"}, nil, &stdout, &stderr))
+	fromBinary, _, _ := runBinary(t, "schemas")
+	assert.Equal(t, fromBinary, stdout.String())
+}
