@@ -1,0 +1,274 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/fleetkit/catalogue/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	gjsassociation "github.com/fleetkit/catalogue/bench/peers/gojsonschema/association"
+	gjsdevice "github.com/fleetkit/catalogue/bench/peers/gojsonschema/device"
+	gjsevent "github.com/fleetkit/catalogue/bench/peers/gojsonschema/event"
+	gjsvehicle "github.com/fleetkit/catalogue/bench/peers/gojsonschema/vehicle"
+	ogenassociation "github.com/fleetkit/catalogue/bench/peers/ogen/association"
+	ogendevice "github.com/fleetkit/catalogue/bench/peers/ogen/device"
+	ogenevent "github.com/fleetkit/catalogue/bench/peers/ogen/event"
+	ogenvehicle "github.com/fleetkit/catalogue/bench/peers/ogen/vehicle"
+	plainassociation "github.com/fleetkit/catalogue/bench/peers/plain/association"
+	plaindevice "github.com/fleetkit/catalogue/bench/peers/plain/device"
+	plainevent "github.com/fleetkit/catalogue/bench/peers/plain/event"
+	plainvehicle "github.com/fleetkit/catalogue/bench/peers/plain/vehicle"
+)
+
+// impls are the implementations compared on each schema's inputs, keyed by
+// the input's schema. stdlib comes first, so that benchstat -col /impl
+// takes it as the base column. The library's rows (impl=catalogue) are to be
+// added to each list once its message packages compile: see "Adding the
+// library's rows" in README.md.
+var impls = map[string][]impl{
+	"device": {
+		encodingJSON[plaindevice.Device]("stdlib"),
+		encodingJSON[gjsdevice.Device]("gojsonschema"),
+		methods[ogendevice.Device]("ogen"),
+		santhosh("core.device"),
+	},
+	"vehicle": {
+		encodingJSON[plainvehicle.Vehicle]("stdlib"),
+		encodingJSON[gjsvehicle.Vehicle]("gojsonschema"),
+		methods[ogenvehicle.Vehicle]("ogen"),
+		santhosh("core.vehicle"),
+	},
+	"association": {
+		encodingJSON[plainassociation.Association]("stdlib"),
+		encodingJSON[gjsassociation.Association]("gojsonschema"),
+		methods[ogenassociation.Association]("ogen"),
+		santhosh("core.association"),
+	},
+	"event": {
+		encodingJSON[plainevent.Event]("stdlib"),
+		encodingJSON[gjsevent.Event]("gojsonschema"),
+		methods[ogenevent.Event]("ogen"),
+		santhosh("example.event"),
+	},
+}
+
+// An impl is one implementation's handling of one schema's messages. An
+// operation it lacks is nil. validate and marshal do, untimed, the decoding
+// their operation starts from, and return the operation to time.
+type impl struct {
+	name string
+
+	// decode decodes data and validates it, as a consumer of the message
+	// does: it fails exactly when the impl rejects the message.
+	decode func(data []byte) error
+
+	// validate decodes data and returns the validation of the result.
+	validate func(data []byte) (func() error, error)
+
+	// marshal decodes data and returns the encoding of the result.
+	marshal func(data []byte) (func() ([]byte, error), error)
+}
+
+// encodingJSON is an impl for T through encoding/json, as its users call
+// it: for the plain struct that is all there is; go-jsonschema's generated
+// UnmarshalJSON validates as it decodes.
+func encodingJSON[T any](name string) impl {
+	return impl{
+		name: name,
+		decode: func(data []byte) error {
+			var v T
+			return json.Unmarshal(data, &v)
+		},
+		marshal: func(data []byte) (func() ([]byte, error), error) {
+			v := new(T)
+			if err := json.Unmarshal(data, v); err != nil {
+				return nil, err
+			}
+			return func() ([]byte, error) { return json.Marshal(v) }, nil
+		},
+	}
+}
+
+// A message is a generated type with its own codec, as ogen's (and this
+// library's) are.
+type message[T any] interface {
+	*T
+	json.Unmarshaler
+	json.Marshaler
+}
+
+// A validator is a decoded value that checks what its decoding did not.
+type validator interface {
+	Validate() error
+}
+
+// methods is an impl for T through its own methods, called directly, as the
+// users of such generated code do (ogen's UnmarshalJSON is its Decode on a
+// jx.Decoder over data), followed by its Validate method if it has one: ogen
+// generates none for a schema with nothing left to check after decoding,
+// such as core.device. Going through json.Unmarshal instead would add the
+// standard library's syntax scan of data to every call.
+func methods[T any, P message[T]](name string) impl {
+	im := impl{
+		name: name,
+		decode: func(data []byte) error {
+			v := P(new(T))
+			if err := v.UnmarshalJSON(data); err != nil {
+				return err
+			}
+			if v, ok := any(v).(validator); ok {
+				return v.Validate()
+			}
+			return nil
+		},
+		marshal: func(data []byte) (func() ([]byte, error), error) {
+			v := P(new(T))
+			if err := v.UnmarshalJSON(data); err != nil {
+				return nil, err
+			}
+			return v.MarshalJSON, nil
+		},
+	}
+	if _, ok := any(P(nil)).(validator); ok {
+		im.validate = func(data []byte) (func() error, error) {
+			v := P(new(T))
+			if err := v.UnmarshalJSON(data); err != nil {
+				return nil, err
+			}
+			return any(v).(validator).Validate, nil
+		}
+	}
+	return im
+}
+
+// santhosh is the impl of a general JSON Schema validator, with format
+// assertion on, compiled once from the library's own copy of the schema.
+// It has no types to decode into: decoding is parsing into any, the way its
+// users hand it bytes.
+func santhosh(name string) impl {
+	sch, err := compile(name)
+	if err != nil {
+		fail := func(data []byte) error { return err }
+		return impl{name: "santhosh", decode: fail}
+	}
+	parse := func(data []byte) (any, error) {
+		return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	}
+	return impl{
+		name: "santhosh",
+		decode: func(data []byte) error {
+			v, err := parse(data)
+			if err != nil {
+				return err
+			}
+			return sch.Validate(v)
+		},
+		validate: func(data []byte) (func() error, error) {
+			v, err := parse(data)
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return sch.Validate(v) }, nil
+		},
+	}
+}
+
+func compile(name string) (*jsonschema.Schema, error) {
+	s, err := schemas.Lookup(name, "1.0")
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(s.ID, doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return c.Compile(s.ID)
+}
+
+// BenchmarkDecode times decoding plus validation of each input: what a
+// consumer pays to accept a message.
+func BenchmarkDecode(b *testing.B) {
+	for _, in := range inputs {
+		for _, im := range impls[in.schema] {
+			if im.decode == nil {
+				continue
+			}
+			b.Run(in.label()+"/impl="+im.name, func(b *testing.B) {
+				if err := im.decode(in.data); err != nil {
+					b.Fatalf("%s rejects %s: %v", im.name, in.label(), err)
+				}
+				b.SetBytes(int64(len(in.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := im.decode(in.data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkValidate times validation alone of each input's decoded value:
+// what a producer pays to check a message it built.
+func BenchmarkValidate(b *testing.B) {
+	for _, in := range inputs {
+		for _, im := range impls[in.schema] {
+			if im.validate == nil {
+				continue
+			}
+			b.Run(in.label()+"/impl="+im.name, func(b *testing.B) {
+				validate, err := im.validate(in.data)
+				if err != nil {
+					b.Fatalf("%s rejects %s: %v", im.name, in.label(), err)
+				}
+				if err := validate(); err != nil {
+					b.Fatalf("%s rejects %s: %v", im.name, in.label(), err)
+				}
+				b.SetBytes(int64(len(in.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := validate(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMarshal times encoding of each input's decoded value: what a
+// producer pays to publish a message.
+func BenchmarkMarshal(b *testing.B) {
+	for _, in := range inputs {
+		for _, im := range impls[in.schema] {
+			if im.marshal == nil {
+				continue
+			}
+			b.Run(in.label()+"/impl="+im.name, func(b *testing.B) {
+				marshal, err := im.marshal(in.data)
+				if err != nil {
+					b.Fatalf("%s rejects %s: %v", im.name, in.label(), err)
+				}
+				if _, err := marshal(); err != nil {
+					b.Fatalf("%s cannot encode %s: %v", im.name, in.label(), err)
+				}
+				b.SetBytes(int64(len(in.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := marshal(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

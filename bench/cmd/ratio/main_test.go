@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTableComparesEachRowWithStdlib pins the table for a small run: medians
+// of each unit, the baseline first, and Validate (which stdlib lacks)
+// compared with stdlib's Decode of the same input.
+func TestTableComparesEachRowWithStdlib(t *testing.T) {
+	const run = `goos: linux
+goarch: amd64
+pkg: github.com/fleetkit/catalogue/bench
+BenchmarkDecode/schema=event/input=realistic/impl=ogen-2   	  100	  1000 ns/op	  10.00 MB/s	  300 B/op	  8 allocs/op
+BenchmarkDecode/schema=event/input=realistic/impl=stdlib-2 	  100	  2000 ns/op	  20.00 MB/s	  600 B/op	  20 allocs/op
+BenchmarkDecode/schema=event/input=realistic/impl=stdlib-2 	  100	  4000 ns/op	  20.00 MB/s	  600 B/op	  20 allocs/op
+BenchmarkDecode/schema=event/input=realistic/impl=stdlib-2 	  100	  3000 ns/op	  20.00 MB/s	  600 B/op	  20 allocs/op
+BenchmarkValidate/schema=event/input=realistic/impl=ogen-2 	  100	    15.5 ns/op	  0 B/op	  0 allocs/op
+BenchmarkMarshal/schema=event/input=realistic/impl=stdlib-2	  100	  1000 ns/op	  288 B/op	  2 allocs/op
+BenchmarkMarshal/schema=event/input=realistic/impl=ogen-2  	  100	  1500 ns/op	  736 B/op	  6 allocs/op
+BenchmarkUnrelated-2                                        	  100	  1500 ns/op
+PASS
+`
+	const want = `| input | op | impl | ns/op | × stdlib | B/op | × stdlib | allocs/op | × stdlib |
+|---|---|---|--:|--:|--:|--:|--:|--:|
+| event/realistic | Decode | stdlib | 3,000 | 1.00 | 600 | 1.00 | 20 | 1.00 |
+| event/realistic | Decode | ogen | 1,000 | 0.33 | 300 | 0.50 | 8 | 0.40 |
+| event/realistic | Validate | ogen | 15.5 | <0.01 | 0 | 0 | 0 | 0 |
+| event/realistic | Marshal | stdlib | 1,000 | 1.00 | 288 | 1.00 | 2 | 1.00 |
+| event/realistic | Marshal | ogen | 1,500 | 1.50 | 736 | 2.56 | 6 | 3.00 |
+`
+	path := filepath.Join(t.TempDir(), "new.txt")
+	if err := os.WriteFile(path, []byte(run), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	samples, order, err := read([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	write(&got, samples, order)
+	if got.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got.String(), want)
+	}
+}

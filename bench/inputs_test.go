@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// An input is one message of one schema, which every impl of that schema
+// must accept before it is timed on it.
+type input struct {
+	schema string // the peers' package name: device, vehicle, association or event
+	name   string // realistic, or what makes the message large
+	data   []byte // compact, as on the wire
+}
+
+// label names the input in benchmark names, as benchstat keys.
+func (in input) label() string {
+	return "schema=" + in.schema + "/input=" + in.name
+}
+
+// inputs are the benchmarks' inputs: one realistic message per schema,
+// read from testdata, and two large ones made from them. The large ones are
+// made here, deterministically, rather than committed: they are the
+// realistic message with one member grown, and stay in step with it.
+var inputs = mustInputs()
+
+func mustInputs() []input {
+	var ins []input
+	realistic := map[string][]byte{}
+	for _, schema := range []string{"device", "vehicle", "association", "event"} {
+		data, err := os.ReadFile(filepath.Join("testdata", schema+".json"))
+		if err != nil {
+			panic(err)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, data); err != nil {
+			panic(fmt.Sprintf("testdata/%s.json: %v", schema, err))
+		}
+		realistic[schema] = buf.Bytes()
+		ins = append(ins, input{schema, "realistic", buf.Bytes()})
+	}
+	ins = append(ins,
+		input{"vehicle", "meta1000", withMember(realistic["vehicle"], "meta", bigMeta(1000))},
+		input{"association", "tags1000", withMember(realistic["association"], "tags", manyTags(1000))},
+	)
+	return ins
+}
+
+// bigMeta returns a vehicle meta object of n keys whose values cycle through
+// every kind of JSON value, null included, as free-form fleet data does.
+func bigMeta(n int) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:", fmt.Sprintf("attr_%04d", i))
+		switch i % 8 {
+		case 0:
+			fmt.Fprintf(&b, "%q", fmt.Sprintf("fleet note %d: checked at depot", i))
+		case 1:
+			b.WriteString(strconv.Itoa(i * 37))
+		case 2:
+			b.WriteString(strconv.FormatFloat(float64(i)/8+0.25, 'f', -1, 64))
+		case 3:
+			b.WriteString(strconv.FormatBool(i%16 < 8))
+		case 4:
+			b.WriteString("null")
+		case 5:
+			fmt.Fprintf(&b, `{"unit":"km","value":%d}`, i*11)
+		case 6:
+			fmt.Fprintf(&b, `["a-%d","b-%d"]`, i, i+1)
+		case 7:
+			b.WriteString(`"2026-03-14T09:27:01+01:00"`)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// manyTags returns an array of n distinct association tags.
+func manyTags(n int) []byte {
+	prefixes := []string{"depot", "cost-centre", "pool", "project", "driver-group"}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%s:%04d"`, prefixes[i%len(prefixes)], i)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// withMember returns the JSON object msg with member name's value replaced
+// by value, keeping the members' order; a nil value removes the member.
+func withMember(msg []byte, name string, value []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		panic("withMember: not an object")
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			panic(err)
+		}
+		key := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			panic(err)
+		}
+		if key == name {
+			found = true
+			if value == nil {
+				continue
+			}
+			v = value
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if !found {
+		panic("withMember: no member " + name)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
