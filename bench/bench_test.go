@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/schemas"
+	"github.com/fleetkit/catalogue/vehicle"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	gjsassociation "github.com/fleetkit/catalogue/bench/peers/gojsonschema/association"
@@ -25,30 +29,32 @@ import (
 
 // impls are the implementations compared on each schema's inputs, keyed by
 // the input's schema. stdlib comes first, so that benchstat -col /impl
-// takes it as the base column. The library's rows (impl=catalogue) are to be
-// added to each list once its message packages compile: see "Adding the
-// library's rows" in README.md.
+// takes it as the base column, then this library (impl=catalogue).
 var impls = map[string][]impl{
 	"device": {
 		encodingJSON[plaindevice.Device]("stdlib"),
+		methods[device.Device]("catalogue"),
 		encodingJSON[gjsdevice.Device]("gojsonschema"),
 		methods[ogendevice.Device]("ogen"),
 		santhosh("core.device"),
 	},
 	"vehicle": {
 		encodingJSON[plainvehicle.Vehicle]("stdlib"),
+		methods[vehicle.Vehicle]("catalogue"),
 		encodingJSON[gjsvehicle.Vehicle]("gojsonschema"),
 		methods[ogenvehicle.Vehicle]("ogen"),
 		santhosh("core.vehicle"),
 	},
 	"association": {
 		encodingJSON[plainassociation.Association]("stdlib"),
+		methods[association.Association]("catalogue"),
 		encodingJSON[gjsassociation.Association]("gojsonschema"),
 		methods[ogenassociation.Association]("ogen"),
 		santhosh("core.association"),
 	},
 	"event": {
 		encodingJSON[plainevent.Event]("stdlib"),
+		methods[event.Event]("catalogue"),
 		encodingJSON[gjsevent.Event]("gojsonschema"),
 		methods[ogenevent.Event]("ogen"),
 		santhosh("example.event"),

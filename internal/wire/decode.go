@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"sync"
 	"time"
@@ -43,13 +44,18 @@ type Decoder struct {
 
 	synOff    int
 	synReason string
+	pending   bool // a syntax error is not yet placed: see fail
 
-	// arena holds the bytes of the strings and raw values the decoded
-	// message keeps, so that they cost one allocation rather than one
-	// each. Its bytes are never written again once a string points at
-	// them; raw values are capped at their length, so that appending to
-	// one copies it rather than overwrite its neighbour.
-	arena []byte
+	// copy is a copy of the input, made on the first string or raw value
+	// the decoded message keeps: what it keeps points into it, at the
+	// offsets where it was read, so that keeping costs one allocation and
+	// one copy in all. Nothing writes to it after it is made; raw values
+	// are capped at their length, so that appending to one copies it
+	// rather than overwrite its neighbour.
+	copy []byte
+	// strStart is where the content of the last string read began in the
+	// input, when it had no escapes.
+	strStart int
 }
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
@@ -57,31 +63,24 @@ func (d *Decoder) Reset(data []byte) {
 	*d = Decoder{buf: data, tmp: d.tmp[:0], item: -1}
 }
 
-// keep copies b into the arena. Everything kept comes from a distinct
-// span of the input and is no longer than it, so the arena, as large as
-// the input, never has to grow.
-func (d *Decoder) keep(b []byte) []byte {
-	if len(b) == 0 {
-		return b[:0:0]
+// keep returns the bytes buf[start:end] of the input, from the copy.
+func (d *Decoder) keep(start, end int) []byte {
+	if d.copy == nil {
+		d.copy = append([]byte(nil), d.buf...)
 	}
-	if d.arena == nil {
-		d.arena = make([]byte, 0, len(d.buf))
-	}
-	if len(d.arena)+len(b) > cap(d.arena) {
-		return append([]byte(nil), b...)
-	}
-	start := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[start:len(d.arena):len(d.arena)]
+	return d.copy[start:end:end]
 }
 
-// keepString is keep for a string: it shares the arena's bytes, which no
-// one writes again.
+// keepString returns the last string read, b, as a string the decoded
+// message can keep: from the copy of the input if it had no escapes.
 func (d *Decoder) keepString(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	k := d.keep(b)
+	if d.escaped {
+		return string(b)
+	}
+	k := d.keep(d.strStart, d.strStart+len(b))
 	return unsafe.String(unsafe.SliceData(k), len(k))
 }
 
@@ -98,18 +97,44 @@ func (d *Decoder) End() {
 	}
 }
 
-// syntax records a fatal syntax error at byte offset off.
+// syntax records a fatal syntax error at byte offset off, in the value
+// at base+name+"/"+sub.
 func (d *Decoder) syntax(base, name, sub string, off int, reason string) {
+	d.fail(off, reason)
+	d.place(base, name, sub)
+}
+
+// fail records a fatal syntax error whose place (its path) the caller
+// gives with place: the scanners on the hot path take no path, so that
+// passing one costs nothing when there is no error.
+func (d *Decoder) fail(off int, reason string) {
 	if d.fatal {
 		return
 	}
 	d.fatal = true
+	d.pending = true
 	d.synOff, d.synReason = off, reason
+}
+
+// place records the violation of a pending syntax error, at
+// base+name+"/"+sub (and the array item being read, if any).
+func (d *Decoder) place(base, name, sub string) {
+	if !d.pending {
+		return
+	}
+	d.pending = false
 	path := join(name, sub)
 	if d.item >= 0 {
 		path += "/" + strconv.Itoa(d.item)
 	}
-	d.Add(base, path, msg.RuleSyntax, "", reason+" at byte offset "+strconv.Itoa(off))
+	d.Add(base, path, msg.RuleSyntax, "", d.synReason+" at byte offset "+strconv.Itoa(d.synOff))
+}
+
+// Err returns nil if the message had no violation, and an *msg.Error
+// listing them otherwise.
+func (d *Decoder) Err() error {
+	d.place("", "", "")
+	return d.Errors.Err()
 }
 
 // join appends the member name sub, as a JSON Pointer token, to name.
@@ -221,8 +246,9 @@ func (d *Decoder) Key(base, name string) []byte {
 		d.syntax(base, name, "", d.pos, "want a member name, got "+describe(d.buf, d.pos))
 		return nil
 	}
-	key := d.str(base, name, "")
+	key := d.str()
 	if d.fatal {
+		d.place(base, name, "")
 		return nil
 	}
 	if d.ws() != ':' {
@@ -330,7 +356,10 @@ func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
 	}
 	d.last = d.pos
 	d.item = i
-	s := d.str(base, name, "")
+	s := d.str()
+	if d.fatal {
+		d.place(base, name, "")
+	}
 	d.item = -1
 	return d.keepString(s), !d.fatal
 }
@@ -370,8 +399,12 @@ func (d *Decoder) Bytes(base, name string) ([]byte, bool) {
 		return nil, false
 	}
 	d.last = d.pos
-	s := d.str(base, name, "")
-	return s, !d.fatal
+	s := d.str()
+	if d.fatal {
+		d.place(base, name, "")
+		return nil, false
+	}
+	return s, true
 }
 
 // Bool reads a boolean.
@@ -409,8 +442,9 @@ func (d *Decoder) Int(base, name string) (int64, bool) {
 		return 0, false
 	}
 	d.last = d.pos
-	num := d.number(base, name, "")
+	num := d.number()
 	if d.fatal {
+		d.place(base, name, "")
 		return 0, false
 	}
 	n, reason, isInt := format.ParseInt(num)
@@ -468,7 +502,7 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	if d.fatal {
 		return nil
 	}
-	return d.keep(d.buf[start:d.pos])
+	return d.keep(start, d.pos)
 }
 
 // RawObject reads an object whose members may hold any JSON value, null
@@ -549,7 +583,8 @@ func (d *Decoder) skip(base, name, sub string) {
 	}
 	switch c := d.ws(); {
 	case c == '"':
-		d.str(base, name, sub)
+		d.str()
+		d.place(base, name, sub)
 	case c == '{':
 		d.skipObject(base, name, sub)
 	case c == '[':
@@ -566,7 +601,8 @@ func (d *Decoder) skip(base, name, sub string) {
 	case c == 'n':
 		d.word(base, name, sub, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		d.number(base, name, sub)
+		d.number()
+		d.place(base, name, sub)
 	case d.pos >= len(d.buf):
 		d.syntax(base, name, sub, d.pos, "unexpected end of input, want a value")
 	default:
@@ -643,7 +679,7 @@ func (s *keySet) add(key []byte, scratch bool) bool {
 }
 
 // number reads a number, checking the JSON grammar, and returns its text.
-func (d *Decoder) number(base, name, sub string) []byte {
+func (d *Decoder) number() []byte {
 	b, start := d.buf, d.pos
 	i := start
 	if i < len(b) && b[i] == '-' {
@@ -656,13 +692,13 @@ func (d *Decoder) number(base, name, sub string) []byte {
 		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 		}
 	default:
-		d.syntax(base, name, sub, i, "want a digit in number, got "+describe(b, i))
+		d.fail(i, "want a digit in number, got "+describe(b, i))
 		return nil
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			d.syntax(base, name, sub, i, "want a digit after decimal point, got "+describe(b, i))
+			d.fail(i, "want a digit after decimal point, got "+describe(b, i))
 			return nil
 		}
 		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
@@ -674,7 +710,7 @@ func (d *Decoder) number(base, name, sub string) []byte {
 			i++
 		}
 		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			d.syntax(base, name, sub, i, "want a digit in exponent, got "+describe(b, i))
+			d.fail(i, "want a digit in exponent, got "+describe(b, i))
 			return nil
 		}
 		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
@@ -687,18 +723,24 @@ func (d *Decoder) number(base, name, sub string) []byte {
 // str reads a string whose opening quote is at d.pos and returns its
 // unescaped content: a sub-slice of the input when it has no escapes, of
 // the scratch buffer otherwise.
-func (d *Decoder) str(base, name, sub string) []byte {
+func (d *Decoder) str() []byte {
 	b := d.buf
 	start := d.pos + 1
 	i := start
-	// Eight bytes at a time while none needs a closer look: no quote,
-	// backslash, control character or non-ASCII byte.
-	for ; i+8 <= len(b); i += 8 {
+	// Eight bytes at a time (reading on past the string is fine: it ends
+	// at its closing quote, within the input) up to the first byte that
+	// needs a closer look: a quote, backslash, control character or
+	// non-ASCII byte. The lowest flagged byte is always such a byte;
+	// flags above it may be false.
+	for i+8 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i:])
-		if (zeroByte(w^0x2222222222222222)|zeroByte(w^0x5c5c5c5c5c5c5c5c)|
-			(w-0x2020202020202020)|w)&0x8080808080808080 != 0 {
+		m := (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+			(w - 0x2020202020202020) | w) & 0x8080808080808080
+		if m != 0 {
+			i += bits.TrailingZeros64(m) / 8
 			break
 		}
+		i += 8
 	}
 	for i < len(b) {
 		c := b[i]
@@ -706,24 +748,25 @@ func (d *Decoder) str(base, name, sub string) []byte {
 		case c == '"':
 			d.pos = i + 1
 			d.escaped = false
+			d.strStart = start
 			return b[start:i]
 		case c == '\\':
-			return d.strEscaped(base, name, sub, start, i)
+			return d.strEscaped(start, i)
 		case c < 0x20:
-			d.syntax(base, name, sub, i, "control character in string")
+			d.fail(i, "control character in string")
 			return nil
 		case c < utf8.RuneSelf:
 			i++
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
-				d.syntax(base, name, sub, i, "invalid UTF-8")
+				d.fail(i, "invalid UTF-8")
 				return nil
 			}
 			i += size
 		}
 	}
-	d.syntax(base, name, sub, len(b), "unterminated string")
+	d.fail(len(b), "unterminated string")
 	return nil
 }
 
@@ -736,7 +779,7 @@ func zeroByte(w uint64) uint64 {
 
 // strEscaped goes on from str at the first backslash, at i, unescaping into
 // the scratch buffer.
-func (d *Decoder) strEscaped(base, name, sub string, start, i int) []byte {
+func (d *Decoder) strEscaped(start, i int) []byte {
 	b := d.buf
 	out := append(d.tmp[:0], b[start:i]...)
 	for i < len(b) {
@@ -749,7 +792,7 @@ func (d *Decoder) strEscaped(base, name, sub string, start, i int) []byte {
 			return out
 		case c == '\\':
 			if i+1 >= len(b) {
-				d.syntax(base, name, sub, i, "unterminated string")
+				d.fail(i, "unterminated string")
 				return nil
 			}
 			switch e := b[i+1]; e {
@@ -768,23 +811,23 @@ func (d *Decoder) strEscaped(base, name, sub string, start, i int) []byte {
 			case 'u':
 				r, n := unicodeEscape(b[i:])
 				if n == 0 {
-					d.syntax(base, name, sub, i, "invalid \\u escape")
+					d.fail(i, "invalid \\u escape")
 					return nil
 				}
 				if r < 0 {
-					d.syntax(base, name, sub, i, "escaped lone surrogate")
+					d.fail(i, "escaped lone surrogate")
 					return nil
 				}
 				out = utf8.AppendRune(out, r)
 				i += n
 				continue
 			default:
-				d.syntax(base, name, sub, i, "invalid escape \\"+string(rune(e)))
+				d.fail(i, "invalid escape \\"+string(rune(e)))
 				return nil
 			}
 			i += 2
 		case c < 0x20:
-			d.syntax(base, name, sub, i, "control character in string")
+			d.fail(i, "control character in string")
 			return nil
 		case c < utf8.RuneSelf:
 			out = append(out, c)
@@ -792,14 +835,14 @@ func (d *Decoder) strEscaped(base, name, sub string, start, i int) []byte {
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
-				d.syntax(base, name, sub, i, "invalid UTF-8")
+				d.fail(i, "invalid UTF-8")
 				return nil
 			}
 			out = append(out, b[i:i+size]...)
 			i += size
 		}
 	}
-	d.syntax(base, name, sub, len(b), "unterminated string")
+	d.fail(len(b), "unterminated string")
 	return nil
 }
 
@@ -855,6 +898,9 @@ func hex4(b []byte) rune {
 // decoder reads messages. When it is not, it returns the byte offset and
 // the reason of the first problem.
 func Check(b []byte) (off int, reason string) {
+	if simple(b) {
+		return 0, ""
+	}
 	var d Decoder
 	d.Reset(b)
 	d.Skip("", "")
@@ -863,4 +909,47 @@ func Check(b []byte) (off int, reason string) {
 		return d.synOff, d.synReason
 	}
 	return 0, ""
+}
+
+// simple reports whether b is one of the values free-form members mostly
+// hold, written plainly: a literal, an integer without exponent or
+// fraction, or a string of printable ASCII without escapes. It answers
+// false when unsure, leaving the rest to the decoder.
+func simple(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	switch c := b[0]; {
+	case c == 'n':
+		return string(b) == "null"
+	case c == 't':
+		return string(b) == "true"
+	case c == 'f':
+		return string(b) == "false"
+	case c == '"':
+		if len(b) < 2 || b[len(b)-1] != '"' {
+			return false
+		}
+		for _, c := range b[1 : len(b)-1] {
+			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				return false
+			}
+		}
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		digits := b
+		if c == '-' {
+			digits = b[1:]
+		}
+		if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+			return false
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

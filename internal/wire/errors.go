@@ -9,6 +9,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -120,16 +121,15 @@ func (e *Errors) Time(base, name string, t time.Time) {
 // must be one JSON value as a message may hold it; null is
 // json.RawMessage("null"), not an empty value.
 func (e *Errors) Member(base, name, key string, raw []byte, declared func(string) bool) {
-	path := name + "/" + Pointer(key)
-	if !utf8.ValidString(key) {
-		e.Add(base, path, msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
+	if !validString(key) {
+		e.Add(base, name+"/"+Pointer(key), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
 	}
 	if declared != nil && declared(key) {
-		e.Add(base, path, msg.RuleDuplicate, Quote(key),
+		e.Add(base, name+"/"+Pointer(key), msg.RuleDuplicate, Quote(key),
 			"member is declared by the schema and cannot also be an extra member")
 	}
 	if off, reason := Check(raw); reason != "" {
-		e.Add(base, path, msg.RuleSyntax, Shorten(string(raw)),
+		e.Add(base, name+"/"+Pointer(key), msg.RuleSyntax, Shorten(string(raw)),
 			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
 	}
 }
@@ -147,8 +147,7 @@ func characters(n int) string {
 func validString(s string) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 != 0 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
 			return utf8.ValidString(s[i:])
 		}
 	}
