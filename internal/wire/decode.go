@@ -531,12 +531,15 @@ func (d *Decoder) RawObject(base, name string) map[string]json.RawMessage {
 	}
 	m := make(map[string]json.RawMessage, len(pairs))
 	for _, p := range pairs {
-		if _, dup := m[p.key]; dup {
+		// One hash per member: a name seen before leaves the length as
+		// it was. Which of the repeats the map keeps does not matter, as
+		// the message is then invalid.
+		n := len(m)
+		m[p.key] = p.value
+		if len(m) == n {
 			d.Add(base, join(name, p.key), msg.RuleDuplicate, Shorten(string(p.value)),
 				"member appears more than once (byte offset "+strconv.Itoa(p.offset)+")")
-			continue
 		}
-		m[p.key] = p.value
 	}
 	clear(pairs)
 	*sp = pairs[:0]
