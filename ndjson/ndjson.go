@@ -154,19 +154,19 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 	var err error
 	for b := range order {
 		<-b.done
-		if err != nil {
-			continue // drain, so the reader and workers can finish
-		}
-		for _, res := range b.results {
-			stats.Messages++
-			if res.Valid() {
-				stats.Valid++
+		if err == nil { // else drain, so the reader and workers can finish
+			for _, res := range b.results {
+				stats.Messages++
+				if res.Valid() {
+					stats.Valid++
+				}
+				if err = emit(res); err != nil {
+					cancel()
+					break
+				}
 			}
-			if err = emit(res); err != nil {
-				cancel()
-				break
-			}
 		}
+		recycle(b)
 	}
 	wg.Wait()
 	if rerr := <-readErr; err == nil {
@@ -232,14 +232,31 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 	}
 }
 
+// batches recycles batches once emitted, so that a long stream reuses a
+// few buffers rather than allocating each anew.
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
 func newBatch(first int) *batch {
-	return &batch{first: first, done: make(chan struct{})}
+	b := batches.Get().(*batch)
+	b.first = first
+	b.done = make(chan struct{})
+	return b
+}
+
+func recycle(b *batch) {
+	if cap(b.buf) > 4*batchBytes {
+		return // a batch that held a huge line: let it go
+	}
+	clear(b.lines)
+	clear(b.results)
+	b.lines, b.buf, b.results = b.lines[:0], b.buf[:0], b.results[:0]
+	batches.Put(b)
 }
 
 // judge decides every line of a batch. The lines share the batch's
 // buffer, which is kept only until the batch is emitted.
 func judge(b *batch, schema string) {
-	b.results = make([]Result, 0, len(b.lines))
+	b.results = b.results[:0]
 	for i, text := range b.lines {
 		if text == nil {
 			continue
