@@ -1,0 +1,532 @@
+// Package jsontext scans JSON text strictly: RFC 8259 in valid UTF-8,
+// with no repeated member names at any depth and no escaped lone
+// surrogates (decisions 11 and 12). It knows nothing of schemas or paths:
+// a syntax error is recorded as a byte offset and a reason, for the caller
+// to place. The decoder of the generated code reads through it, and so
+// does msg.Object.
+package jsontext
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxDepth is how deeply arrays and objects may nest, as in encoding/json.
+const MaxDepth = 10000
+
+// A Scanner reads JSON values from Buf, from Pos on. The first syntax
+// error stops it: Fatal is set, with the error's byte offset and reason,
+// and every later call returns at once.
+type Scanner struct {
+	Buf   []byte
+	Pos   int
+	Depth int // arrays and objects open
+
+	Fatal  bool
+	Off    int    // of the syntax error
+	Reason string // of the syntax error
+
+	// Escaped reports whether the last string read had escapes, so that
+	// its content is in the scanner's scratch buffer; otherwise it is
+	// Buf[StrStart:StrStart+len].
+	Escaped  bool
+	StrStart int
+
+	tmp []byte // unescaped strings; valid until the next string is read
+}
+
+// Reset makes s ready to scan data, keeping its scratch buffer.
+func (s *Scanner) Reset(data []byte) {
+	*s = Scanner{Buf: data, tmp: s.tmp[:0]}
+}
+
+// Fail records a syntax error at byte offset off, unless one is recorded
+// already.
+func (s *Scanner) Fail(off int, reason string) {
+	if s.Fatal {
+		return
+	}
+	s.Fatal = true
+	s.Off, s.Reason = off, reason
+}
+
+// End checks that nothing but white space follows the value read.
+func (s *Scanner) End() {
+	if s.Fatal {
+		return
+	}
+	if s.WS() != 0 || s.Pos < len(s.Buf) {
+		s.Fail(s.Pos, "unexpected "+Describe(s.Buf, s.Pos)+" after the document")
+	}
+}
+
+// Skip reads and discards any JSON value, checking it strictly.
+func (s *Scanner) Skip() {
+	if s.Fatal {
+		return
+	}
+	switch c := s.WS(); {
+	case c == '"':
+		s.Str()
+	case c == '{':
+		s.skipObject()
+	case c == '[':
+		if !s.Enter() {
+			return
+		}
+		for i := 0; s.Next(']', i); i++ {
+			s.Skip()
+		}
+	case c == 't':
+		s.word("true")
+	case c == 'f':
+		s.word("false")
+	case c == 'n':
+		s.word("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.Number()
+	case s.Pos >= len(s.Buf):
+		s.Fail(s.Pos, "unexpected end of input, want a value")
+	default:
+		s.Fail(s.Pos, "want a value, got "+Describe(s.Buf, s.Pos))
+	}
+}
+
+// word reads the literal lit.
+func (s *Scanner) word(lit string) {
+	if !s.Literal(lit) {
+		s.Fail(s.Pos, "invalid literal, want "+lit)
+		return
+	}
+	s.Pos += len(lit)
+}
+
+// skipObject skips an object, checking that no member name repeats.
+func (s *Scanner) skipObject() {
+	if !s.Enter() {
+		return
+	}
+	var names keySet
+	for i := 0; s.Next('}', i); i++ {
+		keyStart := s.Pos
+		key := s.Name()
+		if s.Fatal {
+			return
+		}
+		if !names.add(key, s.Escaped) {
+			s.Fail(keyStart, "duplicate member name "+strconv.Quote(string(key)))
+			return
+		}
+		s.Skip()
+	}
+}
+
+// keySet holds the member names of one object, to find repeats. Small
+// objects are searched linearly; large ones through a map, so that the
+// cost stays linear in the number of members.
+type keySet struct {
+	n     int
+	small [16][]byte
+	big   map[string]struct{}
+}
+
+// add adds key and reports whether it was new. A key that points into
+// the input is kept as it is; a scratch one, unescaped, is copied.
+func (s *keySet) add(key []byte, scratch bool) bool {
+	if s.big != nil {
+		if _, ok := s.big[string(key)]; ok {
+			return false
+		}
+		s.big[string(key)] = struct{}{}
+		return true
+	}
+	for _, k := range s.small[:s.n] {
+		if string(k) == string(key) {
+			return false
+		}
+	}
+	if s.n == len(s.small) {
+		s.big = make(map[string]struct{}, 2*len(s.small))
+		for _, k := range s.small[:s.n] {
+			s.big[string(k)] = struct{}{}
+		}
+		s.big[string(key)] = struct{}{}
+		return true
+	}
+	if scratch {
+		key = append([]byte(nil), key...)
+	}
+	s.small[s.n] = key
+	s.n++
+	return true
+}
+
+// Number reads a number, checking the JSON grammar, and returns its text.
+func (s *Scanner) Number() []byte {
+	b, start := s.Buf, s.Pos
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		s.Fail(i, "want a digit in number, got "+Describe(b, i))
+		return nil
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.Fail(i, "want a digit after decimal point, got "+Describe(b, i))
+			return nil
+		}
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.Fail(i, "want a digit in exponent, got "+Describe(b, i))
+			return nil
+		}
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	s.Pos = i
+	return b[start:i]
+}
+
+// Str reads a string whose opening quote is at Pos and returns its
+// unescaped content: a sub-slice of the input when it has no escapes, of
+// the scratch buffer otherwise.
+func (s *Scanner) Str() []byte {
+	b := s.Buf
+	start := s.Pos + 1
+	i := start
+	// Eight bytes at a time (reading on past the string is fine: it ends
+	// at its closing quote, within the input) up to the first byte that
+	// needs a closer look: a quote, backslash, control character or
+	// non-ASCII byte. The lowest flagged byte is always such a byte;
+	// flags above it may be false.
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		m := (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+			(w - 0x2020202020202020) | w) & 0x8080808080808080
+		if m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+			break
+		}
+		i += 8
+	}
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			s.Pos = i + 1
+			s.Escaped = false
+			s.StrStart = start
+			return b[start:i]
+		case c == '\\':
+			return s.strEscaped(start, i)
+		case c < 0x20:
+			s.Fail(i, "control character in string")
+			return nil
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				s.Fail(i, "invalid UTF-8")
+				return nil
+			}
+			i += size
+		}
+	}
+	s.Fail(len(b), "unterminated string")
+	return nil
+}
+
+// zeroByte has the high bit of each byte of the result set where that
+// byte of w is zero (and possibly above a zero byte, which is harmless
+// here: it only sends the caller to the byte-wise loop).
+func zeroByte(w uint64) uint64 {
+	return (w - 0x0101010101010101) &^ w & 0x8080808080808080
+}
+
+// strEscaped goes on from str at the first backslash, at i, unescaping into
+// the scratch buffer.
+func (s *Scanner) strEscaped(start, i int) []byte {
+	b := s.Buf
+	out := append(s.tmp[:0], b[start:i]...)
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			s.Pos = i + 1
+			s.tmp = out
+			s.Escaped = true
+			return out
+		case c == '\\':
+			if i+1 >= len(b) {
+				s.Fail(i, "unterminated string")
+				return nil
+			}
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, n := unicodeEscape(b[i:])
+				if n == 0 {
+					s.Fail(i, "invalid \\u escape")
+					return nil
+				}
+				if r < 0 {
+					s.Fail(i, "escaped lone surrogate")
+					return nil
+				}
+				out = utf8.AppendRune(out, r)
+				i += n
+				continue
+			default:
+				s.Fail(i, "invalid escape \\"+string(rune(e)))
+				return nil
+			}
+			i += 2
+		case c < 0x20:
+			s.Fail(i, "control character in string")
+			return nil
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				s.Fail(i, "invalid UTF-8")
+				return nil
+			}
+			out = append(out, b[i:i+size]...)
+			i += size
+		}
+	}
+	s.Fail(len(b), "unterminated string")
+	return nil
+}
+
+// unicodeEscape decodes the \uXXXX escape at the start of b, and the low
+// surrogate escape after it if it is a high surrogate. It returns the rune
+// and the bytes used; n == 0 means a malformed escape, r < 0 a lone
+// surrogate.
+func unicodeEscape(b []byte) (r rune, n int) {
+	r = hex4(b)
+	if r < 0 {
+		return 0, 0
+	}
+	switch {
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return -1, 6
+	case r >= 0xD800 && r <= 0xDBFF:
+		if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
+			return -1, 6
+		}
+		lo := hex4(b[6:])
+		if lo < 0xDC00 || lo > 0xDFFF {
+			return -1, 6
+		}
+		return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12
+	}
+	return r, 6
+}
+
+// hex4 decodes the four hex digits of the \u escape at the start of b, or
+// returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 6 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// Check reports whether b is exactly one JSON value, as strictly as the
+// decoder reads messages. When it is not, it returns the byte offset and
+// the reason of the first problem.
+func Check(b []byte) (off int, reason string) {
+	if simple(b) {
+		return 0, ""
+	}
+	var s Scanner
+	s.Reset(b)
+	s.Skip()
+	s.End()
+	if s.Fatal {
+		return s.Off, s.Reason
+	}
+	return 0, ""
+}
+
+// simple reports whether b is one of the values free-form members mostly
+// hold, written plainly: a literal, an integer without exponent or
+// fraction, or a string of printable ASCII without escapes. It answers
+// false when unsure, leaving the rest to the decoder.
+func simple(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	switch c := b[0]; {
+	case c == 'n':
+		return string(b) == "null"
+	case c == 't':
+		return string(b) == "true"
+	case c == 'f':
+		return string(b) == "false"
+	case c == '"':
+		if len(b) < 2 || b[len(b)-1] != '"' {
+			return false
+		}
+		for _, c := range b[1 : len(b)-1] {
+			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				return false
+			}
+		}
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		digits := b
+		if c == '-' {
+			digits = b[1:]
+		}
+		if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+			return false
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Describe names the byte at off for a syntax error.
+func Describe(b []byte, off int) string {
+	if off >= len(b) {
+		return "end of input"
+	}
+	c := b[off]
+	if c >= 0x20 && c < 0x7f {
+		return "character " + strconv.QuoteRune(rune(c))
+	}
+	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
+}
+
+// ws skips white space and returns the next byte, or 0 at the end.
+func (s *Scanner) WS() byte {
+	for s.Pos < len(s.Buf) {
+		c := s.Buf[s.Pos]
+		if c > ' ' {
+			return c
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+		s.Pos++
+	}
+	return 0
+}
+
+// More reports whether the object or array being read, which closes with
+// end, has an i-th member or item (counting from 0), consuming the comma
+// before it or the closing end after the last.
+func (s *Scanner) Next(end byte, i int) bool {
+	if s.Fatal {
+		return false
+	}
+	c := s.WS()
+	if c == end {
+		s.Pos++
+		s.Depth--
+		return false
+	}
+	if i > 0 {
+		if c != ',' {
+			s.Fail(s.Pos, "want ',' or '"+string(end)+"', got "+Describe(s.Buf, s.Pos))
+			return false
+		}
+		s.Pos++
+		if s.WS() == end {
+			s.Fail(s.Pos, "trailing comma before '"+string(end)+"'")
+			return false
+		}
+	}
+	return true
+}
+
+// Key reads a member name and the colon after it. The name is unescaped
+// and valid until the next string is read.
+func (s *Scanner) Name() []byte {
+	if s.Fatal {
+		return nil
+	}
+	if s.WS() != '"' {
+		s.Fail(s.Pos, "want a member name, got "+Describe(s.Buf, s.Pos))
+		return nil
+	}
+	key := s.Str()
+	if s.Fatal {
+		return nil
+	}
+	if s.WS() != ':' {
+		s.Fail(s.Pos, "want ':' after member name, got "+Describe(s.Buf, s.Pos))
+		return nil
+	}
+	s.Pos++
+	return key
+}
+
+// Literal reports whether the literal lit begins at Pos.
+func (s *Scanner) Literal(lit string) bool {
+	return len(s.Buf)-s.Pos >= len(lit) && string(s.Buf[s.Pos:s.Pos+len(lit)]) == lit
+}
+
+// Enter steps into the array or object whose opening bracket is at Pos.
+func (s *Scanner) Enter() bool {
+	s.Pos++
+	s.Depth++
+	if s.Depth > MaxDepth {
+		s.Fail(s.Pos-1, "nesting deeper than "+strconv.Itoa(MaxDepth))
+		return false
+	}
+	return true
+}
