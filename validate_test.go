@@ -68,18 +68,20 @@ var edits = map[string][]func(catalogue.Message){
 		},
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).Allowed = msg.Of(false) },
 		func(m catalogue.Message) {
-			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`null`), "b": nil, "c": json.RawMessage(`{"x":[1e400]}`)}
+			o, err := msg.ParseObject([]byte(`{"a":null,"b":{"x":[1e400]},"c":"é"}`))
+			if err != nil {
+				panic(err)
+			}
+			m.(*vehicle.Vehicle).Meta = &o
 		},
 		func(m catalogue.Message) {
-			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`{`)}
+			o, err := msg.NewObject(map[string]json.RawMessage{"z": json.RawMessage(`null`), "a": json.RawMessage(`[]`)})
+			if err != nil {
+				panic(err)
+			}
+			m.(*vehicle.Vehicle).Specification = &o
 		},
-		func(m catalogue.Message) {
-			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"a": json.RawMessage(`{"k":1,"k":2}`)}
-		},
-		func(m catalogue.Message) {
-			m.(*vehicle.Vehicle).Meta = map[string]json.RawMessage{"\xff": json.RawMessage(`1`)}
-		},
-		func(m catalogue.Message) { m.(*vehicle.Vehicle).Specification = map[string]json.RawMessage{} },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Meta = &msg.Object{} },
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).Specification = nil },
 	},
 	association.Name: {

@@ -71,7 +71,7 @@ func (g *generator) imports() []string {
 			case kindDateTime:
 				uses["time"] = true
 			}
-			if f.Repr == reprNullable {
+			if f.Repr == reprNullable || f.Kind == kindRawObject {
 				uses["github.com/fleetkit/catalogue/msg"] = true
 			}
 			if f.Object != nil {
@@ -111,7 +111,7 @@ func (f *field) goType() string {
 	case kindStrings:
 		return "[]string"
 	case kindRawObject:
-		return "map[string]json.RawMessage"
+		return "msg.Object"
 	case kindObject:
 		return f.Object.GoName
 	}
@@ -125,7 +125,7 @@ func (f *field) fieldType() string {
 	case reprNullable:
 		return "msg.Nullable[" + t + "]"
 	case reprPointer:
-		if f.Kind == kindStrings || f.Kind == kindRawObject {
+		if f.Kind == kindStrings {
 			return t
 		}
 		return "*" + t
@@ -176,7 +176,7 @@ func (f *field) doc() string {
 		b.WriteString(" Optional: nil when absent.")
 	}
 	if f.Kind == kindRawObject {
-		b.WriteString(" Each member's value is kept as its JSON text, so that null values and numbers survive decoding and encoding unchanged; null is json.RawMessage(`null`).")
+		b.WriteString(" Any member name, any value, null included: msg.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.")
 	}
 	if f.Kind == kindDateTime {
 		b.WriteString(" An RFC 3339 date-time; a leap second (23:59:60) decodes as 23:59:59 of the same minute, and fractions finer than a nanosecond are truncated.")
@@ -322,7 +322,7 @@ func (g *generator) newFunc(m *message) {
 func (m *message) pointees() []*field {
 	var list []*field
 	for _, f := range m.Fields {
-		if f.Repr == reprPointer && f.Kind != kindStrings && f.Kind != kindRawObject && f.Kind != kindObject {
+		if f.Repr == reprPointer && f.Kind != kindStrings && f.Kind != kindObject {
 			list = append(list, f)
 		}
 	}
@@ -427,6 +427,8 @@ func (f *field) reader() string {
 		return "Int"
 	case kindBool:
 		return "Bool"
+	case kindRawObject:
+		return "FreeObject"
 	}
 	panic("no reader")
 }
@@ -459,8 +461,6 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 		g.p("if x, ok := d.Strings(base, %s); ok {", name)
 		g.p("v.%s = x", f.GoName)
 		g.p("}")
-	case kindRawObject:
-		g.p("v.%s = d.RawObject(base, %s)", f.GoName, name)
 	case kindObject:
 		g.p("if d.Object(base, %s) {", name)
 		g.p("x := new(%s)", f.Object.GoName)
@@ -589,7 +589,7 @@ func (f *field) writer() string {
 	case kindStrings:
 		return "Strings"
 	case kindRawObject:
-		return "RawObject"
+		return "Object"
 	}
 	panic("no writer")
 }
@@ -642,7 +642,7 @@ func (g *generator) marshal(m *message) {
 			g.p("if %s == nil {", x)
 			g.p("e.Null()")
 			g.p("} else {")
-			if f.Kind == kindStrings || f.Kind == kindRawObject || f.Kind == kindObject {
+			if f.Kind == kindStrings || f.Kind == kindObject {
 				write(x)
 			} else {
 				write("*" + x)
@@ -651,7 +651,7 @@ func (g *generator) marshal(m *message) {
 		default:
 			g.p("if %s != nil {", x)
 			g.p("e.Member(%s)", member)
-			if f.Kind == kindStrings || f.Kind == kindRawObject || f.Kind == kindObject {
+			if f.Kind == kindStrings || f.Kind == kindObject {
 				write(x)
 			} else {
 				write("*" + x)
@@ -674,7 +674,7 @@ func (g *generator) validateField(f *field) {
 	case f.Repr == reprNullable:
 		guard = "if x, ok := " + x + ".Get(); ok {"
 		x = "x"
-	case f.Repr == reprPointer && f.Kind != kindStrings && f.Kind != kindRawObject:
+	case f.Repr == reprPointer && f.Kind != kindStrings:
 		guard = "if " + x + " != nil {"
 		if f.Kind != kindObject {
 			x = "*" + x
@@ -703,10 +703,6 @@ func (g *generator) validateField(f *field) {
 	case kindStrings:
 		g.p("for i, s := range %s {", x)
 		g.p("e.StringItem(base, %s, i, s)", name)
-		g.p("}")
-	case kindRawObject:
-		g.p("for k, raw := range %s {", x)
-		g.p("e.Member(base, %s, k, raw, nil)", name)
 		g.p("}")
 	case kindObject:
 		g.p("%s.validate(e, base+%s)", x, name)

@@ -31,7 +31,8 @@ func Example_nullable() {
 	brand, ok := v.Make.Get()
 	fmt.Println(brand, ok)
 	fmt.Println(v.VIN.IsNull(), v.Model.IsAbsent())
-	fmt.Println(string(v.Meta["fleet_number"]))
+	fleet, _ := v.Meta.Get("fleet_number")
+	fmt.Println(string(fleet), v.Meta)
 
 	v.ConsentStatus = msg.Of(vehicle.ConsentStatusApproved)
 	v.LicencePlate = msg.Null[string]()
@@ -39,6 +40,6 @@ func Example_nullable() {
 	// Output:
 	// Volvo true
 	// true true
-	// null
+	// null {"colour": "red", "fleet_number": null}
 	// <nil>
 }

@@ -100,17 +100,17 @@ type Vehicle struct {
 
 	// Meta is the member "meta": free-form information about the vehicle. Any
 	// key; any value, null included: a null value asks for that key to be
-	// deleted. Optional: nil when absent. Each member's value is kept as its
-	// JSON text, so that null values and numbers survive decoding and encoding
-	// unchanged; null is json.RawMessage(`null`).
-	Meta map[string]json.RawMessage
+	// deleted. Optional: nil when absent. Any member name, any value, null
+	// included: msg.Object keeps the object's text as it is, so that a null
+	// value and every digit of a number survive decoding and encoding.
+	Meta *msg.Object
 
 	// Specification is the member "specification": details of the vehicle's
 	// model, decoded from its VIN. Any key; any value, null included. Optional:
-	// nil when absent. Each member's value is kept as its JSON text, so that
-	// null values and numbers survive decoding and encoding unchanged; null is
-	// json.RawMessage(`null`).
-	Specification map[string]json.RawMessage
+	// nil when absent. Any member name, any value, null included: msg.Object
+	// keeps the object's text as it is, so that a null value and every digit of
+	// a number survive decoding and encoding.
+	Specification *msg.Object
 
 	// ConsentStatus is the member "consent_status": whether the vehicle's owner
 	// consents to its data being used. Optional and nullable: absent, null and
@@ -167,6 +167,8 @@ func (*Vehicle) SchemaVersion() string { return Version }
 // they cost one allocation rather than one each.
 type vehiclePointees struct {
 	SourceMessageType string
+	Meta              msg.Object
+	Specification     msg.Object
 	Created           time.Time
 }
 
@@ -386,14 +388,26 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string) {
 				continue
 			}
 			seen |= 0x10000
-			v.Meta = d.RawObject(base, "/meta")
+			if x, ok := d.FreeObject(base, "/meta"); ok {
+				if p == nil {
+					p = new(vehiclePointees)
+				}
+				p.Meta = x
+				v.Meta = &p.Meta
+			}
 		case "specification":
 			if seen&0x20000 != 0 {
 				d.Duplicate(base, "/specification")
 				continue
 			}
 			seen |= 0x20000
-			v.Specification = d.RawObject(base, "/specification")
+			if x, ok := d.FreeObject(base, "/specification"); ok {
+				if p == nil {
+					p = new(vehiclePointees)
+				}
+				p.Specification = x
+				v.Specification = &p.Specification
+			}
 		case "consent_status":
 			if seen&0x40000 != 0 {
 				d.Duplicate(base, "/consent_status")
@@ -526,12 +540,6 @@ func (v *Vehicle) validate(e *wire.Errors, base string) {
 	if x, ok := v.SeedOdoTime.Get(); ok {
 		e.Time(base, "/seed_odo_time", x)
 	}
-	for k, raw := range v.Meta {
-		e.Member(base, "/meta", k, raw, nil)
-	}
-	for k, raw := range v.Specification {
-		e.Member(base, "/specification", k, raw, nil)
-	}
 	if x, ok := v.ConsentStatus.Get(); ok {
 		switch x {
 		case ConsentStatusApproved, ConsentStatusSuspended, ConsentStatusRevoked:
@@ -642,11 +650,11 @@ func (v *Vehicle) encode(e *wire.Encoder) {
 	}
 	if v.Meta != nil {
 		e.Member(`"meta":`)
-		e.RawObject(v.Meta)
+		e.Object(*v.Meta)
 	}
 	if v.Specification != nil {
 		e.Member(`"specification":`)
-		e.RawObject(v.Specification)
+		e.Object(*v.Specification)
 	}
 	if !v.ConsentStatus.IsAbsent() {
 		e.Member(`"consent_status":`)

@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth is how deeply arrays and objects may nest, as in encoding/json.
@@ -35,11 +36,27 @@ type Scanner struct {
 	StrStart int
 
 	tmp []byte // unescaped strings; valid until the next string is read
+
+	// kept is a copy of Buf, made by the first Keep.
+	kept []byte
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
 func (s *Scanner) Reset(data []byte) {
 	*s = Scanner{Buf: data, tmp: s.tmp[:0]}
+}
+
+// Keep returns the bytes Buf[start:end] from a copy of Buf made on the
+// first call, for a decoded value to keep after the call that decoded it
+// returns: all that a value keeps costs one allocation and one copy. The
+// copy is never written once made, and the slice returned is capped at its
+// length, so that appending to it copies it rather than overwrite what
+// follows.
+func (s *Scanner) Keep(start, end int) []byte {
+	if s.kept == nil {
+		s.kept = append([]byte(nil), s.Buf...)
+	}
+	return s.kept[start:end:end]
 }
 
 // Fail records a syntax error at byte offset off, unless one is recorded
@@ -109,13 +126,18 @@ func (s *Scanner) skipObject() {
 		return
 	}
 	var names keySet
+	start := s.Pos
 	for i := 0; s.Next('}', i); i++ {
 		keyStart := s.Pos
 		key := s.Name()
 		if s.Fatal {
 			return
 		}
-		if !names.add(key, s.Escaped) {
+		hint := 0
+		if i == len(names.small) {
+			hint = min(max(i*(len(s.Buf)-s.Pos)/max(s.Pos-start, 1), 4*i), 1<<16)
+		}
+		if !names.add(key, s.Escaped, hint) {
 			s.Fail(keyStart, "duplicate member name "+strconv.Quote(string(key)))
 			return
 		}
@@ -125,7 +147,9 @@ func (s *Scanner) skipObject() {
 
 // keySet holds the member names of one object, to find repeats. Small
 // objects are searched linearly; large ones through a map, so that the
-// cost stays linear in the number of members.
+// cost stays linear in the number of members. Names are held without
+// copying where they can be: a name read without escapes is a view of the
+// scanned buffer, which outlives the set.
 type keySet struct {
 	n     int
 	small [16][]byte
@@ -134,12 +158,18 @@ type keySet struct {
 
 // add adds key and reports whether it was new. A key that points into
 // the input is kept as it is; a scratch one, unescaped, is copied.
-func (s *keySet) add(key []byte, scratch bool) bool {
+// sizeHint estimates the number of members, for when the set outgrows its
+// list.
+func (s *keySet) add(key []byte, scratch bool, sizeHint int) bool {
+	if scratch {
+		key = append([]byte(nil), key...)
+	}
 	if s.big != nil {
-		if _, ok := s.big[string(key)]; ok {
+		k := view(key)
+		if _, ok := s.big[k]; ok {
 			return false
 		}
-		s.big[string(key)] = struct{}{}
+		s.big[k] = struct{}{}
 		return true
 	}
 	for _, k := range s.small[:s.n] {
@@ -147,20 +177,26 @@ func (s *keySet) add(key []byte, scratch bool) bool {
 			return false
 		}
 	}
-	if s.n == len(s.small) {
-		s.big = make(map[string]struct{}, 2*len(s.small))
-		for _, k := range s.small[:s.n] {
-			s.big[string(k)] = struct{}{}
-		}
-		s.big[string(key)] = struct{}{}
+	if s.n < len(s.small) {
+		s.small[s.n] = key
+		s.n++
 		return true
 	}
-	if scratch {
-		key = append([]byte(nil), key...)
+	// The map is made once at about its final size, estimated from the
+	// bytes the first members took and those left: growing it member by
+	// member costs more than the rest of the scan.
+	s.big = make(map[string]struct{}, sizeHint)
+	for _, k := range s.small[:s.n] {
+		s.big[view(k)] = struct{}{}
 	}
-	s.small[s.n] = key
-	s.n++
+	s.big[view(key)] = struct{}{}
 	return true
+}
+
+// view returns b as a string without copying it. The set that holds it
+// never outlives b, and b is never written while it does.
+func view(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.

@@ -34,29 +34,15 @@ type Decoder struct {
 	// ends the path of a syntax error inside the item.
 	item int
 
-	// copy is a copy of the input, made on the first string or raw value
-	// the decoded message keeps: what it keeps points into it, at the
-	// offsets where it was read, so that keeping costs one allocation and
-	// one copy in all. Nothing writes to it after it is made; raw values
-	// are capped at their length, so that appending to one copies it
-	// rather than overwrite its neighbour.
-	copy []byte
 }
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
 func (d *Decoder) Reset(data []byte) {
 	d.Scanner.Reset(data)
 	d.Errors = Errors{}
-	d.last, d.placed, d.item, d.copy = 0, false, -1, nil
+	d.last, d.placed, d.item = 0, false, -1
 }
 
-// keep returns the bytes buf[start:end] of the input, from the copy.
-func (d *Decoder) keep(start, end int) []byte {
-	if d.copy == nil {
-		d.copy = append([]byte(nil), d.Buf...)
-	}
-	return d.copy[start:end:end]
-}
 
 // keepString returns the last string read, b, as a string the decoded
 // message can keep: from the copy of the input if it had no escapes.
@@ -67,7 +53,7 @@ func (d *Decoder) keepString(b []byte) string {
 	if d.Escaped {
 		return string(b)
 	}
-	k := d.keep(d.StrStart, d.StrStart+len(b))
+	k := d.Keep(d.StrStart, d.StrStart+len(b))
 	return unsafe.String(unsafe.SliceData(k), len(k))
 }
 
@@ -415,59 +401,27 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	if d.Fatal {
 		return nil
 	}
-	return d.keep(start, d.Pos)
+	return d.Keep(start, d.Pos)
 }
 
-// RawObject reads an object whose members may hold any JSON value, null
-// included, into a map of their texts.
-func (d *Decoder) RawObject(base, name string) map[string]json.RawMessage {
-	if !d.Object(base, name) {
-		return nil
+// FreeObject reads an object whose members are free (any name, any
+// value) into a msg.Object, which keeps its text.
+func (d *Decoder) FreeObject(base, name string) (msg.Object, bool) {
+	if d.Fatal {
+		return msg.Object{}, false
 	}
-	// The members are gathered first, so that the map is made at its
-	// final size: growing it member by member costs more than reading
-	// them.
-	sp := pairPool.Get().(*[]pair)
-	pairs := (*sp)[:0]
-	for i := 0; d.More(base, name, '}', i); i++ {
-		key := d.Key(base, name)
-		if d.Fatal {
-			break
-		}
-		k := d.keepString(key)
-		start := d.Pos
-		v := d.raw(base, name, k)
-		if d.Fatal {
-			break
-		}
-		pairs = append(pairs, pair{k, v, start})
+	if d.WS() != '{' {
+		d.mistyped(base, name, "", "an object")
+		return msg.Object{}, false
 	}
-	m := make(map[string]json.RawMessage, len(pairs))
-	for _, p := range pairs {
-		// One hash per member: a name seen before leaves the length as
-		// it was. Which of the repeats the map keeps does not matter, as
-		// the message is then invalid.
-		n := len(m)
-		m[p.key] = p.value
-		if len(m) == n {
-			d.Add(base, join(name, p.key), msg.RuleDuplicate, Shorten(string(p.value)),
-				"member appears more than once (byte offset "+strconv.Itoa(p.offset)+")")
-		}
+	d.last = d.Pos
+	var o msg.Object
+	if !o.ScanFrom(&d.Scanner) {
+		d.place(base, name, "")
+		return msg.Object{}, false
 	}
-	clear(pairs)
-	*sp = pairs[:0]
-	pairPool.Put(sp)
-	return m
+	return o, true
 }
-
-// A pair is a member of an object being gathered.
-type pair struct {
-	key    string
-	value  json.RawMessage
-	offset int
-}
-
-var pairPool = sync.Pool{New: func() any { return new([]pair) }}
 
 // Extra reads the value of a member the schema does not declare into
 // *extra, allocating the map on first use; a name that repeats is a

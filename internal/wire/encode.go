@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/google/uuid"
 )
 
@@ -120,19 +121,9 @@ func (e *Encoder) Raw(raw json.RawMessage) {
 	e.B = append(e.B, raw...)
 }
 
-// RawObject writes a map of raw values as an object, its members sorted by
-// name so that the output is deterministic.
-func (e *Encoder) RawObject(m map[string]json.RawMessage) {
-	e.B = append(e.B, '{')
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			e.B = append(e.B, ',')
-		}
-		e.String(k)
-		e.B = append(e.B, ':')
-		e.Raw(m[k])
-	}
-	e.B = append(e.B, '}')
+// Object writes a free-form object.
+func (e *Encoder) Object(o msg.Object) {
+	e.B = o.AppendJSON(e.B)
 }
 
 // Extra writes the members of extra, sorted by name, after those already

@@ -150,8 +150,8 @@ func TestEncoderRefusesWhatItCannotEncode(t *testing.T) {
 		"declared extra": func(e *Encoder) { e.Extra(map[string]json.RawMessage{"id": json.RawMessage(`1`)}, declared) },
 		"year past 9999": func(e *Encoder) { e.Time(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)) },
 		"offset seconds": func(e *Encoder) { e.Time(time.Date(2000, 1, 1, 0, 0, 0, 0, time.FixedZone("", 61))) },
-		"invalid UTF-8 key": func(e *Encoder) {
-			e.RawObject(map[string]json.RawMessage{"\xff": json.RawMessage(`1`)})
+		"invalid UTF-8 extra name": func(e *Encoder) {
+			e.Extra(map[string]json.RawMessage{"\xff": json.RawMessage(`1`)}, declared)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

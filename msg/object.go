@@ -1,0 +1,189 @@
+package msg
+
+import (
+	"encoding/json"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/internal/jsontext"
+)
+
+// Object is a JSON object whose members are free, as a vehicle's meta and
+// specification are: any name, any JSON value, null included. It holds the
+// object's JSON text, checked when the Object is made, and never alters
+// it: decoding and encoding keep every member, the exact text of every
+// value (a null, which asks downstream for that key to be deleted; every
+// digit of a number) and the members' order.
+//
+// An Object is immutable, and always holds one well-formed object in valid
+// UTF-8 with no repeated member name at any depth, so validating a message
+// need not look inside it. The zero Object is the empty object, {}.
+type Object struct {
+	text []byte // never written once set; nil for {}
+}
+
+// ParseObject returns the Object that data holds, or a *Violation saying
+// why data is not one JSON object as a message may hold it.
+func ParseObject(data []byte) (Object, error) {
+	var s jsontext.Scanner
+	s.Reset(data)
+	if c := s.WS(); c != '{' {
+		if c == 0 {
+			return Object{}, &Violation{Rule: RuleSyntax, Message: "want an object, got nothing"}
+		}
+		return Object{}, &Violation{Rule: RuleType, Message: "want an object"}
+	}
+	start := s.Pos
+	s.Skip()
+	end := s.Pos
+	s.End()
+	if s.Fatal {
+		return Object{}, &Violation{Rule: RuleSyntax, Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+	}
+	return newObject(append([]byte(nil), data[start:end]...)), nil
+}
+
+// newObject returns the Object of text, which holds the empty object as
+// the zero Object, so that all empty objects written alike are equal.
+func newObject(text []byte) Object {
+	if string(text) == "{}" {
+		return Object{}
+	}
+	return Object{text: text}
+}
+
+// NewObject returns an Object of the given members, sorted by name. Each
+// value must be one JSON value, as ParseObject checks it; a nil or empty
+// value is not null, which is json.RawMessage("null").
+func NewObject(members map[string]json.RawMessage) (Object, error) {
+	names := make([]string, 0, len(members))
+	for name := range members {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	b := []byte{'{'}
+	for i, name := range names {
+		if !utf8.ValidString(name) {
+			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
+		}
+		if off, reason := jsontext.Check(members[name]); reason != "" {
+			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax,
+				Message: "not a JSON value: " + reason + " at byte offset " + strconv.Itoa(off)}
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		quoted, _ := json.Marshal(name) // valid UTF-8, so it cannot fail
+		b = append(b, quoted...)
+		b = append(b, ':')
+		b = append(b, members[name]...)
+	}
+	// Checked member by member; names from a map cannot repeat.
+	return newObject(append(b, '}')), nil
+}
+
+// ScanFrom reads into o the object at the scanner's position, whose
+// opening brace the caller has seen, checking it as strictly as
+// ParseObject does. It is how the generated decoders make an Object
+// without a second pass over its text; its parameter's package is
+// internal to this module, so no other code can call it.
+func (o *Object) ScanFrom(s *jsontext.Scanner) bool {
+	start := s.Pos
+	s.Skip()
+	if s.Fatal {
+		return false
+	}
+	*o = newObject(s.Keep(start, s.Pos))
+	return true
+}
+
+// String returns the object's JSON text.
+func (o Object) String() string {
+	if o.text == nil {
+		return "{}"
+	}
+	return string(o.text)
+}
+
+// AppendJSON appends the object's JSON text to b.
+func (o Object) AppendJSON(b []byte) []byte {
+	if o.text == nil {
+		return append(b, "{}"...)
+	}
+	return append(b, o.text...)
+}
+
+// MarshalJSON returns the object's JSON text.
+func (o Object) MarshalJSON() ([]byte, error) {
+	return o.AppendJSON(nil), nil
+}
+
+// UnmarshalJSON sets o to the object data holds, as ParseObject does.
+func (o *Object) UnmarshalJSON(data []byte) error {
+	p, err := ParseObject(data)
+	if err != nil {
+		return err
+	}
+	*o = p
+	return nil
+}
+
+// All returns the members of o, in order: each name, unescaped, and the
+// JSON text of its value, which is the caller's to keep.
+func (o Object) All() iter.Seq2[string, json.RawMessage] {
+	return func(yield func(string, json.RawMessage) bool) {
+		if o.text == nil {
+			return
+		}
+		var s jsontext.Scanner
+		s.Reset(o.text)
+		s.WS()
+		s.Enter()
+		for i := 0; s.Next('}', i); i++ {
+			name := string(s.Name())
+			s.WS()
+			start := s.Pos
+			s.Skip()
+			if !yield(name, append(json.RawMessage(nil), o.text[start:s.Pos]...)) {
+				return
+			}
+		}
+	}
+}
+
+// Get returns the JSON text of the value of the member named name, and
+// whether o has one.
+func (o Object) Get(name string) (json.RawMessage, bool) {
+	for n, v := range o.All() {
+		if n == name {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// Len returns the number of members of o.
+func (o Object) Len() int {
+	n := 0
+	for range o.All() {
+		n++
+	}
+	return n
+}
+
+// Map returns the members of o as a map.
+func (o Object) Map() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage)
+	for n, v := range o.All() {
+		m[n] = v
+	}
+	return m
+}
+
+// pointer escapes a member name as a JSON Pointer reference token.
+func pointer(name string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
