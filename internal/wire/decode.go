@@ -33,7 +33,6 @@ type Decoder struct {
 	// item is the index of the array item being read, -1 if none: it
 	// ends the path of a syntax error inside the item.
 	item int
-
 }
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
@@ -42,7 +41,6 @@ func (d *Decoder) Reset(data []byte) {
 	d.Errors = Errors{}
 	d.last, d.placed, d.item = 0, false, -1
 }
-
 
 // keepString returns the last string read, b, as a string the decoded
 // message can keep: from the copy of the input if it had no escapes.
