@@ -368,15 +368,17 @@ func (v *Association) Validate() error {
 }
 
 func (v *Association) validate(e *wire.Errors, base string) {
-	e.String(base, "/message_type", v.MessageType)
-	e.String(base, "/source_id", v.SourceID)
+	if !wire.ValidStrings(v.MessageType, v.SourceID, v.TenantID) {
+		e.String(base, "/message_type", v.MessageType)
+		e.String(base, "/source_id", v.SourceID)
+		e.String(base, "/tenant_id", v.TenantID)
+	}
 	if x, ok := v.SourceType.Get(); ok {
 		e.String(base, "/source_type", x)
 	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
-	e.String(base, "/tenant_id", v.TenantID)
 	e.Time(base, "/time", v.Time)
 	for i, s := range v.Tags {
 		e.StringItem(base, "/tags", i, s)

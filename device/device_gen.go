@@ -426,25 +426,27 @@ func (v *Device) Validate() error {
 }
 
 func (v *Device) validate(e *wire.Errors, base string) {
-	e.String(base, "/message_type", v.MessageType)
-	e.String(base, "/source_id", v.SourceID)
-	e.String(base, "/source_type", v.SourceType)
+	if !wire.ValidStrings(v.MessageType, v.SourceID, v.SourceType, v.TenantID, v.ExternalID, v.Model, v.Firmware, v.Configuration, v.IMEI, v.ICCID, v.Carrier) {
+		e.String(base, "/message_type", v.MessageType)
+		e.String(base, "/source_id", v.SourceID)
+		e.String(base, "/source_type", v.SourceType)
+		e.String(base, "/tenant_id", v.TenantID)
+		e.String(base, "/external_id", v.ExternalID)
+		e.String(base, "/model", v.Model)
+		e.String(base, "/firmware", v.Firmware)
+		e.String(base, "/configuration", v.Configuration)
+		e.String(base, "/imei", v.IMEI)
+		e.String(base, "/iccid", v.ICCID)
+		e.String(base, "/carrier", v.Carrier)
+	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
-	e.String(base, "/tenant_id", v.TenantID)
 	e.Time(base, "/time", v.Time)
-	e.String(base, "/external_id", v.ExternalID)
 	if x, ok := v.Type.Get(); ok {
 		e.String(base, "/type", x)
 	}
-	e.String(base, "/model", v.Model)
-	e.String(base, "/firmware", v.Firmware)
-	e.String(base, "/configuration", v.Configuration)
-	e.String(base, "/imei", v.IMEI)
 	e.IMEI(base, "/imei", v.IMEI)
-	e.String(base, "/iccid", v.ICCID)
-	e.String(base, "/carrier", v.Carrier)
 	if v.DataProvider != nil {
 		e.String(base, "/data_provider", *v.DataProvider)
 	}

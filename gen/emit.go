@@ -526,8 +526,27 @@ func (g *generator) validate(m *message) {
 	g.p("")
 	g.p("")
 	g.p("func (v *%s) validate(e *wire.Errors, base string) {", n)
+	// The strings that are always present are checked for UTF-8 in one
+	// call, and one by one, for the paths, only if one of them fails.
+	var plain []*field
 	for _, f := range m.Fields {
-		g.validateField(f)
+		if f.Kind == kindString && f.Repr == reprValue {
+			plain = append(plain, f)
+		}
+	}
+	if len(plain) > 1 {
+		var args []string
+		for _, f := range plain {
+			args = append(args, "v."+f.GoName)
+		}
+		g.p("if !wire.ValidStrings(%s) {", strings.Join(args, ", "))
+		for _, f := range plain {
+			g.p("e.String(base, %q, v.%s)", "/"+f.JSON, f.GoName)
+		}
+		g.p("}")
+	}
+	for _, f := range m.Fields {
+		g.validateField(f, len(plain) > 1)
 	}
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
@@ -666,7 +685,7 @@ func (g *generator) marshal(m *message) {
 
 // validateField writes the checks of one member, if it has any, guarded by
 // its presence.
-func (g *generator) validateField(f *field) {
+func (g *generator) validateField(f *field, batched bool) {
 	name := strconv.Quote("/" + f.JSON)
 	x := "v." + f.GoName
 	guard := ""
@@ -684,7 +703,9 @@ func (g *generator) validateField(f *field) {
 	g.buf = bytes.Buffer{}
 	switch f.Kind {
 	case kindString:
-		g.p("e.String(base, %s, %s)", name, x)
+		if !batched || f.Repr != reprValue {
+			g.p("e.String(base, %s, %s)", name, x)
+		}
 		g.checks(f, "e", name, x)
 	case kindDateTime:
 		g.p("e.Time(base, %s, %s)", name, x)

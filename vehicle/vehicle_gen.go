@@ -510,12 +510,14 @@ func (v *Vehicle) Validate() error {
 }
 
 func (v *Vehicle) validate(e *wire.Errors, base string) {
-	e.String(base, "/message_type", v.MessageType)
-	e.String(base, "/source_type", v.SourceType)
+	if !wire.ValidStrings(v.MessageType, v.SourceType, v.TenantID) {
+		e.String(base, "/message_type", v.MessageType)
+		e.String(base, "/source_type", v.SourceType)
+		e.String(base, "/tenant_id", v.TenantID)
+	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
-	e.String(base, "/tenant_id", v.TenantID)
 	e.Time(base, "/time", v.Time)
 	if x, ok := v.Make.Get(); ok {
 		e.String(base, "/make", x)
