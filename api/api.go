@@ -4,15 +4,23 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
+
+// MaxMessageBytes is the largest request body the validation route judges;
+// a larger one is answered 413 Content Too Large.
+const MaxMessageBytes = 1 << 20
 
 // Handler returns the HTTP handler of the catalogue API. Its routes are
 // under /api/, prefix included: mount it with mux.Handle("/api/", Handler()).
@@ -64,6 +72,7 @@ func (h *handler) routes() []route {
 		{http.MethodGet, "/api/schemas", h.list},
 		{http.MethodGet, "/api/schemas/{name}/versions", h.versions},
 		{http.MethodGet, "/api/schemas/{name}/versions/{version}", h.schema},
+		{http.MethodPost, "/api/schemas/{name}/versions/{version}/validate", h.validate},
 	}
 }
 
@@ -147,11 +156,7 @@ func (h *handler) schema(w http.ResponseWriter, r *http.Request) {
 	name, version := r.PathValue("name"), r.PathValue("version")
 	f, ok := h.files[key{name, version}]
 	if !ok {
-		msg := fmt.Sprintf("%v %q version %q", schemas.ErrUnknown, name, version)
-		if _, known := h.versionsOf[name]; !known {
-			msg = fmt.Sprintf("%v %q", schemas.ErrUnknown, name)
-		}
-		writeError(w, r, http.StatusNotFound, msg)
+		h.notFound(w, r, name, version)
 		return
 	}
 	// A 304 must carry the ETag and Cache-Control a 200 would (RFC 9110,
@@ -169,6 +174,77 @@ func (h *handler) schema(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(f.data)
 	}
+}
+
+// validate serves POST /api/schemas/{name}/versions/{version}/validate: the
+// verdict of the library on the request body, as a message of that schema.
+// Whatever the body's Content-Type, its bytes are what is judged.
+func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
+	name, version := r.PathValue("name"), r.PathValue("version")
+	if _, ok := h.files[key{name, version}]; !ok {
+		h.notFound(w, r, name, version)
+		return
+	}
+	tooLarge := fmt.Sprintf("the message is larger than %d bytes", MaxMessageBytes)
+	if r.ContentLength > MaxMessageBytes {
+		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+			return
+		}
+		writeError(w, r, http.StatusBadRequest, "reading the message: "+err.Error())
+		return
+	}
+	_, err = catalogue.DecodeAs(name, version, body)
+	if err == nil {
+		writeJSON(w, r, http.StatusOK, validBody)
+		return
+	}
+	invalid, ok := errors.AsType[*msg.Error](err)
+	if !ok {
+		// A schema file the catalogue has no Go type for: the handler and
+		// the library disagree on what the catalogue holds.
+		writeError(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	v := verdict{Violations: make([]violation, len(invalid.Violations))}
+	for i, x := range invalid.Violations {
+		v.Violations[i] = violation{x.Path, string(x.Rule), x.Message, x.Value}
+	}
+	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(v))
+}
+
+// validBody is the body of the answer to a valid message.
+var validBody = mustEncode(verdict{Valid: true})
+
+// verdict is the body of the validation route's 200 and 422 answers.
+type verdict struct {
+	Valid      bool        `json:"valid"`
+	Violations []violation `json:"violations,omitempty"`
+}
+
+// violation is one msg.Violation in JSON. Path is a JSON Pointer, "" for the
+// document itself; Value, the offending JSON text shortened when long, is
+// absent where no value is at fault (a missing member).
+type violation struct {
+	Path    string `json:"path"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Value   string `json:"value,omitempty"`
+}
+
+// notFound answers 404 for a schema name and version the catalogue does not
+// hold, naming the name alone if no version of it exists.
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name, version string) {
+	text := fmt.Sprintf("%v %q version %q", schemas.ErrUnknown, name, version)
+	if _, known := h.versionsOf[name]; !known {
+		text = fmt.Sprintf("%v %q", schemas.ErrUnknown, name)
+	}
+	writeError(w, r, http.StatusNotFound, text)
 }
 
 // methodNotAllowed answers 405 for a route's path, listing the methods the

@@ -206,8 +206,7 @@ func TestNotFoundIsJSON(t *testing.T) {
 		{"trailing slash", "/api/schemas/", "no such resource: /api/schemas/"},
 		{"empty version", "/api/schemas/core.device/versions/", "no such resource: /api/schemas/core.device/versions/"},
 		{"below a schema", "/api/schemas/core.device/versions/1.0/extra", "no such resource: /api/schemas/core.device/versions/1.0/extra"},
-		// The validate route is not served yet; adding it turns this into a 405.
-		{"validate is not served yet", "/api/schemas/core.device/versions/1.0/validate", "no such resource: /api/schemas/core.device/versions/1.0/validate"},
+		{"below validate", "/api/schemas/core.device/versions/1.0/validate/extra", "no such resource: /api/schemas/core.device/versions/1.0/validate/extra"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,10 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/fleetkit/catalogue/api"
 )
@@ -42,4 +44,27 @@ func ExampleHandler() {
 	// core.vehicle 1.0 /api/schemas/core.vehicle/versions/1.0
 	// example.event 1.0 /api/schemas/example.event/versions/1.0
 	// 200 OK application/schema+json
+}
+
+// A producer in any language posts a message to its schema's validate URL
+// and gets the verdict the Go library gives.
+func ExampleHandler_validate() {
+	srv := httptest.NewServer(api.Handler())
+	defer srv.Close()
+
+	event := `{"id":"4f5bae96-7a8b-4d4c-8c5b-be0a9f8c7d65","type":"archived","occurred_at":"2026-03-01T08:00:20Z"}`
+	resp, err := http.Post(srv.URL+"/api/schemas/example.event/versions/1.0/validate", "application/json", strings.NewReader(event))
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.Status)
+	fmt.Print(string(body))
+	// Output:
+	// 422 Unprocessable Entity
+	// {"valid":false,"violations":[{"path":"/type","rule":"enum","message":"want one of \"created\", \"updated\" or \"deleted\", got \"archived\"","value":"\"archived\""}]}
 }

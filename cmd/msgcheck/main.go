@@ -3,14 +3,43 @@
 //
 // Usage:
 //
-//	msgcheck schemas                     print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]     serve the catalogue API over HTTP
+//	msgcheck check [-schema NAME] [-json] [FILE ...]  judge newline-delimited messages
+//	msgcheck schemas                                  print the catalogue: name, version and $id
+//	msgcheck serve [-addr HOST:PORT]                  serve the catalogue API over HTTP
+//
+// check reads one JSON message a line (blank lines are skipped) from the
+// files, one after the other, or from standard input when there are none or
+// a file is "-". It judges each message by the -schema named, at its latest
+// version, or else by the schema its message_type names, with exactly the
+// library's rules (package ndjson), using every core. For each invalid
+// message it prints, in input order,
+//
+//	FILE:LINE: SCHEMA: violation; violation; ...
+//
+// where FILE is the path as given ("-" for standard input), SCHEMA is the
+// schema judged by or "?" if none could be chosen (an absent or unknown
+// message_type), and each violation is "/json/pointer: message", the
+// document itself being "(root)". A line that is not JSON is an invalid
+// message like any other, and the stream goes on. With -json it prints
+// instead one object per message, valid ones included:
+//
+//	{"file":"-","line":3,"schema":"core.device","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
+//
+// "violations" is absent when the message is valid, "schema" is "" when
+// none could be chosen, and "value" is absent where no value is at fault
+// (a missing member). At the end check prints a summary to stderr (messages,
+// valid, invalid, bytes and throughput) and, while a long stream runs on a
+// terminal, a progress line there, which it never prints into a pipe or
+// file. Its exit status is 0 if every message is valid, 1 if any is invalid,
+// and 2 for a usage error, a file that cannot be read (reported, the other
+// files are still judged), or an interruption.
 //
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
 // a free port), logs the address it listens on to stderr, and shuts down
 // gracefully on SIGINT or SIGTERM.
 //
-// The exit status is 0 on success, 2 for a usage error, 1 otherwise.
+// Otherwise the exit status is 0 on success, 2 for a usage error, 1 for any
+// other error.
 package main
 
 import (
@@ -35,6 +64,7 @@ type command struct {
 // commands lists the subcommands, in the order the usage text shows them.
 // To add one, write its function and add a line here.
 var commands = []command{
+	{"check", "judge newline-delimited JSON messages from files or standard input", check},
 	{"schemas", "print the catalogue: name, version and $id of every schema", listSchemas},
 	{"serve", "serve the catalogue API over HTTP (-addr, default " + defaultAddr + ")", serve},
 }

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ndjson"
+)
+
+// progressInterval is how often the progress line is redrawn at most. Tests
+// shorten it.
+var progressInterval = 250 * time.Millisecond
+
+// isTerminal reports whether w is a terminal: progress is drawn only on one,
+// never into a pipe or a file a CI job collects. Tests replace it to force
+// either answer.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// check judges streams of newline-delimited messages with package ndjson and
+// reports the invalid ones (or, with -json, every one) on stdout, in input
+// order, and a summary on stderr.
+func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags := newFlagSet("check", stderr)
+	schema := flags.String("schema", "", "judge every message by the schema `name` (at its latest version), not by its message_type")
+	asJSON := flags.Bool("json", false, "print one JSON object per message, valid ones included")
+	flags.Usage = func() {
+		fmt.Fprint(stderr, "usage: msgcheck check [-schema name] [-json] [file ...]\n\n"+
+			"Judge newline-delimited JSON messages, from the files or, when there are\n"+
+			"none or a file is -, from standard input. Exit status: 0 if every message\n"+
+			"is valid, 1 if any is invalid, 2 for a usage or I/O error.\n\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *schema != "" {
+		// Checked before any file is opened, so that a typo costs nothing.
+		if _, err := catalogue.New(*schema, ""); err != nil {
+			fmt.Fprintf(stderr, "msgcheck check: -schema: %v; known schemas: %s\n", err, strings.Join(catalogue.Types(), ", "))
+			return 2
+		}
+	}
+	files := flags.Args()
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+
+	c := &checker{
+		opts:   ndjson.Options{Schema: *schema},
+		json:   *asJSON,
+		stderr: stderr,
+		start:  time.Now(),
+	}
+	out := stdout
+	if isTerminal(stderr) {
+		c.progress = &progress{w: stderr, start: c.start, next: c.start.Add(progressInterval)}
+		if isTerminal(stdout) {
+			// Both on the screen: wipe the progress line before output
+			// lands on it.
+			out = clearFirst{stdout, c.progress}
+		}
+	}
+	c.out = bufio.NewWriterSize(out, 64<<10)
+	c.enc = json.NewEncoder(c.out)
+	c.enc.SetEscapeHTML(false)
+
+	for _, name := range files {
+		if !c.file(ctx, name, stdin) {
+			break
+		}
+	}
+	if err := c.out.Flush(); err != nil && c.writeErr == nil {
+		c.writeErr = err
+	}
+	if c.writeErr != nil {
+		c.fail(fmt.Errorf("writing the report: %w", c.writeErr))
+	}
+	c.progress.clear()
+	fmt.Fprintf(stderr, "msgcheck: %s\n", c.summary(time.Since(c.start)))
+	switch {
+	case c.failed:
+		return 2
+	case c.total.Invalid() > 0:
+		return 1
+	}
+	return 0
+}
+
+// checker is one run of check over its files.
+type checker struct {
+	opts     ndjson.Options
+	json     bool
+	out      *bufio.Writer
+	enc      *json.Encoder // onto out, for -json
+	stderr   io.Writer
+	progress *progress // nil unless stderr is a terminal
+	start    time.Time
+	total    ndjson.Stats // of the files done
+	failed   bool         // an I/O error or an interruption: exit 2
+	writeErr error        // writing the report failed: stop
+}
+
+// file judges the stream of one file (- for stdin) and reports false if
+// the run must stop: the report cannot be written or ctx is done. A file
+// that cannot be opened or read is reported, and the run goes on.
+func (c *checker) file(ctx context.Context, name string, stdin io.Reader) bool {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			c.fail(err)
+			return true
+		}
+		defer f.Close()
+		r = f
+	}
+	counted := &countingReader{r: r}
+	c.progress.reading(counted, c.total)
+	stats, err := ndjson.Check(ctx, counted, c.opts, func(res ndjson.Result) error {
+		return c.report(name, res)
+	})
+	c.total.Messages += stats.Messages
+	c.total.Valid += stats.Valid
+	c.total.Bytes += stats.Bytes
+	switch {
+	case c.writeErr != nil:
+		return false
+	case ctx.Err() != nil:
+		c.fail(errors.New("interrupted"))
+		return false
+	case err != nil:
+		if _, named := errors.AsType[*fs.PathError](err); !named {
+			err = fmt.Errorf("reading %s: %w", name, err)
+		}
+		c.fail(err)
+	}
+	return true
+}
+
+// report writes the verdict on one message: a line for an invalid one, or
+// with -json an object for every one.
+func (c *checker) report(file string, res ndjson.Result) error {
+	var err error
+	switch {
+	case c.json:
+		err = c.enc.Encode(jsonResultOf(file, res))
+	case !res.Valid():
+		err = c.writeLine(file, res)
+	}
+	if err != nil {
+		c.writeErr = err
+		return err
+	}
+	c.progress.result(res, c.out)
+	return nil
+}
+
+// writeLine writes "FILE:LINE: SCHEMA: violation; violation; ...".
+func (c *checker) writeLine(file string, res ndjson.Result) error {
+	schema := res.Schema
+	if schema == "" {
+		schema = "?"
+	}
+	fmt.Fprintf(c.out, "%s:%d: %s: ", file, res.Line, schema)
+	for i, v := range res.Violations() {
+		if i > 0 {
+			c.out.WriteString("; ")
+		}
+		c.out.WriteString(v.Error())
+	}
+	return c.out.WriteByte('\n')
+}
+
+// fail reports an error on stderr, after the output so far, and marks the
+// run failed.
+func (c *checker) fail(err error) {
+	c.failed = true
+	if c.writeErr == nil {
+		if ferr := c.out.Flush(); ferr != nil {
+			c.writeErr = ferr
+		}
+	}
+	c.progress.clear()
+	fmt.Fprintf(c.stderr, "msgcheck: %v\n", err)
+}
+
+// summary is the line printed at the end: counts and throughput.
+func (c *checker) summary(elapsed time.Duration) string {
+	s := c.total
+	secs := max(elapsed.Seconds(), 1e-9)
+	return fmt.Sprintf("%d %s, %d valid, %d invalid, %s in %s (%s/s, %.0f messages/s)",
+		s.Messages, messages(s.Messages), s.Valid, s.Invalid(), size(float64(s.Bytes)), seconds(elapsed),
+		size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
+}
+
+func messages(n int) string {
+	if n == 1 {
+		return "message"
+	}
+	return "messages"
+}
+
+// seconds formats a duration to a hundredth, in milliseconds if shorter
+// than that.
+func seconds(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.2fms", d.Seconds()*1e3)
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// size formats a number of bytes with an SI unit.
+func size(n float64) string {
+	switch {
+	case n < 1e3:
+		return fmt.Sprintf("%.0f B", n)
+	case n < 1e6:
+		return fmt.Sprintf("%.1f kB", n/1e3)
+	case n < 1e9:
+		return fmt.Sprintf("%.1f MB", n/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", n/1e9)
+}
+
+// jsonResult is the -json form of a verdict. Violations is absent when the
+// message is valid; Schema is "" when none could be chosen.
+type jsonResult struct {
+	File       string          `json:"file"`
+	Line       int             `json:"line"`
+	Schema     string          `json:"schema"`
+	Valid      bool            `json:"valid"`
+	Violations []jsonViolation `json:"violations,omitempty"`
+}
+
+// jsonViolation is the -json form of a violation, the same as the HTTP
+// validation route's. Path is a JSON Pointer, "" for the document; Value is
+// the offending JSON text, shortened when long, and absent where no value
+// is at fault.
+type jsonViolation struct {
+	Path    string `json:"path"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Value   string `json:"value,omitempty"`
+}
+
+func jsonResultOf(file string, res ndjson.Result) jsonResult {
+	j := jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid()}
+	for _, v := range res.Violations() {
+		j.Violations = append(j.Violations, jsonViolation{v.Path, string(v.Rule), v.Message, v.Value})
+	}
+	return j
+}
+
+// countingReader counts the bytes read through it, for the progress line,
+// which reads the count from another goroutine than the reader's.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// progress draws a line on a terminal, rewritten in place, while a long run
+// goes on. All its methods are called from the goroutine that reports
+// results; a nil *progress draws nothing.
+type progress struct {
+	w     io.Writer
+	start time.Time
+	next  time.Time // when the line may be drawn next
+	shown int       // the width of the line on the screen, 0 if none
+
+	done    ndjson.Stats    // of the files before the current one
+	current *countingReader // the current file
+	stats   ndjson.Stats    // messages and valid of the current file so far
+}
+
+// reading starts the count of a new file.
+func (p *progress) reading(r *countingReader, done ndjson.Stats) {
+	if p == nil {
+		return
+	}
+	p.done, p.current, p.stats = done, r, ndjson.Stats{}
+}
+
+// result counts one verdict and, if it is time, flushes out, so that what
+// was found so far is on the screen, and redraws the line.
+func (p *progress) result(res ndjson.Result, out *bufio.Writer) {
+	if p == nil {
+		return
+	}
+	p.stats.Messages++
+	if res.Valid() {
+		p.stats.Valid++
+	}
+	now := time.Now()
+	if now.Before(p.next) {
+		return
+	}
+	p.next = now.Add(progressInterval)
+	if out.Flush() != nil {
+		return // report notices on its next write
+	}
+	n, valid := p.done.Messages+p.stats.Messages, p.done.Valid+p.stats.Valid
+	bytes := float64(p.done.Bytes + p.current.n.Load())
+	line := fmt.Sprintf("msgcheck: %d %s, %d valid, %d invalid, %s (%s/s) ...",
+		n, messages(n), valid, n-valid, size(bytes), size(bytes/now.Sub(p.start).Seconds()))
+	// Pad with spaces over what a longer previous line left.
+	fmt.Fprintf(p.w, "\r%-*s", p.shown, line)
+	p.shown = max(p.shown, len(line))
+}
+
+// clear wipes the line, if drawn, and leaves the cursor at its start.
+func (p *progress) clear() {
+	if p == nil || p.shown == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%*s\r", p.shown, "")
+	p.shown = 0
+}
+
+// clearFirst is stdout when stdout and stderr are the same screen: it wipes
+// the progress line before writing.
+type clearFirst struct {
+	w io.Writer
+	p *progress
+}
+
+func (c clearFirst) Write(b []byte) (int, error) {
+	c.p.clear()
+	return c.w.Write(b)
+}
