@@ -115,9 +115,9 @@ func Decode(data []byte) (Message, error) {
 	if _, ok := kinds[typ]; !ok {
 		known := strings.Join(Types(), ", ")
 		if typ == "" {
-			return nil, fmt.Errorf("%w: the message has no message_type; known types: %s", ErrUnknownType, known)
+			return nil, fmt.Errorf("%w: the message has no message_type (known types: %s)", ErrUnknownType, known)
 		}
-		return nil, fmt.Errorf("%w %q; known types: %s", ErrUnknownType, typ, known)
+		return nil, fmt.Errorf("%w %q (known types: %s)", ErrUnknownType, typ, known)
 	}
 	return DecodeAs(typ, "", data)
 }

@@ -119,9 +119,9 @@ func TestCheckLineFormat(t *testing.T) {
 	assert.Equal(t, ""+
 		file+":2: "+invalidDeviceReport+"\n"+
 		file+":4: ?: (root): unexpected end of input, want a value at byte offset 7\n"+
-		file+`:5: ?: /message_type: unknown message type "core.driver"; known types: core.association, core.device, core.vehicle, example.event`+"\n"+
+		file+`:5: ?: /message_type: unknown message type "core.driver" (known types: core.association, core.device, core.vehicle, example.event)`+"\n"+
 		file+":6: ?: (root): want an object, got an array\n"+
-		file+":8: ?: /message_type: unknown message type: the message has no message_type; known types: core.association, core.device, core.vehicle, example.event\n"+
+		file+":8: ?: /message_type: unknown message type: the message has no message_type (known types: core.association, core.device, core.vehicle, example.event)\n"+
 		file+":9: "+invalidEventReport+"\n",
 		r.stdout)
 	assert.Equal(t, [3]string{"8", "2", "6"}, r.summary(t))
