@@ -137,14 +137,14 @@ func (v *Association) decode(d *wire.Decoder, base string) {
 		*v = Association{MessageType: "core.association", Tags: []string{}}
 		return
 	}
-	v.decodeMembers(d, base)
+	v.decodeMembers(d, base, nil)
 }
 
-// decodeMembers reads the members of the object begun at base.
-func (v *Association) decodeMembers(d *wire.Decoder, base string) {
+// decodeMembers reads the members of the object begun at base. The
+// targets of its pointer members go in p, allocated if nil.
+func (v *Association) decodeMembers(d *wire.Decoder, base string, p *associationPointees) {
 	*v = Association{MessageType: "core.association", Tags: []string{}}
 	var seen uint64
-	var p *associationPointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -398,7 +398,7 @@ func (v *Association) validate(e *wire.Errors, base string) {
 // values that are not JSON, an extra member named like a declared one, a
 // time RFC 3339 cannot express.
 func (v Association) MarshalJSON() ([]byte, error) {
-	e := wire.Encoder{B: make([]byte, 0, 704)}
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
 }
@@ -469,6 +469,23 @@ func (v *Association) encode(e *wire.Encoder) {
 	}
 	e.Extra(v.Extra, declaredAssociation)
 	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Association) size() int {
+	n := 496
+	n += len(v.MessageType)
+	n += len(v.SourceID)
+	n += len(v.SourceType.Value())
+	if v.SourceMessageType != nil {
+		n += len(*v.SourceMessageType)
+	}
+	n += len(v.TenantID)
+	for _, s := range v.Tags {
+		n += len(s) + 3
+	}
+	n += len(v.ExternalID.Value())
+	return n
 }
 
 // declaredAssociation reports whether the schema declares a member of Association named name.

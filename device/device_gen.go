@@ -163,14 +163,14 @@ func (v *Device) decode(d *wire.Decoder, base string) {
 		*v = Device{MessageType: "core.device"}
 		return
 	}
-	v.decodeMembers(d, base)
+	v.decodeMembers(d, base, nil)
 }
 
-// decodeMembers reads the members of the object begun at base.
-func (v *Device) decodeMembers(d *wire.Decoder, base string) {
+// decodeMembers reads the members of the object begun at base. The
+// targets of its pointer members go in p, allocated if nil.
+func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) {
 	*v = Device{MessageType: "core.device"}
 	var seen uint64
-	var p *devicePointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -468,7 +468,7 @@ func (v *Device) validate(e *wire.Errors, base string) {
 // values that are not JSON, an extra member named like a declared one, a
 // time RFC 3339 cannot express.
 func (v Device) MarshalJSON() ([]byte, error) {
-	e := wire.Encoder{B: make([]byte, 0, 832)}
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
 }
@@ -533,6 +533,30 @@ func (v *Device) encode(e *wire.Encoder) {
 	}
 	e.Extra(v.Extra, declaredDevice)
 	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Device) size() int {
+	n := 487
+	n += len(v.MessageType)
+	n += len(v.SourceID)
+	n += len(v.SourceType)
+	if v.SourceMessageType != nil {
+		n += len(*v.SourceMessageType)
+	}
+	n += len(v.TenantID)
+	n += len(v.ExternalID)
+	n += len(v.Type.Value())
+	n += len(v.Model)
+	n += len(v.Firmware)
+	n += len(v.Configuration)
+	n += len(v.IMEI)
+	n += len(v.ICCID)
+	n += len(v.Carrier)
+	if v.DataProvider != nil {
+		n += len(*v.DataProvider)
+	}
+	return n
 }
 
 // declaredDevice reports whether the schema declares a member of Device named name.

@@ -171,9 +171,12 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 			}
 			seen |= 0x20
 			if d.Object(base, "/actor") {
-				x := new(Actor)
-				x.decodeMembers(d, base+"/actor")
-				v.Actor = x
+				x := new(struct {
+					v Actor
+					p actorPointees
+				})
+				x.v.decodeMembers(d, base+"/actor", &x.p)
+				v.Actor = &x.v
 			}
 		default:
 			d.Extra(&v.Extra, base, key)
@@ -232,7 +235,7 @@ func (v *Event) validate(e *wire.Errors, base string) {
 // values that are not JSON, an extra member named like a declared one, a
 // time RFC 3339 cannot express.
 func (v Event) MarshalJSON() ([]byte, error) {
-	e := wire.Encoder{B: make([]byte, 0, 320)}
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
 }
@@ -259,6 +262,16 @@ func (v *Event) encode(e *wire.Encoder) {
 	}
 	e.Extra(v.Extra, declaredEvent)
 	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Event) size() int {
+	n := 211
+	n += len(v.Type)
+	for _, s := range v.Tags {
+		n += len(s) + 3
+	}
+	return n
 }
 
 // declaredEvent reports whether the schema declares a member of Event named name.
@@ -316,14 +329,14 @@ func (v *Actor) decode(d *wire.Decoder, base string) {
 		*v = Actor{}
 		return
 	}
-	v.decodeMembers(d, base)
+	v.decodeMembers(d, base, nil)
 }
 
-// decodeMembers reads the members of the object begun at base.
-func (v *Actor) decodeMembers(d *wire.Decoder, base string) {
+// decodeMembers reads the members of the object begun at base. The
+// targets of its pointer members go in p, allocated if nil.
+func (v *Actor) decodeMembers(d *wire.Decoder, base string, p *actorPointees) {
 	*v = Actor{}
 	var seen uint64
-	var p *actorPointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -389,7 +402,7 @@ func (v *Actor) validate(e *wire.Errors, base string) {
 // values that are not JSON, an extra member named like a declared one, a
 // time RFC 3339 cannot express.
 func (v Actor) MarshalJSON() ([]byte, error) {
-	e := wire.Encoder{B: make([]byte, 0, 128)}
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
 }
@@ -406,6 +419,15 @@ func (v *Actor) encode(e *wire.Encoder) {
 	}
 	e.Extra(v.Extra, declaredActor)
 	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Actor) size() int {
+	n := 56
+	if v.Name != nil {
+		n += len(*v.Name)
+	}
+	return n
 }
 
 // declaredActor reports whether the schema declares a member of Actor named name.

@@ -232,6 +232,7 @@ func (g *generator) message(m *message, root bool) {
 	g.unmarshal(m)
 	g.validate(m)
 	g.marshal(m)
+	g.size(m)
 	g.declared(m)
 	for _, n := range m.Nested {
 		g.message(n, false)
@@ -364,17 +365,24 @@ func (g *generator) unmarshal(m *message) {
 	g.p("*v = %s", m.defaults())
 	g.p("return")
 	g.p("}")
-	g.p("v.decodeMembers(d, base)")
+	if m.pointees() != nil {
+		g.p("v.decodeMembers(d, base, nil)")
+	} else {
+		g.p("v.decodeMembers(d, base)")
+	}
 	g.p("}")
 
 	g.p("")
-	g.p("// decodeMembers reads the members of the object begun at base.")
-	g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
+	if m.pointees() != nil {
+		g.p("// decodeMembers reads the members of the object begun at base. The")
+		g.p("// targets of its pointer members go in p, allocated if nil.")
+		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string, p *%s) {", n, pointeesType(m))
+	} else {
+		g.p("// decodeMembers reads the members of the object begun at base.")
+		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
+	}
 	g.p("*v = %s", m.defaults())
 	g.p("var seen uint64")
-	if m.pointees() != nil {
-		g.p("var p *%s", pointeesType(m))
-	}
 	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
 	g.p("key := d.Key(base, \"\")")
 	g.p("if d.Failed() {")
@@ -463,9 +471,19 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 		g.p("}")
 	case kindObject:
 		g.p("if d.Object(base, %s) {", name)
-		g.p("x := new(%s)", f.Object.GoName)
-		g.p("x.decodeMembers(d, base+%s)", name)
-		g.p("v.%s = x", f.GoName)
+		if f.Object.pointees() != nil {
+			// The object and its pointer targets, in one allocation.
+			g.p("x := new(struct {")
+			g.p("v %s", f.Object.GoName)
+			g.p("p %s", pointeesType(f.Object))
+			g.p("})")
+			g.p("x.v.decodeMembers(d, base+%s, &x.p)", name)
+			g.p("v.%s = &x.v", f.GoName)
+		} else {
+			g.p("x := new(%s)", f.Object.GoName)
+			g.p("x.decodeMembers(d, base+%s)", name)
+			g.p("v.%s = x", f.GoName)
+		}
 		g.p("}")
 	default:
 		g.p("if x, ok := d.%s(base, %s); ok {", f.reader(), name)
@@ -570,8 +588,10 @@ func (g *generator) declared(m *message) {
 	g.p("}")
 }
 
-// sizeHint estimates the encoded size of a typical message, to allocate
-// its buffer once.
+// sizeHint estimates the encoded size of a message from what does not
+// vary: names, punctuation and the fixed-size values, and a guess at the
+// rest; the generated size method adds the lengths of its strings, so
+// that encoding allocates its buffer once.
 func (m *message) sizeHint() int {
 	n := 2
 	for _, f := range m.Fields {
@@ -580,16 +600,46 @@ func (m *message) sizeHint() int {
 		case kindUUID:
 			n += 38
 		case kindDateTime:
-			n += 34
+			n += 37
 		case kindInt, kindBool:
 			n += 8
-		case kindRawObject, kindObject, kindStrings:
-			n += 64
+		case kindString, kindEnum:
+			n += 2
+		case kindStrings:
+			n += 2
 		default:
-			n += 24
+			n += 64
 		}
 	}
-	return (n + 63) &^ 63
+	return n
+}
+
+// size writes the method that estimates a message's encoded size.
+func (g *generator) size(m *message) {
+	g.p("")
+	g.p("// size estimates the encoded size of v, for MarshalJSON to allocate once.")
+	g.p("func (v *%s) size() int {", m.GoName)
+	g.p("n := %d", m.sizeHint())
+	for _, f := range m.Fields {
+		x := "v." + f.GoName
+		switch {
+		case f.Kind == kindStrings:
+			g.p("for _, s := range %s {", x)
+			g.p("n += len(s) + 3")
+			g.p("}")
+		case f.Kind != kindString && f.Kind != kindEnum:
+		case f.Repr == reprValue:
+			g.p("n += len(%s)", x)
+		case f.Repr == reprNullable:
+			g.p("n += len(%s.Value())", x)
+		default:
+			g.p("if %s != nil {", x)
+			g.p("n += len(*%s)", x)
+			g.p("}")
+		}
+	}
+	g.p("return n")
+	g.p("}")
 }
 
 // writer returns the Encoder method that writes a member's value.
@@ -618,7 +668,7 @@ func (g *generator) marshal(m *message) {
 	g.p("")
 	g.comment(fmt.Sprintf("MarshalJSON encodes v as a message of schema %s: declared members in the schema's order, then the extra members sorted by name. It does not validate v (call Validate for that), but it fails rather than alter a value it cannot encode as it is: a string that is not UTF-8, raw values that are not JSON, an extra member named like a declared one, a time RFC 3339 cannot express.", g.sf.Schema.Name))
 	g.p("func (v %s) MarshalJSON() ([]byte, error) {", n)
-	g.p("e := wire.Encoder{B: make([]byte, 0, %d)}", m.sizeHint())
+	g.p("e := wire.Encoder{B: make([]byte, 0, v.size())}")
 	g.p("v.encode(&e)")
 	g.p("return e.Bytes()")
 	g.p("}")

@@ -190,14 +190,14 @@ func (v *Vehicle) decode(d *wire.Decoder, base string) {
 		*v = Vehicle{MessageType: "core.vehicle", SourceType: "CORE"}
 		return
 	}
-	v.decodeMembers(d, base)
+	v.decodeMembers(d, base, nil)
 }
 
-// decodeMembers reads the members of the object begun at base.
-func (v *Vehicle) decodeMembers(d *wire.Decoder, base string) {
+// decodeMembers reads the members of the object begun at base. The
+// targets of its pointer members go in p, allocated if nil.
+func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees) {
 	*v = Vehicle{MessageType: "core.vehicle", SourceType: "CORE"}
 	var seen uint64
-	var p *vehiclePointees
 	for i := 0; d.More(base, "", '}', i); i++ {
 		key := d.Key(base, "")
 		if d.Failed() {
@@ -567,7 +567,7 @@ func (v *Vehicle) validate(e *wire.Errors, base string) {
 // values that are not JSON, an extra member named like a declared one, a
 // time RFC 3339 cannot express.
 func (v Vehicle) MarshalJSON() ([]byte, error) {
-	e := wire.Encoder{B: make([]byte, 0, 960)}
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
 }
@@ -688,6 +688,25 @@ func (v *Vehicle) encode(e *wire.Encoder) {
 	}
 	e.Extra(v.Extra, declaredVehicle)
 	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Vehicle) size() int {
+	n := 723
+	n += len(v.MessageType)
+	n += len(v.SourceType)
+	if v.SourceMessageType != nil {
+		n += len(*v.SourceMessageType)
+	}
+	n += len(v.TenantID)
+	n += len(v.Make.Value())
+	n += len(v.Model.Value())
+	n += len(v.FuelType.Value())
+	n += len(v.VIN.Value())
+	n += len(v.LicencePlate.Value())
+	n += len(v.ConsentStatus.Value())
+	n += len(v.DataProviderKey.Value())
+	return n
 }
 
 // declaredVehicle reports whether the schema declares a member of Vehicle named name.

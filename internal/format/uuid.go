@@ -56,11 +56,16 @@ func ParseUUID(b []byte) (u [16]byte, reason string) {
 		return u, reasonUUIDLen
 	}
 	b = b[:uuidLen:uuidLen]
+	// Unrolled, with constant indexes, so that no access is bounds-checked.
 	var bad uint8
-	for i, p := range uuidHex {
-		hi, lo := hexVal[b[p]], hexVal[b[p+1]]
+	pair := func(i int) byte {
+		hi, lo := hexVal[b[i]], hexVal[b[i+1]]
 		bad |= hi | lo
-		u[i] = hi<<4 | lo
+		return hi<<4 | lo
+	}
+	u = [16]byte{
+		pair(0), pair(2), pair(4), pair(6), pair(9), pair(11), pair(14), pair(16),
+		pair(19), pair(21), pair(24), pair(26), pair(28), pair(30), pair(32), pair(34),
 	}
 	if bad > 0xf || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
 		return [16]byte{}, uuidReason(b)

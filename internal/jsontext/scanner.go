@@ -248,21 +248,9 @@ func (s *Scanner) Str() []byte {
 	b := s.Buf
 	start := s.Pos + 1
 	i := start
-	// Eight bytes at a time (reading on past the string is fine: it ends
-	// at its closing quote, within the input) up to the first byte that
-	// needs a closer look: a quote, backslash, control character or
-	// non-ASCII byte. The lowest flagged byte is always such a byte;
-	// flags above it may be false.
-	for i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
-		m := (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-			(w - 0x2020202020202020) | w) & 0x8080808080808080
-		if m != 0 {
-			i += bits.TrailingZeros64(m) / 8
-			break
-		}
-		i += 8
-	}
+	// Reading on past the string is fine: it ends at its closing quote,
+	// within the input.
+	i += Plain(b[i:])
 	for i < len(b) {
 		c := b[i]
 		switch {
@@ -289,6 +277,31 @@ func (s *Scanner) Str() []byte {
 	}
 	s.Fail(len(b), "unterminated string")
 	return nil
+}
+
+// Plain returns the length of the longest prefix of b in which no byte
+// needs a closer look inside a JSON string: no quote, backslash, control
+// character or non-ASCII byte. It goes eight bytes at a time, then byte
+// by byte over the last few.
+func Plain(b []byte) int {
+	i := 0
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// The lowest flagged byte is always one that needs a look; flags
+		// above it may be false.
+		m := (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+			(w - 0x2020202020202020) | w) & 0x8080808080808080
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // zeroByte has the high bit of each byte of the result set where that

@@ -268,16 +268,32 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 	if !d.Array(base, name) {
 		return nil, false
 	}
-	sp := stringsPool.Get().(*[]string)
-	items := (*sp)[:0]
+	// A few items are gathered on the stack, more in pooled scratch space.
+	var small [16]string
+	n := 0
+	var sp *[]string
+	var big []string
 	for i := 0; d.More(base, name, ']', i); i++ {
-		if s, ok := d.StringItem(base, name, i); ok {
-			items = append(items, s)
+		s, ok := d.StringItem(base, name, i)
+		switch {
+		case !ok:
+		case sp == nil && n < len(small):
+			small[n] = s
+			n++
+		default:
+			if sp == nil {
+				sp = stringsPool.Get().(*[]string)
+				big = append((*sp)[:0], small[:n]...)
+			}
+			big = append(big, s)
 		}
 	}
-	list := append(make([]string, 0, len(items)), items...)
-	clear(items)
-	*sp = items[:0]
+	if sp == nil {
+		return append(make([]string, 0, n), small[:n]...), !d.Fatal
+	}
+	list := append(make([]string, 0, len(big)), big...)
+	clear(big)
+	*sp = big[:0]
 	stringsPool.Put(sp)
 	return list, !d.Fatal
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/google/uuid"
 )
@@ -162,7 +164,12 @@ func appendString(b []byte, s string) ([]byte, bool) {
 	b = append(b, '"')
 	ok := true
 	start := 0
-	for i := 0; i < len(s); {
+	i := jsontext.Plain(unsafe.Slice(unsafe.StringData(s), len(s))) // read, never written
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"'), true
+	}
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
