@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,14 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	files := flags.Args()
 	if len(files) == 0 {
 		files = []string{"-"}
+	}
+	// A check keeps little alive (the batches in flight) but makes garbage
+	// fast: at the default GOGC the collector runs hundreds of times a
+	// second and costs more than a second core gains. Collecting at four
+	// times the live heap keeps memory flat, at about 30 MB, and lets the
+	// check scale with cores. GOGC, when set, still rules.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 
 	c := &checker{
