@@ -81,13 +81,13 @@ type Device struct {
 	// default "".
 	Configuration string
 
-	// IMEI is the member "imei": iMEI of the device: 15 digits whose last is
+	// IMEI is the member "imei": IMEI of the device: 15 digits whose last is
 	// the Luhn check digit of the others; empty when not set. Optional; when
 	// absent, decoding sets the default "". Empty means not set; any other
 	// value must be a valid IMEI (see package imei).
 	IMEI string
 
-	// ICCID is the member "iccid": integrated Circuit Card Identifier of the
+	// ICCID is the member "iccid": Integrated Circuit Card Identifier of the
 	// device's SIM. Optional; when absent, decoding sets the default "".
 	ICCID string
 

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // generator writes one package's code into a buffer.
@@ -149,8 +150,19 @@ func (g *generator) comment(text string) {
 	}
 }
 
+// sentence turns a schema description into the rest of a sentence that
+// begins before it, lower-casing its first letter unless the first words
+// are a name: an initialism ("IMEI of the device") or words in title case
+// ("Vehicle Identification Number").
 func sentence(s string) string {
-	if s == "" {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return s
+	}
+	name := func(w string) bool {
+		return len(w) > 1 && unicode.IsUpper(rune(w[0])) && unicode.IsUpper(rune(w[1]))
+	}
+	if name(words[0]) || len(words) > 1 && unicode.IsUpper(rune(words[1][0])) {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]

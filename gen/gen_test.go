@@ -64,6 +64,24 @@ func TestExportName(t *testing.T) {
 	}
 }
 
+// TestSentenceKeepsNames pins how a description continues a generated
+// doc comment: lower-cased, unless it begins with a name, which keeps its
+// capitals.
+func TestSentenceKeepsNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"Unique identifier of this message.":       "unique identifier of this message.",
+		"Free-form information about the vehicle.": "free-form information about the vehicle.",
+		"IMEI of the device.":                      "IMEI of the device.",
+		"Integrated Circuit Card Identifier.":      "Integrated Circuit Card Identifier.",
+		"Vehicle Identification Number.":           "Vehicle Identification Number.",
+		"Kind of event.":                           "kind of event.",
+		"A":                                        "a",
+		"":                                         "",
+	} {
+		assert.Equal(t, want, sentence(in), in)
+	}
+}
+
 // TestRefusesWhatItDoesNotImplement pins that a schema using a keyword or
 // shape the generator does not implement is refused, not half-generated:
 // the generated code would otherwise accept messages the schema rejects.

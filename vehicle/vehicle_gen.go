@@ -78,7 +78,7 @@ type Vehicle struct {
 	// least 1 characters.
 	FuelType msg.Nullable[string]
 
-	// VIN is the member "vin": vehicle Identification Number. Optional and
+	// VIN is the member "vin": Vehicle Identification Number. Optional and
 	// nullable: absent, null and a value are told apart.
 	VIN msg.Nullable[string]
 
