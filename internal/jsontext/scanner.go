@@ -281,20 +281,24 @@ func (s *Scanner) Str() []byte {
 
 // Plain returns the length of the longest prefix of b in which no byte
 // needs a closer look inside a JSON string: no quote, backslash, control
-// character or non-ASCII byte. It goes eight bytes at a time, then byte
-// by byte over the last few.
+// character or non-ASCII byte. It goes eight bytes at a time, the last
+// eight overlapping those before them, and byte by byte only through a b
+// shorter than eight.
 func Plain(b []byte) int {
 	i := 0
 	for i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// The lowest flagged byte is always one that needs a look; flags
-		// above it may be false.
-		m := (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-			(w - 0x2020202020202020) | w) & 0x8080808080808080
-		if m != 0 {
+		if m := needsLook(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
+	}
+	if i < len(b) && len(b) >= 8 {
+		// The bytes before i are plain, so the lowest flag in the last
+		// word, the only one that counts, is at i or after it.
+		if m := needsLook(binary.LittleEndian.Uint64(b[len(b)-8:])); m != 0 {
+			return len(b) - 8 + bits.TrailingZeros64(m)/8
+		}
+		return len(b)
 	}
 	for ; i < len(b); i++ {
 		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
@@ -302,6 +306,14 @@ func Plain(b []byte) int {
 		}
 	}
 	return i
+}
+
+// needsLook flags, in the high bit of each byte, the bytes of w that
+// need a look inside a JSON string. The lowest flagged byte is always one
+// that does; flags above it may be false.
+func needsLook(w uint64) uint64 {
+	return (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+		(w - 0x2020202020202020) | w) & 0x8080808080808080
 }
 
 // zeroByte has the high bit of each byte of the result set where that
