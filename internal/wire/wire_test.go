@@ -182,6 +182,25 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// TestStringsEscapesEachItem pins that an array's items are written as
+// String writes them, whether they take the copying loop or need escapes.
+func TestStringsEscapesEachItem(t *testing.T) {
+	list := []string{"", "depot:0001", "q\"b", "cost-centre:0002", "é", "tab\there, then more", "x\x00"}
+	var e Encoder
+	e.Strings(list)
+	got, err := e.Bytes()
+	require.NoError(t, err)
+	assert.Equal(t, `["","depot:0001","q\"b","cost-centre:0002","é","tab\there, then more","x\u0000"]`, string(got))
+	var back []string
+	require.NoError(t, json.Unmarshal(got, &back))
+	assert.Equal(t, list, back)
+
+	var bad Encoder
+	bad.Strings([]string{"ok", "a\xffb"})
+	_, err = bad.Bytes()
+	assert.Error(t, err, "an item that is not UTF-8 must fail the encoding")
+}
+
 func TestShortenAndPointer(t *testing.T) {
 	assert.Equal(t, "abc", Shorten("abc"))
 	long := strings.Repeat("é", 40) // 80 bytes
