@@ -78,18 +78,19 @@ func CheckDigit(body string) (int, error) {
 // first byte that is not an ASCII digit (bad is -1 when there is none).
 //
 // Counting from the check digit leftwards, every second digit is doubled;
-// with a 14-digit body those are the odd indexes from the left.
+// with a 14-digit body those are the odd indexes from the left, so the
+// body is read in pairs, the second of each doubled.
 func luhn(body string) (digit, bad int) {
 	sum := 0
-	for i := 0; i < len(body); i++ {
-		d := int(body[i]) - '0'
-		if d < 0 || d > 9 {
+	for i := 0; i+1 < len(body); i += 2 {
+		d, e := uint(body[i])-'0', uint(body[i+1])-'0'
+		if d > 9 {
 			return -1, i
 		}
-		if i%2 == 1 {
-			d = doubled[d]
+		if e > 9 {
+			return -1, i + 1
 		}
-		sum += d
+		sum += int(d) + doubled[e]
 	}
 	return (10 - sum%10) % 10, -1
 }

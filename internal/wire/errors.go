@@ -155,17 +155,24 @@ func characters(n int) string {
 }
 
 // validString is utf8.ValidString, faster on the short ASCII strings most
-// members hold: it ORs the string's bytes together eight at a time, with
-// no branch, and decodes only a string that has a byte outside ASCII.
+// members hold: it ORs the string's bytes together eight at a time, the
+// last eight (or, in a shorter string, four) overlapping those before,
+// and decodes only a string that has a byte outside ASCII.
 func validString(s string) bool {
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
 	var acc uint64
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		acc |= binary.LittleEndian.Uint64(b[i:])
-	}
-	for ; i < len(b); i++ {
-		acc |= uint64(b[i])
+	switch n := len(b); {
+	case n >= 8:
+		for i := 0; i+8 <= n; i += 8 {
+			acc |= binary.LittleEndian.Uint64(b[i:])
+		}
+		acc |= binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		acc = uint64(binary.LittleEndian.Uint32(b) | binary.LittleEndian.Uint32(b[n-4:]))
+	default:
+		for _, c := range b {
+			acc |= uint64(c)
+		}
 	}
 	return acc&0x8080808080808080 == 0 || utf8.ValidString(s)
 }

@@ -216,4 +216,14 @@ func TestValidString(t *testing.T) {
 	for _, s := range []string{"", "a", "12345678", "123456789", "abcdefgh\xff", "é", "abcdefghé", "\xffabcdefgh", "abcdefgh\xe2\x82"} {
 		assert.Equal(t, utf8.ValidString(s), validString(s), "%q", s)
 	}
+	// Each byte outside ASCII, alone or starting a valid sequence, at every
+	// position of every length around the word sizes the check reads.
+	for n := range 25 {
+		for i := range n {
+			for _, c := range []string{"\x80", "\xff", "\xc3", "é"} {
+				s := strings.Repeat("a", i) + c + strings.Repeat("a", n-i-1)
+				require.Equal(t, utf8.ValidString(s), validString(s), "%q", s)
+			}
+		}
+	}
 }
