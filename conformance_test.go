@@ -327,6 +327,32 @@ func TestRawRules(t *testing.T) {
 	}
 }
 
+// TestMarshalRoundTripsRawValues pins that values held as JSON text
+// (unknown members, meta, specification, actor's unknown members) come
+// back equal through json.Marshal, which compacts a MarshalJSON method's
+// output and escapes '<', '>', '&', U+2028 and U+2029 in it.
+func TestMarshalRoundTripsRawValues(t *testing.T) {
+	const raw = `{"a b" : [1, 2.50 , null], "html": "<b>&amp;</b>", "sep": "\u2028` + "\u2029" + `"}`
+	for _, name := range names() {
+		t.Run(name, func(t *testing.T) {
+			list, _ := members(richestSeeds(t, name, 1)[0])
+			list = append(list, member{"x", json.RawMessage(raw)})
+			for i, m := range list {
+				switch m.key {
+				case "meta", "specification":
+					list[i].value = json.RawMessage(raw)
+				case "actor":
+					list[i].value = json.RawMessage(`{"name": "n", "y": ` + raw + `}`)
+				}
+			}
+			data := object(list)
+			m, err := decode(t, name, data)
+			require.NoError(t, err, "%s", data)
+			roundTrip(t, name, m)
+		})
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, name := range names() {
 		for _, c := range loadCases(f, name) {

@@ -147,5 +147,5 @@ func ExampleObject() {
 	// Output:
 	// colour "red"
 	// fleet_number null
-	// {"colour": "red", "fleet_number": null}
+	// {"colour":"red","fleet_number":null}
 }

@@ -14,9 +14,15 @@ import (
 // Object is a JSON object whose members are free, as a vehicle's meta and
 // specification are: any name, any JSON value, null included. It holds the
 // object's JSON text, checked when the Object is made, and never alters
-// it: decoding and encoding keep every member, the exact text of every
-// value (a null, which asks downstream for that key to be deleted; every
-// digit of a number) and the members' order.
+// its content: decoding and encoding keep every member, the exact text of
+// every value (a null, which asks downstream for that key to be deleted;
+// every digit of a number) and the members' order.
+//
+// The text is held in the form json.Marshal writes: without white space
+// between tokens, and with '<', '>', '&', U+2028 and U+2029 in strings
+// escaped (as \u003c and so on), which denotes the same JSON. An Object
+// therefore encodes, through json.Marshal or MarshalJSON alike, to text
+// that decodes to an equal Object.
 //
 // An Object is immutable, and always holds one well-formed object in valid
 // UTF-8 with no repeated member name at any depth, so validating a message
@@ -43,7 +49,7 @@ func ParseObject(data []byte) (Object, error) {
 	if s.Fatal {
 		return Object{}, &Violation{Rule: RuleSyntax, Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
 	}
-	return newObject(append([]byte(nil), data[start:end]...)), nil
+	return newObject(jsontext.AppendCanonical(nil, data[start:end])), nil
 }
 
 // newObject returns the Object of text, which holds the empty object as
@@ -79,7 +85,7 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 		quoted, _ := json.Marshal(name) // valid UTF-8, so it cannot fail
 		b = append(b, quoted...)
 		b = append(b, ':')
-		b = append(b, members[name]...)
+		b = jsontext.AppendCanonical(b, members[name])
 	}
 	// Checked member by member; names from a map cannot repeat.
 	return newObject(append(b, '}')), nil
@@ -96,7 +102,7 @@ func (o *Object) ScanFrom(s *jsontext.Scanner) bool {
 	if s.Fatal {
 		return false
 	}
-	*o = newObject(s.Keep(start, s.Pos))
+	*o = newObject(s.KeepCanonical(start, s.Pos))
 	return true
 }
 

@@ -40,6 +40,6 @@ func Example_nullable() {
 	// Output:
 	// Volvo true
 	// true true
-	// null {"colour": "red", "fleet_number": null}
+	// null {"colour":"red","fleet_number":null}
 	// <nil>
 }

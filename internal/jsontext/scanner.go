@@ -39,6 +39,11 @@ type Scanner struct {
 
 	// kept is a copy of Buf, made by the first Keep.
 	kept []byte
+
+	// spaced is where the last run of white space that WS skipped ends,
+	// so that KeepCanonical can tell, without looking, whether a value
+	// has white space between its tokens.
+	spaced int
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -57,6 +62,119 @@ func (s *Scanner) Keep(start, end int) []byte {
 		s.kept = append([]byte(nil), s.Buf...)
 	}
 	return s.kept[start:end:end]
+}
+
+// KeepCanonical is Keep for the text of a value read whole from start to
+// end, held in canonical form (see AppendCanonical): the kept bytes when
+// they are canonical already, as they are unless the value has white
+// space between its tokens or one of the characters encoding/json
+// escapes, and a canonical copy otherwise.
+func (s *Scanner) KeepCanonical(start, end int) []byte {
+	if s.spaced <= start && !hasEscapedByMarshal(s.Buf[start:end]) {
+		return s.Keep(start, end)
+	}
+	c := AppendCanonical(make([]byte, 0, end-start+16), s.Buf[start:end])
+	return c[:len(c):len(c)]
+}
+
+// AppendCanonical appends to dst the JSON text src, which must be
+// well-formed, in the form json.Marshal gives the output of a
+// MarshalJSON method: white space between tokens removed, and '<', '>',
+// '&', U+2028 and U+2029 in strings escaped as \u003c, \u003e, \u0026,
+// \u2028 and \u2029. Values held as JSON text are kept in this form, so
+// that they come back from json.Marshal and decoding byte for byte as
+// they were; the JSON value they denote is unchanged.
+func AppendCanonical(dst, src []byte) []byte {
+	in := false // inside a string
+	start := 0  // of the bytes not yet appended
+	for i := 0; i < len(src); {
+		i += nextCanonical(src[i:])
+		if i >= len(src) {
+			break
+		}
+		switch c := src[i]; {
+		case c == '"':
+			in = !in
+		case c == '\\':
+			i++ // the escaped byte, which may be a quote
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			start = i + 1
+		case c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8:
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[src[i+2]&0xf])
+			i += 2
+			start = i + 1
+		case !in && c <= ' ': // white space, the only bytes below '!' outside strings
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+		i++
+	}
+	return append(dst, src[start:]...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// hasEscapedByMarshal reports whether well-formed JSON text b holds a
+// character that json.Marshal escapes in a MarshalJSON method's output.
+// Outside strings, none of them can occur, so there is no need to track
+// where strings are.
+func hasEscapedByMarshal(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		i += nextEscaped(b[i:])
+		if i < len(b) && (b[i] != 0xe2 || i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xa8) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapedMask flags, as needsLook does, the bytes of w that json.Marshal
+// escapes: '<' and '>' (which differ only in bit 1), '&', and 0xe2, which
+// begins U+2028 and U+2029.
+func escapedMask(w uint64) uint64 {
+	return zeroByte((w|0x0202020202020202)^0x3e3e3e3e3e3e3e3e) |
+		zeroByte(w^0x2626262626262626) | zeroByte(w^0xe2e2e2e2e2e2e2e2)
+}
+
+// nextEscaped returns the index of the first byte of b that escapedMask
+// flags, or len(b).
+func nextEscaped(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := escapedMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 {
+			break
+		}
+	}
+	return i
+}
+
+// nextCanonical returns the index of the first byte of b that
+// AppendCanonical must look at, or len(b): one that nextEscaped finds, a
+// quote, a backslash, or a byte below '!' (white space, outside strings).
+func nextCanonical(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		m := escapedMask(w) | zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+			(w-0x2121212121212121)&^w&0x8080808080808080
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 || c == '"' || c == '\\' || c <= ' ' {
+			break
+		}
+	}
+	return i
 }
 
 // Fail records a syntax error at byte offset off, unless one is recorded
@@ -514,15 +632,17 @@ func Describe(b []byte, off int) string {
 
 // ws skips white space and returns the next byte, or 0 at the end.
 func (s *Scanner) WS() byte {
-	for s.Pos < len(s.Buf) {
-		c := s.Buf[s.Pos]
-		if c > ' ' {
+	for i := s.Pos; i < len(s.Buf); i++ {
+		c := s.Buf[i]
+		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			if i != s.Pos {
+				s.Pos, s.spaced = i, i
+			}
 			return c
 		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c
-		}
-		s.Pos++
+	}
+	if s.Pos != len(s.Buf) {
+		s.Pos, s.spaced = len(s.Buf), len(s.Buf)
 	}
 	return 0
 }

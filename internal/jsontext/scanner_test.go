@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
 )
@@ -59,6 +60,61 @@ func FuzzPlain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := Plain(b), plainBytewise(b); got != want {
 			t.Fatalf("Plain(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
+
+// marshalled is what json.Marshal makes of the JSON text src returned by
+// a MarshalJSON method: AppendCanonical's specification.
+func marshalled(t *testing.T, src []byte) string {
+	t.Helper()
+	out, err := json.Marshal(json.RawMessage(src))
+	if err != nil {
+		t.Fatalf("json.Marshal(%q): %v", src, err)
+	}
+	return string(out)
+}
+
+func TestAppendCanonicalIsWhatMarshalWrites(t *testing.T) {
+	for _, src := range []string{
+		`{}`, `null`, ` 1 `, "[1, 2,\n\t3]", `{"a" : [ true , null ] , "b":{ }}`,
+		`"a b"`, `" <a href=\"x\">&amp;</a> "`, `"\\"`, `"\\<"`, `"\"<\""`,
+		"\"\u2028\u2029\u2027\u202a é😀\"", `"\u003c already escaped"`,
+		`{"x y": "p q", "n": -1.50e+3}`,
+	} {
+		got := string(AppendCanonical(nil, []byte(src)))
+		if want := marshalled(t, []byte(src)); got != want {
+			t.Errorf("AppendCanonical(%q) = %q, want %q", src, got, want)
+		}
+		var s Scanner
+		s.Reset([]byte(src))
+		s.WS()
+		start := s.Pos
+		s.Skip()
+		if kept := string(s.KeepCanonical(start, s.Pos)); kept != got {
+			t.Errorf("KeepCanonical of %q = %q, want %q", src, kept, got)
+		}
+	}
+}
+
+func FuzzAppendCanonical(f *testing.F) {
+	f.Add([]byte(`{"a": "<b>", "c": [1, 2]}`))
+	f.Add([]byte("\"\u2028\\\" x\""))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if _, reason := Check(src); reason != "" {
+			return
+		}
+		want := marshalled(t, src)
+		if got := string(AppendCanonical(nil, src)); got != want {
+			t.Fatalf("AppendCanonical(%q) = %q, want %q", src, got, want)
+		}
+		var s Scanner
+		s.Reset(src)
+		s.WS()
+		start := s.Pos
+		s.Skip()
+		if got := string(s.KeepCanonical(start, s.Pos)); got != want {
+			t.Fatalf("KeepCanonical(%q) = %q, want %q", src, got, want)
 		}
 	})
 }

@@ -400,7 +400,8 @@ func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
 	return t, true
 }
 
-// Raw reads any JSON value and returns a copy of its text.
+// Raw reads any JSON value and returns a copy of its text, in canonical
+// form (see jsontext.AppendCanonical).
 func (d *Decoder) Raw(base, name string) json.RawMessage {
 	return d.raw(base, name, "")
 }
@@ -415,7 +416,7 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	if d.Fatal {
 		return nil
 	}
-	return d.Keep(start, d.Pos)
+	return d.KeepCanonical(start, d.Pos)
 }
 
 // FreeObject reads an object whose members are free (any name, any

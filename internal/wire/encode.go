@@ -121,7 +121,8 @@ func (e *Encoder) Strings(list []string) {
 	e.B = append(b, ']')
 }
 
-// Raw writes a JSON value as it is.
+// Raw writes a JSON value in canonical form (see
+// jsontext.AppendCanonical), the form decoding keeps raw values in.
 func (e *Encoder) Raw(raw json.RawMessage) {
 	if len(raw) == 0 {
 		e.fail("cannot encode an empty raw value: null is json.RawMessage(\"null\")")
@@ -129,8 +130,9 @@ func (e *Encoder) Raw(raw json.RawMessage) {
 	}
 	if off, reason := Check(raw); reason != "" {
 		e.fail("cannot encode raw value " + strconv.Quote(Shorten(string(raw))) + ": " + reason + " at byte offset " + strconv.Itoa(off))
+		return
 	}
-	e.B = append(e.B, raw...)
+	e.B = jsontext.AppendCanonical(e.B, raw)
 }
 
 // Object writes a free-form object.

@@ -130,14 +130,18 @@ func TestKeptStringsSurviveReuse(t *testing.T) {
 	d.Reset([]byte(`"first \u00e9"`))
 	first, ok := d.String("", "")
 	require.True(t, ok)
-	d.Reset([]byte(`[1, 2]`))
+	d.Reset([]byte(`[1,2]`))
 	raw := d.Raw("", "")
+	d.Reset([]byte(`[1, "<2>"]`))
+	canonical := d.Raw("", "")
 	d.Reset([]byte(`"second value, longer"`))
 	second, _ := d.String("", "")
 	assert.Equal(t, "first é", first)
 	assert.Equal(t, "second value, longer", second)
-	assert.Equal(t, `[1, 2]`, string(raw))
+	assert.Equal(t, `[1,2]`, string(raw))
+	assert.Equal(t, `[1,"\u003c2\u003e"]`, string(canonical), "raw values are kept canonical")
 	assert.Equal(t, len(raw), cap(raw), "a kept raw value must not share spare capacity")
+	assert.Equal(t, len(canonical), cap(canonical), "a kept raw value must not share spare capacity")
 }
 
 func TestEncoderRefusesWhatItCannotEncode(t *testing.T) {
