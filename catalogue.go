@@ -113,24 +113,24 @@ func Decode(data []byte) (Message, error) {
 		return nil, err
 	}
 	if _, ok := kinds[typ]; !ok {
-		known := strings.Join(Types(), ", ")
-		if typ == "" {
-			return nil, fmt.Errorf("%w: the message has no message_type (known types: %s)", ErrUnknownType, known)
-		}
-		return nil, fmt.Errorf("%w %q (known types: %s)", ErrUnknownType, typ, known)
+		return nil, fmt.Errorf("%w %q (known types: %s)", ErrUnknownType, typ, strings.Join(Types(), ", "))
 	}
 	return DecodeAs(typ, "", data)
 }
 
 // messageType reads the top-level message_type of a message, reading no
-// further than it. It returns "" if there is none or it is not a string;
-// an error only if the document is malformed or not an object.
+// further than it. It returns an error wrapping ErrUnknownType, listing
+// the known types, if there is none or it is not a string, and an
+// *msg.Error if the document is malformed or not an object.
 func messageType(data []byte) (string, error) {
 	var d wire.Decoder
 	d.Reset(data)
 	if !d.Object("", "") {
 		d.End()
 		return "", d.Err()
+	}
+	unknown := func(why string) error {
+		return fmt.Errorf("%w: %s (known types: %s)", ErrUnknownType, why, strings.Join(Types(), ", "))
 	}
 	for i := 0; d.More("", "", '}', i); i++ {
 		key := d.Key("", "")
@@ -139,7 +139,7 @@ func messageType(data []byte) (string, error) {
 		}
 		if string(key) == "message_type" {
 			if d.Null() {
-				return "", nil
+				return "", unknown("message_type is null")
 			}
 			if s, ok := d.Bytes("", "/message_type"); ok {
 				return string(s), nil
@@ -147,12 +147,12 @@ func messageType(data []byte) (string, error) {
 			if d.Failed() {
 				return "", d.Err()
 			}
-			return "", fmt.Errorf("%w: message_type is %s, not a string", ErrUnknownType, d.Last())
+			return "", unknown("message_type is " + d.Last() + ", not a string")
 		}
 		d.Skip("", "")
 	}
 	if d.Failed() {
 		return "", d.Err()
 	}
-	return "", nil
+	return "", unknown("the message has no message_type")
 }

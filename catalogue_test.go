@@ -1,0 +1,97 @@
+package catalogue_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+	"github.com/fleetkit/catalogue/vehicle"
+)
+
+// TestDecodeRoutesByMessageType pins that Decode picks the type its
+// message_type names, and that an absent, null, non-string or unknown
+// message_type gives ErrUnknownType naming every known type.
+func TestDecodeRoutesByMessageType(t *testing.T) {
+	assoc := `"message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","source_id":"s","tenant_id":"t","time":"2026-11-23T08:00:00Z",` +
+		`"association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4"`
+	for _, tc := range []struct {
+		name    string
+		data    string
+		want    catalogue.Message // its type, when decoded
+		unknown string            // in the ErrUnknownType error, when not
+	}{
+		{"association", `{"message_type":"core.association",` + assoc + `}`, new(association.Association), ""},
+		{"escaped name", `{"message_\u0074ype":"core.association",` + assoc + `}`, new(association.Association), ""},
+		{"absent", `{` + assoc + `}`, nil, "the message has no message_type"},
+		{"null", `{"message_type":null,` + assoc + `}`, nil, "message_type is null"},
+		{"number", `{"message_type":7,` + assoc + `}`, nil, "message_type is 7, not a string"},
+		{"unknown", `{"message_type":"core.driver",` + assoc + `}`, nil, `"core.driver"`},
+		{"case differs", `{"message_type":"Core.Association",` + assoc + `}`, nil, `"Core.Association"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := catalogue.Decode([]byte(tc.data))
+			if tc.want != nil {
+				require.NoError(t, err)
+				assert.IsType(t, tc.want, m)
+				return
+			}
+			require.ErrorIs(t, err, catalogue.ErrUnknownType)
+			assert.Nil(t, m)
+			assert.Contains(t, err.Error(), tc.unknown)
+			for _, known := range catalogue.Types() {
+				assert.Contains(t, err.Error(), known)
+			}
+		})
+	}
+}
+
+// TestDecodeRejectsWhatIsNotAnObject pins that a document that is not an
+// object, or not JSON, gives the violations, not ErrUnknownType.
+func TestDecodeRejectsWhatIsNotAnObject(t *testing.T) {
+	for _, data := range []string{``, `null`, `[]`, `"core.device"`, `{"message_type":"core.device"`, `{"message_type":"core.device","message_type":"core.device"}`} {
+		_, err := catalogue.Decode([]byte(data))
+		var e *msg.Error
+		require.ErrorAs(t, err, &e, "%q", data)
+		assert.False(t, errors.Is(err, catalogue.ErrUnknownType), "%q", data)
+	}
+}
+
+func TestNewAndDecodeAsKnowTheCatalogue(t *testing.T) {
+	for name, want := range map[string]catalogue.Message{
+		device.Name: new(device.Device), vehicle.Name: new(vehicle.Vehicle),
+		association.Name: new(association.Association), event.Name: new(event.Event),
+	} {
+		for _, version := range []string{"", "1.0"} {
+			m, err := catalogue.New(name, version)
+			require.NoError(t, err)
+			assert.IsType(t, want, m)
+			assert.Equal(t, name, m.SchemaName())
+			assert.Equal(t, "1.0", m.SchemaVersion())
+		}
+	}
+	assert.Equal(t, []string{"core.association", "core.device", "core.vehicle", "example.event"}, catalogue.Types())
+
+	for _, tc := range [][2]string{{"core.driver", ""}, {"core.device", "9.9"}, {"", ""}} {
+		_, err := catalogue.New(tc[0], tc[1])
+		assert.ErrorIs(t, err, schemas.ErrUnknown, "%q %q", tc[0], tc[1])
+		m, err := catalogue.DecodeAs(tc[0], tc[1], []byte(`{}`))
+		assert.ErrorIs(t, err, schemas.ErrUnknown, "%q %q", tc[0], tc[1])
+		assert.Nil(t, m)
+	}
+
+	// DecodeAs returns the message with its violations.
+	m, err := catalogue.DecodeAs(event.Name, "", []byte(`{"id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","type":"archived","occurred_at":"2026-11-23T08:00:00Z"}`))
+	var v *msg.Violation
+	require.ErrorAs(t, err, &v)
+	assert.Equal(t, "/type", v.Path)
+	assert.Equal(t, msg.RuleEnum, v.Rule)
+	assert.IsType(t, new(event.Event), m)
+}
