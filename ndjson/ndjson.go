@@ -101,8 +101,9 @@ type batch struct {
 // with each result, in input order, from a single goroutine. It stops at
 // the first error from reading or from emit, or when ctx is done, and
 // returns it; a line that is not JSON, or not a valid message, is not an
-// error but a result. An unknown Options.Schema is an error, before any
-// line is read.
+// error but a result. A last line without a line end is judged only at
+// the end of r: one cut off by a read error is not. An unknown
+// Options.Schema is an error, before any line is read.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
 	if opts.Schema != "" {
 		if _, err := catalogue.New(opts.Schema, ""); err != nil {
@@ -196,9 +197,10 @@ func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) er
 		start := len(b.buf)
 		var err error
 		b.buf, err = readLine(br, b.buf)
-		if len(b.buf) > start || err == nil {
+		*n += int64(len(b.buf) - start)
+		switch {
+		case err == nil, err == io.EOF && len(b.buf) > start:
 			line++
-			*n += int64(len(b.buf) - start)
 			text := b.buf[start:]
 			if len(bytes.TrimSpace(text)) == 0 {
 				text = nil
@@ -209,6 +211,11 @@ func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) er
 					return ctx.Err()
 				}
 			}
+		default:
+			// Cut off by an error, not ended: the rest of the line is
+			// unknown, so judging the fragment would report a message
+			// that was never sent.
+			b.buf = b.buf[:start]
 		}
 		if err == io.EOF {
 			flush()

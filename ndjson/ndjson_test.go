@@ -132,6 +132,22 @@ func TestReadErrorIsReturned(t *testing.T) {
 	assert.Len(t, got, 1, "what was read before the error is still judged")
 }
 
+// TestReadErrorMidLineJudgesNoFragment pins that a line cut off by a read
+// error is not judged: only the end of the input ends a last line without
+// a line end.
+func TestReadErrorMidLineJudgesNoFragment(t *testing.T) {
+	input := validEvent + "\n" + validEvent[:40]
+	broken := io.MultiReader(strings.NewReader(input), errReader{})
+	var got []ndjson.Result
+	stats, err := ndjson.Check(context.Background(), broken, ndjson.Options{Schema: "example.event"}, func(r ndjson.Result) error {
+		got = append(got, r)
+		return nil
+	})
+	assert.ErrorContains(t, err, "disk on fire")
+	assert.Equal(t, []int{1}, lines(got), "the fragment of line 2 is not a message")
+	assert.Equal(t, ndjson.Stats{Messages: 1, Valid: 1, Bytes: int64(len(input))}, stats, "the fragment's bytes were read all the same")
+}
+
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
