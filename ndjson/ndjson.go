@@ -104,6 +104,11 @@ type batch struct {
 // error but a result. A last line without a line end is judged only at
 // the end of r: one cut off by a read error is not. An unknown
 // Options.Schema is an error, before any line is read.
+//
+// When ctx is done, or emit fails, Check returns soon even if a call to
+// r.Read blocks, as it does on a quiet pipe or terminal: that call is left
+// to finish on a goroutine of its own, which then drops what it read and
+// reads no more. The caller owns r, and may close it to end such a call.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
 	if opts.Schema != "" {
 		if _, err := catalogue.New(opts.Schema, ""); err != nil {
@@ -182,7 +187,7 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 // read splits r into batches of lines and hands each to send, which
 // reports false to stop. Lines may be of any length.
 func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(newCancelReader(ctx, r, 64<<10), 64<<10)
 	line := 0
 	b := newBatch(1)
 	flush := func() bool {
@@ -237,6 +242,81 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// A cancelReader reads r on a goroutine of its own, so that its Read
+// returns ctx's error once ctx is done even while r.Read blocks. Two
+// buffers take turns: the goroutine fills one while Read hands out the
+// other, and each is passed over a channel, so that a call to r.Read that
+// outlives the reader writes only into a buffer no one else holds.
+type cancelReader struct {
+	ctx    context.Context
+	chunks chan chunk  // filled buffers, in order
+	free   chan []byte // buffers handed back to be filled again
+	buf    []byte      // the buffer Read is handing out, nil if none
+	rest   []byte      // what is left of buf to hand out
+	err    error       // to return once rest is empty
+}
+
+// A chunk is what one call to r.Read returned.
+type chunk struct {
+	buf []byte
+	err error
+}
+
+func newCancelReader(ctx context.Context, r io.Reader, size int) *cancelReader {
+	c := &cancelReader{ctx: ctx, chunks: make(chan chunk), free: make(chan []byte, 2)}
+	c.free <- make([]byte, size)
+	c.free <- make([]byte, size)
+	go c.fill(r)
+	return c
+}
+
+// fill reads r until an error or until ctx is done.
+func (c *cancelReader) fill(r io.Reader) {
+	done := c.ctx.Done()
+	for {
+		var buf []byte
+		select {
+		case buf = <-c.free:
+		case <-done:
+			return
+		}
+		n, err := r.Read(buf[:cap(buf)])
+		select {
+		case c.chunks <- chunk{buf[:n], err}:
+		case <-done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *cancelReader) Read(p []byte) (int, error) {
+	if len(c.rest) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		if c.buf != nil {
+			c.free <- c.buf // never blocks: it has room for both buffers
+			c.buf = nil
+		}
+		select {
+		case ch := <-c.chunks:
+			c.buf, c.rest, c.err = ch.buf, ch.buf, ch.err
+		case <-c.ctx.Done():
+			c.err = c.ctx.Err()
+			return 0, c.err
+		}
+	}
+	n := copy(p, c.rest)
+	c.rest = c.rest[n:]
+	if len(c.rest) == 0 {
+		return n, c.err
+	}
+	return n, nil
 }
 
 // batches recycles batches once emitted, so that a long stream reuses a

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -146,6 +148,82 @@ func TestReadErrorMidLineJudgesNoFragment(t *testing.T) {
 	assert.ErrorContains(t, err, "disk on fire")
 	assert.Equal(t, []int{1}, lines(got), "the fragment of line 2 is not a message")
 	assert.Equal(t, ndjson.Stats{Messages: 1, Valid: 1, Bytes: int64(len(input))}, stats, "the fragment's bytes were read all the same")
+}
+
+// TestCancelReturnsWhileTheReaderBlocks pins that Check returns soon after
+// ctx is done, or emit fails, even though r.Read never returns, and that
+// nothing is emitted after it returns.
+func TestCancelReturnsWhileTheReaderBlocks(t *testing.T) {
+	stop := errors.New("stop")
+	tests := []struct {
+		name    string
+		input   string // read before the reader blocks
+		cancel  time.Duration
+		emitErr error
+		want    error
+	}{
+		{"cancelled before", "", 0, nil, context.Canceled},
+		{"cancelled before, after some lines", validEvent + "\n" + validEvent + "\n", 0, nil, context.Canceled},
+		{"cancelled while blocked", validEvent + "\n" + validEvent[:40], 50 * time.Millisecond, nil, context.Canceled},
+		{"emit fails while blocked", strings.Repeat(validEvent+"\n", 1000), -1, stop, stop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			unblock := make(chan struct{})
+			defer close(unblock) // lets the Read left behind end with the test
+			r := io.MultiReader(strings.NewReader(tt.input), blockingReader(unblock))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			switch {
+			case tt.cancel == 0:
+				cancel()
+			case tt.cancel > 0:
+				time.AfterFunc(tt.cancel, cancel)
+			}
+
+			var mu sync.Mutex
+			var got []ndjson.Result
+			returned := false
+			done := make(chan error, 1)
+			go func() {
+				_, err := ndjson.Check(ctx, r, ndjson.Options{Schema: "example.event", Workers: 2}, func(res ndjson.Result) error {
+					mu.Lock()
+					defer mu.Unlock()
+					assert.False(t, returned, "emit after Check returned")
+					got = append(got, res)
+					return tt.emitErr
+				})
+				mu.Lock()
+				returned = true
+				mu.Unlock()
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				assert.ErrorIs(t, err, tt.want)
+			case <-time.After(time.Second):
+				require.FailNow(t, "Check did not return while the reader blocked")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for i, res := range got {
+				assert.Equal(t, i+1, res.Line, "results in input order, none skipped")
+				assert.True(t, res.Valid(), "line %d: %v", res.Line, res.Err)
+			}
+			if tt.emitErr != nil {
+				assert.Len(t, got, 1)
+			}
+		})
+	}
+}
+
+// blockingReader is a reader whose Read blocks until unblock is closed, as
+// a terminal or a pipe does while no one writes to it.
+type blockingReader chan struct{}
+
+func (b blockingReader) Read([]byte) (int, error) {
+	<-b
+	return 0, io.EOF
 }
 
 type errReader struct{}

@@ -12,8 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -573,6 +575,53 @@ func TestRunCheckStopsWhenInterrupted(t *testing.T) {
 	require.Len(t, lines, 2, stderr.String())
 	assert.Equal(t, "msgcheck: interrupted", lines[0])
 	assert.Regexp(t, summaryLine, lines[1])
+}
+
+// TestCheckStopsOnTheFirstSignalWhileStdinIsIdle pins that one signal ends
+// a check whose standard input is open but quiet, as in `tail -f log |
+// msgcheck check`: exit 2, "interrupted" and the summary, at once.
+func TestCheckStopsOnTheFirstSignalWhileStdinIsIdle(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM or SIGINT to send on windows")
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(binary, "check")
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			waited := false
+			defer func() {
+				if !waited {
+					cmd.Process.Kill()
+					<-exited
+				}
+			}()
+
+			// More than a pipe holds: once the write returns, check is
+			// reading, so it handles signals. Then stdin goes quiet.
+			_, err = io.WriteString(stdin, strings.Repeat(validEvent+"\n", 1<<20/len(validEvent)))
+			require.NoError(t, err)
+			time.Sleep(100 * time.Millisecond) // time to judge it all and wait in Read
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case err = <-exited:
+				waited = true
+			case <-time.After(5 * time.Second):
+				require.FailNow(t, "msgcheck check did not stop on the first signal", "%v", sig)
+			}
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit)
+			assert.Equal(t, 2, exit.ExitCode(), "%v; stderr: %s", exit, stderr.String())
+			result{stderr: stderr.String()}.summary(t, "msgcheck: interrupted")
+			assert.Empty(t, stdout.String())
+		})
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe to read while another goroutine writes.
