@@ -15,7 +15,11 @@
 //	}
 package msg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/fleetkit/catalogue/internal/jsontext"
+)
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
 // keywords; the rest are the catalogue's own rules.
@@ -24,7 +28,7 @@ type Rule string
 // The rules a message can break.
 const (
 	RuleSyntax    Rule = "syntax"    // the document is not well-formed UTF-8 JSON
-	RuleDuplicate Rule = "duplicate" // an object repeats a member name
+	RuleDuplicate Rule = "duplicate" // an object repeats a member name, at any depth
 	RuleType      Rule = "type"      // the value is not of the declared JSON type (null included)
 	RuleRequired  Rule = "required"  // a required member is absent
 	RuleFormat    Rule = "format"    // the string is not of the declared format (uuid, date-time)
@@ -32,7 +36,8 @@ const (
 	RuleMinimum   Rule = "minimum"   // the number is below the minimum
 	RuleMaximum   Rule = "maximum"   // the number is above the maximum
 	RuleMinLength Rule = "minLength" // the string is shorter than allowed
-	RuleRange     Rule = "range"     // the integer does not fit in an int64, the library's documented limit
+	RuleRange     Rule = "range"     // the integer does not fit in an int64, a documented limit of the library
+	RuleDepth     Rule = "depth"     // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI
 )
 
@@ -49,6 +54,20 @@ type Violation struct {
 	Value string
 	// Message says, for a person, what was expected and what was found.
 	Message string
+}
+
+// RuleOf returns the rule that the cause of a scanner's error breaks. It
+// is how the generated decoders name the rule of such an error; its
+// parameter's package is internal to this module, so no other code can
+// call it.
+func RuleOf(c jsontext.Cause) Rule {
+	switch c {
+	case jsontext.CauseDuplicate:
+		return RuleDuplicate
+	case jsontext.CauseDepth:
+		return RuleDepth
+	}
+	return RuleSyntax
 }
 
 // Error returns the violation as "path: message".

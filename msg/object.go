@@ -47,7 +47,7 @@ func ParseObject(data []byte) (Object, error) {
 	end := s.Pos
 	s.End()
 	if s.Fatal {
-		return Object{}, &Violation{Rule: RuleSyntax, Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		return Object{}, &Violation{Rule: RuleOf(s.Cause), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
 	}
 	return newObject(jsontext.AppendCanonical(nil, data[start:end])), nil
 }

@@ -28,6 +28,7 @@ type Scanner struct {
 	Fatal  bool
 	Off    int    // of the syntax error
 	Reason string // of the syntax error
+	Cause  Cause  // of the syntax error
 
 	// Escaped reports whether the last string read had escapes, so that
 	// its content is in the scanner's scratch buffer; otherwise it is
@@ -177,14 +178,29 @@ func nextCanonical(b []byte) int {
 	return i
 }
 
+// A Cause says why the scanner stopped: a text that is not JSON, or JSON
+// that breaks one of the two rules the scanner enforces beyond it.
+type Cause uint8
+
+// The causes of a scanner's error.
+const (
+	CauseSyntax    Cause = iota // not well-formed JSON in valid UTF-8
+	CauseDuplicate              // an object repeats a member name (decision 12)
+	CauseDepth                  // arrays and objects nest deeper than MaxDepth
+)
+
 // Fail records a syntax error at byte offset off, unless one is recorded
 // already.
 func (s *Scanner) Fail(off int, reason string) {
+	s.failFor(CauseSyntax, off, reason)
+}
+
+func (s *Scanner) failFor(cause Cause, off int, reason string) {
 	if s.Fatal {
 		return
 	}
 	s.Fatal = true
-	s.Off, s.Reason = off, reason
+	s.Off, s.Reason, s.Cause = off, reason, cause
 }
 
 // End checks that nothing but white space follows the value read.
@@ -256,7 +272,7 @@ func (s *Scanner) skipObject() {
 			hint = min(max(i*(len(s.Buf)-s.Pos)/max(s.Pos-start, 1), 4*i), 1<<16)
 		}
 		if !names.add(key, s.Escaped, hint) {
-			s.Fail(keyStart, "duplicate member name "+strconv.Quote(string(key)))
+			s.failFor(CauseDuplicate, keyStart, "duplicate member name "+strconv.Quote(string(key)))
 			return
 		}
 		s.Skip()
@@ -706,7 +722,7 @@ func (s *Scanner) Enter() bool {
 	s.Pos++
 	s.Depth++
 	if s.Depth > MaxDepth {
-		s.Fail(s.Pos-1, "nesting deeper than "+strconv.Itoa(MaxDepth))
+		s.failFor(CauseDepth, s.Pos-1, "nesting deeper than "+strconv.Itoa(MaxDepth))
 		return false
 	}
 	return true

@@ -85,7 +85,7 @@ func (d *Decoder) place(base, name, sub string) {
 	if d.item >= 0 {
 		path += "/" + strconv.Itoa(d.item)
 	}
-	d.Add(base, path, msg.RuleSyntax, "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
+	d.Add(base, path, msg.RuleOf(d.Cause), "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
 }
 
 // Err returns nil if the message had no violation, and an *msg.Error

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -105,9 +106,22 @@ func TestPathsOfViolations(t *testing.T) {
 	d.End()
 	var e *msg.Error
 	require.ErrorAs(t, d.Err(), &e)
-	require.Len(t, e.Violations, 1, "a syntax error stops decoding")
+	require.Len(t, e.Violations, 1, "a repeated name deep in a raw value stops decoding")
 	assert.Equal(t, "/a~1b~0c", e.Violations[0].Path)
-	assert.Equal(t, msg.RuleSyntax, e.Violations[0].Rule)
+	assert.Equal(t, msg.RuleDuplicate, e.Violations[0].Rule, "a repeated name is a duplicate at any depth")
+	assert.Contains(t, e.Violations[0].Message, `duplicate member name "x"`)
+
+	d.Reset([]byte(`{"a": [[1], {"b": 2}]}`))
+	d.Raw("", "")
+	d.End()
+	require.NoError(t, d.Err())
+	d.Reset([]byte(`{"a": ` + strings.Repeat("[", jsontext.MaxDepth) + strings.Repeat("]", jsontext.MaxDepth) + `}`))
+	d.Raw("", "/x")
+	d.End()
+	require.ErrorAs(t, d.Err(), &e)
+	require.Len(t, e.Violations, 1)
+	assert.Equal(t, "/x", e.Violations[0].Path)
+	assert.Equal(t, msg.RuleDepth, e.Violations[0].Rule, "nesting past the limit is its own rule")
 
 	d.Reset([]byte(`["a", 1, "b", null]`))
 	require.True(t, d.Array("", "/tags"))
