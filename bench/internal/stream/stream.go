@@ -10,11 +10,9 @@
 // line is judged by its message_type. The output depends only on the size
 // asked for.
 //
-// The line made invalid is always an event (the eighth line is the fourth
-// schema's), so of the breakages below only two apply: an event type
-// outside its enum, about two times in three, and malformed JSON. The
-// others are kept because dropping them would change the stream the
-// README's figures were measured on.
+// The schemas take turns, shifted by one every eight lines, so that the
+// line made invalid is of each schema in turn and every breakage below
+// occurs.
 package stream
 
 import (
@@ -42,7 +40,7 @@ var breakages = [][2]string{
 	{`"time":"`, `"time":"yesterday","x":"`},
 	{`"imei":"490154203237518"`, `"imei":"490154203237519"`},
 	{`"seed_odo":`, `"seed_odo":-`},
-	{`"type":"`, `"type":"archived","x":"`},
+	{`"type":"updated"`, `"type":"archived"`}, // the event's; a device's type is free
 	{`"association_id":`, `"association":`},
 	{`}`, `,}`},
 }
@@ -60,7 +58,7 @@ func Write(w io.Writer, dir string, size int64) (Stats, error) {
 	var s Stats
 	for ; s.Bytes < size; s.Messages++ {
 		n := s.Messages
-		line := messages[n%len(messages)]
+		line := messages[(n+n/8)%len(messages)]
 		// Make the line's identifier unique: the first eight hex digits
 		// of its message_id, or of an event's id.
 		for _, key := range []string{`"message_id":"`, `"id":"`} {
