@@ -89,7 +89,11 @@ func AppendCanonical(dst, src []byte) []byte {
 	in := false // inside a string
 	start := 0  // of the bytes not yet appended
 	for i := 0; i < len(src); {
-		i += nextCanonical(src[i:])
+		if in {
+			i += nextInString(src[i:])
+		} else {
+			i += nextCanonical(src[i:])
+		}
 		if i >= len(src) {
 			break
 		}
@@ -109,6 +113,9 @@ func AppendCanonical(dst, src []byte) []byte {
 			start = i + 1
 		case !in && c <= ' ': // white space, the only bytes below '!' outside strings
 			dst = append(dst, src[start:i]...)
+			for i+1 < len(src) && src[i+1] <= ' ' { // the rest of the run
+				i++
+			}
 			start = i + 1
 		}
 		i++
@@ -151,6 +158,26 @@ func nextEscaped(b []byte) int {
 	}
 	for ; i < len(b); i++ {
 		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 {
+			break
+		}
+	}
+	return i
+}
+
+// nextInString returns the index of the first byte of b that
+// AppendCanonical must look at inside a string, or len(b): one that
+// nextEscaped finds, a quote or a backslash. A well-formed string holds
+// no byte below ' ', and spaces in it are kept.
+func nextInString(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := escapedMask(w) | zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 || c == '"' || c == '\\' {
 			break
 		}
 	}
@@ -648,17 +675,16 @@ func Describe(b []byte, off int) string {
 
 // ws skips white space and returns the next byte, or 0 at the end.
 func (s *Scanner) WS() byte {
-	for i := s.Pos; i < len(s.Buf); i++ {
-		c := s.Buf[i]
-		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			if i != s.Pos {
-				s.Pos, s.spaced = i, i
-			}
+	for s.Pos < len(s.Buf) {
+		c := s.Buf[s.Pos]
+		if c > ' ' {
 			return c
 		}
-	}
-	if s.Pos != len(s.Buf) {
-		s.Pos, s.spaced = len(s.Buf), len(s.Buf)
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+		s.Pos++
+		s.spaced = s.Pos
 	}
 	return 0
 }
