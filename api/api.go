@@ -124,7 +124,7 @@ func newHandler(all []schemas.Schema) *handler {
 		h.mux.Handle(path, methodNotAllowed(slices.Compact(methods)))
 	}
 	h.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, http.StatusNotFound, "no such resource: "+r.URL.Path)
+		writeError(w, r, http.StatusNotFound, "no such resource: "+r.URL.EscapedPath()) // as sent: %2F is not a slash
 	})
 	return h
 }

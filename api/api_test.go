@@ -204,6 +204,7 @@ func TestNotFoundIsJSON(t *testing.T) {
 		{"unknown path", "/api/nope", "no such resource: /api/nope"},
 		{"api root", "/api/", "no such resource: /api/"},
 		{"trailing slash", "/api/schemas/", "no such resource: /api/schemas/"},
+		{"escaped slash", "/api/schemas/core.device%2Fversions/1.0", "no such resource: /api/schemas/core.device%2Fversions/1.0"},
 		{"empty version", "/api/schemas/core.device/versions/", "no such resource: /api/schemas/core.device/versions/"},
 		{"below a schema", "/api/schemas/core.device/versions/1.0/extra", "no such resource: /api/schemas/core.device/versions/1.0/extra"},
 		{"below validate", "/api/schemas/core.device/versions/1.0/validate/extra", "no such resource: /api/schemas/core.device/versions/1.0/validate/extra"},
