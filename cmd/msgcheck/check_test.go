@@ -592,16 +592,7 @@ func TestCheckStopsOnTheFirstSignalWhileStdinIsIdle(t *testing.T) {
 			stdin, err := cmd.StdinPipe()
 			require.NoError(t, err)
 			defer stdin.Close()
-			require.NoError(t, cmd.Start())
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			waited := false
-			defer func() {
-				if !waited {
-					cmd.Process.Kill()
-					<-exited
-				}
-			}()
+			exited := start(t, cmd)
 
 			// More than a pipe holds: once the write returns, check is
 			// reading, so it handles signals. Then stdin goes quiet.
@@ -609,12 +600,8 @@ func TestCheckStopsOnTheFirstSignalWhileStdinIsIdle(t *testing.T) {
 			require.NoError(t, err)
 			time.Sleep(100 * time.Millisecond) // time to judge it all and wait in Read
 			require.NoError(t, cmd.Process.Signal(sig))
-			select {
-			case err = <-exited:
-				waited = true
-			case <-time.After(5 * time.Second):
-				require.FailNow(t, "msgcheck check did not stop on the first signal", "%v", sig)
-			}
+			err, ok := exited(5 * time.Second)
+			require.True(t, ok, "msgcheck check did not stop on the first signal %v", sig)
 			var exit *exec.ExitError
 			require.ErrorAs(t, err, &exit)
 			assert.Equal(t, 2, exit.ExitCode(), "%v; stderr: %s", exit, stderr.String())

@@ -201,29 +201,16 @@ func TestServeServesUntilSignalledThenExits0(t *testing.T) {
 			defer r.Close()
 			cmd := exec.Command(binary, "serve", "-addr", "127.0.0.1:0")
 			cmd.Stderr = w
-			require.NoError(t, cmd.Start())
+			exited := start(t, cmd)
 			w.Close() // the child holds its own copy; EOF comes when it exits
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			waited := false
-			defer func() {
-				if !waited {
-					cmd.Process.Kill()
-					<-exited
-				}
-			}()
 			log := lines(r)
 
 			checkServes(t, servingURL(t, log))
 
 			require.NoError(t, cmd.Process.Signal(sig))
-			select {
-			case err := <-exited:
-				waited = true
-				require.NoError(t, err, "msgcheck serve should exit 0 on %v", sig)
-			case <-time.After(5 * time.Second):
-				require.FailNow(t, "msgcheck serve did not exit in time", "after %v", sig)
-			}
+			err, ok := exited(5 * time.Second)
+			require.True(t, ok, "msgcheck serve did not exit in time after %v", sig)
+			require.NoError(t, err, "msgcheck serve should exit 0 on %v", sig)
 			var rest []string
 			for line := range log {
 				rest = append(rest, line)
@@ -275,4 +262,30 @@ func TestRunSchemasMatchesTheBinary(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"schemas"}, nil, &stdout, &stderr))
 	fromBinary, _, _ := runBinary(t, "schemas")
 	assert.Equal(t, fromBinary, stdout.String())
+}
+
+// start starts cmd and returns a function that waits up to timeout for
+// it to exit, giving its error and true, or false if it is still
+// running. A child still running when the test ends is killed then.
+func start(t *testing.T, cmd *exec.Cmd) (exited func(timeout time.Duration) (error, bool)) {
+	t.Helper()
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waited := false
+	t.Cleanup(func() {
+		if !waited {
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return func(timeout time.Duration) (error, bool) {
+		select {
+		case err := <-done:
+			waited = true
+			return err, true
+		case <-time.After(timeout):
+			return nil, false
+		}
+	}
 }
