@@ -211,30 +211,17 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	v := verdict{Violations: make([]violation, len(invalid.Violations))}
-	for i, x := range invalid.Violations {
-		v.Violations[i] = violation{x.Path, string(x.Rule), x.Message, x.Value}
-	}
-	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(v))
+	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(verdict{Violations: invalid.Violations}))
 }
 
 // validBody is the body of the answer to a valid message.
 var validBody = mustEncode(verdict{Valid: true})
 
-// verdict is the body of the validation route's 200 and 422 answers.
+// verdict is the body of the validation route's 200 and 422 answers, the
+// violations in their JSON form (see msg.Violation).
 type verdict struct {
-	Valid      bool        `json:"valid"`
-	Violations []violation `json:"violations,omitempty"`
-}
-
-// violation is one msg.Violation in JSON. Path is a JSON Pointer, "" for the
-// document itself; Value, the offending JSON text shortened when long, is
-// absent where no value is at fault (a missing member).
-type violation struct {
-	Path    string `json:"path"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-	Value   string `json:"value,omitempty"`
+	Valid      bool             `json:"valid"`
+	Violations []*msg.Violation `json:"violations,omitempty"`
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not

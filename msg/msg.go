@@ -41,19 +41,21 @@ const (
 	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI
 )
 
-// A Violation is one way in which a message breaks its schema.
+// A Violation is one way in which a message breaks its schema. Its JSON
+// form, {"path", "rule", "message", "value"} with value left out when
+// empty, is how msgcheck -json and the HTTP API report it.
 type Violation struct {
 	// Path is the JSON Pointer (RFC 6901) of the offending member, such as
 	// "/actor/id"; for an absent required member, the pointer it would
 	// have. The document itself is "".
-	Path string
+	Path string `json:"path"`
 	// Rule is the rule broken.
-	Rule Rule
+	Rule Rule `json:"rule"`
+	// Message says, for a person, what was expected and what was found.
+	Message string `json:"message"`
 	// Value is the offending value as JSON text, shortened when long; it is
 	// empty where no value is at fault (an absent member).
-	Value string
-	// Message says, for a person, what was expected and what was found.
-	Message string
+	Value string `json:"value,omitempty"`
 }
 
 // RuleOf returns the rule that the cause of a scanner's error breaks. It

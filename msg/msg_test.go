@@ -149,3 +149,15 @@ func ExampleObject() {
 	// fleet_number null
 	// {"colour":"red","fleet_number":null}
 }
+
+// TestViolationJSON pins the JSON form of a violation, which msgcheck
+// -json and the HTTP API report: value left out where none is at fault.
+func TestViolationJSON(t *testing.T) {
+	got, err := json.Marshal([]*msg.Violation{
+		{Path: "/imei", Rule: msg.RuleIMEI, Message: "not an IMEI", Value: `"1"`},
+		{Path: "/tenant_id", Rule: msg.RuleRequired, Message: "required member is missing"},
+	})
+	require.NoError(t, err)
+	assert.JSONEq(t, `[{"path":"/imei","rule":"imei","message":"not an IMEI","value":"\"1\""},`+
+		`{"path":"/tenant_id","rule":"required","message":"required member is missing"}]`, string(got))
+}

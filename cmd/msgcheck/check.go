@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 )
 
@@ -255,30 +256,15 @@ func size(n float64) string {
 // jsonResult is the -json form of a verdict. Violations is absent when the
 // message is valid; Schema is "" when none could be chosen.
 type jsonResult struct {
-	File       string          `json:"file"`
-	Line       int             `json:"line"`
-	Schema     string          `json:"schema"`
-	Valid      bool            `json:"valid"`
-	Violations []jsonViolation `json:"violations,omitempty"`
-}
-
-// jsonViolation is the -json form of a violation, the same as the HTTP
-// validation route's. Path is a JSON Pointer, "" for the document; Value is
-// the offending JSON text, shortened when long, and absent where no value
-// is at fault.
-type jsonViolation struct {
-	Path    string `json:"path"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-	Value   string `json:"value,omitempty"`
+	File       string           `json:"file"`
+	Line       int              `json:"line"`
+	Schema     string           `json:"schema"`
+	Valid      bool             `json:"valid"`
+	Violations []*msg.Violation `json:"violations,omitempty"` // in their JSON form, as the HTTP API reports them
 }
 
 func jsonResultOf(file string, res ndjson.Result) jsonResult {
-	j := jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid()}
-	for _, v := range res.Violations() {
-		j.Violations = append(j.Violations, jsonViolation{v.Path, string(v.Rule), v.Message, v.Value})
-	}
-	return j
+	return jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid(), Violations: res.Violations()}
 }
 
 // countingReader counts the bytes read through it, for the progress line,
