@@ -164,6 +164,13 @@ func nextEscaped(b []byte) int {
 	return i
 }
 
+// inStringMask flags, as needsLook does, the bytes of w that
+// AppendCanonical looks at inside a string: those escapedMask flags,
+// quotes and backslashes.
+func inStringMask(w uint64) uint64 {
+	return escapedMask(w) | quoteOrBackslash(w)
+}
+
 // nextInString returns the index of the first byte of b that
 // AppendCanonical must look at inside a string, or len(b): one that
 // nextEscaped finds, a quote or a backslash. A well-formed string holds
@@ -171,8 +178,7 @@ func nextEscaped(b []byte) int {
 func nextInString(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := escapedMask(w) | zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c); m != 0 {
+		if m := inStringMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -191,9 +197,7 @@ func nextCanonical(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
-		m := escapedMask(w) | zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-			(w-0x2121212121212121)&^w&0x8080808080808080
-		if m != 0 {
+		if m := inStringMask(w) | (w-0x2121212121212121)&^w&0x8080808080808080; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -473,8 +477,13 @@ func Plain(b []byte) int {
 // need a look inside a JSON string. The lowest flagged byte is always one
 // that does; flags above it may be false.
 func needsLook(w uint64) uint64 {
-	return (zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-		(w - 0x2020202020202020) | w) & 0x8080808080808080
+	return (quoteOrBackslash(w) | (w - 0x2020202020202020) | w) & 0x8080808080808080
+}
+
+// quoteOrBackslash flags the quotes and backslashes of w, the bytes that
+// end a string or begin an escape in it.
+func quoteOrBackslash(w uint64) uint64 {
+	return zeroByte(w^0x2222222222222222) | zeroByte(w^0x5c5c5c5c5c5c5c5c)
 }
 
 // zeroByte has the high bit of each byte of the result set where that
