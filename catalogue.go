@@ -16,6 +16,7 @@ package catalogue
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fleetkit/catalogue/association"
@@ -113,7 +114,7 @@ func Decode(data []byte) (Message, error) {
 		return nil, err
 	}
 	if _, ok := kinds[typ]; !ok {
-		return nil, fmt.Errorf("%w %q (known types: %s)", ErrUnknownType, typ, strings.Join(Types(), ", "))
+		return nil, unknownType(" " + strconv.Quote(typ))
 	}
 	return DecodeAs(typ, "", data)
 }
@@ -129,9 +130,6 @@ func messageType(data []byte) (string, error) {
 		d.End()
 		return "", d.Err()
 	}
-	unknown := func(why string) error {
-		return fmt.Errorf("%w: %s (known types: %s)", ErrUnknownType, why, strings.Join(Types(), ", "))
-	}
 	for i := 0; d.More("", "", '}', i); i++ {
 		key := d.Key("", "")
 		if d.Failed() {
@@ -139,7 +137,7 @@ func messageType(data []byte) (string, error) {
 		}
 		if string(key) == "message_type" {
 			if d.Null() {
-				return "", unknown("message_type is null")
+				return "", unknownType(": message_type is null")
 			}
 			if s, ok := d.Bytes("", "/message_type"); ok {
 				return string(s), nil
@@ -147,12 +145,18 @@ func messageType(data []byte) (string, error) {
 			if d.Failed() {
 				return "", d.Err()
 			}
-			return "", unknown("message_type is " + d.Last() + ", not a string")
+			return "", unknownType(": message_type is " + d.Last() + ", not a string")
 		}
 		d.Skip("", "")
 	}
 	if d.Failed() {
 		return "", d.Err()
 	}
-	return "", unknown("the message has no message_type")
+	return "", unknownType(": the message has no message_type")
+}
+
+// unknownType returns an error wrapping ErrUnknownType, its text followed
+// by what and the list of the known types.
+func unknownType(what string) error {
+	return fmt.Errorf("%w%s (known types: %s)", ErrUnknownType, what, strings.Join(Types(), ", "))
 }
