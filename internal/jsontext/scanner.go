@@ -42,9 +42,11 @@ type Scanner struct {
 	kept []byte
 
 	// spaced is where the last run of white space that WS skipped ends,
-	// so that KeepCanonical can tell, without looking, whether a value
-	// has white space between its tokens.
+	// and marked just past the last byte json.Marshal escapes that Skip
+	// read in a string, so that KeepCanonical can tell, without looking
+	// again, whether the text of a value is canonical already.
 	spaced int
+	marked int
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -65,13 +67,13 @@ func (s *Scanner) Keep(start, end int) []byte {
 	return s.kept[start:end:end]
 }
 
-// KeepCanonical is Keep for the text of a value read whole from start to
+// KeepCanonical is Keep for the text of a value Skip read whole from start to
 // end, held in canonical form (see AppendCanonical): the kept bytes when
 // they are canonical already, as they are unless the value has white
 // space between its tokens or one of the characters encoding/json
 // escapes, and a canonical copy otherwise.
 func (s *Scanner) KeepCanonical(start, end int) []byte {
-	if s.spaced <= start && !hasEscapedByMarshal(s.Buf[start:end]) {
+	if s.spaced <= start && s.marked <= start {
 		return s.Keep(start, end)
 	}
 	c := AppendCanonical(make([]byte, 0, end-start+16), s.Buf[start:end])
@@ -125,43 +127,12 @@ func AppendCanonical(dst, src []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// hasEscapedByMarshal reports whether well-formed JSON text b holds a
-// character that json.Marshal escapes in a MarshalJSON method's output.
-// Outside strings, none of them can occur, so there is no need to track
-// where strings are.
-func hasEscapedByMarshal(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		i += nextEscaped(b[i:])
-		if i < len(b) && (b[i] != 0xe2 || i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xa8) {
-			return true
-		}
-	}
-	return false
-}
-
 // escapedMask flags, as needsLook does, the bytes of w that json.Marshal
 // escapes: '<' and '>' (which differ only in bit 1), '&', and 0xe2, which
 // begins U+2028 and U+2029.
 func escapedMask(w uint64) uint64 {
 	return zeroByte((w|0x0202020202020202)^0x3e3e3e3e3e3e3e3e) |
 		zeroByte(w^0x2626262626262626) | zeroByte(w^0xe2e2e2e2e2e2e2e2)
-}
-
-// nextEscaped returns the index of the first byte of b that escapedMask
-// flags, or len(b).
-func nextEscaped(b []byte) int {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if m := escapedMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 {
-			break
-		}
-	}
-	return i
 }
 
 // inStringMask flags, as needsLook does, the bytes of w that
@@ -173,7 +144,7 @@ func inStringMask(w uint64) uint64 {
 
 // nextInString returns the index of the first byte of b that
 // AppendCanonical must look at inside a string, or len(b): one that
-// nextEscaped finds, a quote or a backslash. A well-formed string holds
+// escapedMask flags, a quote or a backslash. A well-formed string holds
 // no byte below ' ', and spaces in it are kept.
 func nextInString(b []byte) int {
 	i := 0
@@ -191,7 +162,7 @@ func nextInString(b []byte) int {
 }
 
 // nextCanonical returns the index of the first byte of b that
-// AppendCanonical must look at, or len(b): one that nextEscaped finds, a
+// AppendCanonical must look at, or len(b): one that escapedMask flags, a
 // quote, a backslash, or a byte below '!' (white space, outside strings).
 func nextCanonical(b []byte) int {
 	i := 0
@@ -251,7 +222,7 @@ func (s *Scanner) Skip() {
 	}
 	switch c := s.WS(); {
 	case c == '"':
-		s.Str()
+		s.str(true)
 	case c == '{':
 		s.skipObject()
 	case c == '[':
@@ -294,7 +265,7 @@ func (s *Scanner) skipObject() {
 	start := s.Pos
 	for i := 0; s.Next('}', i); i++ {
 		keyStart := s.Pos
-		key := s.Name()
+		key := s.name(true)
 		if s.Fatal {
 			return
 		}
@@ -410,12 +381,23 @@ func (s *Scanner) Number() []byte {
 // unescaped content: a sub-slice of the input when it has no escapes, of
 // the scratch buffer otherwise.
 func (s *Scanner) Str() []byte {
+	return s.str(false)
+}
+
+// str is Str. Where marking is set, as it is for the strings of values
+// held as text, it also marks the characters json.Marshal escapes (see
+// marked); elsewhere it may or may not.
+func (s *Scanner) str(marking bool) []byte {
 	b := s.Buf
 	start := s.Pos + 1
 	i := start
 	// Reading on past the string is fine: it ends at its closing quote,
 	// within the input.
-	i += Plain(b[i:])
+	if marking {
+		i += plainMarking(b[i:])
+	} else {
+		i += Plain(b[i:])
+	}
 	for i < len(b) {
 		c := b[i]
 		switch {
@@ -429,6 +411,9 @@ func (s *Scanner) Str() []byte {
 		case c < 0x20:
 			s.Fail(i, "control character in string")
 			return nil
+		case c == '<' || c == '>' || c == '&':
+			s.marked = i + 1
+			i++
 		case c < utf8.RuneSelf:
 			i++
 		default:
@@ -436,6 +421,9 @@ func (s *Scanner) Str() []byte {
 			if r == utf8.RuneError && size == 1 {
 				s.Fail(i, "invalid UTF-8")
 				return nil
+			}
+			if r == '\u2028' || r == '\u2029' {
+				s.marked = i + size
 			}
 			i += size
 		}
@@ -468,6 +456,25 @@ func Plain(b []byte) int {
 	for ; i < len(b); i++ {
 		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			return i
+		}
+	}
+	return i
+}
+
+// plainMarking is Plain, but stops at '<', '>' and '&' too, which
+// json.Marshal escapes, as it does U+2028 and U+2029, which begin with a
+// byte outside ASCII.
+func plainMarking(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := needsLook(w) | escapedMask(w); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+			break
 		}
 	}
 	return i
@@ -546,6 +553,9 @@ func (s *Scanner) strEscaped(start, i int) []byte {
 			s.Fail(i, "control character in string")
 			return nil
 		case c < utf8.RuneSelf:
+			if c == '<' || c == '>' || c == '&' {
+				s.marked = i + 1
+			}
 			out = append(out, c)
 			i++
 		default:
@@ -553,6 +563,9 @@ func (s *Scanner) strEscaped(start, i int) []byte {
 			if r == utf8.RuneError && size == 1 {
 				s.Fail(i, "invalid UTF-8")
 				return nil
+			}
+			if r == '\u2028' || r == '\u2029' {
+				s.marked = i + size
 			}
 			out = append(out, b[i:i+size]...)
 			i += size
@@ -728,6 +741,11 @@ func (s *Scanner) Next(end byte, i int) bool {
 // Key reads a member name and the colon after it. The name is unescaped
 // and valid until the next string is read.
 func (s *Scanner) Name() []byte {
+	return s.name(false)
+}
+
+// name is Name, marking as str does.
+func (s *Scanner) name(marking bool) []byte {
 	if s.Fatal {
 		return nil
 	}
@@ -735,7 +753,7 @@ func (s *Scanner) Name() []byte {
 		s.Fail(s.Pos, "want a member name, got "+Describe(s.Buf, s.Pos))
 		return nil
 	}
-	key := s.Str()
+	key := s.str(marking)
 	if s.Fatal {
 		return nil
 	}
