@@ -144,46 +144,22 @@ func (v *Association) decode(d *wire.Decoder, base string) {
 // targets of its pointer members go in p, allocated if nil.
 func (v *Association) decodeMembers(d *wire.Decoder, base string, p *associationPointees) {
 	*v = Association{MessageType: "core.association", Tags: []string{}}
-	var seen uint64
+	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
-		key := d.Key(base, "")
-		if d.Failed() {
-			return
-		}
-		switch string(key) {
-		case "message_id":
-			if seen&0x1 != 0 {
-				d.Duplicate(base, "/message_id")
-				continue
-			}
-			seen |= 0x1
+		switch j, key := d.Member(base, associationMembers, &seen); j {
+		case 0: // message_id
 			if x, ok := d.UUID(base, "/message_id"); ok {
 				v.MessageID = x
 			}
-		case "message_type":
-			if seen&0x2 != 0 {
-				d.Duplicate(base, "/message_type")
-				continue
-			}
-			seen |= 0x2
+		case 1: // message_type
 			if x, ok := d.String(base, "/message_type"); ok {
 				v.MessageType = x
 			}
-		case "source_id":
-			if seen&0x4 != 0 {
-				d.Duplicate(base, "/source_id")
-				continue
-			}
-			seen |= 0x4
+		case 2: // source_id
 			if x, ok := d.String(base, "/source_id"); ok {
 				v.SourceID = x
 			}
-		case "source_type":
-			if seen&0x8 != 0 {
-				d.Duplicate(base, "/source_type")
-				continue
-			}
-			seen |= 0x8
+		case 3: // source_type
 			if d.Null() {
 				v.SourceType = msg.Null[string]()
 			} else {
@@ -191,12 +167,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.SourceType = msg.Of(x)
 				}
 			}
-		case "source_message_type":
-			if seen&0x10 != 0 {
-				d.Duplicate(base, "/source_message_type")
-				continue
-			}
-			seen |= 0x10
+		case 4: // source_message_type
 			if x, ok := d.String(base, "/source_message_type"); ok {
 				if p == nil {
 					p = new(associationPointees)
@@ -204,48 +175,23 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 				p.SourceMessageType = x
 				v.SourceMessageType = &p.SourceMessageType
 			}
-		case "tenant_id":
-			if seen&0x20 != 0 {
-				d.Duplicate(base, "/tenant_id")
-				continue
-			}
-			seen |= 0x20
+		case 5: // tenant_id
 			if x, ok := d.String(base, "/tenant_id"); ok {
 				v.TenantID = x
 			}
-		case "time":
-			if seen&0x40 != 0 {
-				d.Duplicate(base, "/time")
-				continue
-			}
-			seen |= 0x40
+		case 6: // time
 			if x, ok := d.DateTime(base, "/time"); ok {
 				v.Time = x
 			}
-		case "association_id":
-			if seen&0x80 != 0 {
-				d.Duplicate(base, "/association_id")
-				continue
-			}
-			seen |= 0x80
+		case 7: // association_id
 			if x, ok := d.UUID(base, "/association_id"); ok {
 				v.AssociationID = x
 			}
-		case "device_id":
-			if seen&0x100 != 0 {
-				d.Duplicate(base, "/device_id")
-				continue
-			}
-			seen |= 0x100
+		case 8: // device_id
 			if x, ok := d.UUID(base, "/device_id"); ok {
 				v.DeviceID = x
 			}
-		case "driver_id":
-			if seen&0x200 != 0 {
-				d.Duplicate(base, "/driver_id")
-				continue
-			}
-			seen |= 0x200
+		case 9: // driver_id
 			if d.Null() {
 				v.DriverID = nil
 			} else {
@@ -257,12 +203,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.DriverID = &p.DriverID
 				}
 			}
-		case "vehicle_id":
-			if seen&0x400 != 0 {
-				d.Duplicate(base, "/vehicle_id")
-				continue
-			}
-			seen |= 0x400
+		case 10: // vehicle_id
 			if d.Null() {
 				v.VehicleID = nil
 			} else {
@@ -274,12 +215,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.VehicleID = &p.VehicleID
 				}
 			}
-		case "battery_id":
-			if seen&0x800 != 0 {
-				d.Duplicate(base, "/battery_id")
-				continue
-			}
-			seen |= 0x800
+		case 11: // battery_id
 			if d.Null() {
 				v.BatteryID = nil
 			} else {
@@ -291,12 +227,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.BatteryID = &p.BatteryID
 				}
 			}
-		case "tags":
-			if seen&0x1000 != 0 {
-				d.Duplicate(base, "/tags")
-				continue
-			}
-			seen |= 0x1000
+		case 12: // tags
 			if d.Null() {
 				v.Tags = nil
 			} else {
@@ -304,12 +235,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.Tags = x
 				}
 			}
-		case "external_id":
-			if seen&0x2000 != 0 {
-				d.Duplicate(base, "/external_id")
-				continue
-			}
-			seen |= 0x2000
+		case 13: // external_id
 			if d.Null() {
 				v.ExternalID = msg.Null[string]()
 			} else {
@@ -317,12 +243,7 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 					v.ExternalID = msg.Of(x)
 				}
 			}
-		case "offset":
-			if seen&0x4000 != 0 {
-				d.Duplicate(base, "/offset")
-				continue
-			}
-			seen |= 0x4000
+		case 14: // offset
 			if x, ok := d.Int(base, "/offset"); ok {
 				if p == nil {
 					p = new(associationPointees)
@@ -330,31 +251,35 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 				p.Offset = x
 				v.Offset = &p.Offset
 			}
-		default:
+		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
 	}
-	if seen&0x1e5 != 0x1e5 && !d.Failed() {
-		if seen&0x1 == 0 {
+	if seen.Bits&0x1e5 != 0x1e5 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
 			d.Required(base, "/message_id")
 		}
-		if seen&0x4 == 0 {
+		if seen.Bits&0x4 == 0 {
 			d.Required(base, "/source_id")
 		}
-		if seen&0x20 == 0 {
+		if seen.Bits&0x20 == 0 {
 			d.Required(base, "/tenant_id")
 		}
-		if seen&0x40 == 0 {
+		if seen.Bits&0x40 == 0 {
 			d.Required(base, "/time")
 		}
-		if seen&0x80 == 0 {
+		if seen.Bits&0x80 == 0 {
 			d.Required(base, "/association_id")
 		}
-		if seen&0x100 == 0 {
+		if seen.Bits&0x100 == 0 {
 			d.Required(base, "/device_id")
 		}
 	}
 }
+
+// associationMembers are the members Association declares, in the schema's order, which
+// decodeMembers numbers as they are numbered here.
+var associationMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "association_id", "device_id", "driver_id", "vehicle_id", "battery_id", "tags", "external_id", "offset")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if

@@ -170,55 +170,26 @@ func (v *Device) decode(d *wire.Decoder, base string) {
 // targets of its pointer members go in p, allocated if nil.
 func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) {
 	*v = Device{MessageType: "core.device"}
-	var seen uint64
+	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
-		key := d.Key(base, "")
-		if d.Failed() {
-			return
-		}
-		switch string(key) {
-		case "message_id":
-			if seen&0x1 != 0 {
-				d.Duplicate(base, "/message_id")
-				continue
-			}
-			seen |= 0x1
+		switch j, key := d.Member(base, deviceMembers, &seen); j {
+		case 0: // message_id
 			if x, ok := d.UUID(base, "/message_id"); ok {
 				v.MessageID = x
 			}
-		case "message_type":
-			if seen&0x2 != 0 {
-				d.Duplicate(base, "/message_type")
-				continue
-			}
-			seen |= 0x2
+		case 1: // message_type
 			if x, ok := d.String(base, "/message_type"); ok {
 				v.MessageType = x
 			}
-		case "source_id":
-			if seen&0x4 != 0 {
-				d.Duplicate(base, "/source_id")
-				continue
-			}
-			seen |= 0x4
+		case 2: // source_id
 			if x, ok := d.String(base, "/source_id"); ok {
 				v.SourceID = x
 			}
-		case "source_type":
-			if seen&0x8 != 0 {
-				d.Duplicate(base, "/source_type")
-				continue
-			}
-			seen |= 0x8
+		case 3: // source_type
 			if x, ok := d.String(base, "/source_type"); ok {
 				v.SourceType = x
 			}
-		case "source_message_type":
-			if seen&0x10 != 0 {
-				d.Duplicate(base, "/source_message_type")
-				continue
-			}
-			seen |= 0x10
+		case 4: // source_message_type
 			if x, ok := d.String(base, "/source_message_type"); ok {
 				if p == nil {
 					p = new(devicePointees)
@@ -226,48 +197,23 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 				p.SourceMessageType = x
 				v.SourceMessageType = &p.SourceMessageType
 			}
-		case "tenant_id":
-			if seen&0x20 != 0 {
-				d.Duplicate(base, "/tenant_id")
-				continue
-			}
-			seen |= 0x20
+		case 5: // tenant_id
 			if x, ok := d.String(base, "/tenant_id"); ok {
 				v.TenantID = x
 			}
-		case "time":
-			if seen&0x40 != 0 {
-				d.Duplicate(base, "/time")
-				continue
-			}
-			seen |= 0x40
+		case 6: // time
 			if x, ok := d.DateTime(base, "/time"); ok {
 				v.Time = x
 			}
-		case "device_id":
-			if seen&0x80 != 0 {
-				d.Duplicate(base, "/device_id")
-				continue
-			}
-			seen |= 0x80
+		case 7: // device_id
 			if x, ok := d.UUID(base, "/device_id"); ok {
 				v.DeviceID = x
 			}
-		case "external_id":
-			if seen&0x100 != 0 {
-				d.Duplicate(base, "/external_id")
-				continue
-			}
-			seen |= 0x100
+		case 8: // external_id
 			if x, ok := d.String(base, "/external_id"); ok {
 				v.ExternalID = x
 			}
-		case "type":
-			if seen&0x200 != 0 {
-				d.Duplicate(base, "/type")
-				continue
-			}
-			seen |= 0x200
+		case 9: // type
 			if d.Null() {
 				v.Type = msg.Null[string]()
 			} else {
@@ -275,76 +221,36 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 					v.Type = msg.Of(x)
 				}
 			}
-		case "model":
-			if seen&0x400 != 0 {
-				d.Duplicate(base, "/model")
-				continue
-			}
-			seen |= 0x400
+		case 10: // model
 			if x, ok := d.String(base, "/model"); ok {
 				v.Model = x
 			}
-		case "firmware":
-			if seen&0x800 != 0 {
-				d.Duplicate(base, "/firmware")
-				continue
-			}
-			seen |= 0x800
+		case 11: // firmware
 			if x, ok := d.String(base, "/firmware"); ok {
 				v.Firmware = x
 			}
-		case "configuration":
-			if seen&0x1000 != 0 {
-				d.Duplicate(base, "/configuration")
-				continue
-			}
-			seen |= 0x1000
+		case 12: // configuration
 			if x, ok := d.String(base, "/configuration"); ok {
 				v.Configuration = x
 			}
-		case "imei":
-			if seen&0x2000 != 0 {
-				d.Duplicate(base, "/imei")
-				continue
-			}
-			seen |= 0x2000
+		case 13: // imei
 			if x, ok := d.String(base, "/imei"); ok {
 				d.IMEI(base, "/imei", x)
 				v.IMEI = x
 			}
-		case "iccid":
-			if seen&0x4000 != 0 {
-				d.Duplicate(base, "/iccid")
-				continue
-			}
-			seen |= 0x4000
+		case 14: // iccid
 			if x, ok := d.String(base, "/iccid"); ok {
 				v.ICCID = x
 			}
-		case "carrier":
-			if seen&0x8000 != 0 {
-				d.Duplicate(base, "/carrier")
-				continue
-			}
-			seen |= 0x8000
+		case 15: // carrier
 			if x, ok := d.String(base, "/carrier"); ok {
 				v.Carrier = x
 			}
-		case "allowed":
-			if seen&0x10000 != 0 {
-				d.Duplicate(base, "/allowed")
-				continue
-			}
-			seen |= 0x10000
+		case 16: // allowed
 			if x, ok := d.Bool(base, "/allowed"); ok {
 				v.Allowed = x
 			}
-		case "data_provider":
-			if seen&0x20000 != 0 {
-				d.Duplicate(base, "/data_provider")
-				continue
-			}
-			seen |= 0x20000
+		case 17: // data_provider
 			if x, ok := d.String(base, "/data_provider"); ok {
 				if p == nil {
 					p = new(devicePointees)
@@ -352,12 +258,7 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 				p.DataProvider = x
 				v.DataProvider = &p.DataProvider
 			}
-		case "created":
-			if seen&0x40000 != 0 {
-				d.Duplicate(base, "/created")
-				continue
-			}
-			seen |= 0x40000
+		case 18: // created
 			if x, ok := d.DateTime(base, "/created"); ok {
 				if p == nil {
 					p = new(devicePointees)
@@ -365,12 +266,7 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 				p.Created = x
 				v.Created = &p.Created
 			}
-		case "first_connected":
-			if seen&0x80000 != 0 {
-				d.Duplicate(base, "/first_connected")
-				continue
-			}
-			seen |= 0x80000
+		case 19: // first_connected
 			if d.Null() {
 				v.FirstConnected = nil
 			} else {
@@ -382,37 +278,41 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 					v.FirstConnected = &p.FirstConnected
 				}
 			}
-		default:
+		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
 	}
-	if seen&0x1ef != 0x1ef && !d.Failed() {
-		if seen&0x1 == 0 {
+	if seen.Bits&0x1ef != 0x1ef && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
 			d.Required(base, "/message_id")
 		}
-		if seen&0x2 == 0 {
+		if seen.Bits&0x2 == 0 {
 			d.Required(base, "/message_type")
 		}
-		if seen&0x4 == 0 {
+		if seen.Bits&0x4 == 0 {
 			d.Required(base, "/source_id")
 		}
-		if seen&0x8 == 0 {
+		if seen.Bits&0x8 == 0 {
 			d.Required(base, "/source_type")
 		}
-		if seen&0x20 == 0 {
+		if seen.Bits&0x20 == 0 {
 			d.Required(base, "/tenant_id")
 		}
-		if seen&0x40 == 0 {
+		if seen.Bits&0x40 == 0 {
 			d.Required(base, "/time")
 		}
-		if seen&0x80 == 0 {
+		if seen.Bits&0x80 == 0 {
 			d.Required(base, "/device_id")
 		}
-		if seen&0x100 == 0 {
+		if seen.Bits&0x100 == 0 {
 			d.Required(base, "/external_id")
 		}
 	}
 }
+
+// deviceMembers are the members Device declares, in the schema's order, which
+// decodeMembers numbers as they are numbered here.
+var deviceMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "device_id", "external_id", "type", "model", "firmware", "configuration", "imei", "iccid", "carrier", "allowed", "data_provider", "created", "first_connected")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if

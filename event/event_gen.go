@@ -101,28 +101,14 @@ func (v *Event) decode(d *wire.Decoder, base string) {
 // decodeMembers reads the members of the object begun at base.
 func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 	*v = Event{}
-	var seen uint64
+	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
-		key := d.Key(base, "")
-		if d.Failed() {
-			return
-		}
-		switch string(key) {
-		case "id":
-			if seen&0x1 != 0 {
-				d.Duplicate(base, "/id")
-				continue
-			}
-			seen |= 0x1
+		switch j, key := d.Member(base, eventMembers, &seen); j {
+		case 0: // id
 			if x, ok := d.UUID(base, "/id"); ok {
 				v.ID = x
 			}
-		case "type":
-			if seen&0x2 != 0 {
-				d.Duplicate(base, "/type")
-				continue
-			}
-			seen |= 0x2
+		case 1: // type
 			if s, ok := d.Bytes(base, "/type"); ok {
 				switch string(s) {
 				case "created":
@@ -135,41 +121,21 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 					d.Enum(base, "/type", d.Last(), "\"created\", \"updated\" or \"deleted\"")
 				}
 			}
-		case "occurred_at":
-			if seen&0x4 != 0 {
-				d.Duplicate(base, "/occurred_at")
-				continue
-			}
-			seen |= 0x4
+		case 2: // occurred_at
 			if x, ok := d.DateTime(base, "/occurred_at"); ok {
 				v.OccurredAt = x
 			}
-		case "priority":
-			if seen&0x8 != 0 {
-				d.Duplicate(base, "/priority")
-				continue
-			}
-			seen |= 0x8
+		case 3: // priority
 			if x, ok := d.Int(base, "/priority"); ok {
 				d.Min(base, "/priority", x, 0)
 				d.Max(base, "/priority", x, 9)
 				v.Priority = &x
 			}
-		case "tags":
-			if seen&0x10 != 0 {
-				d.Duplicate(base, "/tags")
-				continue
-			}
-			seen |= 0x10
+		case 4: // tags
 			if x, ok := d.Strings(base, "/tags"); ok {
 				v.Tags = x
 			}
-		case "actor":
-			if seen&0x20 != 0 {
-				d.Duplicate(base, "/actor")
-				continue
-			}
-			seen |= 0x20
+		case 5: // actor
 			if d.Object(base, "/actor") {
 				x := new(struct {
 					v Actor
@@ -178,22 +144,26 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 				x.v.decodeMembers(d, base+"/actor", &x.p)
 				v.Actor = &x.v
 			}
-		default:
+		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
 	}
-	if seen&0x7 != 0x7 && !d.Failed() {
-		if seen&0x1 == 0 {
+	if seen.Bits&0x7 != 0x7 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
 			d.Required(base, "/id")
 		}
-		if seen&0x2 == 0 {
+		if seen.Bits&0x2 == 0 {
 			d.Required(base, "/type")
 		}
-		if seen&0x4 == 0 {
+		if seen.Bits&0x4 == 0 {
 			d.Required(base, "/occurred_at")
 		}
 	}
 }
+
+// eventMembers are the members Event declares, in the schema's order, which
+// decodeMembers numbers as they are numbered here.
+var eventMembers = wire.NewMembers("id", "type", "occurred_at", "priority", "tags", "actor")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -336,19 +306,10 @@ func (v *Actor) decode(d *wire.Decoder, base string) {
 // targets of its pointer members go in p, allocated if nil.
 func (v *Actor) decodeMembers(d *wire.Decoder, base string, p *actorPointees) {
 	*v = Actor{}
-	var seen uint64
+	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
-		key := d.Key(base, "")
-		if d.Failed() {
-			return
-		}
-		switch string(key) {
-		case "id":
-			if seen&0x1 != 0 {
-				d.Duplicate(base, "/id")
-				continue
-			}
-			seen |= 0x1
+		switch j, key := d.Member(base, actorMembers, &seen); j {
+		case 0: // id
 			if x, ok := d.UUID(base, "/id"); ok {
 				if p == nil {
 					p = new(actorPointees)
@@ -356,12 +317,7 @@ func (v *Actor) decodeMembers(d *wire.Decoder, base string, p *actorPointees) {
 				p.ID = x
 				v.ID = &p.ID
 			}
-		case "name":
-			if seen&0x2 != 0 {
-				d.Duplicate(base, "/name")
-				continue
-			}
-			seen |= 0x2
+		case 1: // name
 			if x, ok := d.String(base, "/name"); ok {
 				if p == nil {
 					p = new(actorPointees)
@@ -369,11 +325,15 @@ func (v *Actor) decodeMembers(d *wire.Decoder, base string, p *actorPointees) {
 				p.Name = x
 				v.Name = &p.Name
 			}
-		default:
+		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
 	}
 }
+
+// actorMembers are the members Actor declares, in the schema's order, which
+// decodeMembers numbers as they are numbered here.
+var actorMembers = wire.NewMembers("id", "name")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if

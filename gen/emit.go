@@ -394,37 +394,26 @@ func (g *generator) unmarshal(m *message) {
 		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
 	}
 	g.p("*v = %s", m.defaults())
-	g.p("var seen uint64")
+	g.p("var seen wire.Seen")
 	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
-	g.p("key := d.Key(base, \"\")")
-	g.p("if d.Failed() {")
-	g.p("return")
-	g.p("}")
-	g.p("switch string(key) {")
+	g.p("switch j, key := d.Member(base, %s, &seen); j {", membersVar(m))
 	var required uint64
 	for i, f := range m.Fields {
-		bit := uint64(1) << i
 		if f.Required {
-			required |= bit
+			required |= uint64(1) << i
 		}
-		name := strconv.Quote("/" + f.JSON)
-		g.p("case %q:", f.JSON)
-		g.p("if seen&%#x != 0 {", bit)
-		g.p("d.Duplicate(base, %s)", name)
-		g.p("continue")
-		g.p("}")
-		g.p("seen |= %#x", bit)
-		g.decodeField(m, f, name)
+		g.p("case %d: // %s", i, f.JSON)
+		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
 	}
-	g.p("default:")
+	g.p("case wire.Undeclared:")
 	g.p("d.Extra(&v.Extra, base, key)")
 	g.p("}")
 	g.p("}")
 	if required != 0 {
-		g.p("if seen&%#x != %#x && !d.Failed() {", required, required)
+		g.p("if seen.Bits&%#x != %#x && !d.Failed() {", required, required)
 		for i, f := range m.Fields {
 			if f.Required {
-				g.p("if seen&%#x == 0 {", uint64(1)<<i)
+				g.p("if seen.Bits&%#x == 0 {", uint64(1)<<i)
 				g.p("d.Required(base, %q)", "/"+f.JSON)
 				g.p("}")
 			}
@@ -432,6 +421,20 @@ func (g *generator) unmarshal(m *message) {
 		g.p("}")
 	}
 	g.p("}")
+
+	g.p("")
+	g.p("// %s are the members %s declares, in the schema's order, which", membersVar(m), n)
+	g.p("// decodeMembers numbers as they are numbered here.")
+	names := make([]string, len(m.Fields))
+	for i, f := range m.Fields {
+		names[i] = strconv.Quote(f.JSON)
+	}
+	g.p("var %s = wire.NewMembers(%s)", membersVar(m), strings.Join(names, ", "))
+}
+
+// membersVar names the variable that lists the declared members of m.
+func membersVar(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Members"
 }
 
 // reader returns the Decoder method that reads a member's value.

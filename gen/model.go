@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
@@ -166,6 +167,10 @@ func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawM
 
 func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessage, required bool) (*field, error) {
 	path := base + "/" + name
+	if q := strconv.Quote(name); q[1:len(q)-1] != name {
+		// The decoder matches declared names byte for byte.
+		return nil, fmt.Errorf("%s: a member name JSON must escape is not supported", path)
+	}
 	var node map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &node); err != nil {
 		return nil, err

@@ -197,55 +197,26 @@ func (v *Vehicle) decode(d *wire.Decoder, base string) {
 // targets of its pointer members go in p, allocated if nil.
 func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees) {
 	*v = Vehicle{MessageType: "core.vehicle", SourceType: "CORE"}
-	var seen uint64
+	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
-		key := d.Key(base, "")
-		if d.Failed() {
-			return
-		}
-		switch string(key) {
-		case "message_id":
-			if seen&0x1 != 0 {
-				d.Duplicate(base, "/message_id")
-				continue
-			}
-			seen |= 0x1
+		switch j, key := d.Member(base, vehicleMembers, &seen); j {
+		case 0: // message_id
 			if x, ok := d.UUID(base, "/message_id"); ok {
 				v.MessageID = x
 			}
-		case "message_type":
-			if seen&0x2 != 0 {
-				d.Duplicate(base, "/message_type")
-				continue
-			}
-			seen |= 0x2
+		case 1: // message_type
 			if x, ok := d.String(base, "/message_type"); ok {
 				v.MessageType = x
 			}
-		case "source_id":
-			if seen&0x4 != 0 {
-				d.Duplicate(base, "/source_id")
-				continue
-			}
-			seen |= 0x4
+		case 2: // source_id
 			if x, ok := d.UUID(base, "/source_id"); ok {
 				v.SourceID = x
 			}
-		case "source_type":
-			if seen&0x8 != 0 {
-				d.Duplicate(base, "/source_type")
-				continue
-			}
-			seen |= 0x8
+		case 3: // source_type
 			if x, ok := d.String(base, "/source_type"); ok {
 				v.SourceType = x
 			}
-		case "source_message_type":
-			if seen&0x10 != 0 {
-				d.Duplicate(base, "/source_message_type")
-				continue
-			}
-			seen |= 0x10
+		case 4: // source_message_type
 			if x, ok := d.String(base, "/source_message_type"); ok {
 				if p == nil {
 					p = new(vehiclePointees)
@@ -253,39 +224,19 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 				p.SourceMessageType = x
 				v.SourceMessageType = &p.SourceMessageType
 			}
-		case "tenant_id":
-			if seen&0x20 != 0 {
-				d.Duplicate(base, "/tenant_id")
-				continue
-			}
-			seen |= 0x20
+		case 5: // tenant_id
 			if x, ok := d.String(base, "/tenant_id"); ok {
 				v.TenantID = x
 			}
-		case "time":
-			if seen&0x40 != 0 {
-				d.Duplicate(base, "/time")
-				continue
-			}
-			seen |= 0x40
+		case 6: // time
 			if x, ok := d.DateTime(base, "/time"); ok {
 				v.Time = x
 			}
-		case "vehicle_id":
-			if seen&0x80 != 0 {
-				d.Duplicate(base, "/vehicle_id")
-				continue
-			}
-			seen |= 0x80
+		case 7: // vehicle_id
 			if x, ok := d.UUID(base, "/vehicle_id"); ok {
 				v.VehicleID = x
 			}
-		case "make":
-			if seen&0x100 != 0 {
-				d.Duplicate(base, "/make")
-				continue
-			}
-			seen |= 0x100
+		case 8: // make
 			if d.Null() {
 				v.Make = msg.Null[string]()
 			} else {
@@ -293,12 +244,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.Make = msg.Of(x)
 				}
 			}
-		case "model":
-			if seen&0x200 != 0 {
-				d.Duplicate(base, "/model")
-				continue
-			}
-			seen |= 0x200
+		case 9: // model
 			if d.Null() {
 				v.Model = msg.Null[string]()
 			} else {
@@ -306,12 +252,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.Model = msg.Of(x)
 				}
 			}
-		case "year":
-			if seen&0x400 != 0 {
-				d.Duplicate(base, "/year")
-				continue
-			}
-			seen |= 0x400
+		case 10: // year
 			if d.Null() {
 				v.Year = msg.Null[time.Time]()
 			} else {
@@ -319,12 +260,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.Year = msg.Of(x)
 				}
 			}
-		case "fuel_type":
-			if seen&0x800 != 0 {
-				d.Duplicate(base, "/fuel_type")
-				continue
-			}
-			seen |= 0x800
+		case 11: // fuel_type
 			if d.Null() {
 				v.FuelType = msg.Null[string]()
 			} else {
@@ -333,12 +269,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.FuelType = msg.Of(x)
 				}
 			}
-		case "vin":
-			if seen&0x1000 != 0 {
-				d.Duplicate(base, "/vin")
-				continue
-			}
-			seen |= 0x1000
+		case 12: // vin
 			if d.Null() {
 				v.VIN = msg.Null[string]()
 			} else {
@@ -346,12 +277,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.VIN = msg.Of(x)
 				}
 			}
-		case "licence_plate":
-			if seen&0x2000 != 0 {
-				d.Duplicate(base, "/licence_plate")
-				continue
-			}
-			seen |= 0x2000
+		case 13: // licence_plate
 			if d.Null() {
 				v.LicencePlate = msg.Null[string]()
 			} else {
@@ -359,22 +285,12 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.LicencePlate = msg.Of(x)
 				}
 			}
-		case "seed_odo":
-			if seen&0x4000 != 0 {
-				d.Duplicate(base, "/seed_odo")
-				continue
-			}
-			seen |= 0x4000
+		case 14: // seed_odo
 			if x, ok := d.Int(base, "/seed_odo"); ok {
 				d.Min(base, "/seed_odo", x, 0)
 				v.SeedOdo = x
 			}
-		case "seed_odo_time":
-			if seen&0x8000 != 0 {
-				d.Duplicate(base, "/seed_odo_time")
-				continue
-			}
-			seen |= 0x8000
+		case 15: // seed_odo_time
 			if d.Null() {
 				v.SeedOdoTime = msg.Null[time.Time]()
 			} else {
@@ -382,12 +298,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.SeedOdoTime = msg.Of(x)
 				}
 			}
-		case "meta":
-			if seen&0x10000 != 0 {
-				d.Duplicate(base, "/meta")
-				continue
-			}
-			seen |= 0x10000
+		case 16: // meta
 			if x, ok := d.FreeObject(base, "/meta"); ok {
 				if p == nil {
 					p = new(vehiclePointees)
@@ -395,12 +306,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 				p.Meta = x
 				v.Meta = &p.Meta
 			}
-		case "specification":
-			if seen&0x20000 != 0 {
-				d.Duplicate(base, "/specification")
-				continue
-			}
-			seen |= 0x20000
+		case 17: // specification
 			if x, ok := d.FreeObject(base, "/specification"); ok {
 				if p == nil {
 					p = new(vehiclePointees)
@@ -408,12 +314,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 				p.Specification = x
 				v.Specification = &p.Specification
 			}
-		case "consent_status":
-			if seen&0x40000 != 0 {
-				d.Duplicate(base, "/consent_status")
-				continue
-			}
-			seen |= 0x40000
+		case 18: // consent_status
 			if d.Null() {
 				v.ConsentStatus = msg.Null[ConsentStatus]()
 			} else {
@@ -430,12 +331,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					}
 				}
 			}
-		case "data_provider_key":
-			if seen&0x80000 != 0 {
-				d.Duplicate(base, "/data_provider_key")
-				continue
-			}
-			seen |= 0x80000
+		case 19: // data_provider_key
 			if d.Null() {
 				v.DataProviderKey = msg.Null[string]()
 			} else {
@@ -443,12 +339,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.DataProviderKey = msg.Of(x)
 				}
 			}
-		case "allowed":
-			if seen&0x100000 != 0 {
-				d.Duplicate(base, "/allowed")
-				continue
-			}
-			seen |= 0x100000
+		case 20: // allowed
 			if d.Null() {
 				v.Allowed = msg.Null[bool]()
 			} else {
@@ -456,12 +347,7 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 					v.Allowed = msg.Of(x)
 				}
 			}
-		case "created":
-			if seen&0x200000 != 0 {
-				d.Duplicate(base, "/created")
-				continue
-			}
-			seen |= 0x200000
+		case 21: // created
 			if x, ok := d.DateTime(base, "/created"); ok {
 				if p == nil {
 					p = new(vehiclePointees)
@@ -469,34 +355,38 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 				p.Created = x
 				v.Created = &p.Created
 			}
-		default:
+		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
 	}
-	if seen&0xef != 0xef && !d.Failed() {
-		if seen&0x1 == 0 {
+	if seen.Bits&0xef != 0xef && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
 			d.Required(base, "/message_id")
 		}
-		if seen&0x2 == 0 {
+		if seen.Bits&0x2 == 0 {
 			d.Required(base, "/message_type")
 		}
-		if seen&0x4 == 0 {
+		if seen.Bits&0x4 == 0 {
 			d.Required(base, "/source_id")
 		}
-		if seen&0x8 == 0 {
+		if seen.Bits&0x8 == 0 {
 			d.Required(base, "/source_type")
 		}
-		if seen&0x20 == 0 {
+		if seen.Bits&0x20 == 0 {
 			d.Required(base, "/tenant_id")
 		}
-		if seen&0x40 == 0 {
+		if seen.Bits&0x40 == 0 {
 			d.Required(base, "/time")
 		}
-		if seen&0x80 == 0 {
+		if seen.Bits&0x80 == 0 {
 			d.Required(base, "/vehicle_id")
 		}
 	}
 }
+
+// vehicleMembers are the members Vehicle declares, in the schema's order, which
+// decodeMembers numbers as they are numbered here.
+var vehicleMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "vehicle_id", "make", "model", "year", "fuel_type", "vin", "licence_plate", "seed_odo", "seed_odo_time", "meta", "specification", "consent_status", "data_provider_key", "allowed", "created")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if

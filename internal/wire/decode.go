@@ -149,6 +149,92 @@ func (d *Decoder) More(base, name string, end byte, i int) bool {
 	return more
 }
 
+// Members lists the members an object type declares, in the order its
+// schema gives them, for Member to match names against.
+type Members struct {
+	quoted []string       // each name as JSON writes it: `"message_id"`
+	paths  []string       // each name as a JSON Pointer token: "/message_id"
+	index  map[string]int // each name's place in the list
+}
+
+// NewMembers returns the Members of names, in order. There may be at most
+// 64, each written in JSON without escapes, as the generator ensures.
+func NewMembers(names ...string) *Members {
+	if len(names) > 64 {
+		panic("wire: more than 64 declared members")
+	}
+	ms := &Members{index: make(map[string]int, len(names))}
+	for i, name := range names {
+		q := strconv.Quote(name)
+		if q[1:len(q)-1] != name {
+			panic("wire: member name " + q + " needs escaping")
+		}
+		ms.quoted = append(ms.quoted, q)
+		ms.paths = append(ms.paths, "/"+Pointer(name))
+		ms.index[name] = i
+	}
+	return ms
+}
+
+// Seen is what Member knows of the object being read: which declared
+// members it has read, and which one it expects next.
+type Seen struct {
+	Bits uint64 // bit i is set once the i-th declared member is read
+	next int
+}
+
+// What Member returns instead of a declared member's index.
+const (
+	Undeclared = -1 // a member the object does not declare
+	Skipped    = -2 // a repeated member, recorded and skipped, or a syntax error
+)
+
+// Member reads a member name and the colon after it, in the object at
+// base whose declared members are ms. It returns the index in ms of the
+// member named, which seen records; Undeclared and the name, unescaped and
+// valid until the next string is read, for a member ms does not declare;
+// or Skipped, having recorded a violation and skipped the value, for a
+// declared member read before.
+//
+// Messages mostly list their members in the schema's order, as MarshalJSON
+// writes them, so the name is first compared with the one after the last
+// declared member read: a match costs one comparison of bytes, and a
+// mismatch falls back to reading the name and looking it up.
+func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
+	j := seen.next
+	if j < len(ms.quoted) {
+		q := ms.quoted[j]
+		// The bytes at Pos are the string q, with nothing to unescape,
+		// followed by the colon.
+		if end := d.Pos + len(q); end < len(d.Buf) && d.Buf[end] == ':' && string(d.Buf[d.Pos:end]) == q {
+			d.Pos = end + 1
+			return d.declared(base, ms, seen, j), nil
+		}
+	}
+	key := d.Key(base, "")
+	if d.Fatal {
+		return Skipped, nil
+	}
+	j, ok := ms.index[string(key)]
+	if !ok {
+		return Undeclared, key
+	}
+	return d.declared(base, ms, seen, j), nil
+}
+
+// declared marks the j-th member of ms as seen and returns j, or records
+// it as a repeat and returns Skipped.
+func (d *Decoder) declared(base string, ms *Members, seen *Seen, j int) int {
+	bit := uint64(1) << j
+	if seen.Bits&bit != 0 {
+		d.Duplicate(base, ms.paths[j])
+		return Skipped
+	}
+	seen.Bits |= bit
+	seen.next = j + 1
+	return j
+}
+
 // Key reads a member name and the colon after it. The name is unescaped
 // and valid until the next string is read.
 func (d *Decoder) Key(base, name string) []byte {
@@ -374,6 +460,15 @@ func (d *Decoder) Int(base, name string) (int64, bool) {
 
 // UUID reads a string in uuid format.
 func (d *Decoder) UUID(base, name string) (uuid.UUID, bool) {
+	// A uuid holds no byte a string must escape, so a string that holds
+	// one is the 36 bytes between two quotes, which can be parsed in place.
+	if !d.Fatal && d.WS() == '"' && d.Pos+37 < len(d.Buf) && d.Buf[d.Pos+37] == '"' {
+		if u, reason := format.ParseUUID(d.Buf[d.Pos+1 : d.Pos+37]); reason == "" {
+			d.last = d.Pos
+			d.Pos += 38
+			return u, true
+		}
+	}
 	s, ok := d.Bytes(base, name)
 	if !ok {
 		return uuid.UUID{}, false

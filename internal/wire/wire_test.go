@@ -245,3 +245,94 @@ func TestValidString(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberIsOrderBlind pins that Member, which compares each name first
+// with the one it expects in the schema's order, finds every member the
+// same whatever the order, spacing and escaping of the names: declared
+// ones by index, each once, the rest as Undeclared with their names.
+func TestMemberIsOrderBlind(t *testing.T) {
+	ms := NewMembers("a", "bb", "ccc")
+	type read struct {
+		j    int
+		name string // of an undeclared member
+	}
+	for _, tc := range []struct {
+		in   string
+		want []read
+		dup  string // the path of the repeated member, if any
+	}{
+		{`{"a":0,"bb":0,"ccc":0}`, []read{{0, ""}, {1, ""}, {2, ""}}, ""},
+		{`{"ccc":0,"bb":0,"a":0}`, []read{{2, ""}, {1, ""}, {0, ""}}, ""},
+		{`{"a":0,"x":0,"bb":0}`, []read{{0, ""}, {Undeclared, "x"}, {1, ""}}, ""},
+		{`{ "a" : 0 , "bb"  :0}`, []read{{0, ""}, {1, ""}}, ""},
+		{`{"\u0061":0,"b\u0062":0}`, []read{{0, ""}, {1, ""}}, ""},
+		{`{"a":0,"\u0061":0}`, []read{{0, ""}, {Skipped, ""}}, "/a"},
+		{`{"a":0,"bb":0,"a":0}`, []read{{0, ""}, {1, ""}, {Skipped, ""}}, "/a"},
+		{`{"a":0,"bb":0,"bb":0}`, []read{{0, ""}, {1, ""}, {Skipped, ""}}, "/bb"},
+		{`{"aa":0,"bbb":0,"cc":0}`, []read{{Undeclared, "aa"}, {Undeclared, "bbb"}, {Undeclared, "cc"}}, ""},
+		{`{"a":0,"bb\"":0}`, []read{{0, ""}, {Undeclared, `bb"`}}, ""},
+		{`{"a":0,"bb`, []read{{0, ""}, {Skipped, ""}}, ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			var d Decoder
+			d.Reset([]byte(tc.in))
+			require.True(t, d.Object("", ""))
+			var seen Seen
+			var got []read
+			for i := 0; d.More("", "", '}', i); i++ {
+				j, key := d.Member("", ms, &seen)
+				got = append(got, read{j, string(key)})
+				if j != Skipped {
+					d.Skip("", "")
+				}
+			}
+			assert.Equal(t, tc.want, got)
+			if tc.dup != "" {
+				var e *msg.Error
+				require.ErrorAs(t, d.Err(), &e)
+				assert.Equal(t, tc.dup, e.Violations[0].Path)
+				assert.Equal(t, msg.RuleDuplicate, e.Violations[0].Rule)
+			}
+		})
+	}
+}
+
+func TestNewMembersRefusesWhatMemberCannotMatch(t *testing.T) {
+	assert.Panics(t, func() { NewMembers(`a"b`) })
+	names := make([]string, 65)
+	for i := range names {
+		names[i] = fmt.Sprint("m", i)
+	}
+	assert.Panics(t, func() { NewMembers(names...) })
+	assert.NotPanics(t, func() { NewMembers(names[:64]...) })
+}
+
+// TestUUIDInPlace pins that a uuid read in place, without unescaping, is
+// read exactly as one read through the string: the quotes must enclose
+// exactly 36 characters, and anything else takes the general path.
+func TestUUIDInPlace(t *testing.T) {
+	const u = "0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38"
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`"` + u + `"`, true},
+		{` "` + u + `"`, true},
+		{`"` + strings.ToUpper(u) + `"`, true},
+		{`"\u0030` + u[1:] + `"`, true},
+		{`"` + u + `x"`, false},
+		{`"` + u[:35] + `"`, false},
+		{`"{` + u[1:35] + `}"`, false},
+		{`"` + u, false},
+		{`"` + u + `"x`, true}, // the trailing x is End's to refuse
+	} {
+		var d Decoder
+		d.Reset([]byte(tc.in))
+		got, ok := d.UUID("", "/id")
+		assert.Equal(t, tc.ok, ok, tc.in)
+		if tc.ok {
+			assert.Equal(t, u, got.String(), tc.in)
+			assert.Equal(t, strings.LastIndex(tc.in, `"`)+1, d.Pos, "%s: read to the closing quote", tc.in)
+		}
+	}
+}
