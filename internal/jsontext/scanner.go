@@ -695,7 +695,7 @@ func Describe(b []byte, off int) string {
 	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
 }
 
-// ws skips white space and returns the next byte, or 0 at the end.
+// WS skips white space and returns the next byte, or 0 at the end.
 func (s *Scanner) WS() byte {
 	for s.Pos < len(s.Buf) {
 		c := s.Buf[s.Pos]
@@ -711,12 +711,20 @@ func (s *Scanner) WS() byte {
 	return 0
 }
 
-// More reports whether the object or array being read, which closes with
+// Next reports whether the object or array being read, which closes with
 // end, has an i-th member or item (counting from 0), consuming the comma
 // before it or the closing end after the last.
 func (s *Scanner) Next(end byte, i int) bool {
 	if s.Fatal {
 		return false
+	}
+	// Mostly, in compact JSON, a comma is followed at once by what it
+	// separates.
+	if i > 0 && s.Pos+1 < len(s.Buf) && s.Buf[s.Pos] == ',' {
+		if c := s.Buf[s.Pos+1]; c > ' ' && c != end {
+			s.Pos++
+			return true
+		}
 	}
 	c := s.WS()
 	if c == end {
@@ -738,7 +746,7 @@ func (s *Scanner) Next(end byte, i int) bool {
 	return true
 }
 
-// Key reads a member name and the colon after it. The name is unescaped
+// Name reads a member name and the colon after it. The name is unescaped
 // and valid until the next string is read.
 func (s *Scanner) Name() []byte {
 	return s.name(false)
