@@ -141,7 +141,7 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 					v Actor
 					p actorPointees
 				})
-				x.v.decodeMembers(d, base+"/actor", &x.p)
+				x.v.decodeMembers(d, wire.Join(base, "/actor"), &x.p)
 				v.Actor = &x.v
 			}
 		case wire.Undeclared:
@@ -191,7 +191,7 @@ func (v *Event) validate(e *wire.Errors, base string) {
 		e.StringItem(base, "/tags", i, s)
 	}
 	if v.Actor != nil {
-		v.Actor.validate(e, base+"/actor")
+		v.Actor.validate(e, wire.Join(base, "/actor"))
 	}
 	for k, raw := range v.Extra {
 		e.Member(base, "", k, raw, declaredEvent)

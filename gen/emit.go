@@ -492,11 +492,11 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 			g.p("v %s", f.Object.GoName)
 			g.p("p %s", pointeesType(f.Object))
 			g.p("})")
-			g.p("x.v.decodeMembers(d, base+%s, &x.p)", name)
+			g.p("x.v.decodeMembers(d, wire.Join(base, %s), &x.p)", name)
 			g.p("v.%s = &x.v", f.GoName)
 		} else {
 			g.p("x := new(%s)", f.Object.GoName)
-			g.p("x.decodeMembers(d, base+%s)", name)
+			g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
 			g.p("v.%s = x", f.GoName)
 		}
 		g.p("}")
@@ -791,7 +791,7 @@ func (g *generator) validateField(f *field, batched bool) {
 		g.p("e.StringItem(base, %s, i, s)", name)
 		g.p("}")
 	case kindObject:
-		g.p("%s.validate(e, base+%s)", x, name)
+		g.p("%s.validate(e, wire.Join(base, %s))", x, name)
 	}
 	body := g.buf.Bytes()
 	g.buf = outer

@@ -375,9 +375,12 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 		}
 	}
 	if sp == nil {
-		return append(make([]string, 0, n), small[:n]...), !d.Fatal
+		list := make([]string, n)
+		copy(list, small[:n])
+		return list, !d.Fatal
 	}
-	list := append(make([]string, 0, len(big)), big...)
+	list := make([]string, len(big))
+	copy(list, big)
 	clear(big)
 	*sp = big[:0]
 	stringsPool.Put(sp)

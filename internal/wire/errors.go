@@ -37,6 +37,17 @@ func (e *Errors) AddItem(base, name string, i int, rule msg.Rule, value, message
 	e.Add(base, name+"/"+strconv.Itoa(i), rule, value, message)
 }
 
+// Join returns the path base+name of a nested object, as generated code
+// passes it down. It saves the call that concatenation costs, even of an
+// empty string, in the usual case of a message's own members, whose base
+// is empty.
+func Join(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + name
+}
+
 // Err returns nil if no violation was recorded, and an *msg.Error listing
 // them otherwise.
 func (e *Errors) Err() error {
