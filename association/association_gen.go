@@ -293,13 +293,16 @@ func (v *Association) Validate() error {
 }
 
 func (v *Association) validate(e *wire.Errors, base string) {
-	if !wire.ValidStrings(v.MessageType, v.SourceID, v.TenantID) {
+	if !wire.ValidStrings(v.MessageType, v.SourceID, v.SourceType.Value(), v.TenantID, v.ExternalID.Value()) {
 		e.String(base, "/message_type", v.MessageType)
 		e.String(base, "/source_id", v.SourceID)
+		if x, ok := v.SourceType.Get(); ok {
+			e.String(base, "/source_type", x)
+		}
 		e.String(base, "/tenant_id", v.TenantID)
-	}
-	if x, ok := v.SourceType.Get(); ok {
-		e.String(base, "/source_type", x)
+		if x, ok := v.ExternalID.Get(); ok {
+			e.String(base, "/external_id", x)
+		}
 	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
@@ -307,9 +310,6 @@ func (v *Association) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	for i, s := range v.Tags {
 		e.StringItem(base, "/tags", i, s)
-	}
-	if x, ok := v.ExternalID.Get(); ok {
-		e.String(base, "/external_id", x)
 	}
 	for k, raw := range v.Extra {
 		e.Member(base, "", k, raw, declaredAssociation)

@@ -326,12 +326,15 @@ func (v *Device) Validate() error {
 }
 
 func (v *Device) validate(e *wire.Errors, base string) {
-	if !wire.ValidStrings(v.MessageType, v.SourceID, v.SourceType, v.TenantID, v.ExternalID, v.Model, v.Firmware, v.Configuration, v.IMEI, v.ICCID, v.Carrier) {
+	if !wire.ValidStrings(v.MessageType, v.SourceID, v.SourceType, v.TenantID, v.ExternalID, v.Type.Value(), v.Model, v.Firmware, v.Configuration, v.IMEI, v.ICCID, v.Carrier) {
 		e.String(base, "/message_type", v.MessageType)
 		e.String(base, "/source_id", v.SourceID)
 		e.String(base, "/source_type", v.SourceType)
 		e.String(base, "/tenant_id", v.TenantID)
 		e.String(base, "/external_id", v.ExternalID)
+		if x, ok := v.Type.Get(); ok {
+			e.String(base, "/type", x)
+		}
 		e.String(base, "/model", v.Model)
 		e.String(base, "/firmware", v.Firmware)
 		e.String(base, "/configuration", v.Configuration)
@@ -343,9 +346,6 @@ func (v *Device) validate(e *wire.Errors, base string) {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
 	e.Time(base, "/time", v.Time)
-	if x, ok := v.Type.Get(); ok {
-		e.String(base, "/type", x)
-	}
 	e.IMEI(base, "/imei", v.IMEI)
 	if v.DataProvider != nil {
 		e.String(base, "/data_provider", *v.DataProvider)

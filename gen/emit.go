@@ -559,27 +559,39 @@ func (g *generator) validate(m *message) {
 	g.p("")
 	g.p("")
 	g.p("func (v *%s) validate(e *wire.Errors, base string) {", n)
-	// The strings that are always present are checked for UTF-8 in one
-	// call, and one by one, for the paths, only if one of them fails.
-	var plain []*field
+	// The strings held by value, which are "" when absent or null, are
+	// checked for UTF-8 in one call, and one by one, for the paths, only
+	// if one of them fails.
+	var batch []*field
 	for _, f := range m.Fields {
-		if f.Kind == kindString && f.Repr == reprValue {
-			plain = append(plain, f)
+		if f.inBatch() {
+			batch = append(batch, f)
 		}
 	}
-	if len(plain) > 1 {
+	batched := len(batch) > 1
+	if batched {
 		var args []string
-		for _, f := range plain {
-			args = append(args, "v."+f.GoName)
+		for _, f := range batch {
+			if f.Repr == reprNullable {
+				args = append(args, "v."+f.GoName+".Value()")
+			} else {
+				args = append(args, "v."+f.GoName)
+			}
 		}
 		g.p("if !wire.ValidStrings(%s) {", strings.Join(args, ", "))
-		for _, f := range plain {
-			g.p("e.String(base, %q, v.%s)", "/"+f.JSON, f.GoName)
+		for _, f := range batch {
+			if f.Repr == reprNullable {
+				g.p("if x, ok := v.%s.Get(); ok {", f.GoName)
+				g.p("e.String(base, %q, x)", "/"+f.JSON)
+				g.p("}")
+			} else {
+				g.p("e.String(base, %q, v.%s)", "/"+f.JSON, f.GoName)
+			}
 		}
 		g.p("}")
 	}
 	for _, f := range m.Fields {
-		g.validateField(f, len(plain) > 1)
+		g.validateField(f, batched && f.inBatch())
 	}
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
@@ -750,6 +762,15 @@ func (g *generator) marshal(m *message) {
 
 // validateField writes the checks of one member, if it has any, guarded by
 // its presence.
+// inBatch reports whether f is a string that Validate checks for UTF-8
+// together with the others of its message: one held by value, not behind
+// a pointer.
+func (f *field) inBatch() bool {
+	return f.Kind == kindString && (f.Repr == reprValue || f.Repr == reprNullable)
+}
+
+// validateField writes the checks of f; batched says its UTF-8 is checked
+// with the message's other strings.
 func (g *generator) validateField(f *field, batched bool) {
 	name := strconv.Quote("/" + f.JSON)
 	x := "v." + f.GoName
@@ -768,7 +789,7 @@ func (g *generator) validateField(f *field, batched bool) {
 	g.buf = bytes.Buffer{}
 	switch f.Kind {
 	case kindString:
-		if !batched || f.Repr != reprValue {
+		if !batched {
 			g.p("e.String(base, %s, %s)", name, x)
 		}
 		g.checks(f, "e", name, x)

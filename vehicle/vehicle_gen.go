@@ -400,33 +400,38 @@ func (v *Vehicle) Validate() error {
 }
 
 func (v *Vehicle) validate(e *wire.Errors, base string) {
-	if !wire.ValidStrings(v.MessageType, v.SourceType, v.TenantID) {
+	if !wire.ValidStrings(v.MessageType, v.SourceType, v.TenantID, v.Make.Value(), v.Model.Value(), v.FuelType.Value(), v.VIN.Value(), v.LicencePlate.Value(), v.DataProviderKey.Value()) {
 		e.String(base, "/message_type", v.MessageType)
 		e.String(base, "/source_type", v.SourceType)
 		e.String(base, "/tenant_id", v.TenantID)
+		if x, ok := v.Make.Get(); ok {
+			e.String(base, "/make", x)
+		}
+		if x, ok := v.Model.Get(); ok {
+			e.String(base, "/model", x)
+		}
+		if x, ok := v.FuelType.Get(); ok {
+			e.String(base, "/fuel_type", x)
+		}
+		if x, ok := v.VIN.Get(); ok {
+			e.String(base, "/vin", x)
+		}
+		if x, ok := v.LicencePlate.Get(); ok {
+			e.String(base, "/licence_plate", x)
+		}
+		if x, ok := v.DataProviderKey.Get(); ok {
+			e.String(base, "/data_provider_key", x)
+		}
 	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
 	e.Time(base, "/time", v.Time)
-	if x, ok := v.Make.Get(); ok {
-		e.String(base, "/make", x)
-	}
-	if x, ok := v.Model.Get(); ok {
-		e.String(base, "/model", x)
-	}
 	if x, ok := v.Year.Get(); ok {
 		e.Time(base, "/year", x)
 	}
 	if x, ok := v.FuelType.Get(); ok {
-		e.String(base, "/fuel_type", x)
 		e.MinLength(base, "/fuel_type", x, 1)
-	}
-	if x, ok := v.VIN.Get(); ok {
-		e.String(base, "/vin", x)
-	}
-	if x, ok := v.LicencePlate.Get(); ok {
-		e.String(base, "/licence_plate", x)
 	}
 	e.Min(base, "/seed_odo", v.SeedOdo, 0)
 	if x, ok := v.SeedOdoTime.Get(); ok {
@@ -438,9 +443,6 @@ func (v *Vehicle) validate(e *wire.Errors, base string) {
 		default:
 			e.Enum(base, "/consent_status", wire.Quote(string(x)), "\"approved\", \"suspended\", \"revoked\" or null")
 		}
-	}
-	if x, ok := v.DataProviderKey.Get(); ok {
-		e.String(base, "/data_provider_key", x)
 	}
 	if v.Created != nil {
 		e.Time(base, "/created", *v.Created)

@@ -84,6 +84,9 @@ func (e *Errors) Max(base, name string, n, max int64) {
 // MinLength checks that s has at least min characters (Unicode code
 // points, as JSON Schema counts them).
 func (e *Errors) MinLength(base, name string, s string, min int) {
+	if len(s) >= 4*min {
+		return // a character takes at most four bytes
+	}
 	if n := utf8.RuneCountInString(s); n < min {
 		e.Add(base, name, msg.RuleMinLength, Quote(s),
 			"want at least "+characters(min)+", got "+strconv.Itoa(n))
@@ -114,11 +117,15 @@ func (e *Errors) String(base, name string, s string) {
 }
 
 // ValidStrings reports whether every string of list is valid UTF-8: one
-// call for the strings a message always has, checked one by one only if
-// this fails.
+// call for the strings a message always has, which ORs their bytes
+// together and decodes them only if one is outside ASCII; the caller
+// checks them one by one if this fails.
 func ValidStrings(list ...string) bool {
+	if orBytes(list)&0x8080808080808080 == 0 {
+		return true
+	}
 	for _, s := range list {
-		if !validString(s) {
+		if !utf8.ValidString(s) {
 			return false
 		}
 	}
@@ -166,24 +173,32 @@ func characters(n int) string {
 }
 
 // validString is utf8.ValidString, faster on the short ASCII strings most
-// members hold: it ORs the string's bytes together eight at a time, the
-// last eight (or, in a shorter string, four) overlapping those before,
-// and decodes only a string that has a byte outside ASCII.
+// members hold: it decodes only a string that has a byte outside ASCII.
 func validString(s string) bool {
-	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	return orBytes([]string{s})&0x8080808080808080 == 0 || utf8.ValidString(s)
+}
+
+// orBytes ORs together the bytes of every string of list, into the low
+// byte of the result or any other: whether any has its high bit set is
+// all it tells. It reads eight bytes at a time, the last eight (or, in a
+// shorter string, four) overlapping those before, and a string shorter
+// than four as its first, middle and last bytes, which are all of them.
+// One call for all the strings of a message saves a call for each.
+func orBytes(list []string) uint64 {
 	var acc uint64
-	switch n := len(b); {
-	case n >= 8:
-		for i := 0; i+8 <= n; i += 8 {
-			acc |= binary.LittleEndian.Uint64(b[i:])
-		}
-		acc |= binary.LittleEndian.Uint64(b[n-8:])
-	case n >= 4:
-		acc = uint64(binary.LittleEndian.Uint32(b) | binary.LittleEndian.Uint32(b[n-4:]))
-	default:
-		for _, c := range b {
-			acc |= uint64(c)
+	for _, s := range list {
+		b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+		switch n := len(b); {
+		case n >= 8:
+			acc |= binary.LittleEndian.Uint64(b[n-8:])
+			for ; len(b) > 8; b = b[8:] {
+				acc |= binary.LittleEndian.Uint64(b)
+			}
+		case n >= 4:
+			acc |= uint64(binary.LittleEndian.Uint32(b) | binary.LittleEndian.Uint32(b[n-4:]))
+		case n > 0:
+			acc |= uint64(b[0] | b[n/2] | b[n-1])
 		}
 	}
-	return acc&0x8080808080808080 == 0 || utf8.ValidString(s)
+	return acc
 }
