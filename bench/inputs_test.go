@@ -6,15 +6,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // An input is one message of one schema, which every impl of that schema
 // must accept before it is timed on it.
 type input struct {
 	schema string // the peers' package name: device, vehicle, association or event
-	name   string // realistic, or what makes the message large
+	name   string // realistic, reversed, or what makes the message large
 	data   []byte // compact, as on the wire
+
+	// decodeOnly marks an input that differs from another only in the
+	// order of its members, which matters to decoding alone.
+	decodeOnly bool
 }
 
 // label names the input in benchmark names, as benchstat keys.
@@ -23,9 +29,13 @@ func (in input) label() string {
 }
 
 // inputs are the benchmarks' inputs: one realistic message per schema,
-// read from testdata, and two large ones made from them. The large ones are
-// made here, deterministically, rather than committed: they are the
-// realistic message with one member grown, and stay in step with it.
+// read from testdata, the same with its members in reverse order, and two
+// large ones made from them. The others are made here, deterministically,
+// rather than committed, and stay in step with the realistic ones.
+//
+// The realistic messages list their members in the schema's order, as
+// this library's MarshalJSON writes them, and its decoders try that order
+// first; the reversed ones time what a message in another order costs.
 var inputs = mustInputs()
 
 func mustInputs() []input {
@@ -41,13 +51,46 @@ func mustInputs() []input {
 			panic(fmt.Sprintf("testdata/%s.json: %v", schema, err))
 		}
 		realistic[schema] = buf.Bytes()
-		ins = append(ins, input{schema, "realistic", buf.Bytes()})
+		ins = append(ins, input{schema: schema, name: "realistic", data: buf.Bytes()})
+	}
+	for _, schema := range []string{"device", "vehicle", "association", "event"} {
+		ins = append(ins, input{schema: schema, name: "reversed", data: reversed(realistic[schema]), decodeOnly: true})
 	}
 	ins = append(ins,
-		input{"vehicle", "meta1000", withMember(realistic["vehicle"], "meta", bigMeta(1000))},
-		input{"association", "tags1000", withMember(realistic["association"], "tags", manyTags(1000))},
+		input{schema: "vehicle", name: "meta1000", data: withMember(realistic["vehicle"], "meta", bigMeta(1000))},
+		input{schema: "association", name: "tags1000", data: withMember(realistic["association"], "tags", manyTags(1000))},
 	)
 	return ins
+}
+
+// reversed returns the JSON object msg with its members in reverse order.
+func reversed(msg []byte) []byte {
+	var members []string
+	eachMember(msg, func(key string, value json.RawMessage) {
+		k, _ := json.Marshal(key)
+		members = append(members, string(k)+":"+string(value))
+	})
+	slices.Reverse(members)
+	return []byte("{" + strings.Join(members, ",") + "}")
+}
+
+// eachMember calls f with each member of the JSON object msg, in order.
+func eachMember(msg []byte, f func(key string, value json.RawMessage)) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		panic("not an object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			panic(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			panic(err)
+		}
+		f(tok.(string), v)
+	}
 }
 
 // bigMeta returns a vehicle meta object of n keys whose values cycle through
@@ -101,27 +144,14 @@ func manyTags(n int) []byte {
 // withMember returns the JSON object msg with member name's value replaced
 // by value, keeping the members' order; a nil value removes the member.
 func withMember(msg []byte, name string, value []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		panic("withMember: not an object")
-	}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	found := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			panic(err)
-		}
-		key := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			panic(err)
-		}
+	eachMember(msg, func(key string, v json.RawMessage) {
 		if key == name {
 			found = true
 			if value == nil {
-				continue
+				return
 			}
 			v = value
 		}
@@ -132,7 +162,7 @@ func withMember(msg []byte, name string, value []byte) []byte {
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(v)
-	}
+	})
 	if !found {
 		panic("withMember: no member " + name)
 	}
