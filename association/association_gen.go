@@ -311,8 +311,10 @@ func (v *Association) validate(e *wire.Errors, base string) {
 	for i, s := range v.Tags {
 		e.StringItem(base, "/tags", i, s)
 	}
-	for k, raw := range v.Extra {
-		e.Member(base, "", k, raw, declaredAssociation)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredAssociation)
+		}
 	}
 }
 

@@ -356,8 +356,10 @@ func (v *Device) validate(e *wire.Errors, base string) {
 	if v.FirstConnected != nil {
 		e.Time(base, "/first_connected", *v.FirstConnected)
 	}
-	for k, raw := range v.Extra {
-		e.Member(base, "", k, raw, declaredDevice)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredDevice)
+		}
 	}
 }
 

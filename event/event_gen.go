@@ -193,8 +193,10 @@ func (v *Event) validate(e *wire.Errors, base string) {
 	if v.Actor != nil {
 		v.Actor.validate(e, wire.Join(base, "/actor"))
 	}
-	for k, raw := range v.Extra {
-		e.Member(base, "", k, raw, declaredEvent)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredEvent)
+		}
 	}
 }
 
@@ -350,8 +352,10 @@ func (v *Actor) validate(e *wire.Errors, base string) {
 	if v.Name != nil {
 		e.String(base, "/name", *v.Name)
 	}
-	for k, raw := range v.Extra {
-		e.Member(base, "", k, raw, declaredActor)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredActor)
+		}
 	}
 }
 

@@ -593,8 +593,11 @@ func (g *generator) validate(m *message) {
 	for _, f := range m.Fields {
 		g.validateField(f, batched && f.inBatch())
 	}
+	// Ranging over a nil map still costs a call.
+	g.p("if len(v.Extra) > 0 {")
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
+	g.p("}")
 	g.p("}")
 	g.p("}")
 }

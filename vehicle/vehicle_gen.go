@@ -447,8 +447,10 @@ func (v *Vehicle) validate(e *wire.Errors, base string) {
 	if v.Created != nil {
 		e.Time(base, "/created", *v.Created)
 	}
-	for k, raw := range v.Extra {
-		e.Member(base, "", k, raw, declaredVehicle)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredVehicle)
+		}
 	}
 }
 

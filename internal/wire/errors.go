@@ -65,28 +65,38 @@ func (e *Errors) Required(base, name string) {
 	e.Add(base, name, msg.RuleRequired, "", "required member is missing")
 }
 
+// The checks below build what they record when they fail in a function of
+// their own, called only then, so that the checks stay small: Min, Max and
+// MinLength are inlined into the generated code.
+
 // Min checks that n is at least min.
 func (e *Errors) Min(base, name string, n, min int64) {
 	if n < min {
-		e.Add(base, name, msg.RuleMinimum, strconv.FormatInt(n, 10),
-			"want at least "+strconv.FormatInt(min, 10)+", got "+strconv.FormatInt(n, 10))
+		e.bound(base, name, msg.RuleMinimum, "want at least ", n, min)
 	}
 }
 
 // Max checks that n is at most max.
 func (e *Errors) Max(base, name string, n, max int64) {
 	if n > max {
-		e.Add(base, name, msg.RuleMaximum, strconv.FormatInt(n, 10),
-			"want at most "+strconv.FormatInt(max, 10)+", got "+strconv.FormatInt(n, 10))
+		e.bound(base, name, msg.RuleMaximum, "want at most ", n, max)
 	}
+}
+
+func (e *Errors) bound(base, name string, rule msg.Rule, want string, n, limit int64) {
+	e.Add(base, name, rule, strconv.FormatInt(n, 10),
+		want+strconv.FormatInt(limit, 10)+", got "+strconv.FormatInt(n, 10))
 }
 
 // MinLength checks that s has at least min characters (Unicode code
 // points, as JSON Schema counts them).
 func (e *Errors) MinLength(base, name string, s string, min int) {
-	if len(s) >= 4*min {
-		return // a character takes at most four bytes
+	if len(s) < 4*min { // else it has enough: a character takes at most four bytes
+		e.minLength(base, name, s, min)
 	}
+}
+
+func (e *Errors) minLength(base, name string, s string, min int) {
 	if n := utf8.RuneCountInString(s); n < min {
 		e.Add(base, name, msg.RuleMinLength, Quote(s),
 			"want at least "+characters(min)+", got "+strconv.Itoa(n))
@@ -96,9 +106,12 @@ func (e *Errors) MinLength(base, name string, s string, min int) {
 // IMEI checks the device message's IMEI rule (decision 6): s is empty,
 // meaning not set, or a valid IMEI.
 func (e *Errors) IMEI(base, name string, s string) {
-	if s == "" || imei.Valid(s) {
-		return
+	if s != "" && !imei.Valid(s) {
+		e.badIMEI(base, name, s)
 	}
+}
+
+func (e *Errors) badIMEI(base, name string, s string) {
 	e.Add(base, name, msg.RuleIMEI, Quote(s), "not an IMEI: "+imei.Check(s).Error())
 }
 
@@ -112,8 +125,12 @@ func (e *Errors) Enum(base, name string, value, want string) {
 // which is all a message may hold (decision 11).
 func (e *Errors) String(base, name string, s string) {
 	if !validString(s) {
-		e.Add(base, name, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
+		e.badString(base, name, s)
 	}
+}
+
+func (e *Errors) badString(base, name string, s string) {
+	e.Add(base, name, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
 }
 
 // ValidStrings reports whether every string of list is valid UTF-8: one
@@ -135,15 +152,19 @@ func ValidStrings(list ...string) bool {
 // StringItem is String for the i-th item of an array.
 func (e *Errors) StringItem(base, name string, i int, s string) {
 	if !validString(s) {
-		e.AddItem(base, name, i, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
+		e.badString(base, name+"/"+strconv.Itoa(i), s)
 	}
 }
 
 // Time checks that t can be encoded as an RFC 3339 date-time.
 func (e *Errors) Time(base, name string, t time.Time) {
 	if reason := format.DateTimeReason(t); reason != "" {
-		e.Add(base, name, msg.RuleFormat, Quote(t.String()), "not a date-time: "+reason)
+		e.badTime(base, name, t, reason)
 	}
+}
+
+func (e *Errors) badTime(base, name string, t time.Time, reason string) {
+	e.Add(base, name, msg.RuleFormat, Quote(t.String()), "not a date-time: "+reason)
 }
 
 // Member checks a member held in a map of raw values, at base+name+"/"+key:
@@ -181,19 +202,22 @@ func validString(s string) bool {
 // orBytes ORs together the bytes of every string of list, into the low
 // byte of the result or any other: whether any has its high bit set is
 // all it tells. It reads eight bytes at a time, the last eight (or, in a
-// shorter string, four) overlapping those before, and a string shorter
-// than four as its first, middle and last bytes, which are all of them.
+// string shorter than eight, four) overlapping those before, and a string
+// shorter than four as its first, middle and last bytes, which are all of
+// them.
 // One call for all the strings of a message saves a call for each.
 func orBytes(list []string) uint64 {
 	var acc uint64
 	for _, s := range list {
 		b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
 		switch n := len(b); {
-		case n >= 8:
+		case n > 16:
 			acc |= binary.LittleEndian.Uint64(b[n-8:])
 			for ; len(b) > 8; b = b[8:] {
 				acc |= binary.LittleEndian.Uint64(b)
 			}
+		case n >= 8:
+			acc |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[n-8:])
 		case n >= 4:
 			acc |= uint64(binary.LittleEndian.Uint32(b) | binary.LittleEndian.Uint32(b[n-4:]))
 		case n > 0:
