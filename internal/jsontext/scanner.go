@@ -301,12 +301,10 @@ func (s *keySet) add(key []byte, scratch bool, sizeHint int) bool {
 		key = append([]byte(nil), key...)
 	}
 	if s.big != nil {
-		k := view(key)
-		if _, ok := s.big[k]; ok {
-			return false
-		}
-		s.big[k] = struct{}{}
-		return true
+		// One hash of the key, not two for a look-up and an insertion.
+		n := len(s.big)
+		s.big[view(key)] = struct{}{}
+		return len(s.big) > n
 	}
 	for _, k := range s.small[:s.n] {
 		if string(k) == string(key) {
@@ -468,7 +466,12 @@ func plainMarking(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
-		if m := needsLook(w) | escapedMask(w); m != 0 {
+		// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1.
+		m := zeroByte((w|0x0404040404040404)^0x2626262626262626) |
+			zeroByte((w|0x0202020202020202)^0x3e3e3e3e3e3e3e3e) |
+			zeroByte(w^0x5c5c5c5c5c5c5c5c) |
+			((w-0x2020202020202020)|w)&0x8080808080808080
+		if m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}

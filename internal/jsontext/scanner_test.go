@@ -18,35 +18,58 @@ func plainBytewise(b []byte) int {
 	return len(b)
 }
 
+// plainMarkingBytewise is plainMarking's specification: Plain's, and
+// stopping at the three ASCII characters json.Marshal escapes.
+func plainMarkingBytewise(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+			return i
+		}
+	}
+	return len(b)
+}
+
 // TestPlainAgreesWithBytewise puts every byte that needs a look, and its
 // plain neighbours, at every position of strings of every length around
 // the word size, alone and with a second one after it, so that the word
-// loop, the overlapping last word and the short-string loop are each
-// held to the bytewise answer.
+// loop, the overlapping last word and the short-string loop of Plain and
+// plainMarking are each held to the bytewise answer.
 func TestPlainAgreesWithBytewise(t *testing.T) {
-	var special []byte
-	for c := range 256 {
-		if plainBytewise([]byte{byte(c)}) == 0 || c == ' ' || c == '!' || c == '#' || c == '[' || c == ']' || c == 0x7f {
-			special = append(special, byte(c))
+	for _, f := range []struct {
+		name  string
+		plain func([]byte) int
+		spec  func([]byte) int
+	}{
+		{"Plain", Plain, plainBytewise},
+		{"plainMarking", plainMarking, plainMarkingBytewise},
+	} {
+		var special []byte
+		for c := range 256 {
+			// The bytes that stop it and their neighbours, which differ
+			// from them in one bit.
+			if f.spec([]byte{byte(c)}) == 0 || f.spec([]byte{byte(c ^ 1)}) == 0 || f.spec([]byte{byte(c ^ 2)}) == 0 ||
+				f.spec([]byte{byte(c ^ 4)}) == 0 || c == 0x7f {
+				special = append(special, byte(c))
+			}
 		}
-	}
-	for n := range 33 {
-		base := bytes.Repeat([]byte{'a'}, n)
-		if got := Plain(base); got != n {
-			t.Fatalf("Plain(%q) = %d, want %d", base, got, n)
-		}
-		for i := range n {
-			for _, c := range special {
-				b := bytes.Clone(base)
-				b[i] = c
-				if got, want := Plain(b), plainBytewise(b); got != want {
-					t.Fatalf("Plain(%q) = %d, want %d", b, got, want)
-				}
-				for j := i + 1; j < n; j += 3 {
-					b2 := bytes.Clone(b)
-					b2[j] = '"'
-					if got, want := Plain(b2), plainBytewise(b2); got != want {
-						t.Fatalf("Plain(%q) = %d, want %d", b2, got, want)
+		for n := range 33 {
+			base := bytes.Repeat([]byte{'a'}, n)
+			if got := f.plain(base); got != n {
+				t.Fatalf("%s(%q) = %d, want %d", f.name, base, got, n)
+			}
+			for i := range n {
+				for _, c := range special {
+					b := bytes.Clone(base)
+					b[i] = c
+					if got, want := f.plain(b), f.spec(b); got != want {
+						t.Fatalf("%s(%q) = %d, want %d", f.name, b, got, want)
+					}
+					for j := i + 1; j < n; j += 3 {
+						b2 := bytes.Clone(b)
+						b2[j] = '"'
+						if got, want := f.plain(b2), f.spec(b2); got != want {
+							t.Fatalf("%s(%q) = %d, want %d", f.name, b2, got, want)
+						}
 					}
 				}
 			}
@@ -60,6 +83,9 @@ func FuzzPlain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := Plain(b), plainBytewise(b); got != want {
 			t.Fatalf("Plain(%q) = %d, want %d", b, got, want)
+		}
+		if got, want := plainMarking(b), plainMarkingBytewise(b); got != want {
+			t.Fatalf("plainMarking(%q) = %d, want %d", b, got, want)
 		}
 	})
 }
