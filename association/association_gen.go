@@ -308,8 +308,10 @@ func (v *Association) validate(e *wire.Errors, base string) {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
 	}
 	e.Time(base, "/time", v.Time)
-	for i, s := range v.Tags {
-		e.StringItem(base, "/tags", i, s)
+	if !wire.ValidStrings(v.Tags...) {
+		for i, s := range v.Tags {
+			e.StringItem(base, "/tags", i, s)
+		}
 	}
 	if len(v.Extra) > 0 {
 		for k, raw := range v.Extra {

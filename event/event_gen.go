@@ -187,8 +187,10 @@ func (v *Event) validate(e *wire.Errors, base string) {
 		e.Min(base, "/priority", *v.Priority, 0)
 		e.Max(base, "/priority", *v.Priority, 9)
 	}
-	for i, s := range v.Tags {
-		e.StringItem(base, "/tags", i, s)
+	if !wire.ValidStrings(v.Tags...) {
+		for i, s := range v.Tags {
+			e.StringItem(base, "/tags", i, s)
+		}
 	}
 	if v.Actor != nil {
 		v.Actor.validate(e, wire.Join(base, "/actor"))

@@ -811,8 +811,10 @@ func (g *generator) validateField(f *field, batched bool) {
 		g.p("e.Enum(base, %s, wire.Quote(string(%s)), %q)", name, x, f.enumList())
 		g.p("}")
 	case kindStrings:
+		g.p("if !wire.ValidStrings(%s...) {", x)
 		g.p("for i, s := range %s {", x)
 		g.p("e.StringItem(base, %s, i, s)", name)
+		g.p("}")
 		g.p("}")
 	case kindObject:
 		g.p("%s.validate(e, wire.Join(base, %s))", x, name)

@@ -354,40 +354,72 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 	if !d.Array(base, name) {
 		return nil, false
 	}
-	// A few items are gathered on the stack, more in pooled scratch space.
-	var small [16]string
-	n := 0
-	var sp *[]string
-	var big []string
+	// The items are gathered as places in the input, which hold no
+	// pointer (so that gathering them costs no write barrier and no
+	// clearing), a few on the stack and more in pooled scratch space. An
+	// item the general path reads, one with escapes or outside ASCII, is
+	// gathered as a string of its own and its place as its index among
+	// those.
+	var small [16]span
+	spans := small[:0]
+	var pooled *[]span
+	var others []string
 	for i := 0; d.More(base, name, ']', i); i++ {
-		s, ok := d.StringItem(base, name, i)
-		switch {
-		case !ok:
-		case sp == nil && n < len(small):
-			small[n] = s
-			n++
-		default:
-			if sp == nil {
-				sp = stringsPool.Get().(*[]string)
-				big = append((*sp)[:0], small[:n]...)
+		sp, ok := d.plainItem()
+		if !ok {
+			s, ok := d.StringItem(base, name, i)
+			if !ok {
+				continue
 			}
-			big = append(big, s)
+			others = append(others, s)
+			sp = span{off: -len(others)}
+		}
+		if len(spans) == cap(spans) && pooled == nil {
+			pooled = spansPool.Get().(*[]span)
+			spans = append((*pooled)[:0], spans...)
+		}
+		spans = append(spans, sp)
+	}
+	list := make([]string, len(spans))
+	for i, sp := range spans {
+		switch {
+		case sp.off < 0:
+			list[i] = others[-sp.off-1]
+		case sp.len > 0:
+			k := d.Keep(sp.off, sp.off+sp.len)
+			list[i] = unsafe.String(unsafe.SliceData(k), len(k))
 		}
 	}
-	if sp == nil {
-		list := make([]string, n)
-		copy(list, small[:n])
-		return list, !d.Fatal
+	if pooled != nil {
+		*pooled = spans[:0]
+		spansPool.Put(pooled)
 	}
-	list := make([]string, len(big))
-	copy(list, big)
-	clear(big)
-	*sp = big[:0]
-	stringsPool.Put(sp)
 	return list, !d.Fatal
 }
 
-var stringsPool = sync.Pool{New: func() any { return new([]string) }}
+// A span is where a string's content lies in the input; a negative off
+// stands for something else, which its user says.
+type span struct{ off, len int }
+
+var spansPool = sync.Pool{New: func() any { return new([]span) }}
+
+// plainItem reads, if the value at Pos is a string of printable ASCII
+// without escapes, as most items of a list are, that string, and returns
+// where its content lies. Otherwise it reads nothing and reports false,
+// for the general path to read the value.
+func (d *Decoder) plainItem() (span, bool) {
+	p := d.Pos
+	if p >= len(d.Buf) || d.Buf[p] != '"' {
+		return span{}, false
+	}
+	n := jsontext.Plain(d.Buf[p+1:])
+	if p+1+n >= len(d.Buf) || d.Buf[p+1+n] != '"' {
+		return span{}, false
+	}
+	d.last = p
+	d.Pos = p + 2 + n
+	return span{off: p + 1, len: n}, true
+}
 
 // Bytes reads a string and returns it unescaped, without copying: it is
 // valid until the next string is read. It reports false, having recorded a
