@@ -342,3 +342,48 @@ func TestUUIDInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestStringsReadsEveryItem pins that Strings, which reads plain items in
+// place and the others by the general path, gives the items in order
+// whatever their mix and number (past the gathering space on the stack),
+// and reports the item a violation is at.
+func TestStringsReadsEveryItem(t *testing.T) {
+	kinds := []string{`"plain"`, `""`, `"esc\"aped"`, `"é"`, `"tab\tbed"`, `"<&>"`, `"\u0041"`}
+	for n := range 40 {
+		for _, sep := range []string{",", " , "} {
+			items := make([]string, n)
+			for i := range items {
+				items[i] = kinds[(i*5+n)%len(kinds)]
+			}
+			in := "[" + strings.Join(items, sep) + "]"
+			var want []string
+			require.NoError(t, json.Unmarshal([]byte(in), &want))
+			var d Decoder
+			d.Reset([]byte(in))
+			got, ok := d.Strings("", "/tags")
+			require.True(t, ok, in)
+			require.NoError(t, d.Err(), in)
+			if n == 0 {
+				require.NotNil(t, got, "an empty array is an empty list, not nil")
+			}
+			require.Equal(t, want, append([]string{}, got...), in)
+		}
+	}
+
+	var d Decoder
+	d.Reset([]byte(`["a", 1, "b", null, "c"]`))
+	got, ok := d.Strings("", "/tags")
+	require.True(t, ok)
+	assert.Equal(t, []string{"a", "b", "c"}, got, "items of the wrong type are left out")
+	var e *msg.Error
+	require.ErrorAs(t, d.Err(), &e)
+	require.Len(t, e.Violations, 2)
+	assert.Equal(t, "/tags/1", e.Violations[0].Path)
+	assert.Equal(t, "/tags/3", e.Violations[1].Path)
+
+	d.Reset([]byte(`["a", "b` + "\xff" + `"]`))
+	_, ok = d.Strings("", "/tags")
+	require.False(t, ok)
+	require.ErrorAs(t, d.Err(), &e)
+	assert.Equal(t, "/tags/1", e.Violations[0].Path, "a syntax error names its item")
+}
