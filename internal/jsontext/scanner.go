@@ -38,8 +38,9 @@ type Scanner struct {
 
 	tmp []byte // unescaped strings; valid until the next string is read
 
-	// kept is a copy of Buf, made by the first Keep.
-	kept []byte
+	// kept is a copy of Buf[keptFrom:], made by the first Keep.
+	kept     []byte
+	keptFrom int
 
 	// spaced is where the last run of white space that WS skipped ends,
 	// and marked just past the last byte json.Marshal escapes that Skip
@@ -55,15 +56,24 @@ func (s *Scanner) Reset(data []byte) {
 }
 
 // Keep returns the bytes Buf[start:end] from a copy of Buf made on the
-// first call, for a decoded value to keep after the call that decoded it
-// returns: all that a value keeps costs one allocation and one copy. The
-// copy is never written once made, and the slice returned is capped at its
-// length, so that appending to it copies it rather than overwrite what
-// follows.
+// first call, from that call's start to the end, for a decoded value to
+// keep after the call that decoded it returns: all that a value keeps
+// costs one allocation and one copy, of no more than the input from the
+// first byte kept. The copy is never written once made, and the slice
+// returned is capped at its length, so that appending to it copies it
+// rather than overwrite what follows. Bytes before the first ones kept,
+// which a caller that gathers places before keeping them may ask for,
+// are copied on their own.
 func (s *Scanner) Keep(start, end int) []byte {
 	if s.kept == nil {
-		s.kept = append([]byte(nil), s.Buf...)
+		s.keptFrom = start
+		s.kept = append([]byte(nil), s.Buf[start:]...)
 	}
+	if start < s.keptFrom {
+		k := append([]byte(nil), s.Buf[start:end]...)
+		return k[:len(k):len(k)]
+	}
+	start, end = start-s.keptFrom, end-s.keptFrom
 	return s.kept[start:end:end]
 }
 

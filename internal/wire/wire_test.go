@@ -387,3 +387,32 @@ func TestStringsReadsEveryItem(t *testing.T) {
 	require.ErrorAs(t, d.Err(), &e)
 	assert.Equal(t, "/tags/1", e.Violations[0].Path, "a syntax error names its item")
 }
+
+// TestKeptStringsAreCopies pins that the strings a decoded value keeps
+// are copies, whatever order they are kept in: a list keeps its plain
+// items after its other ones, which may lie after them in the input.
+func TestKeptStringsAreCopies(t *testing.T) {
+	in := []byte(`{"a":"x","tags":["p1","é","p2","\u0041"],"b":"y"}`)
+	var d Decoder
+	d.Reset(in)
+	require.True(t, d.Object("", ""))
+	var got []string
+	for i := 0; d.More("", "", '}', i); i++ {
+		switch string(d.Key("", "")) {
+		case "tags":
+			tags, ok := d.Strings("", "/tags")
+			require.True(t, ok)
+			got = append(got, tags...)
+		default:
+			s, ok := d.String("", "")
+			require.True(t, ok)
+			got = append(got, s)
+		}
+	}
+	d.End()
+	require.NoError(t, d.Err())
+	for i := range in {
+		in[i] = '!'
+	}
+	assert.Equal(t, []string{"x", "p1", "é", "p2", "A", "y"}, got)
+}
