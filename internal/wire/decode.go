@@ -361,8 +361,9 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 	// gathered as a string of its own and its place as its index among
 	// those.
 	var small [16]span
-	spans := small[:0]
+	n := 0
 	var pooled *[]span
+	var big []span
 	var others []string
 	for i := 0; d.More(base, name, ']', i); i++ {
 		sp, ok := d.plainItem()
@@ -374,11 +375,21 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 			others = append(others, s)
 			sp = span{off: -len(others)}
 		}
-		if len(spans) == cap(spans) && pooled == nil {
-			pooled = spansPool.Get().(*[]span)
-			spans = append((*pooled)[:0], spans...)
+		switch {
+		case pooled == nil && n < len(small):
+			small[n] = sp
+			n++
+		default:
+			if pooled == nil {
+				pooled = spansPool.Get().(*[]span)
+				big = append((*pooled)[:0], small[:n]...)
+			}
+			big = append(big, sp)
 		}
-		spans = append(spans, sp)
+	}
+	spans := small[:n]
+	if pooled != nil {
+		spans = big
 	}
 	list := make([]string, len(spans))
 	for i, sp := range spans {
@@ -391,7 +402,7 @@ func (d *Decoder) Strings(base, name string) ([]string, bool) {
 		}
 	}
 	if pooled != nil {
-		*pooled = spans[:0]
+		*pooled = big[:0]
 		spansPool.Put(pooled)
 	}
 	return list, !d.Fatal
