@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
@@ -225,5 +226,41 @@ func TestValidateAllocatesNothing(t *testing.T) {
 			})
 			require.Zero(t, allocs, "%s: %s", name, seed)
 		}
+	}
+}
+
+// TestDecodeAllocatesWhatTheValueKeeps pins what decoding into an existing
+// value allocates: one copy of the input from the first byte its strings
+// and raw values keep, one block for the targets of its pointer members
+// (nested objects included), and one slice per list; nothing per member,
+// per string or per list item.
+func TestDecodeAllocatesWhatTheValueKeeps(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		want      float64
+		why       string
+	}{
+		{"core.device", `{"message_id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","message_type":"core.device","source_id":"s","source_type":"t","source_message_type":"m","tenant_id":"c","time":"2026-03-14T09:26:53+01:00","device_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","external_id":"e","type":"t","model":"m","imei":"490154203237518","allowed":true,"data_provider":"p","created":"2025-11-02T14:05:11Z","first_connected":null}`,
+			2, "the kept text and the pointer targets"},
+		{"core.device", `{"message_id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","message_type":"core.device","source_id":"s","source_type":"t","tenant_id":"c","time":"2026-03-14T09:26:53+01:00","device_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","external_id":"e"}`,
+			1, "the kept text"},
+		{"core.vehicle", `{"message_id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","message_type":"core.vehicle","source_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","source_type":"CORE","tenant_id":"c","time":"2026-03-14T09:26:53Z","vehicle_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","make":"VW","meta":{"a":[1,{"b":null}]},"specification":{"c":"d"},"created":"2025-11-02T14:05:11Z"}`,
+			2, "the kept text and the pointer targets"},
+		{"core.association", `{"association_id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","device_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","message_id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","source_id":"s","tenant_id":"c","time":"2026-03-14T09:26:53Z","tags":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r"]}`,
+			2, "the kept text and the list of tags"},
+		{"example.event", `{"id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","type":"created","occurred_at":"2026-03-14T09:26:53Z","priority":3,"tags":["a","b"],"actor":{"id":"0c9f4e2a-7d13-4b6e-a8f5-91d2c7e04b38","name":"n"}}`,
+			3, "the kept text, the list of tags, and the pointer targets with the actor"},
+		{"example.event", `{"id":"5b3c1f0e-8a2d-4c71-9e4b-2f6d8a1c3e57","type":"created","occurred_at":"2026-03-14T09:26:53Z"}`,
+			0, "nothing: no string is kept"},
+	} {
+		m, err := catalogue.DecodeAs(tc.name, "", []byte(tc.msg))
+		require.NoError(t, err, tc.msg)
+		data := []byte(tc.msg)
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := m.UnmarshalJSON(data); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Equal(t, tc.want, allocs, "%s: want %s: %s", tc.name, tc.why, tc.msg)
 	}
 }

@@ -77,6 +77,16 @@ func (*Event) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Event messages.
 func (*Event) SchemaVersion() string { return Version }
 
+// eventPointees holds the targets of a decoded Event's pointer members, so that
+// they cost one allocation rather than one each.
+type eventPointees struct {
+	Priority int64
+	Actor    struct {
+		v Actor
+		p actorPointees
+	}
+}
+
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
 // It returns nil exactly when data is a message its schema accepts;
 // otherwise an *msg.Error listing every violation found. Unlike
@@ -95,11 +105,12 @@ func (v *Event) decode(d *wire.Decoder, base string) {
 		*v = Event{}
 		return
 	}
-	v.decodeMembers(d, base)
+	v.decodeMembers(d, base, nil)
 }
 
-// decodeMembers reads the members of the object begun at base.
-func (v *Event) decodeMembers(d *wire.Decoder, base string) {
+// decodeMembers reads the members of the object begun at base. The
+// targets of its pointer members go in p, allocated if nil.
+func (v *Event) decodeMembers(d *wire.Decoder, base string, p *eventPointees) {
 	*v = Event{}
 	var seen wire.Seen
 	for i := 0; d.More(base, "", '}', i); i++ {
@@ -129,7 +140,11 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 			if x, ok := d.Int(base, "/priority"); ok {
 				d.Min(base, "/priority", x, 0)
 				d.Max(base, "/priority", x, 9)
-				v.Priority = &x
+				if p == nil {
+					p = new(eventPointees)
+				}
+				p.Priority = x
+				v.Priority = &p.Priority
 			}
 		case 4: // tags
 			if x, ok := d.Strings(base, "/tags"); ok {
@@ -137,10 +152,10 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string) {
 			}
 		case 5: // actor
 			if d.Object(base, "/actor") {
-				x := new(struct {
-					v Actor
-					p actorPointees
-				})
+				if p == nil {
+					p = new(eventPointees)
+				}
+				x := &p.Actor
 				x.v.decodeMembers(d, wire.Join(base, "/actor"), &x.p)
 				v.Actor = &x.v
 			}

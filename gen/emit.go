@@ -119,6 +119,16 @@ func (f *field) goType() string {
 	panic("unknown kind")
 }
 
+// pointeeType returns the Go type of the target of a pointer member: for
+// an object with pointer members of its own, the object together with
+// their targets, so that both take one allocation.
+func (f *field) pointeeType() string {
+	if f.Kind == kindObject && f.Object.pointees() != nil {
+		return fmt.Sprintf("struct {\nv %s\np %s\n}", f.Object.GoName, pointeesType(f.Object))
+	}
+	return f.goType()
+}
+
 // fieldType returns the Go type of a member in its struct.
 func (f *field) fieldType() string {
 	t := f.goType()
@@ -335,7 +345,7 @@ func (g *generator) newFunc(m *message) {
 func (m *message) pointees() []*field {
 	var list []*field
 	for _, f := range m.Fields {
-		if f.Repr == reprPointer && f.Kind != kindStrings && f.Kind != kindObject {
+		if f.Repr == reprPointer && f.Kind != kindStrings {
 			list = append(list, f)
 		}
 	}
@@ -357,7 +367,7 @@ func (g *generator) unmarshal(m *message) {
 		g.p("// they cost one allocation rather than one each.")
 		g.p("type %s struct {", pointeesType(m))
 		for _, f := range ps {
-			g.p("%s %s", f.GoName, f.goType())
+			g.p("%s %s", f.GoName, f.pointeeType())
 		}
 		g.p("}")
 	}
@@ -486,16 +496,20 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 		g.p("}")
 	case kindObject:
 		g.p("if d.Object(base, %s) {", name)
+		// The object goes with its own pointer targets, and with its
+		// parent's where the parent has a place for them.
+		if m.pointees() != nil {
+			g.p("if p == nil {")
+			g.p("p = new(%s)", pointeesType(m))
+			g.p("}")
+			g.p("x := &p.%s", f.GoName)
+		} else {
+			g.p("x := new(%s)", f.pointeeType())
+		}
 		if f.Object.pointees() != nil {
-			// The object and its pointer targets, in one allocation.
-			g.p("x := new(struct {")
-			g.p("v %s", f.Object.GoName)
-			g.p("p %s", pointeesType(f.Object))
-			g.p("})")
 			g.p("x.v.decodeMembers(d, wire.Join(base, %s), &x.p)", name)
 			g.p("v.%s = &x.v", f.GoName)
 		} else {
-			g.p("x := new(%s)", f.Object.GoName)
 			g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
 			g.p("v.%s = x", f.GoName)
 		}
