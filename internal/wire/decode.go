@@ -152,9 +152,10 @@ func (d *Decoder) More(base, name string, end byte, i int) bool {
 // Members lists the members an object type declares, in the order its
 // schema gives them, for Member to match names against.
 type Members struct {
-	quoted []string       // each name as JSON writes it: `"message_id"`
-	paths  []string       // each name as a JSON Pointer token: "/message_id"
-	index  map[string]int // each name's place in the list
+	names  []string
+	quoted []string  // each name as JSON writes it: `"message_id"`
+	paths  []string  // each name as a JSON Pointer token: "/message_id"
+	byLen  [][]uint8 // the places of the names of each length
 }
 
 // NewMembers returns the Members of names, in order. There may be at most
@@ -163,7 +164,7 @@ func NewMembers(names ...string) *Members {
 	if len(names) > 64 {
 		panic("wire: more than 64 declared members")
 	}
-	ms := &Members{index: make(map[string]int, len(names))}
+	ms := &Members{names: names}
 	for i, name := range names {
 		q := strconv.Quote(name)
 		if q[1:len(q)-1] != name {
@@ -171,9 +172,24 @@ func NewMembers(names ...string) *Members {
 		}
 		ms.quoted = append(ms.quoted, q)
 		ms.paths = append(ms.paths, "/"+Pointer(name))
-		ms.index[name] = i
+		for len(ms.byLen) <= len(name) {
+			ms.byLen = append(ms.byLen, nil)
+		}
+		ms.byLen[len(name)] = append(ms.byLen[len(name)], uint8(i))
 	}
 	return ms
+}
+
+// index returns the place of the member named name, or false.
+func (ms *Members) index(name []byte) (int, bool) {
+	if len(name) < len(ms.byLen) {
+		for _, j := range ms.byLen[len(name)] {
+			if ms.names[j] == string(name) {
+				return int(j), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // Seen is what Member knows of the object being read: which declared
@@ -198,24 +214,34 @@ const (
 //
 // Messages mostly list their members in the schema's order, as MarshalJSON
 // writes them, so the name is first compared with the one after the last
-// declared member read: a match costs one comparison of bytes, and a
-// mismatch falls back to reading the name and looking it up.
+// declared member read: a match costs one comparison of bytes. Otherwise
+// a name of printable ASCII without escapes, followed at once by the
+// colon, is looked up where it lies; any other is read in full first.
 func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
-	j := seen.next
-	if j < len(ms.quoted) {
+	b, p := d.Buf, d.Pos
+	if j := seen.next; j < len(ms.quoted) {
 		q := ms.quoted[j]
-		// The bytes at Pos are the string q, with nothing to unescape,
+		// The bytes at p are the string q, with nothing to unescape,
 		// followed by the colon.
-		if end := d.Pos + len(q); end < len(d.Buf) && d.Buf[end] == ':' && string(d.Buf[d.Pos:end]) == q {
+		if end := p + len(q); end < len(b) && b[end] == ':' && string(b[p:end]) == q {
 			d.Pos = end + 1
 			return d.declared(base, ms, seen, j), nil
+		}
+	}
+	if p < len(b) && b[p] == '"' {
+		end := p + 1 + jsontext.Plain(b[p+1:]) // where the name's plain bytes end
+		if end+1 < len(b) && b[end] == '"' && b[end+1] == ':' {
+			if j, ok := ms.index(b[p+1 : end]); ok {
+				d.Pos = end + 2
+				return d.declared(base, ms, seen, j), nil
+			}
 		}
 	}
 	key := d.Key(base, "")
 	if d.Fatal {
 		return Skipped, nil
 	}
-	j, ok := ms.index[string(key)]
+	j, ok := ms.index(key)
 	if !ok {
 		return Undeclared, key
 	}
