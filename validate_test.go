@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -68,6 +69,8 @@ var edits = map[string][]func(catalogue.Message){
 			m.(*vehicle.Vehicle).Year = msg.Of(time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC))
 		},
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).Allowed = msg.Of(false) },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Make = msg.Of("\xff") },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).VIN = msg.Of("WVGZZZ\xe2\x82") },
 		func(m catalogue.Message) {
 			o, err := msg.ParseObject([]byte(`{"a":null,"b":{"x":[1e400]},"c":"é"}`))
 			if err != nil {
@@ -263,4 +266,25 @@ func TestDecodeAllocatesWhatTheValueKeeps(t *testing.T) {
 		})
 		assert.Equal(t, tc.want, allocs, "%s: want %s: %s", tc.name, tc.why, tc.msg)
 	}
+}
+
+// TestValidateNamesEachBadString pins that Validate, which checks all of
+// a message's strings held by value for UTF-8 at once, reports each bad
+// one at its own path, and none of the others, absent or null ones
+// included.
+func TestValidateNamesEachBadString(t *testing.T) {
+	v := vehicle.New()
+	v.MessageID, v.SourceID, v.VehicleID = uuid.New(), uuid.New(), uuid.New()
+	v.TenantID, v.Time = "club", time.Now()
+	v.Model = msg.Null[string]()
+	v.Make = msg.Of("VW\xff")
+	v.LicencePlate = msg.Of("AB12\xc3")
+	var e *msg.Error
+	require.ErrorAs(t, v.Validate(), &e)
+	var paths []string
+	for _, violation := range e.Violations {
+		assert.Equal(t, msg.RuleSyntax, violation.Rule)
+		paths = append(paths, violation.Path)
+	}
+	assert.Equal(t, []string{"/make", "/licence_plate"}, paths)
 }

@@ -296,13 +296,9 @@ func (v *Association) validate(e *wire.Errors, base string) {
 	if !wire.ValidStrings(v.MessageType, v.SourceID, v.SourceType.Value(), v.TenantID, v.ExternalID.Value()) {
 		e.String(base, "/message_type", v.MessageType)
 		e.String(base, "/source_id", v.SourceID)
-		if x, ok := v.SourceType.Get(); ok {
-			e.String(base, "/source_type", x)
-		}
+		e.String(base, "/source_type", v.SourceType.Value())
 		e.String(base, "/tenant_id", v.TenantID)
-		if x, ok := v.ExternalID.Get(); ok {
-			e.String(base, "/external_id", x)
-		}
+		e.String(base, "/external_id", v.ExternalID.Value())
 	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)

@@ -332,9 +332,7 @@ func (v *Device) validate(e *wire.Errors, base string) {
 		e.String(base, "/source_type", v.SourceType)
 		e.String(base, "/tenant_id", v.TenantID)
 		e.String(base, "/external_id", v.ExternalID)
-		if x, ok := v.Type.Get(); ok {
-			e.String(base, "/type", x)
-		}
+		e.String(base, "/type", v.Type.Value())
 		e.String(base, "/model", v.Model)
 		e.String(base, "/firmware", v.Firmware)
 		e.String(base, "/configuration", v.Configuration)

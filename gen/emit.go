@@ -593,14 +593,8 @@ func (g *generator) validate(m *message) {
 			}
 		}
 		g.p("if !wire.ValidStrings(%s) {", strings.Join(args, ", "))
-		for _, f := range batch {
-			if f.Repr == reprNullable {
-				g.p("if x, ok := v.%s.Get(); ok {", f.GoName)
-				g.p("e.String(base, %q, x)", "/"+f.JSON)
-				g.p("}")
-			} else {
-				g.p("e.String(base, %q, v.%s)", "/"+f.JSON, f.GoName)
-			}
+		for i, f := range batch {
+			g.p("e.String(base, %q, %s)", "/"+f.JSON, args[i])
 		}
 		g.p("}")
 	}

@@ -404,24 +404,12 @@ func (v *Vehicle) validate(e *wire.Errors, base string) {
 		e.String(base, "/message_type", v.MessageType)
 		e.String(base, "/source_type", v.SourceType)
 		e.String(base, "/tenant_id", v.TenantID)
-		if x, ok := v.Make.Get(); ok {
-			e.String(base, "/make", x)
-		}
-		if x, ok := v.Model.Get(); ok {
-			e.String(base, "/model", x)
-		}
-		if x, ok := v.FuelType.Get(); ok {
-			e.String(base, "/fuel_type", x)
-		}
-		if x, ok := v.VIN.Get(); ok {
-			e.String(base, "/vin", x)
-		}
-		if x, ok := v.LicencePlate.Get(); ok {
-			e.String(base, "/licence_plate", x)
-		}
-		if x, ok := v.DataProviderKey.Get(); ok {
-			e.String(base, "/data_provider_key", x)
-		}
+		e.String(base, "/make", v.Make.Value())
+		e.String(base, "/model", v.Model.Value())
+		e.String(base, "/fuel_type", v.FuelType.Value())
+		e.String(base, "/vin", v.VIN.Value())
+		e.String(base, "/licence_plate", v.LicencePlate.Value())
+		e.String(base, "/data_provider_key", v.DataProviderKey.Value())
 	}
 	if v.SourceMessageType != nil {
 		e.String(base, "/source_message_type", *v.SourceMessageType)
