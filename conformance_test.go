@@ -279,6 +279,13 @@ func mutations(seed []byte) [][]byte {
 		}
 	}
 	add(append(clone(list), member{"unknown", json.RawMessage(`{"nested":[1,{"deep":null}]}`)}))
+	// The decoders guess that each member is the one after the last in
+	// the schema's order: the members reversed, and reversed with the
+	// first repeated, defeat the guess every time.
+	reversed := clone(list)
+	slices.Reverse(reversed)
+	add(reversed)
+	add(append(clone(reversed), reversed[0]))
 	for _, doc := range []string{`null`, `[]`, `[{}]`, `"x"`, `1`, `true`, `{}`, ``, `{`, string(seed[:len(seed)/2])} {
 		out = append(out, []byte(doc))
 	}
