@@ -72,11 +72,14 @@ func TestLookupOfAnUnknownSchemaIsErrUnknown(t *testing.T) {
 	}
 }
 
+// TestLookupIDTreatsHTTPAndHTTPSAsTheSame pins decision 9, and that the
+// scheme and host compare regardless of case, as URIs compare them.
 func TestLookupIDTreatsHTTPAndHTTPSAsTheSame(t *testing.T) {
 	for _, name := range names {
 		https := schemas.ID(name, "1.0")
 		require.Equal(t, "https://catalogue.fleetkit.dev/api/schemas/"+name+"/versions/1.0", https)
-		for _, id := range []string{https, "http" + https[len("https"):]} {
+		upper := "HTTPS://CATALOGUE.FLEETKIT.DEV" + https[len("https://catalogue.fleetkit.dev"):]
+		for _, id := range []string{https, "http" + https[len("https"):], upper, "Http" + upper[len("HTTPS"):]} {
 			s, err := schemas.LookupID(id)
 			require.NoError(t, err, id)
 			assert.Equal(t, name, s.Name, id)
@@ -99,6 +102,9 @@ func TestLookupIDOfAnUnknownIDIsErrUnknown(t *testing.T) {
 		"https://catalogue.fleetkit.dev/schemas/core.device/versions/1.0",
 		"https://catalogue.fleetkit.dev/api/schemas/core.device/1.0",
 		"//catalogue.fleetkit.dev/api/schemas/core.device/versions/1.0",
+		"https://catalogue.fleetkit.dev/API/schemas/core.device/versions/1.0",
+		"https://catalogue.fleetkit.dev/api/schemas/CORE.DEVICE/versions/1.0",
+		"https://catalogue.fleetkit.dev",
 	} {
 		_, err := schemas.LookupID(id)
 		assert.True(t, errors.Is(err, schemas.ErrUnknown), "LookupID(%q): %v", id, err)

@@ -163,12 +163,24 @@ func splitID(id string) (name, version string, ok bool) {
 	return name, version, true
 }
 
-// sameScheme rewrites an http URL to https, so that the two compare equal.
+// sameScheme rewrites the parts of a URL that compare regardless of case
+// (RFC 3986, 6.2.2.1), its scheme and host, in lower case, and an http URL
+// to https, so that URLs that differ only there compare equal. The path
+// keeps its case: it is compared as it is.
 func sameScheme(id string) string {
-	if rest, ok := strings.CutPrefix(id, "http://"); ok {
-		return "https://" + rest
+	scheme, rest, ok := strings.Cut(id, "://")
+	if !ok {
+		return id
 	}
-	return id
+	host, path, ok := strings.Cut(rest, "/")
+	if !ok {
+		return id
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme == "http" {
+		scheme = "https"
+	}
+	return scheme + "://" + strings.ToLower(host) + "/" + path
 }
 
 // All returns every schema in the catalogue, sorted by name, then version.
@@ -208,8 +220,9 @@ func Lookup(name, version string) (Schema, error) {
 }
 
 // LookupID returns the schema whose $id is id. The scheme may be http or
-// https: the catalogue has been published under both. It returns an error
-// wrapping ErrUnknown if no schema has that $id.
+// https: the catalogue has been published under both. The scheme and host
+// are compared regardless of case, as URIs compare them, and the path as
+// it is. It returns an error wrapping ErrUnknown if no schema has that $id.
 func LookupID(id string) (Schema, error) {
 	if name, version, ok := splitID(id); ok {
 		if s, err := Lookup(name, version); err == nil {
