@@ -1,14 +1,14 @@
 // Command ratio reads go test -bench output and prints, as a Markdown table,
 // each implementation's median ns/op, B/op and allocs/op for each input,
-// with its ratio to the baseline, impl=stdlib:
+// with its ratio to the baseline, impl=stdlib unless -base names another:
 //
-//	go test -run '^$' -bench . -count 10 | tee new.txt
-//	go run ./cmd/ratio new.txt
+//	./run.sh 10 new.txt                    # runs it on new.txt
+//	go run ./cmd/ratio -base ogen new.txt  # each row against ogen's
 //
 // Benchmark names are Op/schema=S/input=I/impl=M. A row is compared with
-// stdlib's row of the same op and input; an op that stdlib lacks (Validate)
-// is compared with stdlib's Decode of that input, the whole cost of a plain
-// decode. Medians are what benchstat reports too; benchstat, not this
+// the baseline's row of the same op and input; an op that the baseline
+// lacks (stdlib's Validate) is compared with its Decode of that input, the
+// whole cost of a plain decode. Medians are what benchstat reports too; benchstat, not this
 // command, says whether a difference is significant.
 package main
 
@@ -25,9 +25,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// baseline is the impl every row is compared with.
-const baseline = "stdlib"
-
 // baseOp is the op compared with when the baseline lacks a row's own.
 const baseOp = "Decode"
 
@@ -41,8 +38,10 @@ type key struct {
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: ratio [file ...]\n\nWith no file, or -, it reads standard input.\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: ratio [-base impl] [file ...]\n\nWith no file, or -, it reads standard input.\n")
+		flag.PrintDefaults()
 	}
+	baseline := flag.String("base", "stdlib", "the impl every row is compared with")
 	flag.Parse()
 	samples, order, err := read(flag.Args())
 	if err != nil {
@@ -53,7 +52,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ratio: no benchmark results named Op/schema=S/input=I/impl=M")
 		os.Exit(1)
 	}
-	write(os.Stdout, samples, order)
+	write(os.Stdout, samples, order, *baseline)
 }
 
 // read returns every row's measurements, by unit, and the rows in the order
@@ -110,7 +109,7 @@ func parseName(name benchfmt.Name) (key, bool) {
 
 // write prints the table: inputs in their order of appearance, then ops,
 // then impls, the baseline first.
-func write(w io.Writer, samples map[key]map[string][]float64, order []key) {
+func write(w io.Writer, samples map[key]map[string][]float64, order []key, baseline string) {
 	rows := slices.Clone(order)
 	first := func(f func(key) string) map[string]int {
 		pos := map[string]int{}
@@ -128,11 +127,11 @@ func write(w io.Writer, samples map[key]map[string][]float64, order []key) {
 		return cmp.Or(
 			cmp.Compare(inputPos[a.schema+"/"+a.input], inputPos[b.schema+"/"+b.input]),
 			cmp.Compare(opPos[a.op], opPos[b.op]),
-			cmp.Compare(rank(a.impl, implPos), rank(b.impl, implPos)),
+			cmp.Compare(rank(a.impl, baseline, implPos), rank(b.impl, baseline, implPos)),
 		)
 	})
 
-	fmt.Fprintln(w, "| input | op | impl | ns/op | × stdlib | B/op | × stdlib | allocs/op | × stdlib |")
+	fmt.Fprintf(w, "| input | op | impl | ns/op | × %[1]s | B/op | × %[1]s | allocs/op | × %[1]s |\n", baseline)
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|")
 	for _, k := range rows {
 		base, ok := samples[key{k.op, k.schema, k.input, baseline}]
@@ -153,7 +152,7 @@ func write(w io.Writer, samples map[key]map[string][]float64, order []key) {
 }
 
 // rank orders the baseline first, then impls as they first appear.
-func rank(impl string, pos map[string]int) int {
+func rank(impl, baseline string, pos map[string]int) int {
 	if impl == baseline {
 		return -1
 	}

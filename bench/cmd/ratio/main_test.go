@@ -41,8 +41,23 @@ PASS
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	write(&got, samples, order)
+	write(&got, samples, order, "stdlib")
 	if got.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got.String(), want)
+	}
+
+	// Against ogen, whose Validate row has no stdlib counterpart.
+	const wantOgen = `| input | op | impl | ns/op | × ogen | B/op | × ogen | allocs/op | × ogen |
+|---|---|---|--:|--:|--:|--:|--:|--:|
+| event/realistic | Decode | ogen | 1,000 | 1.00 | 300 | 1.00 | 8 | 1.00 |
+| event/realistic | Decode | stdlib | 3,000 | 3.00 | 600 | 2.00 | 20 | 2.50 |
+| event/realistic | Validate | ogen | 15.5 | 1.00 | 0 | 1.00 | 0 | 1.00 |
+| event/realistic | Marshal | ogen | 1,500 | 1.00 | 736 | 1.00 | 6 | 1.00 |
+| event/realistic | Marshal | stdlib | 1,000 | 0.67 | 288 | 0.39 | 2 | 0.33 |
+`
+	got.Reset()
+	write(&got, samples, order, "ogen")
+	if got.String() != wantOgen {
+		t.Errorf("table against ogen:\n%s\nwant:\n%s", got.String(), wantOgen)
 	}
 }
