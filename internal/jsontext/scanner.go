@@ -232,7 +232,7 @@ func (s *Scanner) Skip() {
 	}
 	switch c := s.WS(); {
 	case c == '"':
-		s.str(true)
+		s.skipStr()
 	case c == '{':
 		s.skipObject()
 	case c == '[':
@@ -275,7 +275,10 @@ func (s *Scanner) skipObject() {
 	start := s.Pos
 	for i := 0; s.Next('}', i); i++ {
 		keyStart := s.Pos
-		key := s.name(true)
+		key := s.plainName()
+		if key == nil {
+			key = s.name(true)
+		}
 		if s.Fatal {
 			return
 		}
@@ -289,6 +292,34 @@ func (s *Scanner) skipObject() {
 		}
 		s.Skip()
 	}
+}
+
+// skipStr skips the string at Pos, marking as str(true) does. A string of
+// plain bytes is stepped over at once; any other is read by str.
+func (s *Scanner) skipStr() {
+	b, p := s.Buf, s.Pos+1
+	if n := p + plainMarking(b[p:]); n < len(b) && b[n] == '"' {
+		s.Pos = n + 1
+		return
+	}
+	s.str(true)
+}
+
+// plainName reads, if a member name of plain bytes, followed at once by its
+// colon, is at Pos, as most are, that name and the colon, as name(true)
+// reads them. Otherwise it reads nothing and returns nil.
+func (s *Scanner) plainName() []byte {
+	b, p := s.Buf, s.Pos+1
+	if p > len(b) || b[p-1] != '"' {
+		return nil
+	}
+	n := p + plainMarking(b[p:])
+	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
+		return nil
+	}
+	s.Pos = n + 2
+	s.Escaped, s.StrStart = false, p
+	return b[p:n:n]
 }
 
 // keySet holds the member names of one object, to find repeats. Small
