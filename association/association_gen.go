@@ -277,8 +277,8 @@ func (v *Association) decodeMembers(d *wire.Decoder, base string, p *association
 	}
 }
 
-// associationMembers are the members Association declares, in the schema's order, which
-// decodeMembers numbers as they are numbered here.
+// associationMembers lists the members Association declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
 var associationMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "association_id", "device_id", "driver_id", "vehicle_id", "battery_id", "tags", "external_id", "offset")
 
 // Validate reports whether v, as it would be encoded, is a message its

@@ -310,8 +310,8 @@ func (v *Device) decodeMembers(d *wire.Decoder, base string, p *devicePointees) 
 	}
 }
 
-// deviceMembers are the members Device declares, in the schema's order, which
-// decodeMembers numbers as they are numbered here.
+// deviceMembers lists the members Device declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
 var deviceMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "device_id", "external_id", "type", "model", "firmware", "configuration", "imei", "iccid", "carrier", "allowed", "data_provider", "created", "first_connected")
 
 // Validate reports whether v, as it would be encoded, is a message its

@@ -176,8 +176,8 @@ func (v *Event) decodeMembers(d *wire.Decoder, base string, p *eventPointees) {
 	}
 }
 
-// eventMembers are the members Event declares, in the schema's order, which
-// decodeMembers numbers as they are numbered here.
+// eventMembers lists the members Event declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
 var eventMembers = wire.NewMembers("id", "type", "occurred_at", "priority", "tags", "actor")
 
 // Validate reports whether v, as it would be encoded, is a message its
@@ -350,8 +350,8 @@ func (v *Actor) decodeMembers(d *wire.Decoder, base string, p *actorPointees) {
 	}
 }
 
-// actorMembers are the members Actor declares, in the schema's order, which
-// decodeMembers numbers as they are numbered here.
+// actorMembers lists the members Actor declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
 var actorMembers = wire.NewMembers("id", "name")
 
 // Validate reports whether v, as it would be encoded, is a message its

@@ -433,8 +433,8 @@ func (g *generator) unmarshal(m *message) {
 	g.p("}")
 
 	g.p("")
-	g.p("// %s are the members %s declares, in the schema's order, which", membersVar(m), n)
-	g.p("// decodeMembers numbers as they are numbered here.")
+	g.p("// %s lists the members %s declares, in the schema's order; the", membersVar(m), n)
+	g.p("// cases of decodeMembers are their places in it.")
 	names := make([]string, len(m.Fields))
 	for i, f := range m.Fields {
 		names[i] = strconv.Quote(f.JSON)

@@ -384,8 +384,8 @@ func (v *Vehicle) decodeMembers(d *wire.Decoder, base string, p *vehiclePointees
 	}
 }
 
-// vehicleMembers are the members Vehicle declares, in the schema's order, which
-// decodeMembers numbers as they are numbered here.
+// vehicleMembers lists the members Vehicle declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
 var vehicleMembers = wire.NewMembers("message_id", "message_type", "source_id", "source_type", "source_message_type", "tenant_id", "time", "vehicle_id", "make", "model", "year", "fuel_type", "vin", "licence_plate", "seed_odo", "seed_odo_time", "meta", "specification", "consent_status", "data_provider_key", "allowed", "created")
 
 // Validate reports whether v, as it would be encoded, is a message its
