@@ -564,7 +564,7 @@ func (g *generator) checks(f *field, e, name, x string) {
 func (g *generator) validate(m *message) {
 	n := m.GoName
 	g.p("")
-	g.comment(fmt.Sprintf("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: enum values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express, and strings that are not UTF-8. It allocates nothing when v is valid."))
+	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: enum values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express, and strings that are not UTF-8. It allocates nothing when v is valid.")
 	g.p("func (v *%s) Validate() error {", n)
 	g.p("var e wire.Errors")
 	g.p("v.validate(&e, \"\")")

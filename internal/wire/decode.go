@@ -64,13 +64,6 @@ func (d *Decoder) End() {
 	d.place("", "", "")
 }
 
-// syntax records a fatal syntax error at byte offset off, in the value
-// at base+name+"/"+sub.
-func (d *Decoder) syntax(base, name, sub string, off int, reason string) {
-	d.Fail(off, reason)
-	d.place(base, name, sub)
-}
-
 // place records the scanner's syntax error, if it has one not yet
 // recorded, as a violation at base+name+"/"+sub (and the array item being
 // read, if any). The scanner takes no path, so that passing one costs
