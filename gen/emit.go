@@ -771,8 +771,6 @@ func (g *generator) marshal(m *message) {
 	g.p("}")
 }
 
-// validateField writes the checks of one member, if it has any, guarded by
-// its presence.
 // inBatch reports whether f is a string that Validate checks for UTF-8
 // together with the others of its message: one held by value, not behind
 // a pointer.
@@ -780,8 +778,9 @@ func (f *field) inBatch() bool {
 	return f.Kind == kindString && (f.Repr == reprValue || f.Repr == reprNullable)
 }
 
-// validateField writes the checks of f; batched says its UTF-8 is checked
-// with the message's other strings.
+// validateField writes the checks of f, if it has any, guarded by its
+// presence; batched says its UTF-8 is checked with the message's other
+// strings.
 func (g *generator) validateField(f *field, batched bool) {
 	name := strconv.Quote("/" + f.JSON)
 	x := "v." + f.GoName
