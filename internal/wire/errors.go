@@ -32,11 +32,6 @@ func (e *Errors) Add(base, name string, rule msg.Rule, value, message string) {
 	e.list = append(e.list, &msg.Violation{Path: base + name, Rule: rule, Value: value, Message: message})
 }
 
-// AddItem records a violation at base+name+"/"+i, an array item.
-func (e *Errors) AddItem(base, name string, i int, rule msg.Rule, value, message string) {
-	e.Add(base, name+"/"+strconv.Itoa(i), rule, value, message)
-}
-
 // Join returns the path base+name of a nested object, as generated code
 // passes it down. It saves the call that concatenation costs, even of an
 // empty string, in the usual case of a message's own members, whose base
@@ -124,7 +119,7 @@ func (e *Errors) Enum(base, name string, value, want string) {
 // String checks that a Go string can be encoded as it is: valid UTF-8,
 // which is all a message may hold (decision 11).
 func (e *Errors) String(base, name string, s string) {
-	if !validString(s) {
+	if !ValidStrings(s) {
 		e.badString(base, name, s)
 	}
 }
@@ -133,10 +128,11 @@ func (e *Errors) badString(base, name string, s string) {
 	e.Add(base, name, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
 }
 
-// ValidStrings reports whether every string of list is valid UTF-8: one
-// call for the strings a message always has, which ORs their bytes
-// together and decodes them only if one is outside ASCII; the caller
-// checks them one by one if this fails.
+// ValidStrings reports whether every string of list is valid UTF-8, as
+// utf8.ValidString does, faster on the short ASCII strings most members
+// hold: it ORs their bytes together and decodes them only if one is
+// outside ASCII. Validate calls it once for all the strings of a message,
+// and checks them one by one, for their paths, only if it fails.
 func ValidStrings(list ...string) bool {
 	if orBytes(list)&0x8080808080808080 == 0 {
 		return true
@@ -151,7 +147,7 @@ func ValidStrings(list ...string) bool {
 
 // StringItem is String for the i-th item of an array.
 func (e *Errors) StringItem(base, name string, i int, s string) {
-	if !validString(s) {
+	if !ValidStrings(s) {
 		e.badString(base, name+"/"+strconv.Itoa(i), s)
 	}
 }
@@ -173,7 +169,7 @@ func (e *Errors) badTime(base, name string, t time.Time, reason string) {
 // must be one JSON value as a message may hold it; null is
 // json.RawMessage("null"), not an empty value.
 func (e *Errors) Member(base, name, key string, raw []byte, declared func(string) bool) {
-	if !validString(key) {
+	if !ValidStrings(key) {
 		e.Add(base, name+"/"+Pointer(key), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
 	}
 	if declared != nil && declared(key) {
@@ -193,19 +189,12 @@ func characters(n int) string {
 	return strconv.Itoa(n) + " characters"
 }
 
-// validString is utf8.ValidString, faster on the short ASCII strings most
-// members hold: it decodes only a string that has a byte outside ASCII.
-func validString(s string) bool {
-	return orBytes([]string{s})&0x8080808080808080 == 0 || utf8.ValidString(s)
-}
-
 // orBytes ORs together the bytes of every string of list, into the low
 // byte of the result or any other: whether any has its high bit set is
 // all it tells. It reads eight bytes at a time, the last eight (or, in a
 // string shorter than eight, four) overlapping those before, and a string
 // shorter than four as its first, middle and last bytes, which are all of
 // them.
-// One call for all the strings of a message saves a call for each.
 func orBytes(list []string) uint64 {
 	var acc uint64
 	for _, s := range list {

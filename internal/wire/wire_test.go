@@ -231,14 +231,14 @@ func TestShortenAndPointer(t *testing.T) {
 	short := Shorten(long)
 	assert.True(t, strings.HasSuffix(short, "…"))
 	assert.LessOrEqual(t, len(short), 64+len("…"))
-	assert.True(t, validString(short), "cut on a character boundary")
+	assert.True(t, ValidStrings(short), "cut on a character boundary")
 	assert.Equal(t, "a~0b~1c", Pointer("a~b/c"))
 	assert.Equal(t, "plain", Pointer("plain"))
 }
 
-func TestValidString(t *testing.T) {
+func TestValidStrings(t *testing.T) {
 	for _, s := range []string{"", "a", "12345678", "123456789", "abcdefgh\xff", "é", "abcdefghé", "\xffabcdefgh", "abcdefgh\xe2\x82"} {
-		assert.Equal(t, utf8.ValidString(s), validString(s), "%q", s)
+		assert.Equal(t, utf8.ValidString(s), ValidStrings(s), "%q", s)
 	}
 	// Each byte outside ASCII, alone or starting a valid sequence, at every
 	// position of every length around the word sizes the check reads.
@@ -246,7 +246,7 @@ func TestValidString(t *testing.T) {
 		for i := range n {
 			for _, c := range []string{"\x80", "\xff", "\xc3", "é"} {
 				s := strings.Repeat("a", i) + c + strings.Repeat("a", n-i-1)
-				require.Equal(t, utf8.ValidString(s), validString(s), "%q", s)
+				require.Equal(t, utf8.ValidString(s), ValidStrings(s), "%q", s)
 			}
 		}
 	}
