@@ -450,10 +450,10 @@ func (s *Scanner) str(marking bool) []byte {
 		case c < 0x20:
 			s.Fail(i, "control character in string")
 			return nil
-		case c == '<' || c == '>' || c == '&':
-			s.marked = i + 1
-			i++
 		case c < utf8.RuneSelf:
+			if escapedByMarshal(rune(c)) {
+				s.marked = i + 1
+			}
 			i++
 		default:
 			r, size := utf8.DecodeRune(b[i:])
@@ -461,7 +461,7 @@ func (s *Scanner) str(marking bool) []byte {
 				s.Fail(i, "invalid UTF-8")
 				return nil
 			}
-			if r == '\u2028' || r == '\u2029' {
+			if escapedByMarshal(r) {
 				s.marked = i + size
 			}
 			i += size
@@ -498,6 +498,12 @@ func Plain(b []byte) int {
 		}
 	}
 	return i
+}
+
+// escapedByMarshal reports whether json.Marshal escapes r in a string that
+// a MarshalJSON method returns, as AppendCanonical does.
+func escapedByMarshal(r rune) bool {
+	return r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029'
 }
 
 // plainMarking is Plain, but stops at '<', '>' and '&' too, which
@@ -597,7 +603,7 @@ func (s *Scanner) strEscaped(start, i int) []byte {
 			s.Fail(i, "control character in string")
 			return nil
 		case c < utf8.RuneSelf:
-			if c == '<' || c == '>' || c == '&' {
+			if escapedByMarshal(rune(c)) {
 				s.marked = i + 1
 			}
 			out = append(out, c)
@@ -608,7 +614,7 @@ func (s *Scanner) strEscaped(start, i int) []byte {
 				s.Fail(i, "invalid UTF-8")
 				return nil
 			}
-			if r == '\u2028' || r == '\u2029' {
+			if escapedByMarshal(r) {
 				s.marked = i + size
 			}
 			out = append(out, b[i:i+size]...)
