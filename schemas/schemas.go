@@ -150,9 +150,9 @@ func ID(name, version string) string {
 }
 
 // splitID returns the name and version that id addresses, if it is an $id
-// under BaseURL, in either scheme.
+// under BaseURL, in either scheme, with its scheme and host in any case.
 func splitID(id string) (name, version string, ok bool) {
-	rest, ok := strings.CutPrefix(sameScheme(id), BaseURL+"/api/schemas/")
+	rest, ok := strings.CutPrefix(canonicalURL(id), BaseURL+"/api/schemas/")
 	if !ok {
 		return "", "", false
 	}
@@ -163,11 +163,11 @@ func splitID(id string) (name, version string, ok bool) {
 	return name, version, true
 }
 
-// sameScheme rewrites the parts of a URL that compare regardless of case
+// canonicalURL rewrites the parts of a URL that compare regardless of case
 // (RFC 3986, 6.2.2.1), its scheme and host, in lower case, and an http URL
 // to https, so that URLs that differ only there compare equal. The path
 // keeps its case: it is compared as it is.
-func sameScheme(id string) string {
+func canonicalURL(id string) string {
 	scheme, rest, ok := strings.Cut(id, "://")
 	if !ok {
 		return id
