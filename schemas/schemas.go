@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -40,7 +39,9 @@ var files embed.FS
 // Schema is one published schema at one version.
 type Schema struct {
 	Name        string   // the schema's name and title, such as "core.device"
-	Version     string   // such as "1.0"
+	Version     string   // such as "1.0": MAJOR.MINOR (decision 13)
+	Major       int      // the version's major number
+	Minor       int      // the version's minor number
 	ID          string   // the $id, BaseURL + "/api/schemas/<name>/versions/<version>"
 	Dialect     string   // the $schema URI: the JSON Schema draft it is written in
 	Description string   // what messages of this schema describe
@@ -57,20 +58,45 @@ func (s Schema) JSON() []byte { return bytes.Clone(s.data) }
 // File returns the name of the schema's file in the catalogue.
 func (s Schema) File() string { return s.file }
 
-// catalogue holds every schema, sorted by name then version.
-var catalogue = mustLoad()
+// clone returns s with a Required of its own, so that callers cannot
+// change the catalogue through it.
+func (s Schema) clone() Schema {
+	s.Required = slices.Clone(s.Required)
+	return s
+}
 
-func mustLoad() []Schema {
-	s, err := load(files)
+// A Catalogue is a set of schemas, each at one or more versions. The
+// published one is embedded in the package, whose functions All, Lookup
+// and the others read it; Load reads another, such as a folder of
+// proposed versions or a test fixture. A Catalogue is immutable and safe
+// for concurrent use.
+type Catalogue struct {
+	all []Schema // sorted by name, then version in numeric order
+}
+
+// published is the catalogue embedded in the package.
+var published = mustLoad()
+
+func mustLoad() *Catalogue {
+	c, err := Load(files)
 	if err != nil {
 		// The files are embedded at build time and checked by the tests:
 		// failing here means the build itself is broken.
 		panic("schemas: " + err.Error())
 	}
-	return s
+	return c
 }
 
-func load(fsys fs.FS) ([]Schema, error) {
+// Published returns the catalogue as published: the schema files embedded
+// in the package.
+func Published() *Catalogue { return published }
+
+// Load reads a catalogue from the *.json files at the root of fsys, such
+// as os.DirFS(dir). Each file must be a schema whose $id is
+// BaseURL + "/api/schemas/<name>/versions/<version>", whose title is the
+// name, whose version is MAJOR.MINOR (see ParseVersion) and whose file is
+// named <name>-<version>.json.
+func Load(fsys fs.FS) (*Catalogue, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return nil, err
@@ -95,6 +121,10 @@ func load(fsys fs.FS) ([]Schema, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: $id %q is not %s/api/schemas/<name>/versions/<version>", file, head.ID, BaseURL)
 		}
+		major, minor, err := ParseVersion(version)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
 		if head.Title != name {
 			return nil, fmt.Errorf("%s: title %q is not the name %q of its $id", file, head.Title, name)
 		}
@@ -104,6 +134,8 @@ func load(fsys fs.FS) ([]Schema, error) {
 		all = append(all, Schema{
 			Name:        name,
 			Version:     version,
+			Major:       major,
+			Minor:       minor,
 			ID:          head.ID,
 			Dialect:     head.Dialect,
 			Description: head.Description,
@@ -113,34 +145,43 @@ func load(fsys fs.FS) ([]Schema, error) {
 		})
 	}
 	slices.SortFunc(all, func(a, b Schema) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return compareVersions(a.Version, b.Version)
+		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.Major, b.Major), cmp.Compare(a.Minor, b.Minor))
 	})
-	return all, nil
+	return &Catalogue{all: all}, nil
 }
 
-// compareVersions orders dotted versions by their numeric parts, so that
-// "1.10" comes after "1.9"; parts that are not numbers compare as text.
-func compareVersions(a, b string) int {
-	for a != "" || b != "" {
-		var pa, pb string
-		pa, a, _ = strings.Cut(a, ".")
-		pb, b, _ = strings.Cut(b, ".")
-		na, errA := strconv.Atoi(pa)
-		nb, errB := strconv.Atoi(pb)
-		if errA == nil && errB == nil {
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := strings.Compare(pa, pb); c != 0 {
-			return c
-		}
+// ParseVersion returns the major and minor numbers of a version of the
+// form MAJOR.MINOR, two decimal integers without leading zeros (decision
+// 13), such as "1.0" or "2.10". Versions compare by these numbers: "1.10"
+// follows "1.9".
+func ParseVersion(v string) (major, minor int, err error) {
+	ma, mi, ok := strings.Cut(v, ".")
+	if ok {
+		major, ok = versionNumber(ma)
 	}
-	return 0
+	if ok {
+		minor, ok = versionNumber(mi)
+	}
+	if !ok {
+		return 0, 0, fmt.Errorf("version %q is not MAJOR.MINOR, two decimal integers without leading zeros", v)
+	}
+	return major, minor, nil
+}
+
+// versionNumber parses one part of a version: a decimal integer of at most
+// nine digits (so that it fits an int anywhere) without leading zeros.
+func versionNumber(s string) (int, bool) {
+	if s == "" || len(s) > 9 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }
 
 // ID returns the $id of the named schema at version, whether or not the
@@ -183,51 +224,149 @@ func canonicalURL(id string) string {
 	return scheme + "://" + strings.ToLower(host) + "/" + path
 }
 
-// All returns every schema in the catalogue, sorted by name, then version.
-func All() []Schema {
-	all := slices.Clone(catalogue)
+// All returns every schema of the catalogue, sorted by name, then by
+// version in numeric order.
+func (c *Catalogue) All() []Schema {
+	all := slices.Clone(c.all)
 	for i := range all {
-		all[i].Required = slices.Clone(all[i].Required)
+		all[i] = all[i].clone()
 	}
 	return all
 }
 
-// Versions returns the versions of the named schema, oldest first. It returns
-// an error wrapping ErrUnknown if the catalogue has no schema of that name.
-func Versions(name string) ([]string, error) {
-	var versions []string
-	for _, s := range catalogue {
-		if s.Name == name {
-			versions = append(versions, s.Version)
+// Names returns the names of the catalogue's schemas, sorted.
+func (c *Catalogue) Names() []string {
+	var names []string
+	for _, s := range c.all {
+		if len(names) == 0 || names[len(names)-1] != s.Name {
+			names = append(names, s.Name)
 		}
 	}
-	if versions == nil {
+	return names
+}
+
+// versionsOf returns the versions of the named schema, oldest first, as a
+// slice of the catalogue's own.
+func (c *Catalogue) versionsOf(name string) []Schema {
+	i, _ := slices.BinarySearchFunc(c.all, name, func(s Schema, name string) int { return strings.Compare(s.Name, name) })
+	j := i
+	for j < len(c.all) && c.all[j].Name == name {
+		j++
+	}
+	return c.all[i:j]
+}
+
+// Versions returns the versions of the named schema, oldest first. It
+// returns an error wrapping ErrUnknown if the catalogue has no schema of
+// that name.
+func (c *Catalogue) Versions(name string) ([]string, error) {
+	all := c.versionsOf(name)
+	if len(all) == 0 {
 		return nil, fmt.Errorf("%w %q", ErrUnknown, name)
+	}
+	versions := make([]string, len(all))
+	for i, s := range all {
+		versions[i] = s.Version
 	}
 	return versions, nil
 }
 
 // Lookup returns the named schema at version. It returns an error wrapping
 // ErrUnknown if the catalogue has no such schema.
-func Lookup(name, version string) (Schema, error) {
-	for _, s := range catalogue {
-		if s.Name == name && s.Version == version {
-			s.Required = slices.Clone(s.Required)
-			return s, nil
+func (c *Catalogue) Lookup(name, version string) (Schema, error) {
+	for _, s := range c.versionsOf(name) {
+		if s.Version == version {
+			return s.clone(), nil
 		}
 	}
 	return Schema{}, fmt.Errorf("%w %q version %q", ErrUnknown, name, version)
+}
+
+// Latest returns the named schema at its latest version: the latest minor
+// of its latest major. It is the version by which a message is judged when
+// no version is named (a message carries its family, not its version). It
+// returns an error wrapping ErrUnknown if the catalogue has no schema of
+// that name.
+func (c *Catalogue) Latest(name string) (Schema, error) {
+	all := c.versionsOf(name)
+	if len(all) == 0 {
+		return Schema{}, fmt.Errorf("%w %q", ErrUnknown, name)
+	}
+	return all[len(all)-1].clone(), nil
+}
+
+// LatestOf returns the named schema at the latest minor version of major:
+// the version the Go type of that major follows. It returns an error
+// wrapping ErrUnknown if the catalogue has no version of that major.
+func (c *Catalogue) LatestOf(name string, major int) (Schema, error) {
+	all := c.versionsOf(name)
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Major == major {
+			return all[i].clone(), nil
+		}
+	}
+	return Schema{}, fmt.Errorf("%w %q version %d.x", ErrUnknown, name, major)
+}
+
+// Majors returns the major versions of the named schema, in order. It
+// returns an error wrapping ErrUnknown if the catalogue has no schema of
+// that name.
+func (c *Catalogue) Majors(name string) ([]int, error) {
+	all := c.versionsOf(name)
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%w %q", ErrUnknown, name)
+	}
+	var majors []int
+	for _, s := range all {
+		if len(majors) == 0 || majors[len(majors)-1] != s.Major {
+			majors = append(majors, s.Major)
+		}
+	}
+	return majors, nil
 }
 
 // LookupID returns the schema whose $id is id. The scheme may be http or
 // https: the catalogue has been published under both. The scheme and host
 // are compared regardless of case, as URIs compare them, and the path as
 // it is. It returns an error wrapping ErrUnknown if no schema has that $id.
-func LookupID(id string) (Schema, error) {
+func (c *Catalogue) LookupID(id string) (Schema, error) {
 	if name, version, ok := splitID(id); ok {
-		if s, err := Lookup(name, version); err == nil {
+		if s, err := c.Lookup(name, version); err == nil {
 			return s, nil
 		}
 	}
 	return Schema{}, fmt.Errorf("%w with $id %q", ErrUnknown, id)
 }
+
+// All returns every schema of the published catalogue, sorted by name,
+// then by version in numeric order.
+func All() []Schema { return published.All() }
+
+// Names returns the names of the published catalogue's schemas, sorted.
+func Names() []string { return published.Names() }
+
+// Versions returns the published versions of the named schema, oldest
+// first. It returns an error wrapping ErrUnknown if the catalogue has no
+// schema of that name.
+func Versions(name string) ([]string, error) { return published.Versions(name) }
+
+// Lookup returns the named schema at version from the published catalogue.
+// It returns an error wrapping ErrUnknown if the catalogue has no such
+// schema.
+func Lookup(name, version string) (Schema, error) { return published.Lookup(name, version) }
+
+// Latest returns the named schema at its latest published version (see
+// Catalogue.Latest).
+func Latest(name string) (Schema, error) { return published.Latest(name) }
+
+// LatestOf returns the named schema at the latest published minor version
+// of major (see Catalogue.LatestOf).
+func LatestOf(name string, major int) (Schema, error) { return published.LatestOf(name, major) }
+
+// Majors returns the published major versions of the named schema, in
+// order.
+func Majors(name string) ([]int, error) { return published.Majors(name) }
+
+// LookupID returns the published schema whose $id is id (see
+// Catalogue.LookupID).
+func LookupID(id string) (Schema, error) { return published.LookupID(id) }
