@@ -4,6 +4,7 @@ package association
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/fleetkit/catalogue/internal/wire"
@@ -21,9 +22,9 @@ const (
 // Association is a message of schema core.association, version 1.0: an
 // association of a device with a driver, a vehicle, a battery or tags.
 //
-// Decoding it with json.Unmarshal, or its UnmarshalJSON method, accepts
-// exactly the messages its schema accepts, and Validate checks a value
-// built by hand by the same rules.
+// Decoding it with Parse, its UnmarshalJSON method or json.Unmarshal
+// accepts exactly the messages its schema accepts, and Validate checks a
+// value built by hand by the same rules.
 type Association struct {
 	// MessageID is the member "message_id": unique identifier of this message.
 	// Required.
@@ -101,6 +102,21 @@ type Association struct {
 func New() *Association {
 	v := Association{MessageType: "core.association", Tags: []string{}}
 	return &v
+}
+
+// Parse decodes a message of schema core.association from data. It returns
+// an error exactly when data is not a message its schema accepts, and then
+// always an *msg.Error listing every violation found, and no message. It is
+// UnmarshalJSON into a new Association; json.Unmarshal would first scan the
+// whole input itself, which costs several times the decoding, and would
+// report malformed JSON with a *json.SyntaxError of its own rather than a
+// violation.
+func Parse(data []byte) (*Association, error) {
+	v := new(Association)
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // SchemaName returns "core.association", the name of the schema of Association messages.
@@ -283,9 +299,10 @@ var associationMembers = wire.NewMembers("message_id", "message_type", "source_i
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
-// not. It checks what a Go value can hold and the schema rejects: enum
-// values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express,
-// and strings that are not UTF-8. It allocates nothing when v is valid.
+// not. It checks what a Go value can hold and the schema rejects: times RFC
+// 3339 cannot express, strings that are not UTF-8 and extra members that
+// are not JSON or are named like declared ones. It allocates nothing when v
+// is valid.
 func (v *Association) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -316,6 +333,40 @@ func (v *Association) validate(e *wire.Errors, base string) {
 	}
 }
 
+// Unset returns the JSON Pointers of the required members of v, nested ones
+// included, that still hold the zero value of their Go type: an empty
+// string, the nil uuid, the zero time. The schema accepts these values, and
+// so does Validate, which is exact; but in a message built by hand they are
+// most likely members its producer forgot to set, so call Unset before
+// publishing. Numbers and booleans are left out, since 0 and false are
+// values a producer means. It returns nil, allocating nothing, when every
+// required member is set.
+func (v *Association) Unset() []string {
+	return v.unset(nil, "")
+}
+
+func (v *Association) unset(list []string, base string) []string {
+	if v.MessageID == uuid.Nil {
+		list = append(list, base+"/message_id")
+	}
+	if v.SourceID == "" {
+		list = append(list, base+"/source_id")
+	}
+	if v.TenantID == "" {
+		list = append(list, base+"/tenant_id")
+	}
+	if v.Time.IsZero() {
+		list = append(list, base+"/time")
+	}
+	if v.AssociationID == uuid.Nil {
+		list = append(list, base+"/association_id")
+	}
+	if v.DeviceID == uuid.Nil {
+		list = append(list, base+"/device_id")
+	}
+	return list
+}
+
 // MarshalJSON encodes v as a message of schema core.association: declared
 // members in the schema's order, then the extra members sorted by name. It
 // does not validate v (call Validate for that), but it fails rather than
@@ -326,6 +377,30 @@ func (v Association) MarshalJSON() ([]byte, error) {
 	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
+}
+
+// AppendJSON appends the encoding of v, as MarshalJSON writes it, to b and
+// returns the extended buffer, or b unchanged and the error. It is the way
+// out without encoding/json, which copies and checks all that MarshalJSON
+// writes, and it can reuse a buffer from message to message.
+func (v *Association) AppendJSON(b []byte) ([]byte, error) {
+	e := wire.Encoder{B: slices.Grow(b, v.size())}
+	v.encode(&e)
+	if _, err := e.Bytes(); err != nil {
+		return b, err
+	}
+	return e.B, nil
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints a message
+// of schema core.association as JSON rather than its Go internals; a value
+// that cannot be encoded is described with the error instead.
+func (v Association) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Association(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
 }
 
 func (v *Association) encode(e *wire.Encoder) {

@@ -4,6 +4,7 @@ package event
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/fleetkit/catalogue/internal/wire"
@@ -12,7 +13,7 @@ import (
 
 // The schema this package's types are generated from.
 const (
-	Name    = "example.event" // the schema's name, also the default message_type of its messages
+	Name    = "example.event" // the schema's name
 	Version = "1.0"
 	ID      = "https://catalogue.fleetkit.dev/api/schemas/example.event/versions/1.0" // the schema's $id
 )
@@ -20,9 +21,9 @@ const (
 // Event is a message of schema example.event, version 1.0: an example
 // event: something was created, updated or deleted.
 //
-// Decoding it with json.Unmarshal, or its UnmarshalJSON method, accepts
-// exactly the messages its schema accepts, and Validate checks a value
-// built by hand by the same rules.
+// Decoding it with Parse, its UnmarshalJSON method or json.Unmarshal
+// accepts exactly the messages its schema accepts, and Validate checks a
+// value built by hand by the same rules.
 type Event struct {
 	// ID is the member "id": identifier of the event. Required.
 	ID uuid.UUID
@@ -64,11 +65,32 @@ const (
 	TypeDeleted Type = "deleted"
 )
 
+// TypeValues returns the values Type may take, in the schema's order, in a
+// new slice.
+func TypeValues() []Type {
+	return []Type{TypeCreated, TypeUpdated, TypeDeleted}
+}
+
 // New returns a message with every default of its schema filled in, ready
 // for the rest to be set.
 func New() *Event {
 	v := Event{}
 	return &v
+}
+
+// Parse decodes a message of schema example.event from data. It returns an
+// error exactly when data is not a message its schema accepts, and then
+// always an *msg.Error listing every violation found, and no message. It is
+// UnmarshalJSON into a new Event; json.Unmarshal would first scan the whole
+// input itself, which costs several times the decoding, and would report
+// malformed JSON with a *json.SyntaxError of its own rather than a
+// violation.
+func Parse(data []byte) (*Event, error) {
+	v := new(Event)
+	if err := v.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // SchemaName returns "example.event", the name of the schema of Event messages.
@@ -183,8 +205,9 @@ var eventMembers = wire.NewMembers("id", "type", "occurred_at", "priority", "tag
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
 // not. It checks what a Go value can hold and the schema rejects: enum
-// values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express,
-// and strings that are not UTF-8. It allocates nothing when v is valid.
+// values, bounds, times RFC 3339 cannot express, strings that are not UTF-8
+// and extra members that are not JSON or are named like declared ones. It
+// allocates nothing when v is valid.
 func (v *Event) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -217,6 +240,34 @@ func (v *Event) validate(e *wire.Errors, base string) {
 	}
 }
 
+// Unset returns the JSON Pointers of the required members of v, nested ones
+// included, that still hold the zero value of their Go type: an empty
+// string, the nil uuid, the zero time. The schema accepts these values, and
+// so does Validate, which is exact; but in a message built by hand they are
+// most likely members its producer forgot to set, so call Unset before
+// publishing. Numbers and booleans are left out, since 0 and false are
+// values a producer means. It returns nil, allocating nothing, when every
+// required member is set.
+func (v *Event) Unset() []string {
+	return v.unset(nil, "")
+}
+
+func (v *Event) unset(list []string, base string) []string {
+	if v.ID == uuid.Nil {
+		list = append(list, base+"/id")
+	}
+	if v.Type == "" {
+		list = append(list, base+"/type")
+	}
+	if v.OccurredAt.IsZero() {
+		list = append(list, base+"/occurred_at")
+	}
+	if v.Actor != nil {
+		list = v.Actor.unset(list, base+"/actor")
+	}
+	return list
+}
+
 // MarshalJSON encodes v as a message of schema example.event: declared
 // members in the schema's order, then the extra members sorted by name. It
 // does not validate v (call Validate for that), but it fails rather than
@@ -227,6 +278,30 @@ func (v Event) MarshalJSON() ([]byte, error) {
 	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
+}
+
+// AppendJSON appends the encoding of v, as MarshalJSON writes it, to b and
+// returns the extended buffer, or b unchanged and the error. It is the way
+// out without encoding/json, which copies and checks all that MarshalJSON
+// writes, and it can reuse a buffer from message to message.
+func (v *Event) AppendJSON(b []byte) ([]byte, error) {
+	e := wire.Encoder{B: slices.Grow(b, v.size())}
+	v.encode(&e)
+	if _, err := e.Bytes(); err != nil {
+		return b, err
+	}
+	return e.B, nil
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints a message
+// of schema example.event as JSON rather than its Go internals; a value
+// that cannot be encoded is described with the error instead.
+func (v Event) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Event(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
 }
 
 func (v *Event) encode(e *wire.Encoder) {
@@ -275,9 +350,9 @@ func declaredEvent(name string) bool {
 // Actor is the member "/actor" of a message of schema example.event: who
 // caused the event.
 //
-// Decoding it with json.Unmarshal, or its UnmarshalJSON method, accepts
-// exactly the messages its schema accepts, and Validate checks a value
-// built by hand by the same rules.
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/actor", and
+// Validate checks a value built by hand by the same rules.
 type Actor struct {
 	// ID is the member "id": identifier of the actor. Optional: nil when
 	// absent.
@@ -356,9 +431,9 @@ var actorMembers = wire.NewMembers("id", "name")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
-// not. It checks what a Go value can hold and the schema rejects: enum
-// values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express,
-// and strings that are not UTF-8. It allocates nothing when v is valid.
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
 func (v *Actor) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -376,16 +451,32 @@ func (v *Actor) validate(e *wire.Errors, base string) {
 	}
 }
 
-// MarshalJSON encodes v as a message of schema example.event: declared
-// members in the schema's order, then the extra members sorted by name. It
-// does not validate v (call Validate for that), but it fails rather than
-// alter a value it cannot encode as it is: a string that is not UTF-8, raw
-// values that are not JSON, an extra member named like a declared one, a
-// time RFC 3339 cannot express.
+func (v *Actor) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/actor" of a message of schema
+// example.event: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
 func (v Actor) MarshalJSON() ([]byte, error) {
 	e := wire.Encoder{B: make([]byte, 0, v.size())}
 	v.encode(&e)
 	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/actor" of a message of schema example.event as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Actor) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Actor(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
 }
 
 func (v *Actor) encode(e *wire.Encoder) {

@@ -51,7 +51,11 @@ func (g *generator) file() {
 	g.p("")
 	g.p("// The schema this package's types are generated from.")
 	g.p("const (")
-	g.p("Name = %q // the schema's name, also the default message_type of its messages", s.Name)
+	if g.sf.Root.defaultsTypeToName(s.Name) {
+		g.p("Name = %q // the schema's name, also the default message_type of its messages", s.Name)
+	} else {
+		g.p("Name = %q // the schema's name", s.Name)
+	}
 	g.p("Version = %q", s.Version)
 	g.p("ID = %q // the schema's $id", s.ID)
 	g.p(")")
@@ -61,6 +65,7 @@ func (g *generator) file() {
 func (g *generator) imports() []string {
 	uses := map[string]bool{
 		"encoding/json": true,
+		"slices":        true,
 		"github.com/fleetkit/catalogue/internal/wire": true,
 	}
 	var walk func(m *message)
@@ -83,7 +88,7 @@ func (g *generator) imports() []string {
 	walk(g.sf.Root)
 	var list []string
 	for _, imp := range []string{
-		"encoding/json", "time",
+		"encoding/json", "slices", "time",
 		"github.com/fleetkit/catalogue/internal/wire", "github.com/fleetkit/catalogue/msg",
 		"github.com/google/uuid",
 	} {
@@ -226,7 +231,11 @@ func (g *generator) message(m *message, root bool) {
 		g.comment(fmt.Sprintf("%s is the member %q of a message of schema %s: %s", m.GoName, m.Path, g.sf.Schema.Name, sentence(m.Description)))
 	}
 	g.p("//")
-	g.comment("Decoding it with json.Unmarshal, or its UnmarshalJSON method, accepts exactly the messages its schema accepts, and Validate checks a value built by hand by the same rules.")
+	if root {
+		g.comment("Decoding it with Parse, its UnmarshalJSON method or json.Unmarshal accepts exactly the messages its schema accepts, and Validate checks a value built by hand by the same rules.")
+	} else {
+		g.comment(fmt.Sprintf("Decoding it with its UnmarshalJSON method or json.Unmarshal accepts exactly the values the schema accepts for the member %q, and Validate checks a value built by hand by the same rules.", m.Path))
+	}
 	g.p("type %s struct {", m.GoName)
 	for _, f := range m.Fields {
 		g.comment(f.doc())
@@ -244,6 +253,7 @@ func (g *generator) message(m *message, root bool) {
 	}
 	if root {
 		g.newFunc(m)
+		g.parseFunc(m)
 		g.p("")
 		g.p("// SchemaName returns %q, the name of the schema of %s messages.", g.sf.Schema.Name, m.GoName)
 		g.p("func (*%s) SchemaName() string { return Name }", m.GoName)
@@ -253,7 +263,8 @@ func (g *generator) message(m *message, root bool) {
 	}
 	g.unmarshal(m)
 	g.validate(m)
-	g.marshal(m)
+	g.unset(m, root)
+	g.marshal(m, root)
 	g.size(m)
 	g.declared(m)
 	for _, n := range m.Nested {
@@ -272,6 +283,15 @@ func (g *generator) enum(m *message, f *field) {
 		g.p("%s%s %s = %q", f.EnumType, exportName(v), f.EnumType, v)
 	}
 	g.p(")")
+	g.p("")
+	values := make([]string, len(f.Enum))
+	for i, v := range f.Enum {
+		values[i] = f.EnumType + exportName(v)
+	}
+	g.comment(fmt.Sprintf("%sValues returns the values %s may take, in the schema's order, in a new slice.", f.EnumType, f.EnumType))
+	g.p("func %sValues() []%s {", f.EnumType, f.EnumType)
+	g.p("return []%s{%s}", f.EnumType, strings.Join(values, ", "))
+	g.p("}")
 }
 
 // enumList is how violations list an enum's values.
@@ -337,6 +357,20 @@ func (g *generator) newFunc(m *message) {
 	g.p("func New() *%s {", m.GoName)
 	g.p("v := %s", m.defaults())
 	g.p("return &v")
+	g.p("}")
+}
+
+// parseFunc writes Parse, the package's way in: UnmarshalJSON without
+// encoding/json's own scan of the input before it.
+func (g *generator) parseFunc(m *message) {
+	g.p("")
+	g.comment(fmt.Sprintf("Parse decodes a message of schema %s from data. It returns an error exactly when data is not a message its schema accepts, and then always an *msg.Error listing every violation found, and no message. It is UnmarshalJSON into a new %s; json.Unmarshal would first scan the whole input itself, which costs several times the decoding, and would report malformed JSON with a *json.SyntaxError of its own rather than a violation.", g.sf.Schema.Name, m.GoName))
+	g.p("func Parse(data []byte) (*%s, error) {", m.GoName)
+	g.p("v := new(%s)", m.GoName)
+	g.p("if err := v.UnmarshalJSON(data); err != nil {")
+	g.p("return nil, err")
+	g.p("}")
+	g.p("return v, nil")
 	g.p("}")
 }
 
@@ -564,7 +598,7 @@ func (g *generator) checks(f *field, e, name, x string) {
 func (g *generator) validate(m *message) {
 	n := m.GoName
 	g.p("")
-	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: enum values, bounds, lengths, the IMEI rule, times RFC 3339 cannot express, and strings that are not UTF-8. It allocates nothing when v is valid.")
+	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + ". It allocates nothing when v is valid.")
 	g.p("func (v *%s) Validate() error {", n)
 	g.p("var e wire.Errors")
 	g.p("v.validate(&e, \"\")")
@@ -608,6 +642,100 @@ func (g *generator) validate(m *message) {
 	g.p("}")
 	g.p("}")
 	g.p("}")
+}
+
+// unset writes what reports the required members still holding their Go
+// zero value: Unset on the root message, and on every message the unset
+// method it and its parents call.
+func (g *generator) unset(m *message, root bool) {
+	n := m.GoName
+	if root {
+		g.p("")
+		g.comment("Unset returns the JSON Pointers of the required members of v, nested ones included, that still hold the zero value of their Go type: an empty string, the nil uuid, the zero time. The schema accepts these values, and so does Validate, which is exact; but in a message built by hand they are most likely members its producer forgot to set, so call Unset before publishing. Numbers and booleans are left out, since 0 and false are values a producer means. It returns nil, allocating nothing, when every required member is set.")
+		g.p("func (v *%s) Unset() []string {", n)
+		g.p("return v.unset(nil, \"\")")
+		g.p("}")
+	}
+	g.p("")
+	g.p("func (v *%s) unset(list []string, base string) []string {", n)
+	for _, f := range m.Fields {
+		x := "v." + f.GoName
+		path := strconv.Quote("/" + f.JSON)
+		if f.Kind == kindObject {
+			switch f.Repr {
+			case reprValue:
+				g.p("list = %s.unset(list, base+%s)", x, path)
+			case reprPointer:
+				g.p("if %s != nil {", x)
+				g.p("list = %s.unset(list, base+%s)", x, path)
+				g.p("}")
+			case reprNullable:
+				g.p("if x, ok := %s.Get(); ok {", x)
+				g.p("list = x.unset(list, base+%s)", path)
+				g.p("}")
+			}
+			continue
+		}
+		if !f.Required || f.Nullable || f.Repr != reprValue {
+			continue
+		}
+		var zero string
+		switch f.Kind {
+		case kindString, kindEnum:
+			zero = x + ` == ""`
+		case kindUUID:
+			zero = x + " == uuid.Nil"
+		case kindDateTime:
+			zero = x + ".IsZero()"
+		default:
+			continue
+		}
+		g.p("if %s {", zero)
+		g.p("list = append(list, base+%s)", path)
+		g.p("}")
+	}
+	g.p("return list")
+	g.p("}")
+}
+
+// checked lists, for Validate's doc comment, what a value of m can hold
+// that its schema rejects.
+func (m *message) checked() string {
+	has := make(map[string]bool)
+	var walk func(m *message)
+	walk = func(m *message) {
+		for _, f := range m.Fields {
+			has["enum values"] = has["enum values"] || f.Kind == kindEnum
+			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
+			has["lengths"] = has["lengths"] || f.MinLength > 0
+			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
+			has["times RFC 3339 cannot express"] = has["times RFC 3339 cannot express"] || f.Kind == kindDateTime
+			if f.Object != nil {
+				walk(f.Object)
+			}
+		}
+	}
+	walk(m)
+	var list []string
+	for _, what := range []string{"enum values", "bounds", "lengths", "the IMEI rule", "times RFC 3339 cannot express"} {
+		if has[what] {
+			list = append(list, what)
+		}
+	}
+	list = append(list, "strings that are not UTF-8", "extra members that are not JSON or are named like declared ones")
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
+}
+
+// defaultsTypeToName reports whether m declares a message_type whose
+// default is name.
+func (m *message) defaultsTypeToName(name string) bool {
+	for _, f := range m.Fields {
+		if f.JSON == "message_type" {
+			var s string
+			return f.Default != nil && json.Unmarshal(f.Default, &s) == nil && s == name
+		}
+	}
+	return false
 }
 
 func (g *generator) declared(m *message) {
@@ -701,14 +829,39 @@ func (f *field) writer() string {
 	panic("no writer")
 }
 
-func (g *generator) marshal(m *message) {
+func (g *generator) marshal(m *message, root bool) {
 	n := m.GoName
 	g.p("")
-	g.comment(fmt.Sprintf("MarshalJSON encodes v as a message of schema %s: declared members in the schema's order, then the extra members sorted by name. It does not validate v (call Validate for that), but it fails rather than alter a value it cannot encode as it is: a string that is not UTF-8, raw values that are not JSON, an extra member named like a declared one, a time RFC 3339 cannot express.", g.sf.Schema.Name))
+	what := "a message of schema " + g.sf.Schema.Name
+	if !root {
+		what = fmt.Sprintf("the member %q of a message of schema %s", m.Path, g.sf.Schema.Name)
+	}
+	g.comment(fmt.Sprintf("MarshalJSON encodes v as %s: declared members in the schema's order, then the extra members sorted by name. It does not validate v (call Validate for that), but it fails rather than alter a value it cannot encode as it is: a string that is not UTF-8, raw values that are not JSON, an extra member named like a declared one, a time RFC 3339 cannot express.", what))
 	g.p("func (v %s) MarshalJSON() ([]byte, error) {", n)
 	g.p("e := wire.Encoder{B: make([]byte, 0, v.size())}")
 	g.p("v.encode(&e)")
 	g.p("return e.Bytes()")
+	g.p("}")
+	if root {
+		g.p("")
+		g.comment("AppendJSON appends the encoding of v, as MarshalJSON writes it, to b and returns the extended buffer, or b unchanged and the error. It is the way out without encoding/json, which copies and checks all that MarshalJSON writes, and it can reuse a buffer from message to message.")
+		g.p("func (v *%s) AppendJSON(b []byte) ([]byte, error) {", n)
+		g.p("e := wire.Encoder{B: slices.Grow(b, v.size())}")
+		g.p("v.encode(&e)")
+		g.p("if _, err := e.Bytes(); err != nil {")
+		g.p("return b, err")
+		g.p("}")
+		g.p("return e.B, nil")
+		g.p("}")
+	}
+	g.p("")
+	g.comment(fmt.Sprintf("String returns v as MarshalJSON encodes it, so that fmt prints %s as JSON rather than its Go internals; a value that cannot be encoded is described with the error instead.", what))
+	g.p("func (v %s) String() string {", n)
+	g.p("b, err := v.MarshalJSON()")
+	g.p("if err != nil {")
+	g.p("return %q + err.Error() + \")\"", n+"(cannot be encoded: ")
+	g.p("}")
+	g.p("return string(b)")
 	g.p("}")
 	g.p("")
 	g.p("")
