@@ -14,6 +14,7 @@
 package catalogue
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -34,60 +35,71 @@ type Message interface {
 	// Validate reports whether the message, as it would be encoded, is one
 	// its schema accepts, returning an *msg.Error if not.
 	Validate() error
+	// Unset returns the JSON Pointers of the required members that still
+	// hold the zero value of their Go type (see device.Device.Unset).
+	Unset() []string
 	// SchemaName returns the name of the message's schema.
 	SchemaName() string
 	// SchemaVersion returns the version of the message's schema.
 	SchemaVersion() string
 	// MarshalJSON encodes the message.
 	MarshalJSON() ([]byte, error)
+	// AppendJSON appends the encoding of the message to b.
+	AppendJSON(b []byte) ([]byte, error)
 	// UnmarshalJSON decodes data into the message, exactly as its schema
 	// and the catalogue's decisions say.
 	UnmarshalJSON(data []byte) error
 }
 
-// ErrUnknownType is the error, wrapped, of decoding a message whose
-// message_type is absent or names no schema of the catalogue. Its text
-// lists the types known.
+// ErrNoType is the error, wrapped, of Decode given a message that has no
+// message_type member, such as every example.event: its schema cannot be
+// told from the message. Decode such messages with DecodeOr or DecodeAs.
+var ErrNoType = errors.New("no message_type")
+
+// ErrUnknownType is the error, wrapped, of Decode given a message whose
+// message_type names no schema of the catalogue, or is null or not a
+// string. Its text lists the types known.
 var ErrUnknownType = errors.New("unknown message type")
 
-// kinds makes an empty message of each schema, by name and version.
-var kinds = map[string]map[string]func() Message{
-	device.Name:      {device.Version: func() Message { return new(device.Device) }},
-	vehicle.Name:     {vehicle.Version: func() Message { return new(vehicle.Vehicle) }},
-	association.Name: {association.Version: func() Message { return new(association.Association) }},
-	event.Name:       {event.Version: func() Message { return new(event.Event) }},
+// newLatest returns a new message of the named schema at its latest
+// version, with every default of the schema filled in, as the package's
+// New does; nil if the catalogue has no schema of that name. A switch, so
+// that dispatch looks a name up without allocating.
+func newLatest[S string | []byte](name S) Message {
+	switch string(name) {
+	case device.Name:
+		return device.New()
+	case vehicle.Name:
+		return vehicle.New()
+	case association.Name:
+		return association.New()
+	case event.Name:
+		return event.New()
+	}
+	return nil
 }
 
 // Types returns the message types Decode knows: the names of the
 // catalogue's schemas, sorted.
-func Types() []string {
-	var names []string
-	for _, s := range schemas.All() {
-		if len(names) == 0 || names[len(names)-1] != s.Name {
-			names = append(names, s.Name)
-		}
-	}
-	return names
-}
+func Types() []string { return schemas.Names() }
 
-// New returns an empty message of the named schema at version, or at its
-// latest version if version is "". It returns an error wrapping
-// schemas.ErrUnknown if the catalogue has no such schema.
+// New returns a new message of the named schema at version, or at its
+// latest version if version is "", with every default of the schema
+// filled in, as the schema's package's New does. It returns an error
+// wrapping schemas.ErrUnknown if the catalogue has no such schema.
 func New(name, version string) (Message, error) {
 	if version == "" {
-		versions, err := schemas.Versions(name)
-		if err != nil {
+		if _, err := schemas.Latest(name); err != nil {
 			return nil, err
 		}
-		version = versions[len(versions)-1]
-	}
-	if mk, ok := kinds[name][version]; ok {
-		return mk(), nil
-	}
-	if _, err := schemas.Lookup(name, version); err != nil {
+	} else if _, err := schemas.Lookup(name, version); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("%w %q version %q: no Go type is generated for it", schemas.ErrUnknown, name, version)
+	m := newLatest(name)
+	if m == nil || version != "" && m.SchemaVersion() != version {
+		return nil, fmt.Errorf("%w %q version %q: no Go type is generated for it", schemas.ErrUnknown, name, version)
+	}
+	return m, nil
 }
 
 // DecodeAs decodes data as a message of the named schema at version, or
@@ -106,29 +118,138 @@ func DecodeAs(name, version string, data []byte) (Message, error) {
 // Decode decodes data as a message of the schema its message_type names,
 // at that schema's latest version (the message carries its family, not
 // its version). A document that is not an object, or is not JSON at all,
-// gives an *msg.Error; an absent, null or unknown message_type gives an
-// error wrapping ErrUnknownType. Otherwise it is DecodeAs.
+// gives an *msg.Error; an absent message_type an error wrapping ErrNoType,
+// and a null, non-string or unknown one an error wrapping ErrUnknownType,
+// each with no message. Otherwise it is DecodeAs: the message is returned
+// even when it breaks its schema, with an *msg.Error.
+//
+// When message_type is the first member, or the second after a
+// message_id, as this library's encoders write them, Decode finds it with
+// a glance at those first bytes and reads the message once; otherwise it
+// reads the message as far as message_type first.
 func Decode(data []byte) (Message, error) {
-	typ, err := messageType(data)
+	return DecodeOr(data, "")
+}
+
+// DecodeOr is Decode, except that a message without a message_type member
+// is decoded as a message of the schema named def, at its latest version,
+// as streams that mix events with entity messages need. With def "" it is
+// Decode.
+func DecodeOr(data []byte, def string) (Message, error) {
+	typ, ok := leadingType(data)
+	var err error
+	if !ok {
+		typ, err = messageType(data)
+	}
+	if errors.Is(err, ErrNoType) && def != "" {
+		return DecodeAs(def, "", data)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := kinds[typ]; !ok {
-		return nil, unknownType(" " + strconv.Quote(typ))
+	m := newLatest(typ)
+	if m == nil {
+		return nil, unknownType(ErrUnknownType, " "+strconv.Quote(string(typ)))
 	}
-	return DecodeAs(typ, "", data)
+	return m, m.UnmarshalJSON(data)
 }
 
+// leadingType returns the message_type of a message whose members begin
+// as this library's encoders write them: message_type first, or second
+// after a message_id whose value is a string of hexadecimal digits and
+// hyphens, with any white space between tokens, and the type a string of
+// printable ASCII without escapes. For any other beginning ok is false,
+// and messageType must read the message. It reads at most a few hundred
+// bytes, and what it accepts messageType would read the same way: the
+// decoder then checks the rest, that prefix included.
+func leadingType(data []byte) (typ []byte, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(data, i+1)
+	if rest, found := bytes.CutPrefix(data[i:], []byte(`"message_id"`)); found {
+		var id []byte
+		if id, i, ok = stringAt(data, colon(data, len(data)-len(rest)), 40, &idBytes); !ok || len(id) == 0 {
+			return nil, false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ',' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+	}
+	rest, found := bytes.CutPrefix(data[i:], []byte(`"message_type"`))
+	if !found {
+		return nil, false
+	}
+	typ, _, ok = stringAt(data, colon(data, len(data)-len(rest)), 128, &typeBytes)
+	return typ, ok
+}
+
+// colon returns the index after the ':' that follows white space at i in
+// data, or len(data) if there is none.
+func colon(data []byte, i int) int {
+	i = skipSpace(data, i)
+	if i >= len(data) || data[i] != ':' {
+		return len(data)
+	}
+	return i + 1
+}
+
+// stringAt reads, after white space at i, a string of at most max bytes
+// of the class allowed, returning its content and the index after it.
+func stringAt(data []byte, i, max int, allowed *[256]bool) (s []byte, end int, ok bool) {
+	i = skipSpace(data, i)
+	if i >= len(data) || data[i] != '"' {
+		return nil, 0, false
+	}
+	rest := data[i+1:]
+	if len(rest) > max {
+		rest = rest[:max+1]
+	}
+	for j, c := range rest {
+		if !allowed[c] {
+			if c != '"' {
+				break
+			}
+			return rest[:j], i + 2 + j, true
+		}
+	}
+	return nil, 0, false
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// idBytes are those leadingType takes in a message_id: hexadecimal digits
+// and hyphens; typeBytes those it takes in a message_type: printable ASCII
+// but the quote, which ends it, and the backslash, which escapes.
+var idBytes, typeBytes = func() (id, typ [256]bool) {
+	for c := range 256 {
+		id[c] = '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == '-'
+		typ[c] = ' ' <= c && c < 0x7f && c != '"' && c != '\\'
+	}
+	return id, typ
+}()
+
 // messageType reads the top-level message_type of a message, reading no
-// further than it. It returns an error wrapping ErrUnknownType, listing
-// the known types, if there is none or it is not a string, and an
-// *msg.Error if the document is malformed or not an object.
-func messageType(data []byte) (string, error) {
+// further than it. It returns an error wrapping ErrNoType if there is
+// none, one wrapping ErrUnknownType if it is not a string, each listing
+// the known types, and an *msg.Error if the document is malformed or not
+// an object. The name returned is in data.
+func messageType(data []byte) ([]byte, error) {
 	var d wire.Decoder
 	d.Reset(data)
 	if !d.Object("", "") {
 		d.End()
-		return "", d.Err()
+		return nil, d.Err()
 	}
 	for i := 0; d.More("", "", '}', i); i++ {
 		key := d.Key("", "")
@@ -137,26 +258,29 @@ func messageType(data []byte) (string, error) {
 		}
 		if string(key) == "message_type" {
 			if d.Null() {
-				return "", unknownType(": message_type is null")
+				return nil, unknownType(ErrUnknownType, ": message_type is null")
 			}
 			if s, ok := d.Bytes("", "/message_type"); ok {
-				return string(s), nil
+				return s, nil
 			}
 			if d.Failed() {
-				return "", d.Err()
+				return nil, d.Err()
 			}
-			return "", unknownType(": message_type is " + d.Last() + ", not a string")
+			return nil, unknownType(ErrUnknownType, ": message_type is "+d.Last()+", not a string")
 		}
 		d.Skip("", "")
 	}
+	// Having read it all, say what is wrong with what follows it first:
+	// a message that is not JSON is not one that lacks a type.
+	d.End()
 	if d.Failed() {
-		return "", d.Err()
+		return nil, d.Err()
 	}
-	return "", unknownType(": the message has no message_type")
+	return nil, unknownType(ErrNoType, " member: the message does not name its schema")
 }
 
-// unknownType returns an error wrapping ErrUnknownType, its text followed
-// by what and the list of the known types.
-func unknownType(what string) error {
-	return fmt.Errorf("%w%s (known types: %s)", ErrUnknownType, what, strings.Join(Types(), ", "))
+// unknownType returns an error wrapping sentinel, its text followed by
+// what and the list of the known types.
+func unknownType(sentinel error, what string) error {
+	return fmt.Errorf("%w%s (known types: %s)", sentinel, what, strings.Join(Types(), ", "))
 }

@@ -17,8 +17,9 @@ import (
 )
 
 // TestDecodeRoutesByMessageType pins that Decode picks the type its
-// message_type names, and that an absent, null, non-string or unknown
-// message_type gives ErrUnknownType naming every known type.
+// message_type names, that an absent message_type gives ErrNoType, and a
+// null, non-string or unknown one ErrUnknownType, each naming every known
+// type and not wrapping the other sentinel.
 func TestDecodeRoutesByMessageType(t *testing.T) {
 	assoc := `"message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","source_id":"s","tenant_id":"t","time":"2026-11-23T08:00:00Z",` +
 		`"association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4"`
@@ -26,15 +27,17 @@ func TestDecodeRoutesByMessageType(t *testing.T) {
 		name    string
 		data    string
 		want    catalogue.Message // its type, when decoded
-		unknown string            // in the ErrUnknownType error, when not
+		unknown string            // in the error, when not
+		absent  bool              // the error is ErrNoType
 	}{
-		{"association", `{"message_type":"core.association",` + assoc + `}`, new(association.Association), ""},
-		{"escaped name", `{"message_\u0074ype":"core.association",` + assoc + `}`, new(association.Association), ""},
-		{"absent", `{` + assoc + `}`, nil, "the message has no message_type"},
-		{"null", `{"message_type":null,` + assoc + `}`, nil, "message_type is null"},
-		{"number", `{"message_type":7,` + assoc + `}`, nil, "message_type is 7, not a string"},
-		{"unknown", `{"message_type":"core.driver",` + assoc + `}`, nil, `"core.driver"`},
-		{"case differs", `{"message_type":"Core.Association",` + assoc + `}`, nil, `"Core.Association"`},
+		{"association", `{"message_type":"core.association",` + assoc + `}`, new(association.Association), "", false},
+		{"escaped name", `{"message_\u0074ype":"core.association",` + assoc + `}`, new(association.Association), "", false},
+		{"absent", `{` + assoc + `}`, nil, "no message_type member", true},
+		{"null", `{"message_type":null,` + assoc + `}`, nil, "message_type is null", false},
+		{"number", `{"message_type":7,` + assoc + `}`, nil, "message_type is 7, not a string", false},
+		{"unknown", `{"message_type":"core.driver",` + assoc + `}`, nil, `"core.driver"`, false},
+		{"unknown after an id", `{"message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","message_type":"core.driver"}`, nil, `"core.driver"`, false},
+		{"case differs", `{"message_type":"Core.Association",` + assoc + `}`, nil, `"Core.Association"`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := catalogue.Decode([]byte(tc.data))
@@ -43,7 +46,12 @@ func TestDecodeRoutesByMessageType(t *testing.T) {
 				assert.IsType(t, tc.want, m)
 				return
 			}
-			require.ErrorIs(t, err, catalogue.ErrUnknownType)
+			sentinel, other := catalogue.ErrUnknownType, catalogue.ErrNoType
+			if tc.absent {
+				sentinel, other = other, sentinel
+			}
+			require.ErrorIs(t, err, sentinel)
+			assert.NotErrorIs(t, err, other)
 			assert.Nil(t, m)
 			assert.Contains(t, err.Error(), tc.unknown)
 			for _, known := range catalogue.Types() {
@@ -56,12 +64,38 @@ func TestDecodeRoutesByMessageType(t *testing.T) {
 // TestDecodeRejectsWhatIsNotAnObject pins that a document that is not an
 // object, or not JSON, gives the violations, not ErrUnknownType.
 func TestDecodeRejectsWhatIsNotAnObject(t *testing.T) {
-	for _, data := range []string{``, `null`, `[]`, `"core.device"`, `{"message_type":"core.device"`, `{"message_type":"core.device","message_type":"core.device"}`} {
+	for _, data := range []string{``, `null`, `[]`, `"core.device"`, `{"message_type":"core.device"`, `{"message_type":"core.device","message_type":"core.device"}`, `{"a":1}x`, `{"a":1}{}`} {
 		_, err := catalogue.Decode([]byte(data))
 		var e *msg.Error
 		require.ErrorAs(t, err, &e, "%q", data)
 		assert.False(t, errors.Is(err, catalogue.ErrUnknownType), "%q", data)
+		assert.False(t, errors.Is(err, catalogue.ErrNoType), "%q", data)
 	}
+}
+
+// TestDecodeOrTakesTheDefaultOnlyWithoutAMessageType pins that DecodeOr
+// judges a message without message_type by the default schema, and any
+// other exactly as Decode does.
+func TestDecodeOrTakesTheDefaultOnlyWithoutAMessageType(t *testing.T) {
+	ev := `{"id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","type":"created","occurred_at":"2026-11-23T08:00:00Z"}`
+	m, err := catalogue.DecodeOr([]byte(ev), event.Name)
+	require.NoError(t, err)
+	assert.IsType(t, new(event.Event), m)
+
+	m, err = catalogue.DecodeOr([]byte(`{"type":"archived"}`), event.Name)
+	assert.IsType(t, new(event.Event), m)
+	var e *msg.Error
+	require.ErrorAs(t, err, &e)
+	assert.Len(t, e.Violations, 3) // the enum, and two required members
+
+	_, err = catalogue.DecodeOr([]byte(`{"message_type":"core.driver"}`), event.Name)
+	assert.ErrorIs(t, err, catalogue.ErrUnknownType)
+	_, err = catalogue.DecodeOr([]byte(`{"message_type":null}`), event.Name)
+	assert.ErrorIs(t, err, catalogue.ErrUnknownType)
+	_, err = catalogue.DecodeOr([]byte(ev), "core.driver")
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+	_, err = catalogue.DecodeOr([]byte(ev), "")
+	assert.ErrorIs(t, err, catalogue.ErrNoType)
 }
 
 func TestNewAndDecodeAsKnowTheCatalogue(t *testing.T) {
@@ -77,6 +111,19 @@ func TestNewAndDecodeAsKnowTheCatalogue(t *testing.T) {
 			assert.Equal(t, "1.0", m.SchemaVersion())
 		}
 	}
+
+	// New fills in the defaults, as each package's New does.
+	for name, want := range map[string]catalogue.Message{
+		device.Name: device.New(), vehicle.Name: vehicle.New(),
+		association.Name: association.New(), event.Name: event.New(),
+	} {
+		m, err := catalogue.New(name, "")
+		require.NoError(t, err)
+		assert.Equal(t, want, m, name)
+	}
+	m, err := catalogue.New(device.Name, "")
+	require.NoError(t, err)
+	assert.Equal(t, device.Name, m.(*device.Device).MessageType)
 	assert.Equal(t, []string{"core.association", "core.device", "core.vehicle", "example.event"}, catalogue.Types())
 
 	for _, tc := range [][2]string{{"core.driver", ""}, {"core.device", "9.9"}, {"", ""}} {
@@ -88,7 +135,7 @@ func TestNewAndDecodeAsKnowTheCatalogue(t *testing.T) {
 	}
 
 	// DecodeAs returns the message with its violations.
-	m, err := catalogue.DecodeAs(event.Name, "", []byte(`{"id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","type":"archived","occurred_at":"2026-11-23T08:00:00Z"}`))
+	m, err = catalogue.DecodeAs(event.Name, "", []byte(`{"id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","type":"archived","occurred_at":"2026-11-23T08:00:00Z"}`))
 	var v *msg.Violation
 	require.ErrorAs(t, err, &v)
 	assert.Equal(t, "/type", v.Path)

@@ -31,6 +31,11 @@ type Options struct {
 	// latest version. If empty, each message is judged by the schema its
 	// message_type names.
 	Schema string
+	// Default is the name of the schema, at its latest version, of the
+	// messages without a message_type member, such as example.event's,
+	// when Schema is empty; if Default is empty too, such a message is
+	// invalid, its error wrapping catalogue.ErrNoType.
+	Default string
 	// Workers is how many messages are judged at once; 0 means one per
 	// CPU (GOMAXPROCS).
 	Workers int
@@ -45,7 +50,7 @@ type Result struct {
 	// if none could be chosen (an absent or unknown message_type).
 	Schema string
 	// Err is nil for a valid message. Otherwise it is an *msg.Error
-	// listing the violations, or an error wrapping
+	// listing the violations, or an error wrapping catalogue.ErrNoType or
 	// catalogue.ErrUnknownType.
 	Err error
 }
@@ -67,8 +72,9 @@ func (r Result) Violations() []*msg.Violation {
 	return []*msg.Violation{{Path: "/message_type", Rule: RuleMessageType, Message: r.Err.Error()}}
 }
 
-// RuleMessageType is the rule of the violation of a message whose
-// message_type names no schema of the catalogue.
+// RuleMessageType is the rule of the violation of a message whose schema
+// cannot be chosen: its message_type is absent or names no schema of the
+// catalogue.
 const RuleMessageType msg.Rule = "message_type"
 
 // Stats counts what a stream held.
@@ -103,16 +109,18 @@ type batch struct {
 // returns it; a line that is not JSON, or not a valid message, is not an
 // error but a result. A last line without a line end is judged only at
 // the end of r: one cut off by a read error is not. An unknown
-// Options.Schema is an error, before any line is read.
+// Options.Schema or Options.Default is an error, before any line is read.
 //
 // When ctx is done, or emit fails, Check returns soon even if a call to
 // r.Read blocks, as it does on a quiet pipe or terminal: that call is left
 // to finish on a goroutine of its own, which then drops what it read and
 // reads no more. The caller owns r, and may close it to end such a call.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
-	if opts.Schema != "" {
-		if _, err := catalogue.New(opts.Schema, ""); err != nil {
-			return Stats{}, err
+	for _, name := range []string{opts.Schema, opts.Default} {
+		if name != "" {
+			if _, err := catalogue.New(name, ""); err != nil {
+				return Stats{}, err
+			}
 		}
 	}
 	workers := opts.Workers
@@ -130,7 +138,7 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				judge(b, opts.Schema)
+				judge(b, opts)
 				close(b.done)
 			}
 		}()
@@ -342,7 +350,7 @@ func recycle(b *batch) {
 
 // judge decides every line of a batch. The lines share the batch's
 // buffer, which is kept only until the batch is emitted.
-func judge(b *batch, schema string) {
+func judge(b *batch, opts Options) {
 	b.results = b.results[:0]
 	for i, text := range b.lines {
 		if text == nil {
@@ -350,10 +358,10 @@ func judge(b *batch, schema string) {
 		}
 		res := Result{Line: b.first + i}
 		var m catalogue.Message
-		if schema != "" {
-			m, res.Err = catalogue.DecodeAs(schema, "", text)
+		if opts.Schema != "" {
+			m, res.Err = catalogue.DecodeAs(opts.Schema, "", text)
 		} else {
-			m, res.Err = catalogue.Decode(text)
+			m, res.Err = catalogue.DecodeOr(text, opts.Default)
 		}
 		if m != nil {
 			res.Schema = m.SchemaName()

@@ -54,10 +54,25 @@ func TestVerdictsLinesAndSchemas(t *testing.T) {
 	assert.Equal(t, "syntax", string(got[2].Violations()[0].Rule))
 	assert.ErrorIs(t, got[3].Err, catalogue.ErrUnknownType)
 	assert.Equal(t, ndjson.RuleMessageType, got[3].Violations()[0].Rule)
-	assert.ErrorIs(t, got[4].Err, catalogue.ErrUnknownType, "an event has no message_type")
+	assert.ErrorIs(t, got[4].Err, catalogue.ErrNoType, "an event has no message_type")
+	assert.NotErrorIs(t, got[4].Err, catalogue.ErrUnknownType)
+	assert.Equal(t, ndjson.RuleMessageType, got[4].Violations()[0].Rule)
 	assert.Equal(t, "/tenant_id", got[5].Violations()[0].Path)
 	assert.Equal(t, ndjson.Stats{Messages: 6, Valid: 1, Bytes: int64(len(input))}, stats)
 	assert.Equal(t, 5, stats.Invalid())
+}
+
+func TestDefaultOptionJudgesOnlyMessagesWithoutAType(t *testing.T) {
+	got, _ := collect(t, validEvent+"\n"+validAssociation+"\n"+`{"message_type":"core.driver"}`+"\n", ndjson.Options{Default: "example.event"})
+	require.Len(t, got, 3)
+	assert.True(t, got[0].Valid())
+	assert.Equal(t, "example.event", got[0].Schema)
+	assert.True(t, got[1].Valid())
+	assert.Equal(t, "core.association", got[1].Schema)
+	assert.ErrorIs(t, got[2].Err, catalogue.ErrUnknownType)
+
+	_, err := ndjson.Check(t.Context(), strings.NewReader(""), ndjson.Options{Default: "core.driver"}, func(ndjson.Result) error { return nil })
+	assert.Error(t, err)
 }
 
 func TestSchemaOption(t *testing.T) {
