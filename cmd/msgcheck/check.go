@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -40,30 +39,28 @@ var isTerminal = func(w io.Writer) bool {
 // reports the invalid ones (or, with -json, every one) on stdout, in input
 // order, and a summary on stderr.
 func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := newFlagSet("check", stderr)
+	flags := newFlagSet("check", "usage: msgcheck check [-schema name] [-default name] [-json] [file ...]\n\n"+
+		"Judge newline-delimited JSON messages, from the files or, when there are\n"+
+		"none or a file is -, from standard input. Flags may follow the files.\n"+
+		"Exit status: 0 if every message is valid, 1 if any is invalid, 2 for a\n"+
+		"usage or I/O error.\n")
 	schema := flags.String("schema", "", "judge every message by the schema `name` (at its latest version), not by its message_type")
+	def := flags.String("default", "", "judge the messages that have no message_type, such as example.event's, by the schema `name` (at its latest version)")
 	asJSON := flags.Bool("json", false, "print one JSON object per message, valid ones included")
-	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: msgcheck check [-schema name] [-json] [file ...]\n\n"+
-			"Judge newline-delimited JSON messages, from the files or, when there are\n"+
-			"none or a file is -, from standard input. Exit status: 0 if every message\n"+
-			"is valid, 1 if any is invalid, 2 for a usage or I/O error.\n\n")
-		flags.PrintDefaults()
+	files, code, ok := flags.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Checked before any file is opened, so that a typo costs nothing.
+	for _, f := range []struct{ flag, name string }{{"-schema", *schema}, {"-default", *def}} {
+		if f.name == "" {
+			continue
 		}
-		return 2
-	}
-	if *schema != "" {
-		// Checked before any file is opened, so that a typo costs nothing.
-		if _, err := catalogue.New(*schema, ""); err != nil {
-			fmt.Fprintf(stderr, "msgcheck check: -schema: %v; known schemas: %s\n", err, strings.Join(catalogue.Types(), ", "))
+		if _, err := catalogue.New(f.name, ""); err != nil {
+			fmt.Fprintf(stderr, "msgcheck check: %s: %v; known schemas: %s\n", f.flag, err, strings.Join(catalogue.Types(), ", "))
 			return 2
 		}
 	}
-	files := flags.Args()
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -77,7 +74,7 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 
 	c := &checker{
-		opts:   ndjson.Options{Schema: *schema},
+		opts:   ndjson.Options{Schema: *schema, Default: *def},
 		json:   *asJSON,
 		stderr: stderr,
 		start:  time.Now(),

@@ -123,7 +123,7 @@ func TestCheckLineFormat(t *testing.T) {
 		file+":4: ?: (root): unexpected end of input, want a value at byte offset 7\n"+
 		file+`:5: ?: /message_type: unknown message type "core.driver" (known types: core.association, core.device, core.vehicle, example.event)`+"\n"+
 		file+":6: ?: (root): want an object, got an array\n"+
-		file+":8: ?: /message_type: unknown message type: the message has no message_type (known types: core.association, core.device, core.vehicle, example.event)\n"+
+		file+":8: ?: /message_type: no message_type member: the message does not name its schema (known types: core.association, core.device, core.vehicle, example.event)\n"+
 		file+":9: "+invalidEventReport+"\n",
 		r.stdout)
 	assert.Equal(t, [3]string{"8", "2", "6"}, r.summary(t))
@@ -264,10 +264,60 @@ func TestCheckUsageErrorsExit2BeforeReading(t *testing.T) {
 	}
 }
 
+// TestCheckHelpExits0 pins that -h, asked for, prints on stdout, as
+// msgcheck -h does, and a mistake on stderr.
 func TestCheckHelpExits0(t *testing.T) {
 	r := runCheck(t, nil, "-h")
 	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stderr, "usage: msgcheck check [-schema name] [-json] [file ...]")
+	assert.Contains(t, r.stdout, "usage: msgcheck check [-schema name] [-default name] [-json] [file ...]")
+	assert.Contains(t, r.stdout, "-default name")
+	assert.Empty(t, r.stderr)
+
+	r = runCheck(t, nil, "-bogus")
+	assert.Equal(t, 2, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "flag provided but not defined: -bogus")
+	assert.Contains(t, r.stderr, "usage: msgcheck check")
+}
+
+// TestCheckTakesFlagsAfterTheFiles pins that check FILE -json is -json on
+// FILE, as users type it, and that after -- every argument is a file.
+func TestCheckTakesFlagsAfterTheFiles(t *testing.T) {
+	file := writeFile(t, "one.ndjson", validDevice)
+	r := runCheck(t, nil, file, "-json")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"valid":true`)
+
+	r = runCheck(t, nil, file, "--", "-json")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "-json")
+	assert.Empty(t, r.stdout, "no -json: valid messages print nothing")
+}
+
+// TestCheckDefaultJudgesMessagesWithoutAType pins -default: a stream of
+// entity messages and events is judged in one run.
+func TestCheckDefaultJudgesMessagesWithoutAType(t *testing.T) {
+	untyped := strings.Replace(validEvent, `"message_type":"example.event",`, "", 1)
+	in := validDevice + "\n" + untyped + "\n"
+	r := runCheck(t, strings.NewReader(in))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "-:2: ?: /message_type: no message_type member")
+
+	r = runCheck(t, strings.NewReader(in), "-default", "example.event")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Empty(t, r.stdout)
+
+	r = runCheck(t, strings.NewReader(in), "-default", "core.driver")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "-default: unknown schema")
+}
+
+// TestCheckNamesAByteOrderMark pins that a file saved with a BOM is told
+// so, not that it holds byte 0xef.
+func TestCheckNamesAByteOrderMark(t *testing.T) {
+	r := runCheck(t, strings.NewReader("\xef\xbb\xbf"+validDevice+"\n"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "-:1: ?: (root): want a value, got a byte order mark (U+FEFF) at byte offset 0")
 }
 
 // TestCheckMalformedLineMidStream pins that a line that is not JSON is one

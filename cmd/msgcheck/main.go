@@ -6,6 +6,7 @@
 //	msgcheck check [-schema NAME] [-json] [FILE ...]  judge newline-delimited messages
 //	msgcheck schemas                                  print the catalogue: name, version and $id
 //	msgcheck serve [-addr HOST:PORT]                  serve the catalogue API over HTTP
+//	msgcheck version                                  print the version and the schemas it judges by
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
@@ -50,7 +51,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
+
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // A command is one subcommand of msgcheck. Its run takes the arguments after
@@ -67,6 +72,7 @@ var commands = []command{
 	{"check", "judge newline-delimited JSON messages from files or standard input", check},
 	{"schemas", "print the catalogue: name, version and $id of every schema", listSchemas},
 	{"serve", "serve the catalogue API over HTTP (-addr, default " + defaultAddr + ")", serve},
+	{"version", "print msgcheck's version and the catalogue's schemas it was built with", version},
 }
 
 func main() {
@@ -109,32 +115,91 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, "\nRun 'msgcheck <command> -h' for the flags of a command.\n")
 }
 
-// newFlagSet returns the flag set of a subcommand, which reports errors
-// instead of exiting.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("msgcheck "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: msgcheck %s [flags]\n", name)
-		fs.PrintDefaults()
-	}
-	return fs
+// A flagSet is the flag set of a subcommand, with the text its usage
+// shows before the flags.
+type flagSet struct {
+	*flag.FlagSet
+	usage string // the synopsis and what the command does
 }
 
-// parse parses the arguments of a subcommand that takes no operands. When it
-// returns false, the subcommand must exit with code: 0 for -h, 2 for a usage
-// error, whose message and usage parse has printed.
-func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, false
+// newFlagSet returns the flag set of a subcommand; usage is its synopsis,
+// "usage: msgcheck NAME ...", and what it does, one paragraph.
+func newFlagSet(name, usage string) *flagSet {
+	fs := flag.NewFlagSet("msgcheck "+name, flag.ContinueOnError)
+	fs.Usage = func() {} // parse prints it, where it belongs
+	return &flagSet{fs, usage}
+}
+
+// printUsage writes the usage text and the flags to w.
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprint(w, fs.usage)
+	if strings.HasSuffix(fs.usage, "\n") {
+		fmt.Fprintln(w)
+	}
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
+// parse parses the arguments of a subcommand, its flags and operands in
+// any order until "--", after which every argument is an operand, and
+// returns the operands. When it returns false, the subcommand must exit
+// with code: 0 for -h, whose usage parse has printed on stdout, or 2 for a
+// usage error, whose message and usage it has printed on stderr.
+func (fs *flagSet) parse(args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
+	fs.SetOutput(stderr)
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.printUsage(stdout)
+				return nil, 0, false
+			}
+			fs.printUsage(stderr)
+			return nil, 2, false
 		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return operands, 0, true
+		}
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			return append(operands, rest...), 0, true
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseNone parses the arguments of a subcommand that takes no operands,
+// like parse.
+func (fs *flagSet) parseNone(args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	operands, code, ok := fs.parse(args, stdout, stderr)
+	if ok && len(operands) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), operands[0])
+		fs.printUsage(stderr)
 		return 2, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
-		return 2, false
+	return code, ok
+}
+
+// version prints the module's version, as the build recorded it ("(devel)"
+// for a build from a checkout), the version of Go it was built with, and
+// the schemas of the catalogue it judges by.
+func version(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "usage: msgcheck version\n\nPrint msgcheck's version, the Go it was built with, and the schemas it judges by.\n")
+	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
+		return code
 	}
-	return 0, true
+	v, goVersion := "(unknown)", "(unknown)"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		v, goVersion = info.Main.Version, info.GoVersion
+		if v == "" {
+			v = "(devel)"
+		}
+	}
+	fmt.Fprintf(stdout, "msgcheck %s (%s)\n", v, goVersion)
+	for _, s := range schemas.All() {
+		fmt.Fprintf(stdout, "  %s %s\n", s.Name, s.Version)
+	}
+	return 0
 }

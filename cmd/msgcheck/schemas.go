@@ -11,8 +11,8 @@ import (
 
 // listSchemas prints the catalogue as a table: name, version and $id.
 func listSchemas(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("schemas", stderr)
-	if code, ok := parse(fs, args); !ok {
+	fs := newFlagSet("schemas", "usage: msgcheck schemas\n\nPrint the catalogue: the name, version and $id of every schema.\n")
+	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

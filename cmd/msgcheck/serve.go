@@ -26,10 +26,10 @@ const (
 )
 
 // serve serves api.Handler until ctx is done, then shuts down gracefully.
-func serve(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	fs := newFlagSet("serve", stderr)
+func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port]\n\nServe the catalogue API over HTTP until SIGINT or SIGTERM.\n")
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free port")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
 	}
 

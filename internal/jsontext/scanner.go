@@ -8,6 +8,7 @@ package jsontext
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -741,6 +742,14 @@ func Describe(b []byte, off int) string {
 	c := b[off]
 	if c >= 0x20 && c < 0x7f {
 		return "character " + strconv.QuoteRune(rune(c))
+	}
+	switch r, size := utf8.DecodeRune(b[off:]); {
+	case r == '\uFEFF':
+		// Editors on some systems start files with one; JSON text must
+		// not (RFC 8259, section 8.1), and a byte alone would not say why.
+		return "a byte order mark (U+FEFF)"
+	case size > 1:
+		return fmt.Sprintf("character %U %s", r, strconv.QuoteRune(r))
 	}
 	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
 }

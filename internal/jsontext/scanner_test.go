@@ -144,3 +144,19 @@ func FuzzAppendCanonical(f *testing.F) {
 		}
 	})
 }
+
+func TestDescribeNamesWhatItFinds(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "end of input"},
+		{"x", "character 'x'"},
+		{"\xef\xbb\xbf{}", "a byte order mark (U+FEFF)"},
+		{"é", "character U+00E9 'é'"},
+		{"\u2028", `character U+2028 '\u2028'`},
+		{"\xff", "byte 0xff"},
+		{"\x01", "byte 0x1"},
+	} {
+		if got := Describe([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("Describe(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
