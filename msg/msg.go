@@ -6,10 +6,10 @@
 // Violation found, each naming the member (a JSON Pointer), the rule it
 // breaks and the offending value:
 //
-//	var d device.Device
-//	if err := json.Unmarshal(data, &d); err != nil {
-//		var v *msg.Violation
-//		if errors.As(err, &v) { // the first; range over err.(*msg.Error).Violations for all
+//	d, err := device.Parse(data)
+//	var e *msg.Error
+//	if errors.As(err, &e) { // Parse's errors are always an *msg.Error
+//		for _, v := range e.Violations {
 //			log.Printf("%s breaks %s: %s", v.Path, v.Rule, v.Message)
 //		}
 //	}
@@ -17,8 +17,6 @@ package msg
 
 import (
 	"strings"
-
-	"github.com/fleetkit/catalogue/internal/jsontext"
 )
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
@@ -54,22 +52,11 @@ type Violation struct {
 	// Message says, for a person, what was expected and what was found.
 	Message string `json:"message"`
 	// Value is the offending value as JSON text, shortened when long; it is
-	// empty where no value is at fault (an absent member).
+	// empty where no value is at fault (an absent member). A value built in
+	// Go that JSON cannot carry is shown as the text it would be written
+	// as: a time as its RFC 3339 string, a year past 9999 or an offset in
+	// seconds included.
 	Value string `json:"value,omitempty"`
-}
-
-// RuleOf returns the rule that the cause of a scanner's error breaks. It
-// is how the generated decoders name the rule of such an error; its
-// parameter's package is internal to this module, so no other code can
-// call it.
-func RuleOf(c jsontext.Cause) Rule {
-	switch c {
-	case jsontext.CauseDuplicate:
-		return RuleDuplicate
-	case jsontext.CauseDepth:
-		return RuleDepth
-	}
-	return RuleSyntax
 }
 
 // Error returns the violation as "path: message".

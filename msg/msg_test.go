@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -160,4 +161,53 @@ func TestViolationJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `[{"path":"/imei","rule":"imei","message":"not an IMEI","value":"\"1\""},`+
 		`{"path":"/tenant_id","rule":"required","message":"required member is missing"}]`, string(got))
+}
+
+// TestScannerCausesNameRulesOfMsg pins that the rule names the scanner
+// gives its causes are msg's rules.
+func TestScannerCausesNameRulesOfMsg(t *testing.T) {
+	for cause, want := range map[jsontext.Cause]msg.Rule{
+		jsontext.CauseSyntax:    msg.RuleSyntax,
+		jsontext.CauseDuplicate: msg.RuleDuplicate,
+		jsontext.CauseDepth:     msg.RuleDepth,
+	} {
+		if got := msg.Rule(cause.Rule()); got != want {
+			t.Errorf("cause %d: rule %q, want %q", cause, got, want)
+		}
+	}
+}
+
+// TestNullableInAStructOfOnesOwn pins the JSON of a Nullable in a struct
+// that encoding/json handles: the three states survive a round trip when
+// the field is tagged omitzero.
+func TestNullableInAStructOfOnesOwn(t *testing.T) {
+	type patch struct {
+		Model msg.Nullable[string] `json:"model,omitzero"`
+		Year  msg.Nullable[int]    `json:"year,omitzero"`
+	}
+	for _, tc := range []struct {
+		p    patch
+		want string
+	}{
+		{patch{}, `{}`},
+		{patch{Model: msg.Null[string]()}, `{"model":null}`},
+		{patch{Model: msg.Of("FMC130"), Year: msg.Of(2019)}, `{"model":"FMC130","year":2019}`},
+		{patch{Model: msg.Of("")}, `{"model":""}`},
+	} {
+		data, err := json.Marshal(tc.p)
+		require.NoError(t, err)
+		assert.JSONEq(t, tc.want, string(data))
+		var back patch
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, tc.p, back, tc.want)
+	}
+	var p patch
+	assert.Error(t, json.Unmarshal([]byte(`{"year":"x"}`), &p))
+}
+
+func TestNullablePrintsWhatItHolds(t *testing.T) {
+	assert.Equal(t, "absent", fmt.Sprint(msg.Nullable[string]{}))
+	assert.Equal(t, "null", fmt.Sprint(msg.Null[string]()))
+	assert.Equal(t, "FMC130", fmt.Sprint(msg.Of("FMC130")))
+	assert.Equal(t, "{absent null 7}", fmt.Sprintf("%v", struct{ A, B, C msg.Nullable[int] }{msg.Nullable[int]{}, msg.Null[int](), msg.Of(7)}))
 }

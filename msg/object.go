@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
+	"github.com/fleetkit/catalogue/internal/rawobject"
 )
 
 // Object is a JSON object whose members are free, as a vehicle's meta and
@@ -47,7 +48,7 @@ func ParseObject(data []byte) (Object, error) {
 	end := s.Pos
 	s.End()
 	if s.Fatal {
-		return Object{}, &Violation{Rule: RuleOf(s.Cause), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		return Object{}, &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
 	}
 	return newObject(jsontext.AppendCanonical(nil, data[start:end])), nil
 }
@@ -91,20 +92,7 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 	return newObject(append(b, '}')), nil
 }
 
-// ScanFrom reads into o the object at the scanner's position, whose
-// opening brace the caller has seen, checking it as strictly as
-// ParseObject does. It is how the generated decoders make an Object
-// without a second pass over its text; its parameter's package is
-// internal to this module, so no other code can call it.
-func (o *Object) ScanFrom(s *jsontext.Scanner) bool {
-	start := s.Pos
-	s.Skip()
-	if s.Fatal {
-		return false
-	}
-	*o = newObject(s.KeepCanonical(start, s.Pos))
-	return true
-}
+func init() { rawobject.Register(newObject) }
 
 // String returns the object's JSON text.
 func (o Object) String() string {

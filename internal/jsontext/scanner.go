@@ -202,6 +202,18 @@ const (
 	CauseDepth                  // arrays and objects nest deeper than MaxDepth
 )
 
+// Rule returns the name of the rule, as package msg names it, that an
+// error of this cause breaks: "syntax", "duplicate" or "depth".
+func (c Cause) Rule() string {
+	switch c {
+	case CauseDuplicate:
+		return "duplicate"
+	case CauseDepth:
+		return "depth"
+	}
+	return "syntax"
+}
+
 // Fail records a syntax error at byte offset off, unless one is recorded
 // already.
 func (s *Scanner) Fail(off int, reason string) {

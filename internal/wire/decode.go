@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/internal/jsontext"
+	"github.com/fleetkit/catalogue/internal/rawobject"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/google/uuid"
 )
@@ -78,7 +79,7 @@ func (d *Decoder) place(base, name, sub string) {
 	if d.item >= 0 {
 		path += "/" + strconv.Itoa(d.item)
 	}
-	d.Add(base, path, msg.RuleOf(d.Cause), "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
+	d.Add(base, path, msg.Rule(d.Cause.Rule()), "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
 }
 
 // Err returns nil if the message had no violation, and an *msg.Error
@@ -590,12 +591,13 @@ func (d *Decoder) FreeObject(base, name string) (msg.Object, bool) {
 		return msg.Object{}, false
 	}
 	d.last = d.Pos
-	var o msg.Object
-	if !o.ScanFrom(&d.Scanner) {
+	start := d.Pos
+	d.Scanner.Skip()
+	if d.Fatal {
 		d.place(base, name, "")
 		return msg.Object{}, false
 	}
-	return o, true
+	return rawobject.New[msg.Object](d.KeepCanonical(start, d.Pos)), true
 }
 
 // Extra reads the value of a member the schema does not declare into

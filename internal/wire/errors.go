@@ -160,7 +160,19 @@ func (e *Errors) Time(base, name string, t time.Time) {
 }
 
 func (e *Errors) badTime(base, name string, t time.Time, reason string) {
-	e.Add(base, name, msg.RuleFormat, Quote(t.String()), "not a date-time: "+reason)
+	e.Add(base, name, msg.RuleFormat, Quote(timeText(t)), "not a date-time: "+reason)
+}
+
+// timeText writes t as RFC 3339 would if it could: for a time it cannot
+// express, the value of a violation is the text that would have been
+// sent, a year beyond 9999 or an offset in seconds included, so that it
+// reads as JSON text like every other value, not as Go prints a time.
+func timeText(t time.Time) string {
+	layout := "2006-01-02T15:04:05.999999999Z07:00"
+	if _, off := t.Zone(); off%60 != 0 {
+		layout += ":00"
+	}
+	return t.Format(layout)
 }
 
 // Member checks a member held in a map of raw values, at base+name+"/"+key:

@@ -419,3 +419,30 @@ func TestKeptStringsAreCopies(t *testing.T) {
 	}
 	assert.Equal(t, []string{"x", "p1", "é", "p2", "A", "y"}, got)
 }
+
+// TestTimeViolationValueIsJSONText pins that a time Validate rejects is
+// shown as the RFC 3339 text it would be written as, a JSON string like
+// every other value, not in Go's format.
+func TestTimeViolationValueIsJSONText(t *testing.T) {
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Date(10000, 1, 2, 3, 4, 5, 600, time.UTC), `"10000-01-02T03:04:05.0000006Z"`},
+		{time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("LMT", -17762)), `"2024-01-01T00:00:00-04:56:02"`},
+		{time.Date(-1, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)), `"-0001-01-01T00:00:00+01:00"`},
+	} {
+		var e Errors
+		e.Time("", "/time", tc.t)
+		err, ok := e.Err().(*msg.Error)
+		if !ok || len(err.Violations) != 1 {
+			t.Fatalf("%v: %v, want one violation", tc.t, e.Err())
+		}
+		if got := err.Violations[0].Value; got != tc.want {
+			t.Errorf("%v: value %s, want %s", tc.t, got, tc.want)
+		}
+		if !json.Valid([]byte(err.Violations[0].Value)) {
+			t.Errorf("%v: value %s is not JSON", tc.t, err.Violations[0].Value)
+		}
+	}
+}
