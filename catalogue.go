@@ -20,36 +20,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetkit/catalogue/association"
-	"github.com/fleetkit/catalogue/device"
-	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/internal/wire"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
-	"github.com/fleetkit/catalogue/vehicle"
 )
 
 // A Message is a decoded message of any of the catalogue's schemas: one of
 // *device.Device, *vehicle.Vehicle, *association.Association and
-// *event.Event.
-type Message interface {
-	// Validate reports whether the message, as it would be encoded, is one
-	// its schema accepts, returning an *msg.Error if not.
-	Validate() error
-	// Unset returns the JSON Pointers of the required members that still
-	// hold the zero value of their Go type (see device.Device.Unset).
-	Unset() []string
-	// SchemaName returns the name of the message's schema.
-	SchemaName() string
-	// SchemaVersion returns the version of the message's schema.
-	SchemaVersion() string
-	// MarshalJSON encodes the message.
-	MarshalJSON() ([]byte, error)
-	// AppendJSON appends the encoding of the message to b.
-	AppendJSON(b []byte) ([]byte, error)
-	// UnmarshalJSON decodes data into the message, exactly as its schema
-	// and the catalogue's decisions say.
-	UnmarshalJSON(data []byte) error
-}
+// *event.Event, or, for an earlier minor of a major named to DecodeAs,
+// the unexported type of that version in the major's package.
+type Message = msg.Message
 
 // ErrNoType is the error, wrapped, of Decode given a message that has no
 // message_type member, such as every example.event: its schema cannot be
@@ -61,22 +41,18 @@ var ErrNoType = errors.New("no message_type")
 // string. Its text lists the types known.
 var ErrUnknownType = errors.New("unknown message type")
 
-// newLatest returns a new message of the named schema at its latest
-// version, with every default of the schema filled in, as the package's
-// New does; nil if the catalogue has no schema of that name. A switch, so
-// that dispatch looks a name up without allocating.
-func newLatest[S string | []byte](name S) Message {
-	switch string(name) {
-	case device.Name:
-		return device.New()
-	case vehicle.Name:
-		return vehicle.New()
-	case association.Name:
-		return association.New()
-	case event.Name:
-		return event.New()
-	}
-	return nil
+// newLatest and kinds, in kinds_gen.go, make a new message of each schema
+// of the catalogue: newLatest at its latest version, for dispatch, and
+// kinds at every version. gen derives both from the catalogue.
+
+// published is the catalogue as published, with its generated types.
+var published = set{schemas.Published(), kinds}
+
+// A set is a catalogue of schemas together with the table of the types
+// generated from it: the published one, or in tests a fixture.
+type set struct {
+	schemas *schemas.Catalogue
+	kinds   map[string]map[string]func() Message
 }
 
 // Types returns the message types Decode knows: the names of the
@@ -84,31 +60,45 @@ func newLatest[S string | []byte](name S) Message {
 func Types() []string { return schemas.Names() }
 
 // New returns a new message of the named schema at version, or at its
-// latest version if version is "", with every default of the schema
-// filled in, as the schema's package's New does. It returns an error
-// wrapping schemas.ErrUnknown if the catalogue has no such schema.
-func New(name, version string) (Message, error) {
+// latest version (the latest minor of its latest major) if version is "",
+// with every default of the schema filled in, as the schema's package's
+// New does. A message of an earlier minor of a major is of that version's
+// own type, which judges by exactly that version's schema file. It
+// returns an error wrapping schemas.ErrUnknown if the catalogue has no
+// such schema.
+func New(name, version string) (Message, error) { return published.new(name, version) }
+
+func (s set) new(name, version string) (Message, error) {
 	if version == "" {
-		if _, err := schemas.Latest(name); err != nil {
+		latest, err := s.schemas.Latest(name)
+		if err != nil {
 			return nil, err
 		}
-	} else if _, err := schemas.Lookup(name, version); err != nil {
+		version = latest.Version
+	}
+	if mk, ok := s.kinds[name][version]; ok {
+		return mk(), nil
+	}
+	if _, err := s.schemas.Lookup(name, version); err != nil {
 		return nil, err
 	}
-	m := newLatest(name)
-	if m == nil || version != "" && m.SchemaVersion() != version {
-		return nil, fmt.Errorf("%w %q version %q: no Go type is generated for it", schemas.ErrUnknown, name, version)
-	}
-	return m, nil
+	return nil, fmt.Errorf("%w %q version %q: no Go type is generated for it", schemas.ErrUnknown, name, version)
 }
 
-// DecodeAs decodes data as a message of the named schema at version, or
-// at its latest version if version is "". The message is returned even
-// when it breaks its schema, with an *msg.Error listing the violations;
-// an unknown schema gives an error wrapping schemas.ErrUnknown and no
-// message.
+// DecodeAs decodes data as a message of the named schema at version,
+// judged by exactly that version's schema file (decision 13): under an
+// earlier minor, a member only a later minor declares is an extra member
+// like any other. With version "" it judges by the latest version, the
+// latest minor of the latest major, as Decode does. The message is
+// returned even when it breaks its schema, with an *msg.Error listing the
+// violations; an unknown schema or version gives an error wrapping
+// schemas.ErrUnknown and no message.
 func DecodeAs(name, version string, data []byte) (Message, error) {
-	m, err := New(name, version)
+	return published.decodeAs(name, version, data)
+}
+
+func (s set) decodeAs(name, version string, data []byte) (Message, error) {
+	m, err := s.new(name, version)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +106,13 @@ func DecodeAs(name, version string, data []byte) (Message, error) {
 }
 
 // Decode decodes data as a message of the schema its message_type names,
-// at that schema's latest version (the message carries its family, not
-// its version). A document that is not an object, or is not JSON at all,
-// gives an *msg.Error; an absent message_type an error wrapping ErrNoType,
-// and a null, non-string or unknown one an error wrapping ErrUnknownType,
-// each with no message. Otherwise it is DecodeAs: the message is returned
-// even when it breaks its schema, with an *msg.Error.
+// at that schema's latest version, the latest minor of its latest major
+// (the message carries its family, not its version). A document that is
+// not an object, or is not JSON at all, gives an *msg.Error; an absent
+// message_type an error wrapping ErrNoType, and a null, non-string or
+// unknown one an error wrapping ErrUnknownType, each with no message.
+// Otherwise it is DecodeAs: the message is returned even when it breaks
+// its schema, with an *msg.Error.
 //
 // When message_type is the first member, or the second after a
 // message_id, as this library's encoders write them, Decode finds it with

@@ -1,13 +1,34 @@
-// Command gen turns the catalogue's embedded schemas into the Go message
-// types of packages device, vehicle, association and event: one file,
-// <package>/<package>_gen.go, per schema. Run it with go generate from the
-// module's root:
+// Command gen turns a catalogue of JSON Schema files into Go message types:
+// one package per schema and major version, generated from the latest
+// minor of that major, plus a table of every version for package
+// catalogue. Run it with go generate from the module's root:
 //
 //	go generate ./...
 //
+// With no flags it generates the published catalogue, embedded in package
+// schemas, into the module's root: packages device, vehicle, association
+// and event, and catalogue's kinds_gen.go, which makes a message of each
+// schema by name: newLatest for dispatch, kinds at every version. Pointed at another catalogue
+// folder it generates that, as the module does for its test fixture:
+//
+//	go run ./gen -catalogue testdata/fixture -out internal/fixture \
+//		-import github.com/fleetkit/catalogue/internal/fixture -export
+//
+// A schema's major 1 (or 0) goes in a package named after the last part of
+// the schema's name (core.device: device), and each later major N in the
+// same package's vN folder (device/v2, package device), as Go modules
+// version their import paths, so that both majors can be used side by
+// side. The package's type follows the latest minor of its major and
+// decodes the messages of all its minors (decision 13 keeps minors
+// compatible). Each earlier minor of the major also gets an unexported
+// type of its own, judged by exactly that minor's schema file, reached
+// through the package's NewVersion and DecodeVersion and through the
+// table: judging a message by a named version applies exactly that
+// version's file.
+//
 // It uses go-jsonschema's schema model to read the schemas and writes the
 // structs, decoders, validators and encoders itself, so that decoding is a
-// single exact pass. It reads nothing but the embedded files, never the
+// single exact pass. It reads nothing but the catalogue, never the
 // network, and its output depends on nothing else: no time stamps, no map
 // order.
 package main
@@ -17,27 +38,41 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/fleetkit/catalogue/schemas"
 )
 
 func main() {
-	out := flag.String("out", ".", "the module's root, under which each package's directory is written")
+	dir := flag.String("catalogue", "", "the `folder` of schema files to generate from; by default the published catalogue embedded in package schemas")
+	out := flag.String("out", ".", "the `folder` under which each package's directory and the table are written")
+	imp := flag.String("import", "github.com/fleetkit/catalogue", "the import `path` of the -out folder")
+	export := flag.Bool("export", false, "export the names of kinds_gen.go, written in the -out folder's package: NewLatest and Kinds rather than newLatest and kinds")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*dir, *out, *imp, *export); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
-	files, err := generate()
+func run(dir, out, imp string, export bool) error {
+	cfg := published()
+	if dir != "" {
+		c, err := schemas.Load(os.DirFS(dir))
+		if err != nil {
+			return err
+		}
+		cfg = config{Catalogue: c, Dir: filepath.ToSlash(dir)}
+	}
+	cfg.Import, cfg.Export = imp, export
+	files, err := generate(cfg)
 	if err != nil {
 		return err
 	}
 	for name, src := range files {
-		path := filepath.Join(out, name)
+		path := filepath.Join(out, filepath.FromSlash(name))
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, src) {
 			continue
 		}
@@ -51,24 +86,105 @@ func run(out string) error {
 	return nil
 }
 
-// generate returns the generated source of every package, by file path
-// relative to the module's root.
-func generate() (map[string][]byte, error) {
-	files := make(map[string][]byte)
-	for _, s := range schemas.All() {
-		sf, err := build(inputOf(s))
-		if err != nil {
-			return nil, err
-		}
-		src, err := emit(sf)
-		if err != nil {
-			return nil, err
-		}
-		name := filepath.Join(sf.Package, sf.Package+"_gen.go")
-		if _, dup := files[name]; dup {
-			return nil, fmt.Errorf("two schemas generate %s: give each version a package of its own", name)
-		}
-		files[name] = src
+// A config says what to generate and where it goes.
+type config struct {
+	Catalogue *schemas.Catalogue
+	Dir       string // the catalogue's folder, as the generated headers name it
+	Import    string // the import path of the output folder
+	Export    bool   // whether the names of kinds_gen.go are exported
+}
+
+// published is the configuration of the module's own generation: the
+// embedded catalogue into the module's root.
+func published() config {
+	return config{
+		Catalogue: schemas.Published(),
+		Dir:       "schemas",
+		Import:    "github.com/fleetkit/catalogue",
 	}
+}
+
+// A major is one major version of a schema: the package generated for it.
+type major struct {
+	Latest *schemaFile   // the latest minor, which the package's type follows
+	Older  []*schemaFile // the earlier minors, oldest first
+	Dir    string        // the package's folder, relative to the output folder
+}
+
+// generate returns the generated source of every package, by file path
+// (slash-separated) relative to the output folder.
+func generate(cfg config) (map[string][]byte, error) {
+	files := make(map[string][]byte)
+	var majors []*major
+	for _, name := range cfg.Catalogue.Names() {
+		all := cfg.Catalogue.All()
+		byMajor := map[int][]schemas.Schema{}
+		var order []int
+		for _, s := range all {
+			if s.Name != name {
+				continue
+			}
+			if len(byMajor[s.Major]) == 0 {
+				order = append(order, s.Major)
+			}
+			byMajor[s.Major] = append(byMajor[s.Major], s)
+		}
+		for _, n := range order {
+			versions := byMajor[n]
+			m := &major{}
+			for i, s := range versions {
+				sf, err := build(cfg.inputOf(s))
+				if err != nil {
+					return nil, err
+				}
+				if i < len(versions)-1 {
+					sf.olderMinor()
+					m.Older = append(m.Older, sf)
+				} else {
+					m.Latest = sf
+				}
+			}
+			m.Dir = m.Latest.Package
+			if n > 1 {
+				m.Dir = path.Join(m.Dir, fmt.Sprintf("v%d", n))
+			}
+			for _, sf := range m.Older {
+				sf.Latest = m.Latest
+			}
+			m.Latest.Older = m.Older
+			for _, sf := range append([]*schemaFile{m.Latest}, m.Older...) {
+				src, err := emit(sf)
+				if err != nil {
+					return nil, err
+				}
+				file := path.Join(m.Dir, sf.fileName())
+				if _, dup := files[file]; dup {
+					return nil, fmt.Errorf("two schemas generate %s: give each a name of its own, and majors 0 and 1 cannot both exist", file)
+				}
+				files[file] = src
+			}
+			majors = append(majors, m)
+		}
+	}
+	src, err := emitTable(cfg, majors)
+	if err != nil {
+		return nil, err
+	}
+	files["kinds_gen.go"] = src
 	return files, nil
+}
+
+// inputOf returns the generator's view of a schema of cfg's catalogue.
+func (cfg config) inputOf(s schemas.Schema) input {
+	return input{Name: s.Name, Version: s.Version, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
+}
+
+// fileName returns the name of the file generated for sf in its package:
+// <package>_gen.go for the latest minor, <package>_<major>_<minor>_gen.go
+// for an earlier one.
+func (sf *schemaFile) fileName() string {
+	if sf.Suffix == "" {
+		return sf.Package + "_gen.go"
+	}
+	return sf.Package + "_" + strings.ReplaceAll(sf.Schema.Version, ".", "_") + "_gen.go"
 }

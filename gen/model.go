@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
-
-	"github.com/fleetkit/catalogue/schemas"
 )
 
 // A kind is what a member holds, as the generated code sees it.
@@ -77,11 +75,8 @@ type field struct {
 type input struct {
 	Name, Version, ID string
 	File              string // its file name in the catalogue
+	Source            string // its path from the module's root, for the generated header
 	Data              []byte
-}
-
-func inputOf(s schemas.Schema) input {
-	return input{Name: s.Name, Version: s.Version, ID: s.ID, File: s.File(), Data: s.JSON()}
 }
 
 // A schemaFile is one schema turned into the model of its package.
@@ -89,6 +84,36 @@ type schemaFile struct {
 	Schema  input
 	Package string
 	Root    *message
+	// Suffix is "" for the latest minor of a major, whose types the
+	// package exports; for an earlier minor it ends the names of its own
+	// types, unexported, such as sensorV1_0 for demo.sensor 1.0.
+	Suffix string
+	Latest *schemaFile   // for an earlier minor, the latest of its major
+	Older  []*schemaFile // for the latest minor, the earlier ones, oldest first
+}
+
+// olderMinor renames the types of sf, an earlier minor of its major, so
+// that they live unexported beside the latest minor's in one package.
+func (sf *schemaFile) olderMinor() {
+	sf.Suffix = "V" + strings.ReplaceAll(sf.Schema.Version, ".", "_")
+	var walk func(m *message)
+	walk = func(m *message) {
+		m.GoName = unexport(m.GoName) + sf.Suffix
+		for _, f := range m.Fields {
+			if f.Kind == kindEnum {
+				f.EnumType = unexport(f.EnumType) + sf.Suffix
+			}
+		}
+		for _, n := range m.Nested {
+			walk(n)
+		}
+	}
+	walk(sf.Root)
+}
+
+// unexport lower-cases the first letter of an exported Go name.
+func unexport(name string) string {
+	return strings.ToLower(name[:1]) + name[1:]
 }
 
 // extraRules are the catalogue's rules that JSON Schema cannot express,

@@ -95,3 +95,27 @@ func (e *Error) Unwrap() []error {
 	}
 	return errs
 }
+
+// A Message is a decoded message of one schema at one version: a value of
+// a type generated from it, such as *device.Device. Package catalogue
+// returns one when the schema is known only at run time.
+type Message interface {
+	// Validate reports whether the message, as it would be encoded, is one
+	// its schema accepts, returning an *Error if not.
+	Validate() error
+	// Unset returns the JSON Pointers of the required members that still
+	// hold the zero value of their Go type (see device.Device.Unset).
+	Unset() []string
+	// SchemaName returns the name of the message's schema.
+	SchemaName() string
+	// SchemaVersion returns the version of the message's schema: the
+	// version it is judged and encoded by.
+	SchemaVersion() string
+	// MarshalJSON encodes the message.
+	MarshalJSON() ([]byte, error)
+	// AppendJSON appends the encoding of the message to b.
+	AppendJSON(b []byte) ([]byte, error)
+	// UnmarshalJSON decodes data into the message, exactly as its schema
+	// and the catalogue's decisions say.
+	UnmarshalJSON(data []byte) error
+}

@@ -67,12 +67,28 @@ func newCompiler() *jsonschema.Compiler {
 }
 
 func compileAll() (map[string]*compiled, error) {
+	var at1 []schemas.Schema
+	for _, s := range schemas.All() {
+		if s.Version == version {
+			at1 = append(at1, s)
+		}
+	}
+	byID, err := compileSchemas(at1)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]*compiled{}
+	for _, s := range at1 {
+		m[s.Name] = byID[s.ID]
+	}
+	return m, nil
+}
+
+// compileSchemas compiles the given schema files, by $id.
+func compileSchemas(all []schemas.Schema) (map[string]*compiled, error) {
 	c := newCompiler()
 	docs := map[string]any{}
-	for _, s := range schemas.All() {
-		if s.Version != version {
-			continue
-		}
+	for _, s := range all {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", s.File(), err)
@@ -80,21 +96,47 @@ func compileAll() (map[string]*compiled, error) {
 		if err := c.AddResource(s.ID, doc); err != nil {
 			return nil, fmt.Errorf("%s: %v", s.File(), err)
 		}
-		docs[s.Name] = doc
+		docs[s.ID] = doc
 	}
 	m := map[string]*compiled{}
-	for name, doc := range docs {
-		sch, err := c.Compile(schemas.ID(name, version))
+	for _, s := range all {
+		sch, err := c.Compile(s.ID)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, fmt.Errorf("%s: %v", s.File(), err)
 		}
 		cs := &compiled{schema: sch}
-		if err := cs.walk(doc, nil); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+		if err := cs.walk(docs[s.ID], nil); err != nil {
+			return nil, fmt.Errorf("%s: %v", s.File(), err)
 		}
-		m[name] = cs
+		m[s.ID] = cs
 	}
 	return m, nil
+}
+
+// An Oracle judges messages by every version of the schemas of one
+// catalogue, such as a test fixture, with the same rules as Verdict.
+type Oracle struct {
+	byID map[string]*compiled
+}
+
+// New compiles every schema of c, at every version. It fails if a schema
+// does not compile or uses a keyword the oracle has not reasoned about.
+func New(c *schemas.Catalogue) (*Oracle, error) {
+	byID, err := compileSchemas(c.All())
+	if err != nil {
+		return nil, err
+	}
+	return &Oracle{byID: byID}, nil
+}
+
+// Verdict judges data against exactly the named schema's file at version,
+// as the package's Verdict does at 1.0.
+func (o *Oracle) Verdict(name, version string, data []byte) (ok bool, why []string) {
+	cs := o.byID[schemas.ID(name, version)]
+	if cs == nil {
+		return false, []string{fmt.Sprintf("no schema %q at version %s in the catalogue", name, version)}
+	}
+	return cs.verdict(name, data)
 }
 
 // walk records where the oracle's rules apply in the (sub)schema sch found
@@ -203,7 +245,11 @@ func Verdict(name string, data []byte) (ok bool, why []string) {
 	if cs == nil {
 		return false, []string{fmt.Sprintf("no schema %q at version %s in the catalogue", name, version)}
 	}
+	return cs.verdict(name, data)
+}
 
+// verdict judges data against cs, the named schema at some version.
+func (cs *compiled) verdict(name string, data []byte) (ok bool, why []string) {
 	why = append(why, checkEncoding(data)...)
 	why = append(why, checkSyntax(data)...)
 	if len(why) > 0 {
