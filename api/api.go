@@ -28,7 +28,7 @@ const MaxMessageBytes = 1 << 20
 // Everything it serves is computed once, here, from the embedded catalogue;
 // the handler is safe for concurrent use.
 func Handler() http.Handler {
-	return newHandler(schemas.All())
+	return newHandler(schemas.All(), catalogue.DecodeAs)
 }
 
 // handler serves the API. Each endpoint is one method on it, listed in
@@ -38,6 +38,9 @@ type handler struct {
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
 	files      map[key]file      // the schema files, by name and version
+	// decodeAs judges a message by a schema at a version: catalogue's
+	// DecodeAs, or in tests the same over a fixture catalogue.
+	decodeAs func(name, version string, data []byte) (catalogue.Message, error)
 }
 
 // key addresses one schema at one version.
@@ -76,8 +79,9 @@ func (h *handler) routes() []route {
 	}
 }
 
-func newHandler(all []schemas.Schema) *handler {
+func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error)) *handler {
 	h := &handler{
+		decodeAs:   decodeAs,
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
 		files:      make(map[key]file, len(all)),
@@ -177,7 +181,8 @@ func (h *handler) schema(w http.ResponseWriter, r *http.Request) {
 }
 
 // validate serves POST /api/schemas/{name}/versions/{version}/validate: the
-// verdict of the library on the request body, as a message of that schema.
+// verdict of the library on the request body, as a message of that schema
+// judged by exactly that version's file (decision 13), not by the latest.
 // Whatever the body's Content-Type, its bytes are what is judged.
 func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	name, version := r.PathValue("name"), r.PathValue("version")
@@ -199,7 +204,7 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "reading the message: "+err.Error())
 		return
 	}
-	_, err = catalogue.DecodeAs(name, version, body)
+	_, err = h.decodeAs(name, version, body)
 	if err == nil {
 		writeJSON(w, r, http.StatusOK, validBody)
 		return

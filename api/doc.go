@@ -18,8 +18,9 @@
 //	POST /api/schemas/{name}/versions/{version}/validate  the verdict on the message in the body
 //
 // The validation route judges the request body, whatever its Content-Type,
-// exactly as decoding the message in Go does (see package catalogue's
-// DecodeAs): 200 with {"valid":true}, or 422 Unprocessable Content with
+// by exactly the named version's schema file, as decoding the message in Go
+// with package catalogue's DecodeAs does (under an earlier minor, a member
+// only a later minor declares is an unknown member like any other): 200 with {"valid":true}, or 422 Unprocessable Content with
 //
 //	{"valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI: check digit is 9, want 8","value":"\"490154203237519\""}]}
 //

@@ -27,10 +27,14 @@ import (
 
 // Options says how to judge a stream.
 type Options struct {
-	// Schema is the name of the schema every message is judged by, at its
-	// latest version. If empty, each message is judged by the schema its
-	// message_type names.
+	// Schema is the name of the schema every message is judged by, at
+	// Version. If empty, each message is judged by the schema its
+	// message_type names, at that schema's latest version.
 	Schema string
+	// Version is the version of Schema every message is judged by, with
+	// exactly that version's schema file (decision 13). If empty, it is
+	// the latest version: the latest minor of the latest major.
+	Version string
 	// Default is the name of the schema, at its latest version, of the
 	// messages without a message_type member, such as example.event's,
 	// when Schema is empty; if Default is empty too, such a message is
@@ -109,18 +113,22 @@ type batch struct {
 // returns it; a line that is not JSON, or not a valid message, is not an
 // error but a result. A last line without a line end is judged only at
 // the end of r: one cut off by a read error is not. An unknown
-// Options.Schema or Options.Default is an error, before any line is read.
+// Options.Schema, Options.Version or Options.Default is an error, before
+// any line is read.
 //
 // When ctx is done, or emit fails, Check returns soon even if a call to
 // r.Read blocks, as it does on a quiet pipe or terminal: that call is left
 // to finish on a goroutine of its own, which then drops what it read and
 // reads no more. The caller owns r, and may close it to end such a call.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
-	for _, name := range []string{opts.Schema, opts.Default} {
-		if name != "" {
-			if _, err := catalogue.New(name, ""); err != nil {
-				return Stats{}, err
-			}
+	if opts.Schema != "" || opts.Version != "" {
+		if _, err := catalogue.New(opts.Schema, opts.Version); err != nil {
+			return Stats{}, err
+		}
+	}
+	if opts.Default != "" {
+		if _, err := catalogue.New(opts.Default, ""); err != nil {
+			return Stats{}, err
 		}
 	}
 	workers := opts.Workers
@@ -359,7 +367,7 @@ func judge(b *batch, opts Options) {
 		res := Result{Line: b.first + i}
 		var m catalogue.Message
 		if opts.Schema != "" {
-			m, res.Err = catalogue.DecodeAs(opts.Schema, "", text)
+			m, res.Err = catalogue.DecodeAs(opts.Schema, opts.Version, text)
 		} else {
 			m, res.Err = catalogue.DecodeOr(text, opts.Default)
 		}

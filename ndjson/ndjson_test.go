@@ -86,6 +86,27 @@ func TestSchemaOption(t *testing.T) {
 	assert.ErrorIs(t, err, schemas.ErrUnknown)
 }
 
+// TestVersionOption pins that Options.Version names the version judged
+// by, and that a version the catalogue lacks is refused before any line
+// is read.
+func TestVersionOption(t *testing.T) {
+	got, _ := collect(t, validEvent+"\n", ndjson.Options{Schema: "example.event", Version: "1.0"})
+	require.Len(t, got, 1)
+	assert.True(t, got[0].Valid())
+
+	for _, opts := range []ndjson.Options{{Schema: "example.event", Version: "1.1"}, {Version: "1.0"}} {
+		read := false
+		_, err := ndjson.Check(context.Background(), readerFunc(func([]byte) (int, error) { read = true; return 0, io.EOF }), opts, func(ndjson.Result) error { return nil })
+		assert.ErrorIs(t, err, schemas.ErrUnknown, "%+v", opts)
+		assert.False(t, read, "%+v", opts)
+	}
+}
+
+// readerFunc is an io.Reader made of a function.
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
 // TestOrderUnderConcurrency pins that results come back in input order
 // whatever the number of workers and however uneven the lines' cost.
 func TestOrderUnderConcurrency(t *testing.T) {

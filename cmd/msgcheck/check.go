@@ -17,6 +17,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // progressInterval is how often the progress line is redrawn at most. Tests
@@ -39,12 +40,14 @@ var isTerminal = func(w io.Writer) bool {
 // reports the invalid ones (or, with -json, every one) on stdout, in input
 // order, and a summary on stderr.
 func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := newFlagSet("check", "usage: msgcheck check [-schema name] [-default name] [-json] [file ...]\n\n"+
+	flags := newFlagSet("check", "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [file ...]\n\n"+
 		"Judge newline-delimited JSON messages, from the files or, when there are\n"+
 		"none or a file is -, from standard input. Flags may follow the files.\n"+
-		"Exit status: 0 if every message is valid, 1 if any is invalid, 2 for a\n"+
-		"usage or I/O error.\n")
-	schema := flags.String("schema", "", "judge every message by the schema `name` (at its latest version), not by its message_type")
+		"Each message is judged by the schema its message_type names, at that\n"+
+		"schema's latest version (the latest minor of its latest major), unless\n"+
+		"-schema names one. Exit status: 0 if every message is valid, 1 if any\n"+
+		"is invalid, 2 for a usage or I/O error.\n")
+	schema := flags.String("schema", "", "judge every message by the schema `name[@version]`, not by its message_type: by exactly that version's file, or by the latest version (latest minor of the latest major) if none is given")
 	def := flags.String("default", "", "judge the messages that have no message_type, such as example.event's, by the schema `name` (at its latest version)")
 	asJSON := flags.Bool("json", false, "print one JSON object per message, valid ones included")
 	files, code, ok := flags.parse(args, stdout, stderr)
@@ -52,12 +55,23 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return code
 	}
 	// Checked before any file is opened, so that a typo costs nothing.
-	for _, f := range []struct{ flag, name string }{{"-schema", *schema}, {"-default", *def}} {
-		if f.name == "" {
+	name, version, versioned := strings.Cut(*schema, "@")
+	for _, f := range []struct {
+		flag, name, version string
+		versioned           bool
+	}{{"-schema", name, version, versioned}, {"-default", *def, "", false}} {
+		if f.name == "" && !f.versioned {
 			continue
 		}
-		if _, err := catalogue.New(f.name, ""); err != nil {
-			fmt.Fprintf(stderr, "msgcheck check: %s: %v; known schemas: %s\n", f.flag, err, strings.Join(catalogue.Types(), ", "))
+		if _, err := catalogue.New(f.name, f.version); err != nil || f.versioned && f.version == "" {
+			if err == nil {
+				err = fmt.Errorf("no version after @ in %q", *schema)
+			}
+			known := "known schemas: " + strings.Join(catalogue.Types(), ", ")
+			if versions, err := schemas.Versions(f.name); err == nil && f.versioned {
+				known = "versions of " + f.name + ": " + strings.Join(versions, ", ")
+			}
+			fmt.Fprintf(stderr, "msgcheck check: %s: %v; %s\n", f.flag, err, known)
 			return 2
 		}
 	}
@@ -74,7 +88,7 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 
 	c := &checker{
-		opts:   ndjson.Options{Schema: *schema, Default: *def},
+		opts:   ndjson.Options{Schema: name, Version: version, Default: *def},
 		json:   *asJSON,
 		stderr: stderr,
 		start:  time.Now(),

@@ -141,6 +141,18 @@ func TestCheckSchemaFlagJudgesEveryMessageByThatSchema(t *testing.T) {
 	assert.Equal(t, [3]string{"4", "2", "2"}, r.summary(t))
 }
 
+// TestCheckSchemaFlagTakesAVersion pins that -schema NAME@VERSION judges
+// by that version (the published catalogue has only 1.0 of each schema;
+// that the version is judged by exactly its own file is pinned on the
+// fixture catalogue, in package catalogue).
+func TestCheckSchemaFlagTakesAVersion(t *testing.T) {
+	file := writeFile(t, "events.ndjson", validEvent, validDevice)
+	r := runCheck(t, nil, "-schema", "example.event@1.0", file)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, file+":2: example.event: /id: required member is missing; /type: required member is missing; /occurred_at: required member is missing\n", r.stdout)
+	assert.Equal(t, [3]string{"2", "1", "1"}, r.summary(t))
+}
+
 // jsonLine is one line of check -json, as a consumer reads it.
 type jsonLine struct {
 	File       string `json:"file"`
@@ -251,6 +263,12 @@ func TestCheckUsageErrorsExit2BeforeReading(t *testing.T) {
 		{"unknown schema", []string{"-schema", "core.driver", missing},
 			`msgcheck check: -schema: unknown schema "core.driver"; known schemas: core.association, core.device, core.vehicle, example.event`},
 		{"names are case-sensitive", []string{"-schema", "CORE.DEVICE", missing}, `unknown schema "CORE.DEVICE"`},
+		{"unknown version", []string{"-schema", "core.device@1.1", missing},
+			`msgcheck check: -schema: unknown schema "core.device" version "1.1"; versions of core.device: 1.0`},
+		{"version of an unknown schema", []string{"-schema", "core.driver@1.0", missing},
+			`msgcheck check: -schema: unknown schema "core.driver" version "1.0"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"no version after @", []string{"-schema", "core.device@", missing},
+			`msgcheck check: -schema: no version after @ in "core.device@"; versions of core.device: 1.0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,7 +287,7 @@ func TestCheckUsageErrorsExit2BeforeReading(t *testing.T) {
 func TestCheckHelpExits0(t *testing.T) {
 	r := runCheck(t, nil, "-h")
 	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stdout, "usage: msgcheck check [-schema name] [-default name] [-json] [file ...]")
+	assert.Contains(t, r.stdout, "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [file ...]")
 	assert.Contains(t, r.stdout, "-default name")
 	assert.Empty(t, r.stderr)
 

@@ -3,17 +3,19 @@
 //
 // Usage:
 //
-//	msgcheck check [-schema NAME] [-json] [FILE ...]  judge newline-delimited messages
-//	msgcheck schemas                                  print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]                  serve the catalogue API over HTTP
-//	msgcheck version                                  print the version and the schemas it judges by
+//	msgcheck check [-schema NAME[@VERSION]] [-json] [FILE ...]  judge newline-delimited messages
+//	msgcheck schemas                                            print the catalogue: name, version and $id
+//	msgcheck serve [-addr HOST:PORT]                            serve the catalogue API over HTTP
+//	msgcheck version                                            print the version and the schemas it judges by
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
-// a file is "-". It judges each message by the -schema named, at its latest
-// version, or else by the schema its message_type names, with exactly the
-// library's rules (package ndjson), using every core. For each invalid
-// message it prints, in input order,
+// a file is "-". It judges each message by the -schema named, or else by
+// the schema its message_type names, with exactly the library's rules
+// (package ndjson), using every core. -schema NAME@VERSION judges by
+// exactly that version's schema file (decision 13); a name alone, and
+// message_type, judge by the schema's latest version: the latest minor of
+// its latest major. For each invalid message it prints, in input order,
 //
 //	FILE:LINE: SCHEMA: violation; violation; ...
 //
