@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -217,4 +218,34 @@ func testSchema(t *testing.T, props string) input {
 	data, err := json.Marshal(doc)
 	require.NoError(t, err)
 	return input{Name: "test.thing", Version: "1.0", ID: schemas.ID("test.thing", "1.0"), File: "test.thing-1.0.json", Data: data}
+}
+
+// TestMajorsZeroAndOneCollide pins that majors 0 and 1, which share the
+// unversioned import path, are refused rather than one silently
+// overwriting the other, while majors 1 and 3 get packages of their own.
+func TestMajorsZeroAndOneCollide(t *testing.T) {
+	catalogueOf := func(versions ...string) config {
+		fsys := fstest.MapFS{}
+		for _, v := range versions {
+			s := testSchema(t, `{"req": {"type": "string"}}`)
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(s.Data, &doc))
+			doc["$id"] = schemas.ID("test.thing", v)
+			data, err := json.Marshal(doc)
+			require.NoError(t, err)
+			fsys["test.thing-"+v+".json"] = &fstest.MapFile{Data: data}
+		}
+		c, err := schemas.Load(fsys)
+		require.NoError(t, err)
+		return config{Catalogue: c, Dir: "x", Import: "example.com/x"}
+	}
+	_, err := generate(catalogueOf("0.1", "1.0"))
+	require.ErrorContains(t, err, "two schemas generate thing/thing_gen.go")
+
+	files, err := generate(catalogueOf("1.0", "3.0", "3.1"))
+	require.NoError(t, err)
+	assert.Contains(t, files, "thing/thing_gen.go")
+	assert.Contains(t, files, "thing/v3/thing_gen.go")
+	assert.Contains(t, files, "thing/v3/thing_3_0_gen.go")
+	assert.Contains(t, string(files["kinds_gen.go"]), `thingv3 "example.com/x/thing/v3"`)
 }

@@ -116,55 +116,31 @@ type major struct {
 func generate(cfg config) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	var majors []*major
-	for _, name := range cfg.Catalogue.Names() {
-		all := cfg.Catalogue.All()
-		byMajor := map[int][]schemas.Schema{}
-		var order []int
-		for _, s := range all {
-			if s.Name != name {
-				continue
-			}
-			if len(byMajor[s.Major]) == 0 {
-				order = append(order, s.Major)
-			}
-			byMajor[s.Major] = append(byMajor[s.Major], s)
+	// The catalogue lists each schema's versions together, in numeric
+	// order, so a major's minors are a run of it.
+	all := cfg.Catalogue.All()
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Name == all[i].Name && all[j].Major == all[i].Major {
+			j++
 		}
-		for _, n := range order {
-			versions := byMajor[n]
-			m := &major{}
-			for i, s := range versions {
-				sf, err := build(cfg.inputOf(s))
-				if err != nil {
-					return nil, err
-				}
-				if i < len(versions)-1 {
-					sf.olderMinor()
-					m.Older = append(m.Older, sf)
-				} else {
-					m.Latest = sf
-				}
-			}
-			m.Dir = m.Latest.Package
-			if n > 1 {
-				m.Dir = path.Join(m.Dir, fmt.Sprintf("v%d", n))
-			}
-			for _, sf := range m.Older {
-				sf.Latest = m.Latest
-			}
-			m.Latest.Older = m.Older
-			for _, sf := range append([]*schemaFile{m.Latest}, m.Older...) {
-				src, err := emit(sf)
-				if err != nil {
-					return nil, err
-				}
-				file := path.Join(m.Dir, sf.fileName())
-				if _, dup := files[file]; dup {
-					return nil, fmt.Errorf("two schemas generate %s: give each a name of its own, and majors 0 and 1 cannot both exist", file)
-				}
-				files[file] = src
-			}
-			majors = append(majors, m)
+		m, err := buildMajor(cfg, all[i:j])
+		if err != nil {
+			return nil, err
 		}
+		i = j
+		for _, sf := range append([]*schemaFile{m.Latest}, m.Older...) {
+			src, err := emit(sf)
+			if err != nil {
+				return nil, err
+			}
+			file := path.Join(m.Dir, sf.fileName())
+			if _, dup := files[file]; dup {
+				return nil, fmt.Errorf("two schemas generate %s: give each a name of its own, and majors 0 and 1 cannot both exist", file)
+			}
+			files[file] = src
+		}
+		majors = append(majors, m)
 	}
 	src, err := emitTable(cfg, majors)
 	if err != nil {
@@ -174,9 +150,36 @@ func generate(cfg config) (map[string][]byte, error) {
 	return files, nil
 }
 
+// buildMajor models the package of one major: versions are its minors,
+// oldest first.
+func buildMajor(cfg config, versions []schemas.Schema) (*major, error) {
+	m := &major{}
+	for i, s := range versions {
+		sf, err := build(cfg.inputOf(s))
+		if err != nil {
+			return nil, err
+		}
+		if i < len(versions)-1 {
+			sf.olderMinor()
+			m.Older = append(m.Older, sf)
+		} else {
+			m.Latest = sf
+		}
+	}
+	for _, sf := range m.Older {
+		sf.Latest = m.Latest
+	}
+	m.Latest.Older = m.Older
+	m.Dir = m.Latest.Package
+	if n := m.Latest.Schema.Major; n > 1 {
+		m.Dir = path.Join(m.Dir, fmt.Sprintf("v%d", n))
+	}
+	return m, nil
+}
+
 // inputOf returns the generator's view of a schema of cfg's catalogue.
 func (cfg config) inputOf(s schemas.Schema) input {
-	return input{Name: s.Name, Version: s.Version, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
+	return input{Name: s.Name, Version: s.Version, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
 }
 
 // fileName returns the name of the file generated for sf in its package:

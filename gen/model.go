@@ -74,6 +74,7 @@ type field struct {
 // An input is one schema of the catalogue, as the generator reads it.
 type input struct {
 	Name, Version, ID string
+	Major             int    // the version's major number
 	File              string // its file name in the catalogue
 	Source            string // its path from the module's root, for the generated header
 	Data              []byte
