@@ -107,47 +107,60 @@ func Load(fsys fs.FS) (*Catalogue, error) {
 		if err != nil {
 			return nil, err
 		}
-		var head struct {
-			ID          string   `json:"$id"`
-			Dialect     string   `json:"$schema"`
-			Title       string   `json:"title"`
-			Description string   `json:"description"`
-			Required    []string `json:"required"`
-		}
-		if err := json.Unmarshal(data, &head); err != nil {
-			return nil, fmt.Errorf("%s: %v", file, err)
-		}
-		name, version, ok := splitID(head.ID)
-		if !ok {
-			return nil, fmt.Errorf("%s: $id %q is not %s/api/schemas/<name>/versions/<version>", file, head.ID, BaseURL)
-		}
-		major, minor, err := ParseVersion(version)
+		s, err := Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
 		}
-		if head.Title != name {
-			return nil, fmt.Errorf("%s: title %q is not the name %q of its $id", file, head.Title, name)
+		if want := s.Name + "-" + s.Version + ".json"; file != want {
+			return nil, fmt.Errorf("%s: file of %s version %s must be named %s", file, s.Name, s.Version, want)
 		}
-		if want := name + "-" + version + ".json"; file != want {
-			return nil, fmt.Errorf("%s: file of %s version %s must be named %s", file, name, version, want)
-		}
-		all = append(all, Schema{
-			Name:        name,
-			Version:     version,
-			Major:       major,
-			Minor:       minor,
-			ID:          head.ID,
-			Dialect:     head.Dialect,
-			Description: head.Description,
-			Required:    head.Required,
-			file:        file,
-			data:        data,
-		})
+		s.file = file
+		all = append(all, s)
 	}
 	slices.SortFunc(all, func(a, b Schema) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.Major, b.Major), cmp.Compare(a.Minor, b.Minor))
 	})
 	return &Catalogue{all: all}, nil
+}
+
+// Parse reads one schema file: a JSON Schema whose $id is
+// BaseURL + "/api/schemas/<name>/versions/<version>" (in either scheme),
+// whose title is the name and whose version is MAJOR.MINOR (see
+// ParseVersion), such as a proposed version of a schema before it is
+// published. The Schema keeps its own copy of data; its File is "".
+func Parse(data []byte) (Schema, error) {
+	var head struct {
+		ID          string   `json:"$id"`
+		Dialect     string   `json:"$schema"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Required    []string `json:"required"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return Schema{}, err
+	}
+	name, version, ok := splitID(head.ID)
+	if !ok {
+		return Schema{}, fmt.Errorf("$id %q is not %s/api/schemas/<name>/versions/<version>", head.ID, BaseURL)
+	}
+	major, minor, err := ParseVersion(version)
+	if err != nil {
+		return Schema{}, err
+	}
+	if head.Title != name {
+		return Schema{}, fmt.Errorf("title %q is not the name %q of its $id", head.Title, name)
+	}
+	return Schema{
+		Name:        name,
+		Version:     version,
+		Major:       major,
+		Minor:       minor,
+		ID:          head.ID,
+		Dialect:     head.Dialect,
+		Description: head.Description,
+		Required:    head.Required,
+		data:        bytes.Clone(data),
+	}, nil
 }
 
 // ParseVersion returns the major and minor numbers of a version of the

@@ -1,0 +1,537 @@
+package compat
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// checker compares two parsed versions and collects the findings.
+type checker struct {
+	opt                    Options
+	old, new               *node
+	oldVersion, newVersion string
+	report                 *Report
+	seen                   map[string]bool // keys of the findings made
+	budget                 int             // bytes of findings still allowed
+}
+
+// step is one step from a node to a member of its messages: a member
+// name, or (items) the first item of an array.
+type step struct {
+	name  string
+	items bool
+}
+
+// direction is one direction of a comparison: messages src accepts,
+// judged by dst.
+type direction struct {
+	mode     Mode
+	src, dst *node // the roots
+}
+
+func (c *checker) compare() {
+	mode := c.opt.mode()
+	if mode&Backward != 0 {
+		c.walk(direction{Backward, c.old, c.new}, c.old, c.new, nil)
+	}
+	if mode&Forward != 0 {
+		c.walk(direction{Forward, c.new, c.old}, c.new, c.old, nil)
+	}
+}
+
+// oldNew returns the pair (s, t) of a direction as (old node, new node).
+func (d direction) oldNew(s, t *node) (*node, *node) {
+	if d.mode == Forward {
+		return t, s
+	}
+	return s, t
+}
+
+// walk finds the values s accepts and t rejects at the member path leads
+// to: s and t are the nodes there in the direction's source and
+// destination versions. It is called only where src's messages can reach.
+func (c *checker) walk(d direction, s, t *node, path []step) {
+	o, n := d.oldNew(s, t)
+	for _, x := range []*node{o, n} {
+		for _, r := range x.refused {
+			c.refusal(x, r, path)
+		}
+	}
+	if !patternsDecidable(s, t) {
+		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern, changed or beside other changed keywords on strings, which the checker cannot compare"}, path)
+	}
+
+	// Scalars: every cell of the candidates.
+	decidableStrings := patternsDecidable(s, t)
+	for _, v := range scalars(s, t) {
+		if typeOf(v) == tString && !decidableStrings {
+			continue
+		}
+		if !s.accepts(v) {
+			continue
+		}
+		if why := t.rejects(v); why != 0 {
+			c.differs(d, s, t, path, v, why)
+		}
+	}
+
+	// Arrays.
+	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
+		if why := t.rejects([]value{}); why != 0 {
+			c.differs(d, s, t, path, []value{}, why)
+		} else {
+			c.walk(d, orAny(s.items, s, "/items"), orAny(t.items, t, "/items"), append(path, step{items: true}))
+		}
+	}
+
+	// Objects.
+	base, ok := baseObject(s, t, "", false)
+	if !ok {
+		return // s accepts no object
+	}
+	if why := t.rejects(base); why&^(rRequired|rMember) != 0 {
+		c.differs(d, s, t, path, base, why&^(rRequired|rMember))
+		return
+	}
+	for _, name := range t.required {
+		if !s.isReq[name] {
+			without, ok := baseObject(s, t, name, false)
+			if ok {
+				c.differs(d, s, t, path, without, rRequired, name)
+			}
+		}
+	}
+	for _, name := range s.names() {
+		tn := t.member(name)
+		if tn == nil {
+			continue // the other direction sees it as open content
+		}
+		c.walk(d, s.member(name), tn, append(path, step{name: name}))
+	}
+	for _, name := range t.names() {
+		if !s.declares(name) {
+			c.openContent(d, s, t, path, name)
+		}
+	}
+	c.defaults(d, s, t, path)
+}
+
+// orAny returns n, or for nil the node that accepts anything.
+func orAny(n, parent *node, seg string) *node {
+	if n != nil {
+		return n
+	}
+	return &node{parent: parent, seg: seg, types: tAll}
+}
+
+// differs records that s accepts v and t rejects it for why (at path's
+// member, named is the required member for rRequired).
+func (c *checker) differs(d direction, s, t *node, path []step, v value, why reason, named ...string) {
+	code, key, msg := c.explain(d, s, t, v, why, named)
+	pure := why&(why-1) == 0
+	ptr := memberPointer(path)
+	if len(named) > 0 {
+		ptr += "/" + escape(named[0]) // the member the witness lacks
+	}
+	c.add(d, code, key, pure, s, t, path, ptr, v, msg)
+}
+
+// precedence orders the reasons by which a finding is named when a value
+// is rejected for several.
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rMinLength, rRequired, rIMEI, rMember}
+
+// explain names the difference: its code, its key among findings (one
+// finding per code and member, and per value for enumerations and types),
+// and its message.
+func (c *checker) explain(d direction, s, t *node, v value, why reason, named []string) (code, key, msg string) {
+	var first reason
+	for _, r := range precedence {
+		if why&r != 0 {
+			first = r
+			break
+		}
+	}
+	back := d.mode == Backward
+	o, n := d.oldNew(s, t)
+	ov, nv := c.oldVersion, c.newVersion
+	pick := func(backCode, fwdCode string) string {
+		if back {
+			return backCode
+		}
+		return fwdCode
+	}
+	text := jsonText(v)
+	switch first {
+	case rType, rInt64:
+		what := typeName(typeOf(v))
+		if first == rInt64 {
+			what = "an integer beyond int64 (decision 2)"
+		}
+		code = pick("type-narrowed", "type-widened")
+		key = what
+		if back {
+			msg = fmt.Sprintf("%s no longer accepts %s here (type %s), which %s accepts (type %s); accept it again, or publish a new major version", nv, what, typeText(n), ov, typeText(o))
+		} else {
+			msg = fmt.Sprintf("%s accepts %s here (type %s), which %s rejects (type %s); consumers of %s would reject it: publish a new major version, or do not accept it", nv, what, typeText(n), ov, typeText(o), ov)
+		}
+	case rEnum:
+		key = text
+		switch {
+		case back && s.hasEnum:
+			code = "enum-value-removed"
+			msg = fmt.Sprintf("%s drops %s from the enumeration; keep it, or publish a new major version", nv, text)
+		case back:
+			code = "enum-added"
+			msg = fmt.Sprintf("%s restricts the member to an enumeration that lacks %s, which %s accepts; drop the enumeration, or publish a new major version", nv, text, ov)
+		case s.hasEnum:
+			code = "enum-value-added"
+			msg = fmt.Sprintf("%s adds %s to the enumeration, which consumers of %s reject; publish it in a new major version", nv, text, ov)
+		default:
+			code = "enum-removed"
+			msg = fmt.Sprintf("%s drops the enumeration, so accepts %s, which consumers of %s reject; keep the enumeration, or publish a new major version", nv, text, ov)
+		}
+	case rFormat:
+		code = "format-changed"
+		msg = fmt.Sprintf("the format changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the format, or publish a new major version",
+			formatText(o), ov, formatText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rPattern:
+		code = "pattern-changed"
+		key = text
+		msg = fmt.Sprintf("the pattern changes, so %s accepts %s and %s does not; keep the pattern, or publish a new major version", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMinimum:
+		code = pick("minimum-raised", "minimum-lowered")
+		msg = fmt.Sprintf("the minimum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the minimum, or publish a new major version",
+			boundText(o.min), ov, boundText(n.min), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMaximum:
+		code = pick("maximum-lowered", "maximum-raised")
+		msg = fmt.Sprintf("the maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum, or publish a new major version",
+			boundText(o.max), ov, boundText(n.max), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMinLength:
+		code = pick("min-length-raised", "min-length-lowered")
+		msg = fmt.Sprintf("the minimum length changes from %d in %s to %d in %s, so %s accepts %s and %s does not; keep the minimum length, or publish a new major version",
+			o.minLen, ov, n.minLen, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rRequired:
+		name := named[0]
+		key = name
+		if back {
+			code = "required-added"
+			msg = fmt.Sprintf("%s requires the member %s, which messages of %s may lack; make it optional, or publish a new major version", nv, strconv.Quote(name), ov)
+		} else {
+			code = "required-removed"
+			msg = fmt.Sprintf("%s no longer requires the member %s, which consumers of %s require; keep it required, or publish a new major version", nv, strconv.Quote(name), ov)
+		}
+	default:
+		// rIMEI and rMember never tell two versions apart: decision 6 is
+		// the same in every version, and members are compared one by one.
+		code = pick("type-narrowed", "type-widened")
+		msg = fmt.Sprintf("%s accepts %s and %s does not", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	}
+	return code, key, msg
+}
+
+func versionOf(old bool, ov, nv string) string {
+	if old {
+		return ov
+	}
+	return nv
+}
+
+func typeText(n *node) string {
+	if n.types == tAll {
+		return "any"
+	}
+	var names []string
+	for _, t := range []struct {
+		bits uint8
+		name string
+	}{{tNull, "null"}, {tBoolean, "boolean"}, {tInteger | tFraction, "number"}, {tInteger, "integer"}, {tString, "string"}, {tArray, "array"}, {tObject, "object"}} {
+		if n.types&t.bits == t.bits && !(t.name == "integer" && n.types&tFraction != 0) {
+			names = append(names, t.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+func formatText(n *node) string {
+	if n.format == "" {
+		return "none"
+	}
+	return n.format
+}
+
+func boundText(r *big.Rat) string {
+	if r == nil {
+		return "none"
+	}
+	return decimal(r)
+}
+
+// refusal records a keyword the checker cannot decide: a break in every
+// direction checked, without a witness.
+func (c *checker) refusal(n *node, r refusal, path []step) {
+	ptr := n.pointer() + "/" + escape(r.keyword)
+	if r.keyword == "$schema" {
+		ptr = "/$schema"
+	}
+	key := "refusal " + r.code + " " + ptr
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	c.append(Finding{
+		Code: r.code, Breaks: c.opt.mode(), Direction: c.opt.mode(),
+		SchemaPointer: ptr, MemberPointer: memberPointer(path),
+		Message: fmt.Sprintf("%s uses %s; the checker cannot tell what changes, so it counts this as a break both ways", c.newVersion, r.why),
+	})
+}
+
+// add records a difference found with witness value v at path, unless a
+// finding of the same key is already made; a pure witness (rejected for
+// one reason alone) replaces an impure one.
+func (c *checker) add(d direction, code, key string, pure bool, s, t *node, path []step, memberPtr string, v value, msg string) {
+	o, n := d.oldNew(s, t)
+	ptr := n.pointer()
+	if n.seg == "/required" {
+		ptr = o.pointer()
+	}
+	switch code {
+	case "required-added":
+		ptr = n.pointer() + "/required"
+	case "required-removed":
+		ptr = o.pointer() + "/required"
+	}
+	k := fmt.Sprintf("%d %s %s %q", d.mode, code, memberPtr, key)
+	f := Finding{
+		Code: code, Breaks: d.mode, Direction: d.mode,
+		SchemaPointer: ptr, MemberPointer: memberPtr, Message: msg,
+	}
+	if code == "open-content" {
+		f.Warning = !c.opt.Strict
+		if f.Warning {
+			f.Breaks = 0
+		}
+	}
+	if w, ok := embed(d.src, d.dst, path, v); ok {
+		f.Witness = []byte(jsonText(w))
+	} else {
+		f.Message += " (no witness: the schema leaves no message the checker can vouch for)"
+	}
+	if c.seen[k] {
+		if !pure {
+			return
+		}
+		for i := range c.report.Findings {
+			g := &c.report.Findings[i]
+			if g.key == k && !g.pure {
+				*g = f
+				g.key, g.pure = k, true
+				return
+			}
+		}
+		return
+	}
+	c.seen[k] = true
+	f.key, f.pure = k, pure
+	c.append(f)
+}
+
+// append adds f to the report, within its size budget.
+func (c *checker) append(f Finding) {
+	size := len(f.Witness) + len(f.Message) + len(f.SchemaPointer) + len(f.MemberPointer) + 64
+	if c.budget < size {
+		c.report.Omitted++
+		c.report.OmittedBreaks = c.report.OmittedBreaks || f.Breaks != 0
+		return
+	}
+	c.budget -= size
+	c.report.Findings = append(c.report.Findings, f)
+}
+
+// openContent records a member t declares and s does not: s's messages
+// do not carry it (decision 13's assumption); without the assumption they
+// could, with a value t rejects.
+func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
+	tn := t.member(name)
+	any := &node{parent: s, seg: "/properties/" + escape(name), types: tAll}
+	for _, v := range scalars(any, tn) {
+		if tn.rejects(v) != 0 {
+			c.openContentFinding(d, s, t, path, name, v)
+			return
+		}
+	}
+	for _, v := range []value{[]value{}, &object{}} {
+		if tn.rejects(v) != 0 {
+			c.openContentFinding(d, s, t, path, name, v)
+			return
+		}
+	}
+}
+
+func (c *checker) openContentFinding(d direction, s, t *node, path []step, name string, v value) {
+	var msg string
+	if d.mode == Backward {
+		msg = fmt.Sprintf("%s adds the optional member %s: compatible only if no message of %s carries it as an unknown member (decision 13), as this one does", c.newVersion, strconv.Quote(name), c.oldVersion)
+	} else {
+		msg = fmt.Sprintf("%s removes the member %s: compatible only if no message of %s carries it as an unknown member (decision 13), as this one does", c.newVersion, strconv.Quote(name), c.newVersion)
+	}
+	member := append(path[:len(path):len(path)], step{name: name})
+	// The witness sets the member on a message of s, which t judges.
+	c.addOpen(d, s, t, member, name, v, msg)
+}
+
+// addOpen records an open-content finding: the witness is s's base object
+// with the member set, judged by t, whose node for the member is at the
+// end of path.
+func (c *checker) addOpen(d direction, s, t *node, path []step, name string, v value, msg string) {
+	k := fmt.Sprintf("%d open-content %s", d.mode, memberPointer(path))
+	if c.seen[k] {
+		return
+	}
+	c.seen[k] = true
+	f := Finding{Code: "open-content", Breaks: d.mode, Direction: d.mode, Message: msg, MemberPointer: memberPointer(path)}
+	f.SchemaPointer = t.member(name).pointer()
+	if !c.opt.Strict {
+		f.Warning, f.Breaks = true, 0
+	}
+	parentPath := path[:len(path)-1]
+	if base, ok := baseObject(s, t, name, false); ok {
+		if w, ok := embed(d.src, d.dst, parentPath, base.with(name, v)); ok {
+			f.Witness = []byte(jsonText(w))
+		}
+	}
+	if f.Witness == nil {
+		f.Message += " (no witness: the schema leaves no message the checker can vouch for)"
+	}
+	c.append(f)
+}
+
+// defaults records members both versions declare, optional in both, whose
+// defaults differ: absent, they decode to different values.
+func (c *checker) defaults(d direction, s, t *node, path []step) {
+	o, n := d.oldNew(s, t)
+	for _, name := range o.order {
+		on, nn := o.props[name], n.props[name]
+		if nn == nil || o.isReq[name] || n.isReq[name] {
+			continue
+		}
+		if on.def == nil && nn.def == nil || on.def != nil && nn.def != nil && equal(*on.def, *nn.def) {
+			continue
+		}
+		member := append(path[:len(path):len(path)], step{name: name})
+		k := "default-changed " + memberPointer(member)
+		if c.seen[k] {
+			continue
+		}
+		c.seen[k] = true
+		f := Finding{
+			Code: "default-changed", Breaks: c.opt.mode(), Direction: Full,
+			SchemaPointer: nn.pointer() + "/default", MemberPointer: memberPointer(member),
+			Message: fmt.Sprintf("the default changes from %s in %s to %s in %s, so a message without the member means something else to each; keep the default, or publish a new major version",
+				defaultText(on), c.oldVersion, defaultText(nn), c.newVersion),
+		}
+		// A message both versions accept, without the member.
+		if base, ok := baseObject(o, n, name, true); ok {
+			if w, ok := embedBoth(c.old, c.new, path, base); ok {
+				f.Witness = []byte(jsonText(w))
+			}
+		}
+		if f.Witness == nil {
+			f.Message += " (no witness: no message accepted by both versions leaves the member out)"
+		}
+		c.append(f)
+	}
+}
+
+func defaultText(n *node) string {
+	if n.def == nil {
+		return "none"
+	}
+	return jsonText(*n.def)
+}
+
+// embed returns a message src accepts whose member at path is v, built
+// from the members src requires; dst must judge the member at path by
+// the node it has there. It fails where it cannot vouch for the message.
+func embed(src, dst *node, path []step, v value) (value, bool) {
+	if len(src.refused) > 0 || dst != nil && len(dst.refused) > 0 {
+		return nil, false
+	}
+	if len(path) == 0 {
+		return v, true
+	}
+	st := path[0]
+	if st.items {
+		var dItems *node
+		if dst != nil {
+			dItems = orAny(dst.items, dst, "/items")
+		}
+		child, ok := embed(orAny(src.items, src, "/items"), dItems, path[1:], v)
+		return []value{child}, ok
+	}
+	var dm *node
+	if dst != nil {
+		dm = dst.member(st.name)
+	}
+	sm := src.member(st.name)
+	if sm == nil {
+		// The member is open content in src: anything goes.
+		sm = &node{types: tAll}
+	}
+	child, ok := embed(sm, dm, path[1:], v)
+	if !ok {
+		return nil, false
+	}
+	base, ok := baseObject(src, dst, st.name, false)
+	if !ok {
+		return nil, false
+	}
+	return base.with(st.name, child), true
+}
+
+// embedBoth is embed for a message both versions must accept.
+func embedBoth(a, b *node, path []step, v value) (value, bool) {
+	if len(a.refused) > 0 || len(b.refused) > 0 {
+		return nil, false
+	}
+	if len(path) == 0 {
+		return v, a.accepts(v) && b.accepts(v)
+	}
+	st := path[0]
+	if st.items {
+		child, ok := embedBoth(orAny(a.items, a, "/items"), orAny(b.items, b, "/items"), path[1:], v)
+		return []value{child}, ok
+	}
+	am, bm := a.member(st.name), b.member(st.name)
+	if am == nil || bm == nil {
+		return nil, false
+	}
+	child, ok := embedBoth(am, bm, path[1:], v)
+	if !ok {
+		return nil, false
+	}
+	base, ok := baseObject(a, b, st.name, true)
+	if !ok {
+		return nil, false
+	}
+	w := base.with(st.name, child)
+	return w, a.accepts(w) && b.accepts(w)
+}
+
+// memberPointer returns the JSON Pointer of the member path leads to, in
+// the witness: an array's first item is /0.
+func memberPointer(path []step) string {
+	var b strings.Builder
+	for _, st := range path {
+		if st.items {
+			b.WriteString("/0")
+		} else {
+			b.WriteString("/" + escape(st.name))
+		}
+	}
+	return b.String()
+}

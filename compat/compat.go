@@ -1,0 +1,255 @@
+package compat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// Mode is a set of directions of compatibility (decision 13).
+type Mode int
+
+const (
+	// Backward: every message the old version accepts, the new accepts, so
+	// consumers may upgrade first.
+	Backward Mode = 1 << iota
+	// Forward: every message the new version accepts, the old accepts, so
+	// producers may upgrade first.
+	Forward
+	// Full is both, and more: a member both versions declare decodes, when
+	// absent, to the same value under both. It is the rule for minor
+	// versions.
+	Full = Backward | Forward
+)
+
+// String returns "backward", "forward", "full", or "" for no direction.
+func (m Mode) String() string {
+	switch m {
+	case Backward:
+		return "backward"
+	case Forward:
+		return "forward"
+	case Full:
+		return "full"
+	}
+	return ""
+}
+
+// ParseMode returns the Mode that String names.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{Backward, Forward, Full} {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("compat: mode %q is not full, backward or forward", s)
+}
+
+// Options say what Compare checks. The zero Options is the rule for minor
+// versions: Full, judged on declared members.
+type Options struct {
+	// Mode is the directions to check; zero means Full.
+	Mode Mode
+	// Strict drops decision 13's declared-members assumption: an optional
+	// member that one version declares and the other does not, which the
+	// assumption lets pass with a warning ("open-content"), breaks.
+	Strict bool
+}
+
+func (o Options) mode() Mode {
+	if o.Mode&Full == 0 {
+		return Full
+	}
+	return o.Mode & Full
+}
+
+// A Finding is one difference between two versions of a schema.
+type Finding struct {
+	// Code names the kind of difference; codes are stable (see the
+	// package documentation for the list).
+	Code string `json:"code"`
+	// Breaks is the direction the difference breaks: Backward (the old
+	// version accepts the witness and the new does not), Forward (the
+	// reverse) or, for "default-changed" and for the codes of what the
+	// checker cannot decide, Full. It is 0 for a warning.
+	Breaks Mode `json:"-"`
+	// Warning is set for a difference that is compatible only under
+	// decision 13's declared-members assumption ("open-content", unless
+	// Options.Strict).
+	Warning bool `json:"warning,omitempty"`
+	// Direction is the direction the witness shows, warnings included:
+	// Backward for a message the old version accepts and the new rejects,
+	// Forward for the reverse, Full for "default-changed" and for what the
+	// checker cannot decide.
+	Direction Mode `json:"-"`
+	// SchemaPointer is the JSON Pointer of the keyword's schema, in the new
+	// version if it has it, else in the old.
+	SchemaPointer string `json:"schema_pointer"`
+	// MemberPointer is the JSON Pointer of the message member concerned
+	// ("" for the message itself), as found in Witness.
+	MemberPointer string `json:"member_pointer"`
+	// Message says, in a sentence a schema author can act on, what changed.
+	Message string `json:"message"`
+	// Witness is a message the version that Breaks names as accepting
+	// accepts and the other rejects: for Backward, accepted by the old
+	// version and rejected by the new; for a warning, the same in the
+	// direction it would break. For "default-changed" it is a message both
+	// accept without the member, which decodes differently under each. It
+	// is nil for what the checker cannot decide, and where the schema
+	// gives no way to build one (the message says so).
+	Witness json.RawMessage `json:"witness,omitempty"`
+
+	key  string // identifies the finding among the report's
+	pure bool   // the witness is rejected for this finding's reason alone
+}
+
+// MarshalJSON writes the finding with "breaks" as a direction name.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	return json.Marshal(struct {
+		Breaks    string `json:"breaks,omitempty"`
+		Direction string `json:"direction"`
+		plain
+	}{f.Breaks.String(), f.Direction.String(), plain(f)})
+}
+
+// String returns the finding on one line:
+//
+//	/properties/kind: backward: enum-value-removed: <sentence>; witness: <message>
+//
+// The direction is "warning" for a warning. Control characters from the
+// schema are escaped, so the line is one line.
+func (f Finding) String() string {
+	dir := f.Breaks.String()
+	if f.Warning {
+		dir = "warning"
+	}
+	var b strings.Builder
+	b.WriteString(oneLine(orRoot(f.SchemaPointer)))
+	b.WriteString(": " + dir + ": " + f.Code + ": " + oneLine(f.Message))
+	if f.Witness != nil {
+		b.WriteString("; witness: ")
+		b.Write(f.Witness) // compact JSON: no raw control character
+	}
+	return b.String()
+}
+
+// oneLine escapes the characters of s that could end or disguise a line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, needsEscape) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if needsEscape(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar || !unicode.IsPrint(r) && r != ' '
+}
+
+// A Report is what Compare finds between two versions of a schema.
+type Report struct {
+	Old, New schemas.Schema
+	Options  Options
+	// Findings lists every difference, in the order of the schema.
+	Findings []Finding
+	// Omitted counts findings left out because the report reached its
+	// size limit (a report is bounded by a small multiple of its schemas'
+	// size); OmittedBreaks is set if any of them breaks.
+	Omitted       int
+	OmittedBreaks bool
+}
+
+// Compatible reports whether the new version is compatible with the old in
+// the report's mode: no finding breaks (warnings do not).
+func (r *Report) Compatible() bool {
+	if r.OmittedBreaks {
+		return false
+	}
+	for _, f := range r.Findings {
+		if f.Breaks != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Lines returns the report as the lines msgcheck prints, each finding
+// prefixed with label (such as the new version's file name) and ": ".
+func (r *Report) Lines(label string) []string {
+	var lines []string
+	for _, f := range r.Findings {
+		lines = append(lines, oneLine(label)+": "+f.String())
+	}
+	if r.Omitted > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d more findings omitted: the report reached its size limit", oneLine(label), r.Omitted))
+	}
+	return lines
+}
+
+// ErrDifferentSchemas is the error of Compare given two versions of
+// different schemas.
+var ErrDifferentSchemas = errors.New("compat: not two versions of one schema")
+
+// Compare compares two versions of a schema, old and new, in opt's mode,
+// and reports every difference (see the package documentation for what a
+// difference is). It returns an error if a schema file cannot be read as
+// a JSON Schema, or if the two are not of the same name.
+func Compare(old, new schemas.Schema, opt Options) (*Report, error) {
+	if old.Name != new.Name {
+		return nil, fmt.Errorf("%w: %s and %s", ErrDifferentSchemas, old.Name, new.Name)
+	}
+	oldJSON, newJSON := old.JSON(), new.JSON()
+	a, err := parseSchema(oldJSON, old.Name)
+	if err != nil {
+		return nil, fmt.Errorf("compat: %s %s: %v", old.Name, old.Version, err)
+	}
+	b, err := parseSchema(newJSON, new.Name)
+	if err != nil {
+		return nil, fmt.Errorf("compat: %s %s: %v", new.Name, new.Version, err)
+	}
+	c := &checker{
+		opt: opt, old: a, new: b, oldVersion: old.Version, newVersion: new.Version,
+		seen:   map[string]bool{},
+		budget: 64<<10 + 16*(len(oldJSON)+len(newJSON)),
+	}
+	r := &Report{Old: old, New: new, Options: Options{Mode: opt.mode(), Strict: opt.Strict}}
+	c.report = r
+	c.compare()
+	return r, nil
+}
+
+// CheckCatalogue compares, for every schema of c, every minor version with
+// every earlier minor of its major (decision 13 asks for this transitive
+// check: 1.2 must be compatible with 1.0, not only with 1.1). It returns
+// the reports in order of name, major, newer version, older version; the
+// catalogue is compatible when every report is.
+func CheckCatalogue(c *schemas.Catalogue, opt Options) ([]*Report, error) {
+	var reports []*Report
+	all := c.All()
+	for j, newer := range all {
+		for i := 0; i < j; i++ {
+			older := all[i]
+			if older.Name != newer.Name || older.Major != newer.Major {
+				continue
+			}
+			r, err := Compare(older, newer, opt)
+			if err != nil {
+				return nil, err
+			}
+			reports = append(reports, r)
+		}
+	}
+	return reports, nil
+}

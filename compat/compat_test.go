@@ -1,0 +1,245 @@
+package compat_test
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/oracle"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// load reads a fixture catalogue.
+func load(t testing.TB, dir string) *schemas.Catalogue {
+	t.Helper()
+	c, err := schemas.Load(os.DirFS(dir))
+	require.NoError(t, err)
+	return c
+}
+
+func lookup(t testing.TB, c *schemas.Catalogue, name, version string) schemas.Schema {
+	t.Helper()
+	s, err := c.Lookup(name, version)
+	require.NoError(t, err)
+	return s
+}
+
+// refusals are the codes of what the checker cannot decide: breaks in
+// every direction, without a witness.
+var refusals = []string{"unknown-keyword", "unknown-format", "undecidable-pattern", "undecidable-enum", "unknown-dialect", "limit-exceeded"}
+
+// judge is the oracle over the two versions a report compares.
+type judge struct {
+	o        *oracle.Oracle
+	old, new schemas.Schema
+}
+
+func newJudge(t testing.TB, old, new schemas.Schema) judge {
+	t.Helper()
+	fsys := fstest.MapFS{
+		old.Name + "-" + old.Version + ".json": {Data: old.JSON()},
+		new.Name + "-" + new.Version + ".json": {Data: new.JSON()},
+	}
+	c, err := schemas.Load(fsys)
+	require.NoError(t, err)
+	o, err := oracle.New(c)
+	require.NoError(t, err)
+	return judge{o, old, new}
+}
+
+func (j judge) accepts(s schemas.Schema, data []byte) (bool, []string) {
+	return j.o.Verdict(s.Name, s.Version, data)
+}
+
+// checkWitnesses holds every finding of r to the oracle: its witness is
+// accepted by one version and rejected by the other exactly as the finding
+// claims. It returns the number of witnesses judged.
+func (j judge) checkWitnesses(t testing.TB, r *compat.Report) int {
+	t.Helper()
+	n := 0
+	for _, f := range r.Findings {
+		if slices.Contains(refusals, f.Code) {
+			assert.Nil(t, f.Witness, "%s", f)
+			assert.Equal(t, r.Options.Mode, f.Breaks, "a refusal breaks every direction checked: %s", f)
+			continue
+		}
+		if !assert.NotNil(t, f.Witness, "every decided finding has a witness: %s", f) {
+			continue
+		}
+		n++
+		oldOK, oldWhy := j.accepts(j.old, f.Witness)
+		newOK, newWhy := j.accepts(j.new, f.Witness)
+		switch f.Direction {
+		case compat.Backward:
+			assert.True(t, oldOK, "old must accept the witness of %s: %v", f, oldWhy)
+			assert.False(t, newOK, "new must reject the witness of %s", f)
+		case compat.Forward:
+			assert.True(t, newOK, "new must accept the witness of %s: %v", f, newWhy)
+			assert.False(t, oldOK, "old must reject the witness of %s", f)
+		case compat.Full:
+			require.Equal(t, "default-changed", f.Code, "%s", f)
+			assert.True(t, oldOK && newOK, "both must accept the witness of %s: %v %v", f, oldWhy, newWhy)
+			assert.False(t, has(f.Witness, f.MemberPointer), "the witness of %s must leave the member out", f)
+		default:
+			t.Errorf("finding without a direction: %s", f)
+		}
+		if f.Direction != compat.Full {
+			assert.True(t, has(f.Witness, f.MemberPointer) || f.Code == "required-added" || f.Code == "required-removed",
+				"the witness of %s must have its member %s", f, f.MemberPointer)
+		}
+		if f.Warning {
+			assert.Equal(t, "open-content", f.Code)
+			assert.Zero(t, f.Breaks)
+		} else {
+			assert.Equal(t, f.Direction, f.Breaks, "%s", f)
+		}
+	}
+	return n
+}
+
+// has reports whether the JSON document data has a member at ptr.
+func has(data []byte, ptr string) bool {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	if ptr == "" {
+		return true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return false
+			}
+		case []any:
+			if tok != "0" || len(x) == 0 {
+				return false
+			}
+			v = x[0]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// codes returns the findings of r as "code pointer direction" lines.
+func codes(r *compat.Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		dir := f.Breaks.String()
+		if f.Warning {
+			dir = "warning"
+		}
+		out = append(out, f.Code+" "+f.MemberPointer+" "+dir)
+	}
+	return out
+}
+
+func TestFixtureMinorIsCompatibleWithWarnings(t *testing.T) {
+	c := load(t, "../testdata/fixture")
+	old, new := lookup(t, c, "demo.sensor", "1.0"), lookup(t, c, "demo.sensor", "1.1")
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	assert.True(t, r.Compatible())
+	assert.Equal(t, []string{
+		"open-content /location warning",
+		"open-content /calibrated warning",
+	}, codes(r))
+	newJudge(t, old, new).checkWitnesses(t, r)
+
+	strict, err := compat.Compare(old, new, compat.Options{Strict: true})
+	require.NoError(t, err)
+	assert.False(t, strict.Compatible(), "strict mode counts open content as a break")
+	assert.Equal(t, []string{
+		"open-content /location backward",
+		"open-content /calibrated backward",
+	}, codes(strict))
+	newJudge(t, old, new).checkWitnesses(t, strict)
+}
+
+func TestFixtureBreakingMinorIsRefusedWithEveryBreak(t *testing.T) {
+	c := load(t, "../testdata/fixture-breaking")
+	old, new := lookup(t, c, "demo.sensor", "1.1"), lookup(t, c, "demo.sensor", "1.2")
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Compatible())
+	assert.Equal(t, []string{
+		"enum-value-removed /kind backward",
+		"maximum-lowered /level backward",
+		"default-changed /unit full",
+	}, codes(r))
+	newJudge(t, old, new).checkWitnesses(t, r)
+}
+
+func TestFixtureMajorBreaksBothWays(t *testing.T) {
+	c := load(t, "../testdata/fixture")
+	old, new := lookup(t, c, "demo.sensor", "1.1"), lookup(t, c, "demo.sensor", "2.0")
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Compatible())
+	assert.Equal(t, []string{
+		"required-added /level backward",
+		"enum-value-added /kind forward",
+		"maximum-raised /level forward",
+	}, codes(r))
+	newJudge(t, old, new).checkWitnesses(t, r)
+
+	for _, tc := range []struct {
+		mode compat.Mode
+		want []string
+	}{
+		{compat.Backward, []string{"required-added /level backward"}},
+		{compat.Forward, []string{"enum-value-added /kind forward", "maximum-raised /level forward"}},
+	} {
+		r, err := compat.Compare(old, new, compat.Options{Mode: tc.mode})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, codes(r), "%v", tc.mode)
+		assert.False(t, r.Compatible())
+	}
+}
+
+func TestCheckCatalogueIsTransitive(t *testing.T) {
+	reports, err := compat.CheckCatalogue(load(t, "../testdata/fixture-breaking"), compat.Options{})
+	require.NoError(t, err)
+	var pairs []string
+	for _, r := range reports {
+		pairs = append(pairs, r.Old.Version+"->"+r.New.Version)
+	}
+	assert.Equal(t, []string{"1.0->1.1", "1.0->1.2", "1.1->1.2"}, pairs)
+	assert.True(t, reports[0].Compatible())
+	assert.False(t, reports[1].Compatible())
+	assert.False(t, reports[2].Compatible())
+
+	reports, err = compat.CheckCatalogue(load(t, "../testdata/fixture"), compat.Options{})
+	require.NoError(t, err)
+	require.Len(t, reports, 1, "2.0 is a major of its own: compared with nothing")
+	assert.True(t, reports[0].Compatible())
+}
+
+func TestThePublishedCatalogueIsCompatible(t *testing.T) {
+	reports, err := compat.CheckCatalogue(schemas.Published(), compat.Options{})
+	require.NoError(t, err)
+	for _, r := range reports {
+		assert.True(t, r.Compatible(), "%s %s -> %s", r.New.Name, r.Old.Version, r.New.Version)
+	}
+}
+
+func TestCompareRefusesDifferentSchemas(t *testing.T) {
+	d, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	v, err := schemas.Lookup("core.vehicle", "1.0")
+	require.NoError(t, err)
+	_, err = compat.Compare(d, v, compat.Options{})
+	assert.ErrorIs(t, err, compat.ErrDifferentSchemas)
+}

@@ -1,0 +1,470 @@
+package compat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The JSON types a node may accept, as bits. JSON Schema's "number" is
+// tInteger|tFraction: the checker tells integers from other numbers because
+// "integer" accepts only the former (decision 2: 1.0 is an integer).
+const (
+	tNull uint8 = 1 << iota
+	tBoolean
+	tInteger  // numbers that are mathematical integers
+	tFraction // numbers that are not
+	tString
+	tArray
+	tObject
+	tAll = tNull | tBoolean | tInteger | tFraction | tString | tArray | tObject
+)
+
+var typeBits = map[string]uint8{
+	"null": tNull, "boolean": tBoolean, "integer": tInteger, "number": tInteger | tFraction,
+	"string": tString, "array": tArray, "object": tObject,
+}
+
+// limits on what the checker reasons about: a bound or length beyond them
+// would make a witness (or the arithmetic on it) larger than any input
+// justifies, so a schema using one is refused with code "limit-exceeded".
+const (
+	maxMinLength  = 1 << 12
+	maxNumberText = 100 // digits and exponent of a bound or enumerated number
+)
+
+// dialects are the $schema URIs whose meaning of the keywords the checker
+// reads is the one it implements (draft 6 onwards: integers include 1.0).
+var dialects = map[string]bool{
+	"http://json-schema.org/draft-06/schema":       true,
+	"http://json-schema.org/draft-07/schema":       true,
+	"https://json-schema.org/draft/2019-09/schema": true,
+	"https://json-schema.org/draft/2020-12/schema": true,
+}
+
+// annotations are keywords that change no verdict.
+var annotations = map[string]bool{
+	"title": true, "description": true, "$comment": true, "examples": true,
+	"deprecated": true, "readOnly": true, "writeOnly": true,
+}
+
+// node is one (sub)schema, reduced to what decides which values it
+// accepts.
+type node struct {
+	parent *node
+	seg    string // the schema pointer segments from parent, such as "/properties/kind"
+
+	types    uint8 // accepted JSON types; tAll without "type"
+	intRule  bool  // "type" names "integer": integers must fit in an int64 (decision 2)
+	hasEnum  bool
+	enum     []value
+	format   string // "", "uuid" or "date-time"
+	min, max *big.Rat
+	minLen   int
+	pattern  *string
+	regexp   *regexp.Regexp // the pattern, if Go's regexp reads it
+	def      *value // the default, if any
+	imei     bool   // core.device's imei: decision 6 applies to strings
+	device   bool   // the root of core.device, whose imei is always judged
+	items    *node  // nil: any item
+	props    map[string]*node
+	order    []string        // property names in the schema's order
+	required []string        // in the schema's order, without repeats
+	isReq    map[string]bool // the members of required
+	refused  []refusal       // keywords the checker cannot decide
+}
+
+// refusal is a keyword the checker does not decide, with the finding's code.
+type refusal struct {
+	keyword, code, why string
+}
+
+// pointer returns n's JSON Pointer in its schema.
+func (n *node) pointer() string {
+	var segs []string
+	for m := n; m != nil; m = m.parent {
+		segs = append(segs, m.seg)
+	}
+	slices.Reverse(segs)
+	return strings.Join(segs, "")
+}
+
+// member returns the node that judges member name of an object at n, or
+// nil if n does not declare name (in properties or required).
+func (n *node) member(name string) *node {
+	if p := n.props[name]; p != nil {
+		return p
+	}
+	if n.device && name == "imei" {
+		// Decision 6 holds for core.device's imei whether or not a
+		// version declares it.
+		return &node{parent: n, seg: "/properties/imei", types: tAll, imei: true}
+	}
+	if n.isReq[name] {
+		return &node{parent: n, seg: "/required", types: tAll}
+	}
+	return nil
+}
+
+// declares reports whether n declares member name.
+func (n *node) declares(name string) bool { return n.member(name) != nil }
+
+// names returns the names n declares: its properties in order, then the
+// required names that are not properties.
+func (n *node) names() []string {
+	names := slices.Clone(n.order)
+	for _, r := range n.required {
+		if n.props[r] == nil {
+			names = append(names, r)
+		}
+	}
+	if n.device && n.props["imei"] == nil && !n.isReq["imei"] {
+		names = append(names, "imei")
+	}
+	return names
+}
+
+// parseSchema reads a schema file into its tree of nodes. name is the
+// schema's name, for the rules that belong to one schema (decision 6).
+func parseSchema(data []byte, name string) (*node, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("the schema is not UTF-8")
+	}
+	doc, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	if obj, ok := doc.(*object); ok {
+		if d, ok := obj.get("$schema"); ok {
+			s, isStr := d.(string)
+			if !isStr {
+				return nil, errors.New("/$schema: want a string")
+			}
+			if !dialects[strings.TrimSuffix(s, "#")] {
+				root, err := build(doc, nil, "", name)
+				if err != nil {
+					return nil, err
+				}
+				root.device = name == "core.device"
+				root.refused = append(root.refused, refusal{"$schema", "unknown-dialect",
+					fmt.Sprintf("the dialect %s is not one whose keywords the checker reads (draft-06 to 2020-12)", strconv.Quote(s))})
+				return root, nil
+			}
+		}
+	}
+	root, err := build(doc, nil, "", name)
+	if err != nil {
+		return nil, err
+	}
+	root.device = name == "core.device"
+	return root, nil
+}
+
+// build makes the node of the schema v found at seg under parent.
+func build(v value, parent *node, seg, name string) (*node, error) {
+	n := &node{parent: parent, seg: seg, types: tAll}
+	switch v := v.(type) {
+	case bool:
+		if !v {
+			n.types = 0
+		}
+		return n, nil
+	case *object:
+		for _, m := range v.members {
+			if err := n.keyword(m.name, m.value, name); err != nil {
+				return nil, fmt.Errorf("%s/%s: %v", n.pointer(), escape(m.name), err)
+			}
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("%s: a schema must be an object or a boolean", orRoot(n.pointer()))
+}
+
+// keyword reads one keyword of n's schema.
+func (n *node) keyword(kw string, v value, name string) error {
+	switch {
+	case annotations[kw]:
+		return nil
+	case (kw == "$schema" || kw == "$id") && n.parent == nil:
+		if _, ok := v.(string); !ok {
+			return errors.New("want a string")
+		}
+		return nil
+	}
+	switch kw {
+	case "type":
+		n.types = 0
+		names := []value{v}
+		if a, ok := v.([]value); ok {
+			names = a
+			if len(a) == 0 {
+				return errors.New("want at least one type")
+			}
+		}
+		seen := map[string]bool{}
+		for _, t := range names {
+			s, _ := t.(string)
+			bits, ok := typeBits[s]
+			if !ok {
+				return fmt.Errorf("%s is not a JSON Schema type", jsonText(t))
+			}
+			if seen[s] {
+				return fmt.Errorf("type %q repeated", s)
+			}
+			seen[s] = true
+			n.types |= bits
+			n.intRule = n.intRule || s == "integer"
+		}
+	case "enum":
+		a, ok := v.([]value)
+		if !ok {
+			return errors.New("want an array")
+		}
+		n.hasEnum = true
+		for _, e := range a {
+			switch e := e.(type) {
+			case []value, *object:
+				n.refuse(kw, "undecidable-enum", "an enumeration of arrays or objects, which the checker does not compare")
+				return nil
+			case *big.Rat:
+				if tooLong(e) {
+					n.refuse(kw, "limit-exceeded", "an enumerated number with more than 100 digits")
+					return nil
+				}
+			}
+			n.enum = append(n.enum, e)
+		}
+	case "format":
+		s, ok := v.(string)
+		if !ok {
+			return errors.New("want a string")
+		}
+		if s != "uuid" && s != "date-time" {
+			n.refuse(kw, "unknown-format", fmt.Sprintf("the format %s, which the checker does not know (it knows uuid and date-time)", strconv.Quote(s)))
+			return nil
+		}
+		n.format = s
+	case "minimum", "maximum":
+		r, ok := v.(*big.Rat)
+		if !ok {
+			return errors.New("want a number")
+		}
+		if tooLong(r) {
+			n.refuse(kw, "limit-exceeded", "a bound with more than 100 digits")
+			return nil
+		}
+		if kw == "minimum" {
+			n.min = r
+		} else {
+			n.max = r
+		}
+	case "minLength":
+		r, ok := v.(*big.Rat)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return errors.New("want a non-negative integer")
+		}
+		if r.Cmp(big.NewRat(maxMinLength, 1)) > 0 {
+			n.refuse(kw, "limit-exceeded", fmt.Sprintf("a minimum length over %d", maxMinLength))
+			return nil
+		}
+		n.minLen = int(r.Num().Int64())
+	case "pattern":
+		s, ok := v.(string)
+		if !ok {
+			return errors.New("want a string")
+		}
+		n.pattern = &s
+		n.regexp = compileRegexp(s)
+	case "default":
+		n.def = &v
+	case "required":
+		a, ok := v.([]value)
+		if !ok {
+			return errors.New("want an array of strings")
+		}
+		n.isReq = map[string]bool{}
+		for _, r := range a {
+			s, ok := r.(string)
+			if !ok {
+				return errors.New("want an array of strings")
+			}
+			if n.isReq[s] {
+				return fmt.Errorf("%q repeated", s)
+			}
+			n.isReq[s] = true
+			n.required = append(n.required, s)
+		}
+	case "properties":
+		o, ok := v.(*object)
+		if !ok {
+			return errors.New("want an object")
+		}
+		n.props = make(map[string]*node, len(o.members))
+		for _, m := range o.members {
+			p, err := build(m.value, n, "/properties/"+escape(m.name), name)
+			if err != nil {
+				return err
+			}
+			p.imei = name == "core.device" && n.parent == nil && m.name == "imei"
+			n.props[m.name] = p
+			n.order = append(n.order, m.name)
+		}
+	case "items":
+		if _, ok := v.([]value); ok {
+			n.refuse(kw, "unknown-keyword", "items as an array (tuple validation), which the checker does not compare")
+			return nil
+		}
+		items, err := build(v, n, "/items", name)
+		if err != nil {
+			return err
+		}
+		n.items = items
+	default:
+		n.refuse(kw, "unknown-keyword", fmt.Sprintf("the keyword %s, which the checker does not know", strconv.Quote(kw)))
+	}
+	return nil
+}
+
+func (n *node) refuse(kw, code, why string) {
+	n.refused = append(n.refused, refusal{kw, code, why})
+}
+
+// tooLong reports whether r, read from a schema, is beyond maxNumberText.
+func tooLong(r *big.Rat) bool {
+	return len(r.Num().String())+len(r.Denom().String()) > maxNumberText
+}
+
+// value is a JSON value: nil, bool, *big.Rat, string, []value or *object.
+type value = any
+
+// object is a JSON object whose members keep their order.
+type object struct {
+	members []member
+}
+
+type member struct {
+	name  string
+	value value
+}
+
+func (o *object) get(name string) (value, bool) {
+	for _, m := range o.members {
+		if m.name == name {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// with returns a copy of o with name set to v, in place or at the end.
+func (o *object) with(name string, v value) *object {
+	c := &object{members: slices.Clone(o.members)}
+	for i := range c.members {
+		if c.members[i].name == name {
+			c.members[i].value = v
+			return c
+		}
+	}
+	c.members = append(c.members, member{name, v})
+	return c
+}
+
+// parseJSON reads one JSON document, refusing repeated member names
+// (decision 12 holds for schemas too: a repeated keyword is ambiguous).
+func parseJSON(data []byte) (value, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var read func(depth int) (value, error)
+	read = func(depth int) (value, error) {
+		if depth > 10000 {
+			return nil, errors.New("the schema nests deeper than 10000")
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '[' {
+				a := []value{}
+				for dec.More() {
+					e, err := read(depth + 1)
+					if err != nil {
+						return nil, err
+					}
+					a = append(a, e)
+				}
+				_, err := dec.Token()
+				return a, err
+			}
+			o := &object{}
+			seen := map[string]bool{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				name := k.(string)
+				if seen[name] {
+					return nil, fmt.Errorf("member %q repeated", name)
+				}
+				seen[name] = true
+				e, err := read(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				o.members = append(o.members, member{name, e})
+			}
+			_, err := dec.Token()
+			return o, err
+		case json.Number:
+			if len(tok) > 1000 || bigExponent(string(tok)) {
+				return nil, fmt.Errorf("number %.40s is beyond what the checker reads (1000 characters, exponent 1000)", tok)
+			}
+			r, ok := new(big.Rat).SetString(string(tok))
+			if !ok {
+				return nil, fmt.Errorf("number %.40s is not a JSON number", tok)
+			}
+			return r, nil
+		}
+		return tok, nil
+	}
+	v, err := read(0)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON document: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not a JSON document: more after the first value")
+	}
+	return v, nil
+}
+
+// bigExponent reports whether the JSON number lit has an exponent beyond
+// 1000 in magnitude, whose value big.Rat would take long to compute.
+func bigExponent(lit string) bool {
+	i := strings.IndexAny(lit, "eE")
+	if i < 0 {
+		return false
+	}
+	e, err := strconv.Atoi(lit[i+1:])
+	return err != nil || e > 1000 || e < -1000
+}
+
+func escape(name string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "(root)"
+	}
+	return ptr
+}

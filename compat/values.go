@@ -1,0 +1,545 @@
+package compat
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/imei"
+	"github.com/fleetkit/catalogue/internal/format"
+)
+
+// reason is a set of the causes for which a node rejects a value.
+type reason uint16
+
+const (
+	rType      reason = 1 << iota // not one of the node's types
+	rInt64                        // an integer beyond int64 in a member typed integer (decision 2)
+	rEnum                         // not in the enumeration
+	rFormat                       // not of the format
+	rMinimum                      // below the minimum
+	rMaximum                      // above the maximum
+	rMinLength                    // shorter than the minimum length
+	rPattern                      // does not match the pattern
+	rIMEI                         // neither "" nor a valid IMEI (decision 6)
+	rRequired                     // an object lacks a required member
+	rMember                       // a member or item is rejected
+)
+
+var (
+	minInt64 = new(big.Rat).SetInt64(-1 << 63)
+	maxInt64 = new(big.Rat).SetInt64(1<<63 - 1)
+)
+
+// typeOf returns the type bit of v.
+func typeOf(v value) uint8 {
+	switch v := v.(type) {
+	case nil:
+		return tNull
+	case bool:
+		return tBoolean
+	case *big.Rat:
+		if v.IsInt() {
+			return tInteger
+		}
+		return tFraction
+	case string:
+		return tString
+	case []value:
+		return tArray
+	}
+	return tObject
+}
+
+// typeName names the type bit t for a message.
+func typeName(t uint8) string {
+	switch t {
+	case tNull:
+		return "null"
+	case tBoolean:
+		return "a boolean"
+	case tInteger:
+		return "an integer"
+	case tFraction:
+		return "a number that is not an integer"
+	case tString:
+		return "a string"
+	case tArray:
+		return "an array"
+	}
+	return "an object"
+}
+
+// rejects returns every reason n rejects v for; 0 means n accepts v.
+func (n *node) rejects(v value) reason {
+	var r reason
+	t := typeOf(v)
+	if n.types&t == 0 {
+		r |= rType
+	}
+	if n.hasEnum && !slices.ContainsFunc(n.enum, func(e value) bool { return equal(e, v) }) {
+		r |= rEnum
+	}
+	switch v := v.(type) {
+	case *big.Rat:
+		if n.intRule && v.IsInt() && (v.Cmp(minInt64) < 0 || v.Cmp(maxInt64) > 0) {
+			r |= rInt64
+		}
+		if n.min != nil && v.Cmp(n.min) < 0 {
+			r |= rMinimum
+		}
+		if n.max != nil && v.Cmp(n.max) > 0 {
+			r |= rMaximum
+		}
+	case string:
+		if n.minLen > 0 && utf8.RuneCountInString(v) < n.minLen {
+			r |= rMinLength
+		}
+		switch n.format {
+		case "uuid":
+			if _, why := format.ParseUUID([]byte(v)); why != "" {
+				r |= rFormat
+			}
+		case "date-time":
+			if _, why := format.ParseDateTime([]byte(v)); why != "" {
+				r |= rFormat
+			}
+		}
+		if n.regexp != nil && !n.regexp.MatchString(v) {
+			r |= rPattern
+		}
+		if n.imei && v != "" && !imei.Valid(v) {
+			r |= rIMEI
+		}
+	case []value:
+		items := n.items
+		for _, e := range v {
+			if items != nil && items.rejects(e) != 0 {
+				r |= rMember
+				break
+			}
+		}
+	case *object:
+		for _, name := range n.required {
+			if _, ok := v.get(name); !ok {
+				r |= rRequired
+				break
+			}
+		}
+		for _, m := range v.members {
+			if p := n.member(m.name); p != nil && p.rejects(m.value) != 0 {
+				r |= rMember
+			}
+		}
+	}
+	return r
+}
+
+func (n *node) accepts(v value) bool { return n.rejects(v) == 0 }
+
+// equal reports whether two JSON values are equal, numbers by value.
+func equal(a, b value) bool {
+	switch a := a.(type) {
+	case *big.Rat:
+		b, ok := b.(*big.Rat)
+		return ok && a.Cmp(b) == 0
+	case []value:
+		b, ok := b.([]value)
+		return ok && slices.EqualFunc(a, b, equal)
+	case *object:
+		b, ok := b.(*object)
+		if !ok || len(a.members) != len(b.members) {
+			return false
+		}
+		for _, m := range a.members {
+			w, ok := b.get(m.name)
+			if !ok || !equal(m.value, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// scalars returns values of every JSON type but arrays and objects such
+// that, for any difference between what a and b accept among scalars, one
+// of them shows it. Each accepted set is a union of cells, and the
+// candidates hold a value of every cell:
+//
+//   - numbers: a node's verdict on a number changes only at its bounds, its
+//     enumerated values and the ends of int64, and otherwise depends only
+//     on whether the number is an integer; so the candidates are those
+//     points and an integer and a non-integer of every interval between
+//     them;
+//   - strings: a verdict depends on the string's class (empty, uuid,
+//     date-time, valid IMEI, anything else), on its length relative to the
+//     minimum lengths, and on its being enumerated; so the candidates are
+//     the enumerated strings and one string of every class and length
+//     interval that no enumeration holds. Patterns break this, which is why
+//     two strings parts are compared only when patternsDecidable says so.
+//
+// They come in an order that makes good examples: integers, small first,
+// then other numbers, booleans, strings, null.
+func scalars(a, b *node) []value {
+	var enums []value
+	for _, n := range []*node{a, b} {
+		if n != nil {
+			enums = append(enums, n.enum...)
+		}
+	}
+	out := numbers(a, b, enums)
+	out = append(out, true, false)
+	out = append(out, stringsOf(a, b, enums)...)
+	return append(out, nil)
+}
+
+// numbers returns the number candidates of a and b.
+func numbers(a, b *node, enums []value) []value {
+	var points []*big.Rat
+	intRule := false
+	for _, n := range []*node{a, b} {
+		if n == nil {
+			continue
+		}
+		for _, r := range []*big.Rat{n.min, n.max} {
+			if r != nil {
+				points = append(points, r)
+			}
+		}
+		intRule = intRule || n.intRule
+	}
+	for _, e := range enums {
+		if r, ok := e.(*big.Rat); ok {
+			points = append(points, r)
+		}
+	}
+	if intRule {
+		points = append(points, minInt64, maxInt64)
+	}
+	slices.SortFunc(points, (*big.Rat).Cmp)
+	points = slices.CompactFunc(points, func(x, y *big.Rat) bool { return x.Cmp(y) == 0 })
+
+	var cands []*big.Rat
+	cands = append(cands, points...)
+	half := big.NewRat(1, 2)
+	one := big.NewRat(1, 1)
+	if len(points) == 0 {
+		cands = append(cands, new(big.Rat), half)
+	} else {
+		// Below the first point and above the last.
+		lo := floor(points[0])
+		if lo.Cmp(points[0]) == 0 {
+			lo.Sub(lo, one)
+		}
+		cands = append(cands, lo, new(big.Rat).Sub(lo, half))
+		hi := floor(points[len(points)-1])
+		hi.Add(hi, one)
+		cands = append(cands, hi, new(big.Rat).Add(hi, half))
+	}
+	for i := 0; i+1 < len(points); i++ {
+		x, y := points[i], points[i+1]
+		n := floor(x)
+		n.Add(n, one) // the least integer above x
+		if n.Cmp(y) < 0 {
+			cands = append(cands, n)
+			cands = append(cands, mid(x, n)) // no integer lies strictly between x and n
+		} else {
+			cands = append(cands, mid(x, y))
+		}
+	}
+	// A few familiar values make nicer examples when they fall in a cell.
+	cands = append(cands, new(big.Rat), big.NewRat(1, 1))
+	slices.SortStableFunc(cands, func(x, y *big.Rat) int {
+		if x.IsInt() != y.IsInt() {
+			if x.IsInt() {
+				return -1
+			}
+			return 1
+		}
+		return new(big.Rat).Abs(x).Cmp(new(big.Rat).Abs(y))
+	})
+	cands = slices.CompactFunc(cands, func(x, y *big.Rat) bool { return x.Cmp(y) == 0 })
+	out := make([]value, len(cands))
+	for i, c := range cands {
+		out[i] = c
+	}
+	return out
+}
+
+func floor(r *big.Rat) *big.Rat {
+	q := new(big.Int).Div(r.Num(), r.Denom()) // Euclidean: rounds toward -inf for a positive divisor
+	return new(big.Rat).SetInt(q)
+}
+
+func mid(x, y *big.Rat) *big.Rat {
+	m := new(big.Rat).Add(x, y)
+	return m.Quo(m, big.NewRat(2, 1))
+}
+
+// stringsOf returns the string candidates of a and b.
+func stringsOf(a, b *node, enums []value) []value {
+	var out []value
+	taken := map[string]bool{}
+	for _, e := range enums {
+		if s, ok := e.(string); ok && !taken[s] {
+			taken[s] = true
+			out = append(out, s)
+		}
+	}
+	bounds := []int{0}
+	for _, n := range []*node{a, b} {
+		if n != nil && n.minLen > 0 {
+			bounds = append(bounds, n.minLen)
+		}
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	// cells are the length intervals [bounds[i], bounds[i+1]).
+	inCell := func(length int) []int {
+		var ls []int
+		for i, lo := range bounds {
+			hi := -1
+			if i+1 < len(bounds) {
+				hi = bounds[i+1]
+			}
+			l := max(lo, length)
+			if hi < 0 || l < hi {
+				ls = append(ls, l)
+			}
+		}
+		return ls
+	}
+	add := func(s string) {
+		if !taken[s] {
+			taken[s] = true
+			out = append(out, s)
+		}
+	}
+	// Anything else: not empty, and of no format. Lowercase letters are
+	// never a uuid, date-time or IMEI.
+	for _, l := range inCell(1) {
+		add(fresh(taken, func(i int) string { return strings.Repeat(string(rune('x'+i%3)), l) + suffix(i) }))
+	}
+	add(fresh(taken, func(i int) string { return fmt.Sprintf("5f0c3a5e-8f5b-4c1e-9a39-%012x", 0x0d2b7c9e1a44+i) }))
+	for _, l := range inCell(20) {
+		if l == 21 {
+			l = 22 // no date-time has 21 characters
+		}
+		add(fresh(taken, func(i int) string { return dateTimeOfLength(i, l) }))
+	}
+	add(fresh(taken, func(i int) string {
+		body := fmt.Sprintf("%014d", 49015420323751+i)
+		d, _ := imei.CheckDigit(body)
+		return body + strconv.Itoa(d)
+	}))
+	add("")
+	return out
+}
+
+// suffix makes the i-th of a family of strings differ from the others
+// once the three letters are used up, keeping it free of formats.
+func suffix(i int) string {
+	if i < 3 {
+		return ""
+	}
+	return strings.Repeat("q", i/3)
+}
+
+// fresh returns the first gen(i) not taken.
+func fresh(taken map[string]bool, gen func(int) string) string {
+	for i := 0; ; i++ {
+		if s := gen(i); !taken[s] {
+			return s
+		}
+	}
+}
+
+// dateTimeOfLength returns the i-th date-time of length l, which is 20 or
+// at least 22: with a fraction of l-21 digits when l is over 20.
+func dateTimeOfLength(i, l int) string {
+	day := fmt.Sprintf("2019-01-%02dT00:00:%02d", 1+i%28, i/28%60)
+	if l == 20 {
+		if i >= 28*60 {
+			return day + "." + strconv.Itoa(i) + "Z" // longer: taken sets are far smaller
+		}
+		return day + "Z"
+	}
+	frac := fmt.Sprintf("%0*d", l-21, i)
+	return day[:len("2019-01-01T00:00:00")] + "." + frac[len(frac)-(l-21):] + "Z"
+}
+
+// patternsDecidable reports whether the checker can compare the strings a
+// and b accept exactly: when neither has a pattern, when both enumerate
+// their strings, or when their patterns and every other keyword on
+// strings are the same.
+func patternsDecidable(a, b *node) bool {
+	if a.pattern == nil && b.pattern == nil {
+		return true
+	}
+	if a.hasEnum && b.hasEnum && a.regexp != nil && b.regexp != nil {
+		return true
+	}
+	if a.pattern == nil || b.pattern == nil || *a.pattern != *b.pattern || a.regexp == nil {
+		return false
+	}
+	sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
+		!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
+	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && a.imei == b.imei && sameEnum
+}
+
+// example returns a value both a and b accept (b nil: any), preferring
+// simple ones, or false if there is none that it can show: it never
+// answers for a node with a keyword it cannot decide.
+func example(a, b *node) (value, bool) {
+	if a == nil || len(a.refused) > 0 || b != nil && len(b.refused) > 0 {
+		return nil, false
+	}
+	both := func(v value) bool { return a.accepts(v) && (b == nil || b.accepts(v)) }
+	for _, n := range []*node{a, b} {
+		if n != nil && n.def != nil && both(*n.def) {
+			return *n.def, true // the most natural value of all
+		}
+	}
+	cands := scalars(a, b)
+	for _, v := range cands {
+		if typeOf(v) != tNull && both(v) {
+			return v, true
+		}
+	}
+	if o, ok := baseObject(a, b, "", true); ok && both(o) {
+		return o, true
+	}
+	if both([]value{}) {
+		return []value{}, true
+	}
+	if both(nil) {
+		return nil, true
+	}
+	return nil, false
+}
+
+// baseObject returns an object that a accepts, without member except: the
+// members a requires, and those b requires that a declares, each with a
+// value both accept where there is one. With strict, it fails unless b
+// accepts it too. It fails if a accepts no object (that it can show).
+func baseObject(a, b *node, except string, strict bool) (*object, bool) {
+	if a == nil || a.types&tObject == 0 || a.hasEnum || len(a.refused) > 0 {
+		return nil, false
+	}
+	var names []string
+	names = append(names, a.required...)
+	if b != nil {
+		for _, r := range b.required {
+			if !a.isReq[r] {
+				names = append(names, r)
+			}
+		}
+	}
+	o := &object{}
+	for _, name := range names {
+		if name == except {
+			continue
+		}
+		an := a.member(name)
+		if an == nil {
+			if strict {
+				return nil, false
+			}
+			continue // b requires a member a does not declare: a's messages lack it
+		}
+		var bn *node
+		if b != nil {
+			bn = b.member(name)
+		}
+		v, ok := example(an, bn)
+		if !ok && !strict && a.isReq[name] {
+			v, ok = example(an, nil)
+		}
+		if !ok {
+			if a.isReq[name] || strict {
+				return nil, false
+			}
+			continue
+		}
+		o.members = append(o.members, member{name, v})
+	}
+	return o, true
+}
+
+// compileRegexp compiles a pattern for the string parts that
+// patternsDecidable lets the checker compare; nil if Go cannot.
+func compileRegexp(p string) *regexp.Regexp {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// jsonText returns v as compact JSON text.
+func jsonText(v value) string {
+	return string(appendJSON(nil, v))
+}
+
+func appendJSON(b []byte, v value) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case *big.Rat:
+		return append(b, decimal(v)...)
+	case string:
+		s, _ := json.Marshal(v)
+		return append(b, s...)
+	case []value:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case *object:
+		b = append(b, '{')
+		for i, m := range v.members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, m.name)
+			b = append(b, ':')
+			b = appendJSON(b, m.value)
+		}
+		return append(b, '}')
+	}
+	panic(fmt.Sprintf("compat: %T is not a JSON value", v))
+}
+
+// decimal writes r, whose denominator has no prime factor but 2 and 5 (it
+// comes from JSON numbers, halved), exactly.
+func decimal(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	d := new(big.Int).Set(r.Denom())
+	count := func(p int64) int {
+		n := 0
+		for q, m := new(big.Int), new(big.Int); ; n++ {
+			q.QuoRem(d, big.NewInt(p), m)
+			if m.Sign() != 0 {
+				return n
+			}
+			d.Set(q)
+		}
+	}
+	twos := count(2)
+	fives := count(5)
+	return r.FloatString(max(twos, fives))
+}
