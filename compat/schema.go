@@ -71,10 +71,10 @@ type node struct {
 	minLen   int
 	pattern  *string
 	regexp   *regexp.Regexp // the pattern, if Go's regexp reads it
-	def      *value // the default, if any
-	imei     bool   // core.device's imei: decision 6 applies to strings
-	device   bool   // the root of core.device, whose imei is always judged
-	items    *node  // nil: any item
+	def      *value         // the default, if any
+	imei     bool           // core.device's imei: decision 6 applies to strings
+	device   bool           // the root of core.device, whose imei is always judged
+	items    *node          // nil: any item
 	props    map[string]*node
 	order    []string        // property names in the schema's order
 	required []string        // in the schema's order, without repeats
