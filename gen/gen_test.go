@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +249,48 @@ func TestMajorsZeroAndOneCollide(t *testing.T) {
 	assert.Contains(t, files, "thing/v3/thing_gen.go")
 	assert.Contains(t, files, "thing/v3/thing_3_0_gen.go")
 	assert.Contains(t, string(files["kinds_gen.go"]), `thingv3 "example.com/x/thing/v3"`)
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files of the tests that have them")
+
+// TestRefusesABreakingMinor pins, against a golden file, that gen refuses
+// the catalogue testdata/fixture-breaking, whose 1.2 breaks 1.0 and 1.1,
+// printing every breaking finding with its witness, and nothing else:
+// the warnings that 1.1 and 1.2 add members are not breaks. Run the test
+// with -update to rewrite the golden file after a deliberate change, and
+// review the diff.
+func TestRefusesABreakingMinor(t *testing.T) {
+	cfg := fixtureConfig(t, "fixture-breaking")
+	_, err := checkCompatible(cfg)
+	require.Error(t, err)
+	golden := filepath.Join("testdata", "fixture-breaking.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(err.Error()+"\n"), 0o644))
+	}
+	want, rerr := os.ReadFile(golden)
+	require.NoError(t, rerr)
+	assert.Equal(t, string(want), err.Error()+"\n")
+	assert.NotContains(t, err.Error(), "open-content")
+
+	// And run refuses it, writing nothing.
+	out := t.TempDir()
+	err = run(filepath.Join("..", "testdata", "fixture-breaking"), out, "example.com/x", true)
+	require.Error(t, err)
+	entries, rerr := os.ReadDir(out)
+	require.NoError(t, rerr)
+	assert.Empty(t, entries)
+}
+
+// TestCompatibleCatalogueWarns pins that a compatible catalogue passes the
+// check with its warnings: the fixture's 1.1 adds two optional members.
+func TestCompatibleCatalogueWarns(t *testing.T) {
+	warnings, err := checkCompatible(fixtureConfig(t, "fixture"))
+	require.NoError(t, err)
+	require.Len(t, warnings, 2)
+	for i, name := range []string{"location", "calibrated"} {
+		assert.True(t, strings.HasPrefix(warnings[i], "testdata/fixture/demo.sensor-1.1.json against 1.0: /properties/"+name+": warning: open-content: "), warnings[i])
+	}
+	warnings, err = checkCompatible(published())
+	require.NoError(t, err)
+	assert.Empty(t, warnings, "the published catalogue has one version of each schema")
 }

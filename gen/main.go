@@ -18,7 +18,11 @@
 // the schema's name (core.device: device), and each later major N in the
 // same package's vN folder (device/v2, package device), as Go modules
 // version their import paths, so that both majors can be used side by
-// side. The package's type follows the latest minor of its major and
+// side. Before generating anything, it checks that every minor version is
+// fully compatible with every earlier minor of its major (package compat),
+// and refuses, printing each breaking finding with its witness, if one is
+// not: a break takes a new major. It prints the warnings of the check too.
+// The package's type follows the latest minor of its major and
 // decodes the messages of all its minors (decision 13 keeps minors
 // compatible). Each earlier minor of the major also gets an unexported
 // type of its own, judged by exactly that minor's schema file, reached
@@ -67,6 +71,13 @@ func run(dir, out, imp string, export bool) error {
 		cfg = config{Catalogue: c, Dir: filepath.ToSlash(dir)}
 	}
 	cfg.Import, cfg.Export = imp, export
+	warnings, err := checkCompatible(cfg)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "gen:", w)
+	}
 	files, err := generate(cfg)
 	if err != nil {
 		return err
