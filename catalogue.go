@@ -11,6 +11,13 @@
 //
 // Decode and DecodeAs apply exactly the rules of the typed packages: the
 // message's schema, plus the catalogue's decisions (see the README).
+//
+// A message carries its family, not its version. Decode, and DecodeAs
+// with no version, judge by the latest version of the schema: the latest
+// minor of its latest major, whose package's type decodes the messages of
+// every minor of that major. DecodeAs with a version judges by exactly
+// that version's schema file (decision 13), returning for an earlier minor
+// a message of that version's own type.
 package catalogue
 
 import (
