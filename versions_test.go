@@ -83,3 +83,24 @@ func TestDecodeAsJudgesByExactlyTheNamedVersion(t *testing.T) {
 	_, err = s.decodeAs("demo.sensor", "1.01", []byte(v10+`}`))
 	assert.ErrorIs(t, err, schemas.ErrUnknown, "versions are compared as written, not as numbers")
 }
+
+// TestDispatchTakesTheLatestVersion pins that the generated newLatest, by
+// which Decode dispatches on message_type, makes the latest version of
+// the latest major: of the published catalogue, and of the fixture, whose
+// latest is 2.0 in package sensor/v2.
+func TestDispatchTakesTheLatestVersion(t *testing.T) {
+	for _, name := range schemas.Names() {
+		latest, err := schemas.Latest(name)
+		require.NoError(t, err)
+		m := newLatest(name)
+		require.NotNil(t, m, name)
+		assert.Equal(t, latest.Version, m.SchemaVersion(), name)
+		assert.Equal(t, name, m.SchemaName())
+	}
+	assert.Nil(t, newLatest("core.driver"))
+
+	m := fixture.NewLatest([]byte("demo.sensor"))
+	require.NotNil(t, m)
+	assert.Equal(t, "2.0", m.SchemaVersion())
+	assert.Nil(t, fixture.NewLatest("demo"))
+}
