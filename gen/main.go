@@ -26,9 +26,9 @@
 // decodes the messages of all its minors (decision 13 keeps minors
 // compatible). Each earlier minor of the major also gets an unexported
 // type of its own, judged by exactly that minor's schema file, reached
-// through the package's NewVersion and DecodeVersion and through the
-// table: judging a message by a named version applies exactly that
-// version's file.
+// through the package's NewVersion and DecodeVersion (generated only for
+// a major of several minors) and through the table: judging a message by
+// a named version applies exactly that version's file.
 //
 // It uses go-jsonschema's schema model to read the schemas and writes the
 // structs, decoders, validators and encoders itself, so that decoding is a
