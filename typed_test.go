@@ -168,7 +168,7 @@ func TestMessagesPrintAsJSON(t *testing.T) {
 	want := `{"id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","type":"created","occurred_at":"2026-11-23T08:00:00Z"}`
 	assert.Equal(t, want, fmt.Sprint(e))
 	assert.Equal(t, want, fmt.Sprintf("%v", *e))
-	assert.Equal(t, want, fmt.Sprintf("%s", e))
+	assert.Equal(t, want+"!", fmt.Sprintf("%s!", e))
 
 	e.Actor = &event.Actor{Name: new("Ada")}
 	assert.Equal(t, `{"name":"Ada"}`, fmt.Sprint(e.Actor))
