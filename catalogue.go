@@ -147,7 +147,8 @@ func DecodeOr(data []byte, def string) (Message, error) {
 	}
 	m := newLatest(typ)
 	if m == nil {
-		return nil, unknownType(ErrUnknownType, " "+strconv.Quote(string(typ)))
+		// Shortened: a report must not grow with the input.
+		return nil, unknownType(ErrUnknownType, " "+strconv.Quote(wire.ShortenBytes(typ)))
 	}
 	return m, m.UnmarshalJSON(data)
 }

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,17 +27,66 @@ import (
 const MaxMessageBytes = 1 << 20
 
 // Handler returns the HTTP handler of the catalogue API. Its routes are
-// under /api/, prefix included: mount it with mux.Handle("/api/", Handler()).
+// under /api/, prefix included. Serve it as the server's handler, with
+// Fallback for the rest of a service's routes, so that it answers, in
+// JSON, every request whose path is under /api/ or looks as if it were
+// (//api/schemas, /API/schemas, /api/../x); or mount it with
+// mux.Handle("/api/", Handler()), and the mux answers the paths that are
+// not clean itself, with a redirect and an HTML body, before the API sees
+// them. Options change its limits.
 //
 // Everything it serves is computed once, here, from the embedded catalogue;
 // the handler is safe for concurrent use.
-func Handler() http.Handler {
-	return newHandler(schemas.All(), catalogue.DecodeAs)
+func Handler(opts ...Option) http.Handler {
+	h := newHandler(schemas.All(), catalogue.DecodeAs)
+	for _, o := range opts {
+		o(h)
+	}
+	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
+	return h
 }
+
+// An Option changes how the Handler serves.
+type Option func(*handler)
+
+// Fallback gives the requests whose paths are not the API's to next: the
+// rest of a service's routes, such as an http.ServeMux of them. A path is
+// the API's if it is /api or under /api/, in any case, either as sent or
+// once cleaned of empty, "." and ".." segments. Without a fallback, the
+// Handler answers every other path 404, in JSON.
+func Fallback(next http.Handler) Option {
+	return func(h *handler) { h.fallback = next }
+}
+
+// MaxBodies bounds the request bodies the validation route holds at once,
+// read or being read, to n (at least 1); a request beyond them is answered
+// 503 Service Unavailable with Retry-After, at once, so that a flood of
+// large messages costs a bounded amount of memory (about n times three
+// times MaxMessageBytes at worst) rather than all of it. The default is
+// DefaultMaxBodies.
+func MaxBodies(n int) Option {
+	return func(h *handler) { h.maxBodies = max(n, 1) }
+}
+
+// DefaultMaxBodies returns the bodies a Handler holds at once unless
+// MaxBodies says otherwise: eight for each CPU the process may use
+// (GOMAXPROCS), at least 16. Judging a message is CPU-bound, so more
+// would wait for a CPU, holding their memory, without finishing sooner;
+// the margin covers bodies still arriving over slow connections.
+func DefaultMaxBodies() int {
+	return max(16, 8*runtime.GOMAXPROCS(0))
+}
+
+// retryAfter is the Retry-After of a 503: in a second, the bodies being
+// judged now have long been answered.
+const retryAfter = "1"
 
 // handler serves the API. Each endpoint is one method on it, listed in
 // routes, which newHandler registers on mux.
 type handler struct {
+	fallback   http.Handler // for the paths that are not the API's; nil if none
+	maxBodies  int
+	bodies     chan struct{} // a semaphore of maxBodies: one token a body held
 	mux        *http.ServeMux
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
@@ -82,6 +135,8 @@ func (h *handler) routes() []route {
 func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error)) *handler {
 	h := &handler{
 		decodeAs:   decodeAs,
+		maxBodies:  DefaultMaxBodies(),
+		bodies:     make(chan struct{}, DefaultMaxBodies()),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
 		files:      make(map[key]file, len(all)),
@@ -125,17 +180,69 @@ func newHandler(all []schemas.Schema, decodeAs func(name, version string, data [
 			methods = append(methods, http.MethodHead) // ServeMux serves HEAD with GET
 		}
 		slices.Sort(methods)
-		h.mux.Handle(path, methodNotAllowed(slices.Compact(methods)))
+		h.mux.Handle(path, h.methodNotAllowed(slices.Compact(methods)))
 	}
-	h.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, http.StatusNotFound, "no such resource: "+r.URL.EscapedPath()) // as sent: %2F is not a slash
-	})
+	// Every other path, under /api/ or not (when the handler is the
+	// server's), is 404 in JSON, never ServeMux's text.
+	h.mux.HandleFunc("/", notFound)
 	return h
 }
 
-// ServeHTTP serves the API.
+// notFound answers 404 for a path no route has.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
+}
+
+// sentPath returns the path of r as the client sent it: escaped (%2F is
+// not a slash) and, unlike r.URL, not read as a host when it begins with
+// two slashes.
+func sentPath(r *http.Request) string {
+	if p, _, _ := strings.Cut(r.RequestURI, "?"); strings.HasPrefix(p, "/") {
+		return p
+	}
+	return r.URL.EscapedPath()
+}
+
+// ServeHTTP serves the API. A path that is not clean, with an empty, "."
+// or ".." segment (//api/schemas, /api/schemas/../x), is answered 404 in
+// JSON: ServeMux would redirect it to its clean form, with an HTML body,
+// and no client of the API needs that. CONNECT requests, whose path
+// ServeMux leaves alone, are 404 too.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.fallback != nil && !ours(sentPath(r)) && !ours(r.URL.Path) {
+		h.fallback.ServeHTTP(w, r)
+		return
+	}
+	if r.Method == http.MethodConnect || !clean(r.URL.Path) || !clean(sentPath(r)) {
+		notFound(w, r)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// ours reports whether the path p is the API's: /api, or under /api/, in
+// any case, as it is or once cleaned.
+func ours(p string) bool {
+	under := func(p string) bool {
+		return strings.EqualFold(p, "/api") || len(p) >= 5 && strings.EqualFold(p[:5], "/api/")
+	}
+	return under(p) || under(path.Clean("/"+p))
+}
+
+// clean reports whether path is absolute and has no empty, "." or ".."
+// segment but a final empty one (a trailing slash): whether ServeMux would
+// serve it as it is, rather than redirect it.
+func clean(path string) bool {
+	if path == "" || path[0] != '/' {
+		return false
+	}
+	for seg := range strings.SplitSeq(path[1:], "/") {
+		switch seg {
+		case ".", "..":
+			return false
+		}
+	}
+	return !strings.Contains(path, "//")
 }
 
 // list serves GET /api/schemas.
@@ -195,13 +302,22 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 		return
 	}
+	select {
+	case h.bodies <- struct{}{}:
+		defer func() { <-h.bodies }()
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		writeError(w, r, http.StatusServiceUnavailable, "too many messages are being judged: retry later")
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 			return
 		}
-		writeError(w, r, http.StatusBadRequest, "reading the message: "+err.Error())
+		status, text := readFailure(err)
+		writeError(w, r, status, text)
 		return
 	}
 	_, err = h.decodeAs(name, version, body)
@@ -216,17 +332,34 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(verdict{Violations: invalid.Violations}))
+	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(verdict{Violations: invalid.Violations, Omitted: invalid.Omitted}))
+}
+
+// readFailure returns the status and the text of the answer to a request
+// whose body could not be read: what went wrong, in the client's terms,
+// never the error's own text, which names socket addresses and Go's
+// internals.
+func readFailure(err error) (int, string) {
+	const text = "the request body could not be read"
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+		return http.StatusRequestTimeout, text + ": timed out"
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return http.StatusBadRequest, text + ": it ended before its announced length"
+	}
+	return http.StatusBadRequest, text
 }
 
 // validBody is the body of the answer to a valid message.
 var validBody = mustEncode(verdict{Valid: true})
 
 // verdict is the body of the validation route's 200 and 422 answers, the
-// violations in their JSON form (see msg.Violation).
+// violations in their JSON form (see msg.Violation), at most
+// msg.MaxViolations of them, and the number omitted after them.
 type verdict struct {
 	Valid      bool             `json:"valid"`
 	Violations []*msg.Violation `json:"violations,omitempty"`
+	Omitted    int              `json:"omitted,omitempty"`
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not
@@ -240,10 +373,20 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name, version
 }
 
 // methodNotAllowed answers 405 for a route's path, listing the methods the
-// route serves.
-func methodNotAllowed(methods []string) http.Handler {
+// route serves; but 404 if the path names a schema or version the
+// catalogue does not hold, since no method would find it.
+func (h *handler) methodNotAllowed(methods []string) http.Handler {
 	allow := strings.Join(methods, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, version := r.PathValue("name"), r.PathValue("version")
+		if _, known := h.versionsOf[name]; name != "" && !known {
+			h.notFound(w, r, name, version)
+			return
+		}
+		if _, known := h.files[key{name, version}]; version != "" && !known {
+			h.notFound(w, r, name, version)
+			return
+		}
 		w.Header().Set("Allow", allow)
 		writeError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allow))
 	})

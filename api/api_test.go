@@ -221,12 +221,33 @@ func TestNotFoundIsJSON(t *testing.T) {
 	}
 }
 
+// TestUnknownSchemaIs404BeforeAny405: no method would find what the path
+// names, so a client is told that first, not that it might try another
+// method.
+func TestUnknownSchemaIs404BeforeAny405(t *testing.T) {
+	tests := []struct{ method, path, msg string }{
+		{http.MethodGet, "/api/schemas/core.device/versions/9.9/validate", `unknown schema "core.device" version "9.9"`},
+		{http.MethodPut, "/api/schemas/core.nope/versions/1.0/validate", `unknown schema "core.nope"`},
+		{http.MethodPost, "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"`},
+		{http.MethodPost, "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"`},
+		{http.MethodDelete, "/api/schemas/core.nope/versions", `unknown schema "core.nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			rec := serve(t, tt.method, tt.path, nil)
+			require.Equal(t, http.StatusNotFound, rec.Code)
+			assert.Empty(t, rec.Header().Get("Allow"))
+			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+			assert.JSONEq(t, string(mustJSON(t, map[string]string{"error": tt.msg})), rec.Body.String())
+		})
+	}
+}
+
 func TestOtherMethodsAre405WithAllow(t *testing.T) {
 	paths := []string{
 		"/api/schemas",
 		"/api/schemas/core.device/versions",
 		"/api/schemas/core.device/versions/1.0",
-		"/api/schemas/core.nope/versions/1.0", // the route, not the schema, decides
 	}
 	methods := []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions}
 	for _, path := range paths {

@@ -10,6 +10,15 @@
 //	mux.Handle("/api/", api.Handler())
 //	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
 //
+// A ServeMux, though, answers a path that is not clean (//api/schemas,
+// /api/../x) itself, with a redirect and an HTML body, before the API sees
+// it. To have every path under /api/ answered in JSON, make the API the
+// server's handler, and give it the service's other routes to fall back on:
+//
+//	mux := http.NewServeMux()
+//	mux.HandleFunc("GET /healthz", healthz)
+//	log.Fatal(http.ListenAndServe("127.0.0.1:8080", api.Handler(api.Fallback(mux))))
+//
 // The routes:
 //
 //	GET  /api/schemas                                     every schema: [{"name", "version", "id", "url"}]
@@ -24,17 +33,34 @@
 //
 //	{"valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI: check digit is 9, want 8","value":"\"490154203237519\""}]}
 //
-// listing every violation, each with its JSON Pointer ("" for the document),
+// listing the violations, each with its JSON Pointer ("" for the document),
 // rule, message and offending JSON text ("value", absent where no value is
-// at fault). A body over MaxMessageBytes (1 MiB) is answered 413.
+// at fault, shortened when long). It lists at most msg.MaxViolations (100);
+// "omitted", absent when zero, counts those found after them, so that the
+// answer to any body stays under 64 KiB. A body over MaxMessageBytes
+// (1 MiB) is answered 413, and one that stops arriving before its end 408
+// (at the server's read time-out) or 400.
+//
+// The validation route holds at most MaxBodies request bodies at once,
+// read or being read (by default DefaultMaxBodies: eight per CPU, at least
+// 16), so that a flood of large messages costs a bounded amount of memory;
+// beyond them it answers 503 Service Unavailable with Retry-After, at once.
+// The other routes serve precomputed bytes and are never turned away. A
+// client that sends its body slowly holds its place until the server's
+// read time-out ends it: give the http.Server a ReadTimeout, as msgcheck
+// serve does.
 //
 // A schema file is immutable once published, so it is served with a strong
 // ETag and "Cache-Control: public, max-age=31536000, immutable", and a
 // conditional GET with a matching If-None-Match is answered 304 Not Modified.
 //
-// Errors are JSON, {"error": "..."}: 404 for an unknown schema, version or
-// path under /api/, 405 with an Allow header for a method a route does not
-// serve, and 413 for a message too large to judge.
+// Errors are JSON, {"error": "..."}, and name what went wrong, never a
+// socket address or an error of Go's: 404 for an unknown schema, version or
+// path under /api/ (an unknown schema or version is 404 whatever the
+// method), or for a path that is not clean; 405 with an Allow header for a
+// method a route does not serve; 408 or 400 for a body that could not be
+// read; 413 for a message too large to judge; 503 with Retry-After when
+// too many bodies are held.
 //
 // The "id" of a schema is its $id as published, under schemas.BaseURL. The
 // catalogue has been published under both http and https, so a client that

@@ -16,7 +16,10 @@
 package msg
 
 import (
+	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/textline"
 )
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
@@ -59,22 +62,44 @@ type Violation struct {
 	Value string `json:"value,omitempty"`
 }
 
-// Error returns the violation as "path: message".
+// Error returns the violation as "path: message", on one line whatever
+// the message holds: a control character, a line or paragraph separator,
+// a bidirectional control or a byte that is not UTF-8, in a member name or
+// a value, is written as an escape such as \x1b or \u2028, so that a
+// message cannot forge a line of a report or command the terminal that
+// shows it. Path and Message themselves hold the text as it is.
 func (v *Violation) Error() string {
 	path := v.Path
 	if path == "" {
 		path = "(root)"
 	}
-	return path + ": " + v.Message
+	return textline.Escape(path) + ": " + textline.Escape(v.Message)
 }
 
-// Error is the error of a message that breaks its schema: all its
-// violations, in the order they were found.
+// MaxViolations is how many violations an Error lists at most. A message
+// can break its schema in as many places as it has values (an array of a
+// million numbers where strings are wanted), and a report that grew with
+// them would cost its reader, a log or an HTTP client, more than the
+// message itself: the violations beyond the first MaxViolations are only
+// counted, in Error.Omitted, and cost no memory.
+const MaxViolations = 100
+
+// Error is the error of a message that breaks its schema: its violations,
+// in the order they were found, at most MaxViolations of them, and the
+// number of those found after. A syntax error, which ends the reading of a
+// message, is always listed, last: when the list is full, it takes the
+// place of the last violation found before it, which is counted in
+// Omitted instead.
 type Error struct {
 	Violations []*Violation
+	// Omitted is the number of violations found after the first
+	// MaxViolations, which are not listed. The rest of the message is
+	// still read to its end, so that Omitted is exact.
+	Omitted int
 }
 
-// Error returns the violations, separated by "; ".
+// Error returns the violations, separated by "; ", followed by
+// "; ... and N more violations" when some were omitted.
 func (e *Error) Error() string {
 	var b strings.Builder
 	for i, v := range e.Violations {
@@ -83,7 +108,22 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(v.Error())
 	}
+	if e.Omitted > 0 {
+		if len(e.Violations) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(OmittedText(e.Omitted))
+	}
 	return b.String()
+}
+
+// OmittedText is how a report says that n violations were omitted:
+// "... and n more violations".
+func OmittedText(n int) string {
+	if n == 1 {
+		return "... and 1 more violation"
+	}
+	return "... and " + strconv.Itoa(n) + " more violations"
 }
 
 // Unwrap returns the violations, so that errors.As finds the first

@@ -211,3 +211,16 @@ func TestNullablePrintsWhatItHolds(t *testing.T) {
 	assert.Equal(t, "FMC130", fmt.Sprint(msg.Of("FMC130")))
 	assert.Equal(t, "{absent null 7}", fmt.Sprintf("%v", struct{ A, B, C msg.Nullable[int] }{msg.Nullable[int]{}, msg.Null[int](), msg.Of(7)}))
 }
+
+func TestViolationErrorIsOneLineWhateverItHolds(t *testing.T) {
+	v := &msg.Violation{Path: "/a\nb\x1b[2K", Rule: msg.RuleDuplicate, Message: "got \"\u2028\xff\""}
+	assert.Equal(t, `/a\x0ab\x1b[2K: got "\u2028\xff"`, v.Error())
+	assert.Equal(t, "/a\nb\x1b[2K", v.Path, "the fields keep the text as it is")
+}
+
+func TestErrorSaysHowManyItOmits(t *testing.T) {
+	e := &msg.Error{Violations: []*msg.Violation{{Path: "/a", Message: "bad"}}, Omitted: 2}
+	assert.Equal(t, "/a: bad; ... and 2 more violations", e.Error())
+	e.Omitted = 1
+	assert.Equal(t, "/a: bad; ... and 1 more violation", e.Error())
+}

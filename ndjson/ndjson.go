@@ -19,6 +19,8 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/fleetkit/catalogue"
@@ -43,7 +45,37 @@ type Options struct {
 	// Workers is how many messages are judged at once; 0 means one per
 	// CPU (GOMAXPROCS).
 	Workers int
+	// MaxLine is the length of the longest line judged, in bytes, line
+	// end included; 0 means DefaultMaxLine. A longer line is an invalid
+	// message, whose error wraps ErrLineTooLong: it is skipped without
+	// being held, so that memory stays bounded even on an endless input
+	// without a line end, and the stream goes on. It also bounds the
+	// bytes held at once: a check holds about twice MaxLine at most,
+	// whatever the stream.
+	MaxLine int
 }
+
+// DefaultMaxLine is the line limit when Options.MaxLine is 0: 64 MiB,
+// far more than any message of the catalogue needs.
+const DefaultMaxLine = 64 << 20
+
+// ErrLineTooLong is wrapped by the Err of a line longer than
+// Options.MaxLine. Its violation, at the document's root, has rule
+// RuleLineLength.
+var ErrLineTooLong = errors.New("line too long")
+
+// RuleLineLength is the rule of the violation of a line longer than
+// Options.MaxLine: a limit of the stream, not of the schema.
+const RuleLineLength msg.Rule = "line_length"
+
+// lineTooLong is the error of a line longer than max bytes.
+type lineTooLong struct{ max int }
+
+func (e lineTooLong) Error() string {
+	return "line longer than " + strconv.Itoa(e.max) + " bytes"
+}
+
+func (lineTooLong) Unwrap() error { return ErrLineTooLong }
 
 // Result is the verdict on one message.
 type Result struct {
@@ -54,17 +86,20 @@ type Result struct {
 	// if none could be chosen (an absent or unknown message_type).
 	Schema string
 	// Err is nil for a valid message. Otherwise it is an *msg.Error
-	// listing the violations, or an error wrapping catalogue.ErrNoType or
-	// catalogue.ErrUnknownType.
+	// listing the violations (at most msg.MaxViolations, and the count of
+	// the rest), or an error wrapping catalogue.ErrNoType,
+	// catalogue.ErrUnknownType or ErrLineTooLong.
 	Err error
 }
 
 // Valid reports whether the message is valid.
 func (r Result) Valid() bool { return r.Err == nil }
 
-// Violations returns the violations of an invalid message. A message
-// whose schema could not be chosen has a single violation at the
-// document's root, with rule "message_type".
+// Violations returns the violations of an invalid message, the first
+// msg.MaxViolations of them (Omitted counts the rest). A message whose
+// schema could not be chosen has a single violation at /message_type,
+// with rule "message_type"; a line longer than Options.MaxLine, a single
+// violation at the document's root with rule "line_length".
 func (r Result) Violations() []*msg.Violation {
 	var e *msg.Error
 	switch {
@@ -72,8 +107,19 @@ func (r Result) Violations() []*msg.Violation {
 		return nil
 	case errors.As(r.Err, &e):
 		return e.Violations
+	case errors.Is(r.Err, ErrLineTooLong):
+		return []*msg.Violation{{Path: "", Rule: RuleLineLength, Message: r.Err.Error()}}
 	}
 	return []*msg.Violation{{Path: "/message_type", Rule: RuleMessageType, Message: r.Err.Error()}}
+}
+
+// Omitted returns the number of violations found beyond those Violations
+// lists (see msg.MaxViolations).
+func (r Result) Omitted() int {
+	if e, ok := errors.AsType[*msg.Error](r.Err); ok {
+		return e.Omitted
+	}
+	return 0
 }
 
 // RuleMessageType is the rule of the violation of a message whose schema
@@ -98,12 +144,19 @@ const (
 	batchBytes = 1 << 20
 )
 
+// A batchLine is one line of a batch.
+type batchLine struct {
+	text    []byte // a sub-slice of the batch's buf; nil for a blank line
+	tooLong bool   // longer than the limit, and not kept
+}
+
 // A batch is a run of consecutive lines, judged by one worker.
 type batch struct {
-	first   int      // line number of lines[0]
-	lines   [][]byte // sub-slices of buf; nil for a blank line
+	first   int // line number of lines[0]
+	lines   []batchLine
 	buf     []byte
 	results []Result
+	cost    int64 // of the in-flight budget, taken when it was sent
 	done    chan struct{}
 }
 
@@ -135,8 +188,21 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
+	maxLine := opts.MaxLine
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The bytes read and not yet emitted, in the batch being read and
+	// those in flight, are bounded as well as the batches, so that a
+	// stream of long lines takes no more memory than one of short ones:
+	// room for one batch with a line of the limit, or a few batches for
+	// each worker, whichever is more. The reader takes its share as it
+	// reads, so it waits, rather than reads ahead a second long line,
+	// while one is judged.
+	inFlight := newBudget(ctx, max(int64(maxLine)+batchBytes+readChunk, int64(3*workers*batchBytes)))
+	big := newBigLines()
 
 	work := make(chan *batch, workers)
 	order := make(chan *batch, 2*workers) // bounds the batches in flight
@@ -157,7 +223,7 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 	go func() {
 		defer close(order)
 		defer close(work)
-		readErr <- read(ctx, r, &stats.Bytes, func(b *batch) bool {
+		readErr <- read(ctx, r, maxLine, inFlight, big, &stats.Bytes, func(b *batch) bool {
 			select {
 			case order <- b:
 			case <-ctx.Done():
@@ -188,7 +254,9 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 				}
 			}
 		}
-		recycle(b)
+		inFlight.release(b.cost)
+		b.cost = 0
+		recycle(b, big)
 	}
 	wg.Wait()
 	if rerr := <-readErr; err == nil {
@@ -201,9 +269,10 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 }
 
 // read splits r into batches of lines and hands each to send, which
-// reports false to stop. Lines may be of any length.
-func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) error {
-	br := bufio.NewReaderSize(newCancelReader(ctx, r, 64<<10), 64<<10)
+// reports false to stop. A line longer than maxLine bytes is not kept but
+// marked, in its batch, as too long.
+func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *bigLines, n *int64, send func(*batch) bool) error {
+	br := bufio.NewReaderSize(newCancelReader(ctx, r, readChunk), readChunk)
 	line := 0
 	b := newBatch(1)
 	flush := func() bool {
@@ -217,16 +286,17 @@ func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) er
 	for {
 		start := len(b.buf)
 		var err error
-		b.buf, err = readLine(br, b.buf)
-		*n += int64(len(b.buf) - start)
+		var read int64
+		b.buf, read, err = big.readLine(br, b.buf, maxLine, inFlight, &b.cost)
+		*n += read
 		switch {
-		case err == nil, err == io.EOF && len(b.buf) > start:
+		case err == nil, err == io.EOF && read > 0:
 			line++
-			text := b.buf[start:]
-			if len(bytes.TrimSpace(text)) == 0 {
-				text = nil
+			l := batchLine{text: b.buf[start:], tooLong: read > int64(maxLine)}
+			if len(bytes.TrimSpace(l.text)) == 0 {
+				l.text = nil
 			}
-			b.lines = append(b.lines, text)
+			b.lines = append(b.lines, l)
 			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes {
 				if !flush() {
 					return ctx.Err()
@@ -236,6 +306,8 @@ func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) er
 			// Cut off by an error, not ended: the rest of the line is
 			// unknown, so judging the fragment would report a message
 			// that was never sent.
+			inFlight.release(int64(len(b.buf) - start))
+			b.cost -= int64(len(b.buf) - start)
 			b.buf = b.buf[:start]
 		}
 		if err == io.EOF {
@@ -249,15 +321,165 @@ func read(ctx context.Context, r io.Reader, n *int64, send func(*batch) bool) er
 	}
 }
 
-// readLine appends the next line of br to buf, line end included.
-func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+// readChunk is the size of the reads from the input.
+const readChunk = 64 << 10
+
+// readLine appends the next line of br to buf, line end included, and
+// returns the number of bytes it read. It takes what it appends from
+// inFlight, adding it to *cost. A line longer than max bytes is read to
+// its end, or to the end of br, but not appended: the bytes read say that
+// it was too long.
+//
+// A line longer than bigLine is gathered in pieces and appended once
+// whole, at its exact size, into the buffer of an earlier big line if one
+// is free: appending as it comes would grow buf step by step, leaving a
+// trail of copies that, for a line of tens of megabytes, takes three times
+// its size before the collector catches up, and under load it falls
+// further behind.
+func (big *bigLines) readLine(br *bufio.Reader, buf []byte, max int, inFlight *budget, cost *int64) ([]byte, int64, error) {
+	start := len(buf)
+	var read int64
+	var pieces [][]byte // of a big line, beyond buf[start:]
+	drop := func() {
+		dropped := int64(len(buf) - start)
+		for _, p := range pieces {
+			dropped += int64(len(p))
+		}
+		inFlight.release(dropped)
+		*cost -= dropped
+		big.spare(pieces)
+		buf, pieces = buf[:start], nil
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
+		kept := read
+		read += int64(len(chunk))
+		switch {
+		case read <= int64(max) && kept+int64(len(chunk)) <= bigLine:
+			*cost += inFlight.acquire(int64(len(chunk)))
+			buf = append(buf, chunk...)
+		case read <= int64(max):
+			*cost += inFlight.acquire(int64(len(chunk)))
+			if n := len(pieces); n == 0 || len(pieces[n-1])+len(chunk) > cap(pieces[n-1]) {
+				pieces = append(pieces, big.piece())
+			}
+			last := &pieces[len(pieces)-1]
+			*last = append(*last, chunk...)
+		case len(buf) > start || pieces != nil:
+			drop() // and skip the rest in the memory of one chunk
+		}
 		if err != bufio.ErrBufferFull {
-			return buf, err
+			if pieces != nil {
+				buf = big.grow(buf, start+int(read))
+				for _, p := range pieces {
+					buf = append(buf, p...)
+				}
+				big.spare(pieces)
+			}
+			return buf, read, err
 		}
 	}
+}
+
+// bigLine is the length beyond which readLine gathers a line in pieces.
+const bigLine = 1 << 20
+
+// bigLines holds what reading lines longer than bigLine reuses, so that
+// a stream of them makes no garbage of their size: the pieces they are
+// gathered in, and the buffer of a batch that held one, handed back once
+// the batch is emitted. What it holds is bounded by about two line
+// limits.
+type bigLines struct {
+	pieces [][]byte    // spare pieces, for the reader only
+	bufs   chan []byte // a spare buffer, from the collector to the reader
+}
+
+func newBigLines() *bigLines {
+	return &bigLines{bufs: make(chan []byte, 1)}
+}
+
+// piece returns an empty piece of capacity bigLine.
+func (big *bigLines) piece() []byte {
+	if n := len(big.pieces); n > 0 {
+		p := big.pieces[n-1]
+		big.pieces = big.pieces[:n-1]
+		return p[:0]
+	}
+	return make([]byte, 0, bigLine)
+}
+
+// spare takes back pieces once their bytes are copied out.
+func (big *bigLines) spare(pieces [][]byte) {
+	big.pieces = append(big.pieces, pieces...)
+}
+
+// grow returns buf with room for n bytes in all, in the spare buffer if
+// one is free and large enough.
+func (big *bigLines) grow(buf []byte, n int) []byte {
+	if cap(buf) >= n {
+		return buf
+	}
+	select {
+	case spare := <-big.bufs:
+		if cap(spare) >= n {
+			return append(spare[:0], buf...)
+		}
+	default:
+	}
+	return slices.Grow(buf, n-len(buf))
+}
+
+// handBack offers buf, which no one uses any more, to the reader.
+func (big *bigLines) handBack(buf []byte) {
+	select {
+	case big.bufs <- buf[:0]:
+	default: // one is spare already
+	}
+}
+
+// A budget bounds a quantity, such as the bytes in flight, shared by
+// goroutines: acquire waits until there is enough left, or ctx is done.
+type budget struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int64
+	max  int64
+}
+
+func newBudget(ctx context.Context, max int64) *budget {
+	b := &budget{ctx: ctx, free: max, max: max}
+	b.cond = sync.NewCond(&b.mu)
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.cond.Broadcast()
+	})
+	return b
+}
+
+// acquire takes n, or the whole budget if n is more, waiting until it is
+// free or ctx is done, and returns what it took, for release.
+func (b *budget) acquire(n int64) int64 {
+	n = min(n, b.max)
+	if n == 0 {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.free < n && b.ctx.Err() == nil {
+		b.cond.Wait()
+	}
+	b.free -= n
+	return n
+}
+
+// release gives back what acquire took.
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.free += n
+	b.cond.Broadcast()
 }
 
 // A cancelReader reads r on a goroutine of its own, so that its Read
@@ -346,9 +568,12 @@ func newBatch(first int) *batch {
 	return b
 }
 
-func recycle(b *batch) {
+func recycle(b *batch, big *bigLines) {
 	if cap(b.buf) > 4*batchBytes {
-		return // a batch that held a huge line: let it go
+		// A batch that held a huge line: its buffer is offered for the
+		// next, and the batch keeps none.
+		big.handBack(b.buf)
+		b.buf = nil
 	}
 	clear(b.lines)
 	clear(b.results)
@@ -360,11 +585,17 @@ func recycle(b *batch) {
 // buffer, which is kept only until the batch is emitted.
 func judge(b *batch, opts Options) {
 	b.results = b.results[:0]
-	for i, text := range b.lines {
-		if text == nil {
+	for i, l := range b.lines {
+		res := Result{Line: b.first + i}
+		text := l.text
+		switch {
+		case l.tooLong:
+			res.Schema, res.Err = opts.Schema, lineTooLong{opts.MaxLine} // "" unless Options.Schema chose it
+			b.results = append(b.results, res)
+			continue
+		case text == nil:
 			continue
 		}
-		res := Result{Line: b.first + i}
 		var m catalogue.Message
 		if opts.Schema != "" {
 			m, res.Err = catalogue.DecodeAs(opts.Schema, opts.Version, text)

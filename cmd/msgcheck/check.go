@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/textline"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/schemas"
@@ -40,7 +41,7 @@ var isTerminal = func(w io.Writer) bool {
 // reports the invalid ones (or, with -json, every one) on stdout, in input
 // order, and a summary on stderr.
 func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := newFlagSet("check", "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [file ...]\n\n"+
+	flags := newFlagSet("check", "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [-max-line bytes] [file ...]\n\n"+
 		"Judge newline-delimited JSON messages, from the files or, when there are\n"+
 		"none or a file is -, from standard input. Flags may follow the files.\n"+
 		"Each message is judged by the schema its message_type names, at that\n"+
@@ -50,6 +51,7 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	schema := flags.String("schema", "", "judge every message by the schema `name[@version]`, not by its message_type: by exactly that version's file, or by the latest version (latest minor of the latest major) if none is given")
 	def := flags.String("default", "", "judge the messages that have no message_type, such as example.event's, by the schema `name` (at its latest version)")
 	asJSON := flags.Bool("json", false, "print one JSON object per message, valid ones included")
+	maxLine := flags.Int("max-line", ndjson.DefaultMaxLine, "judge a line longer than `bytes` as an invalid message (rule line_length), without holding it")
 	files, code, ok := flags.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -75,6 +77,10 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return 2
 		}
 	}
+	if *maxLine <= 0 {
+		fmt.Fprintf(stderr, "msgcheck check: -max-line: want a number of bytes above 0, got %d\n", *maxLine)
+		return 2
+	}
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -86,9 +92,17 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	// That headroom must not become gigabytes when the live heap is large,
+	// as it is while lines of many megabytes are judged (up to about two
+	// line limits, see ndjson.Options.MaxLine): above a soft limit of one
+	// line limit and some the collector runs as often as it must.
+	// GOMEMLIMIT, when set, still rules.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(*maxLine) + 32<<20)
+	}
 
 	c := &checker{
-		opts:   ndjson.Options{Schema: name, Version: version, Default: *def},
+		opts:   ndjson.Options{Schema: name, Version: version, Default: *def, MaxLine: *maxLine},
 		json:   *asJSON,
 		stderr: stderr,
 		start:  time.Now(),
@@ -148,7 +162,14 @@ type checker struct {
 func (c *checker) file(ctx context.Context, name string, stdin io.Reader) bool {
 	r := stdin
 	if name != "-" {
-		f, err := os.Open(name)
+		f, err := open(ctx, name)
+		if ctx.Err() != nil {
+			if f != nil {
+				f.Close()
+			}
+			c.fail(errors.New("interrupted"))
+			return false
+		}
 		if err != nil {
 			c.fail(err)
 			return true
@@ -179,6 +200,33 @@ func (c *checker) file(ctx context.Context, name string, stdin io.Reader) bool {
 	return true
 }
 
+// open opens the file name for reading, or returns ctx's error as soon as
+// ctx is done. Opening a FIFO blocks until a writer opens it too, and a
+// goroutine blocked in open(2) cannot be woken: it is left to finish on
+// its own, and closes what it opened, while check stops at once.
+func open(ctx context.Context, name string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(name)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // report writes the verdict on one message: a line for an invalid one, or
 // with -json an object for every one.
 func (c *checker) report(file string, res ndjson.Result) error {
@@ -197,18 +245,25 @@ func (c *checker) report(file string, res ndjson.Result) error {
 	return nil
 }
 
-// writeLine writes "FILE:LINE: SCHEMA: violation; violation; ...".
+// writeLine writes "FILE:LINE: SCHEMA: violation; violation; ...", and
+// "; ... and N more violations" when some were omitted. The file name and
+// each violation are escaped (see msg.Violation.Error), so that the line
+// is one line, whatever the input.
 func (c *checker) writeLine(file string, res ndjson.Result) error {
 	schema := res.Schema
 	if schema == "" {
 		schema = "?"
 	}
-	fmt.Fprintf(c.out, "%s:%d: %s: ", file, res.Line, schema)
+	fmt.Fprintf(c.out, "%s:%d: %s: ", textline.Escape(file), res.Line, textline.Escape(schema))
 	for i, v := range res.Violations() {
 		if i > 0 {
 			c.out.WriteString("; ")
 		}
 		c.out.WriteString(v.Error())
+	}
+	if n := res.Omitted(); n > 0 {
+		c.out.WriteString("; ")
+		c.out.WriteString(msg.OmittedText(n))
 	}
 	return c.out.WriteByte('\n')
 }
@@ -223,7 +278,7 @@ func (c *checker) fail(err error) {
 		}
 	}
 	c.progress.clear()
-	fmt.Fprintf(c.stderr, "msgcheck: %v\n", err)
+	fmt.Fprintf(c.stderr, "msgcheck: %s\n", textline.Escape(err.Error())) // it may name a file
 }
 
 // summary is the line printed at the end: counts and throughput.
@@ -272,10 +327,11 @@ type jsonResult struct {
 	Schema     string           `json:"schema"`
 	Valid      bool             `json:"valid"`
 	Violations []*msg.Violation `json:"violations,omitempty"` // in their JSON form, as the HTTP API reports them
+	Omitted    int              `json:"omitted,omitempty"`    // violations found beyond those listed (msg.MaxViolations)
 }
 
 func jsonResultOf(file string, res ndjson.Result) jsonResult {
-	return jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid(), Violations: res.Violations()}
+	return jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid(), Violations: res.Violations(), Omitted: res.Omitted()}
 }
 
 // countingReader counts the bytes read through it, for the progress line,

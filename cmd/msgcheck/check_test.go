@@ -287,7 +287,7 @@ func TestCheckUsageErrorsExit2BeforeReading(t *testing.T) {
 func TestCheckHelpExits0(t *testing.T) {
 	r := runCheck(t, nil, "-h")
 	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stdout, "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [file ...]")
+	assert.Contains(t, r.stdout, "usage: msgcheck check [-schema name[@version]] [-default name] [-json] [-max-line bytes] [file ...]")
 	assert.Contains(t, r.stdout, "-default name")
 	assert.Empty(t, r.stderr)
 

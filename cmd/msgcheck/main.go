@@ -3,10 +3,10 @@
 //
 // Usage:
 //
-//	msgcheck check [-schema NAME[@VERSION]] [-json] [FILE ...]  judge newline-delimited messages
-//	msgcheck schemas                                            print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]                            serve the catalogue API over HTTP
-//	msgcheck version                                            print the version and the schemas it judges by
+//	msgcheck check [-schema NAME[@VERSION]] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
+//	msgcheck schemas                                                              print the catalogue: name, version and $id
+//	msgcheck serve [-addr HOST:PORT]                                              serve the catalogue API over HTTP
+//	msgcheck version                                                              print the version and the schemas it judges by
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
@@ -22,15 +22,23 @@
 // where FILE is the path as given ("-" for standard input), SCHEMA is the
 // schema judged by or "?" if none could be chosen (an absent or unknown
 // message_type), and each violation is "/json/pointer: message", the
-// document itself being "(root)". A line that is not JSON is an invalid
-// message like any other, and the stream goes on. With -json it prints
-// instead one object per message, valid ones included:
+// document itself being "(root)". At most 100 violations are listed
+// (msg.MaxViolations), then "... and N more violations". Control
+// characters, line and paragraph separators, bidirectional controls and
+// bytes that are not UTF-8, in file names, member names and values, are
+// printed as escapes such as \x1b, so that each invalid message is one
+// line whatever it holds. A line that is not JSON is an invalid message
+// like any other, and the stream goes on; so is a line longer than
+// -max-line bytes (default 64 MiB), "(root): line longer than N bytes",
+// which is skipped without being held. With -json it prints instead one
+// object per message, valid ones included:
 //
 //	{"file":"-","line":3,"schema":"core.device","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
 //
 // "violations" is absent when the message is valid, "schema" is "" when
-// none could be chosen, and "value" is absent where no value is at fault
-// (a missing member). At the end check prints a summary to stderr (messages,
+// none could be chosen, "value" is absent where no value is at fault (a
+// missing member), and "omitted", absent when zero, counts the violations
+// beyond those listed. At the end check prints a summary to stderr (messages,
 // valid, invalid, bytes and throughput) and, while a long stream runs on a
 // terminal, a progress line there, which it never prints into a pipe or
 // file. Its exit status is 0 if every message is valid, 1 if any is invalid,
@@ -39,7 +47,9 @@
 //
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
 // a free port), logs the address it listens on to stderr, and shuts down
-// gracefully on SIGINT or SIGTERM.
+// gracefully on SIGINT or SIGTERM: it answers every request in flight,
+// however slowly its body arrives (each is bounded by the server's
+// time-outs), and then exits 0.
 //
 // Otherwise the exit status is 0 on success, 2 for a usage error, 1 for any
 // other error.

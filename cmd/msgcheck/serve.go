@@ -15,15 +15,32 @@ import (
 
 const defaultAddr = "127.0.0.1:8080"
 
-// The server's time-outs. Every phase of a request is bounded, so that slow
-// or idle clients cannot hold connections open.
-const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = 30 * time.Second
-	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 10 * time.Second // for requests in flight at shutdown
-)
+// serverTimeouts bounds every phase of a request, so that slow or idle
+// clients cannot hold connections open.
+type serverTimeouts struct {
+	readHeader time.Duration // the request line and headers
+	read       time.Duration // the whole request, body included
+	write      time.Duration // from the end of the headers to the end of the answer
+	idle       time.Duration // between requests on a connection
+}
+
+// timeouts are serve's time-outs. Tests shorten them.
+var timeouts = serverTimeouts{
+	readHeader: 5 * time.Second,
+	read:       10 * time.Second,
+	write:      30 * time.Second,
+	idle:       2 * time.Minute,
+}
+
+// shutdown is how long serve waits, once told to stop, for the requests
+// in flight: longer than any of them can take, since each is bounded by
+// the time-outs (its headers by readHeader, then its answer by write, its
+// body within both), so that every request in flight is answered, even
+// one whose body is still arriving slowly, and a clean stop exits 0. A
+// deadline equal to the read time-out raced with it and lost.
+func (t serverTimeouts) shutdown() time.Duration {
+	return t.readHeader + max(t.read, t.write) + 5*time.Second
+}
 
 // serve serves api.Handler until ctx is done, then shuts down gracefully.
 func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -41,10 +58,10 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	}
 	srv := &http.Server{
 		Handler:           api.Handler(),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		ReadHeaderTimeout: timeouts.readHeader,
+		ReadTimeout:       timeouts.read,
+		WriteTimeout:      timeouts.write,
+		IdleTimeout:       timeouts.idle,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(stderr, "msgcheck: ", 0),
 	}
@@ -59,7 +76,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	case <-ctx.Done():
 	}
 
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeouts.shutdown())
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		srv.Close()

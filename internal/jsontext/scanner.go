@@ -64,8 +64,15 @@ func (s *Scanner) Reset(data []byte) {
 // returned is capped at its length, so that appending to it copies it
 // rather than overwrite what follows. Bytes before the first ones kept,
 // which a caller that gathers places before keeping them may ask for,
-// are copied on their own.
+// are copied on their own, and so is every value kept from an input of
+// more than keepWhole bytes: a message of many megabytes may keep little
+// of itself (a long array of numbers where strings are wanted), and a
+// copy of it all would double what decoding it costs.
 func (s *Scanner) Keep(start, end int) []byte {
+	if s.kept == nil && len(s.Buf)-start > keepWhole {
+		k := append([]byte(nil), s.Buf[start:end]...)
+		return k[:len(k):len(k)]
+	}
 	if s.kept == nil {
 		s.keptFrom = start
 		s.kept = append([]byte(nil), s.Buf[start:]...)
@@ -77,6 +84,10 @@ func (s *Scanner) Keep(start, end int) []byte {
 	start, end = start-s.keptFrom, end-s.keptFrom
 	return s.kept[start:end:end]
 }
+
+// keepWhole is the size of the largest rest of an input that Keep copies
+// whole: far more than any message of the catalogue needs.
+const keepWhole = 1 << 20
 
 // KeepCanonical is Keep for the text of a value Skip read whole from start to
 // end, held in canonical form (see AppendCanonical): the kept bytes when
@@ -300,7 +311,7 @@ func (s *Scanner) skipObject() {
 			hint = min(max(i*(len(s.Buf)-s.Pos)/max(s.Pos-start, 1), 4*i), 1<<16)
 		}
 		if !names.add(key, s.Escaped, hint) {
-			s.failFor(CauseDuplicate, keyStart, "duplicate member name "+strconv.Quote(string(key)))
+			s.failFor(CauseDuplicate, keyStart, "duplicate member name "+quoteShort(key))
 			return
 		}
 		s.Skip()
@@ -858,4 +869,20 @@ func (s *Scanner) Enter() bool {
 		return false
 	}
 	return true
+}
+
+// quoteShort quotes a member name for an error's reason, its first 64
+// bytes only if it is long: a reason is read by people, and must not
+// grow with the input.
+func quoteShort(name []byte) string {
+	const max = 64
+	if len(name) <= max {
+		return strconv.Quote(string(name))
+	}
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	q := strconv.Quote(string(name[:n]))
+	return q[:len(q)-1] + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/fleetkit/catalogue/internal/format"
@@ -79,6 +80,13 @@ func (d *Decoder) place(base, name, sub string) {
 	if d.item >= 0 {
 		path += "/" + strconv.Itoa(d.item)
 	}
+	if d.Full() {
+		// The error that stopped the reading is the one a reader most
+		// needs, so it takes the place of the last listed, which is
+		// counted instead.
+		d.list = d.list[:len(d.list)-1]
+		d.Omit()
+	}
 	d.Add(base, path, msg.Rule(d.Cause.Rule()), "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
 }
 
@@ -94,7 +102,7 @@ func join(name, sub string) string {
 	if sub == "" {
 		return name
 	}
-	return name + "/" + Pointer(sub)
+	return name + "/" + PathToken(sub)
 }
 
 // Object begins reading an object at base+name. It reports false, having
@@ -285,7 +293,7 @@ func (d *Decoder) Last() string {
 	if d.last > d.Pos {
 		return ""
 	}
-	return Shorten(string(d.Buf[d.last:d.Pos]))
+	return ShortenBytes(d.Buf[d.last:d.Pos])
 }
 
 // Duplicate records that the member base+name appears again, and skips
@@ -300,7 +308,11 @@ func (d *Decoder) duplicate(base, name, sub string) {
 	if d.Fatal {
 		return
 	}
-	d.Add(base, join(name, sub), msg.RuleDuplicate, Shorten(string(d.Buf[start:d.Pos])),
+	if d.Full() {
+		d.Omit()
+		return
+	}
+	d.Add(base, join(name, sub), msg.RuleDuplicate, ShortenBytes(d.Buf[start:d.Pos]),
 		"member appears more than once (byte offset "+strconv.Itoa(start)+")")
 }
 
@@ -314,8 +326,28 @@ func (d *Decoder) mistyped(base, name, sub, want string) {
 		return
 	}
 	d.last = start
-	value := Shorten(string(d.Buf[start:d.Pos]))
+	if d.Full() {
+		d.Omit()
+		return
+	}
+	value := ShortenBytes(d.Buf[start:d.Pos])
 	d.Add(base, join(name, sub), msg.RuleType, value, "want "+want+", got "+got)
+}
+
+// mistypedItem is mistyped for the i-th item of the array at base+name.
+// Once the violations are capped it names the item only if it must place
+// a syntax error, so that a long array of wrong items costs a scan.
+func (d *Decoder) mistypedItem(base, name string, i int, want string) {
+	if !d.Full() {
+		d.mistyped(base, name, strconv.Itoa(i), want)
+		return
+	}
+	d.item = i
+	d.skip(base, name, "")
+	d.item = -1
+	if !d.Fatal {
+		d.Omit()
+	}
 }
 
 // kind names the JSON type of the value that begins at off.
@@ -354,7 +386,7 @@ func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
 		return "", false
 	}
 	if d.WS() != '"' {
-		d.mistyped(base, name, strconv.Itoa(i), "a string")
+		d.mistypedItem(base, name, i, "a string")
 		return "", false
 	}
 	d.last = d.Pos
@@ -514,11 +546,15 @@ func (d *Decoder) Int(base, name string) (int64, bool) {
 	}
 	n, reason, isInt := format.ParseInt(num)
 	switch {
+	case d.Full() && (!isInt || reason != ""):
+		d.Omit()
+		return 0, false
 	case !isInt:
-		d.Add(base, name, msg.RuleType, Shorten(string(num)), "want an integer, got "+Shorten(string(num)))
+		value := ShortenBytes(num)
+		d.Add(base, name, msg.RuleType, value, "want an integer, got "+value)
 		return 0, false
 	case reason != "":
-		d.Add(base, name, msg.RuleRange, Shorten(string(num)), "integer "+reason)
+		d.Add(base, name, msg.RuleRange, ShortenBytes(num), "integer "+reason)
 		return 0, false
 	}
 	return n, true
@@ -609,7 +645,9 @@ func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []by
 	}
 	m := *extra
 	if _, dup := m[string(key)]; dup {
-		d.duplicate(base, "", string(key))
+		// The path shows the name shortened: copy no more of it, which
+		// may be megabytes long.
+		d.duplicate(base, "", string(key[:min(len(key), shortLen+utf8.UTFMax)]))
 		return
 	}
 	k := d.keepString(key)

@@ -217,24 +217,60 @@ func appendString(b []byte, s string) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// Quote returns s as a JSON string, for the Value of a violation.
+// Quote returns s as a JSON string, for the Value of a violation. A long s
+// is shortened as Shorten shortens JSON text: its first bytes, quoted,
+// and an ellipsis where the rest and the closing quote would be.
 func Quote(s string) string {
-	b, _ := appendString(nil, s)
-	return string(b)
+	if len(s) <= shortLen {
+		b, _ := appendString(nil, s)
+		return string(b)
+	}
+	b, _ := appendString(nil, s[:cut(s, shortLen)])
+	return string(append(b[:len(b)-1], "…"...))
 }
+
+// shortLen is how many bytes of a value or a member name a violation
+// shows at most: enough to recognise it, and little enough that a report
+// of msg.MaxViolations violations stays small however long the values.
+const shortLen = 64
 
 // Shorten cuts s to at most 64 bytes, on a character boundary, marking the
 // cut with an ellipsis.
 func Shorten(s string) string {
-	const max = 64
-	if len(s) <= max {
+	if len(s) <= shortLen {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return s[:cut(s, shortLen)] + "…"
+}
+
+// ShortenBytes is Shorten(string(b)), without copying more of b than it
+// keeps.
+func ShortenBytes(b []byte) string {
+	if len(b) <= shortLen {
+		return string(b)
 	}
-	return s[:cut] + "…"
+	return string(b[:cut(string(b), shortLen)]) + "…" // string(b) here is not copied
+}
+
+// cut returns where to cut s, long as it is, to at most max bytes: on a
+// character boundary, if one is near.
+func cut(s string, max int) int {
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if !utf8.RuneStart(s[n]) {
+		return max // not UTF-8: any place will do
+	}
+	return n
+}
+
+// PathToken returns a member name as it is shown in the path of a
+// violation: a JSON Pointer reference token, shortened like Shorten if the
+// name is long, so that a member with a name of a megabyte does not make
+// every report of it a megabyte.
+func PathToken(name string) string {
+	return Pointer(Shorten(name))
 }
 
 // Pointer escapes a member name as a JSON Pointer reference token.

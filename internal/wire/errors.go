@@ -20,17 +20,33 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// Errors collects violations. Its zero value is empty and ready to use; it
-// allocates only when a violation is added.
+// Errors collects violations, the first msg.MaxViolations of them, and
+// counts the rest. Its zero value is empty and ready to use; it allocates
+// only when a violation is added.
 type Errors struct {
-	list []*msg.Violation
+	list    []*msg.Violation
+	omitted int // violations found after the list was full
 }
 
 // Add records a violation of rule at base+name. The path is joined here,
-// on the error path, so that callers pass static strings.
+// on the error path, so that callers pass static strings. Once the list
+// is full, the violation is only counted.
 func (e *Errors) Add(base, name string, rule msg.Rule, value, message string) {
+	if e.Full() {
+		e.omitted++
+		return
+	}
 	e.list = append(e.list, &msg.Violation{Path: base + name, Rule: rule, Value: value, Message: message})
 }
+
+// Full reports whether msg.MaxViolations violations are recorded, so that
+// any more will only be counted: a caller that builds the text of a
+// violation checks it first, and calls Omit instead, so that a message
+// with a million faults costs no more than a scan of its bytes.
+func (e *Errors) Full() bool { return len(e.list) >= msg.MaxViolations }
+
+// Omit counts a violation that is not listed, since the list is full.
+func (e *Errors) Omit() { e.omitted++ }
 
 // Join returns the path base+name of a nested object, as generated code
 // passes it down. It saves the call that concatenation costs, even of an
@@ -49,11 +65,11 @@ func (e *Errors) Err() error {
 	if len(e.list) == 0 {
 		return nil
 	}
-	return &msg.Error{Violations: e.list}
+	return &msg.Error{Violations: e.list, Omitted: e.omitted}
 }
 
-// Len returns the number of violations recorded.
-func (e *Errors) Len() int { return len(e.list) }
+// Len returns the number of violations found, listed or not.
+func (e *Errors) Len() int { return len(e.list) + e.omitted }
 
 // Required records that the required member base+name is absent.
 func (e *Errors) Required(base, name string) {
@@ -79,6 +95,10 @@ func (e *Errors) Max(base, name string, n, max int64) {
 }
 
 func (e *Errors) bound(base, name string, rule msg.Rule, want string, n, limit int64) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
 	e.Add(base, name, rule, strconv.FormatInt(n, 10),
 		want+strconv.FormatInt(limit, 10)+", got "+strconv.FormatInt(n, 10))
 }
@@ -93,6 +113,10 @@ func (e *Errors) MinLength(base, name string, s string, min int) {
 
 func (e *Errors) minLength(base, name string, s string, min int) {
 	if n := utf8.RuneCountInString(s); n < min {
+		if e.Full() {
+			e.Omit()
+			return
+		}
 		e.Add(base, name, msg.RuleMinLength, Quote(s),
 			"want at least "+characters(min)+", got "+strconv.Itoa(n))
 	}
@@ -107,12 +131,20 @@ func (e *Errors) IMEI(base, name string, s string) {
 }
 
 func (e *Errors) badIMEI(base, name string, s string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
 	e.Add(base, name, msg.RuleIMEI, Quote(s), "not an IMEI: "+imei.Check(s).Error())
 }
 
 // Enum records that value is not one of the allowed values, listed in
 // want as they appear in a message.
 func (e *Errors) Enum(base, name string, value, want string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
 	e.Add(base, name, msg.RuleEnum, value, "want one of "+want+", got "+value)
 }
 
@@ -125,6 +157,10 @@ func (e *Errors) String(base, name string, s string) {
 }
 
 func (e *Errors) badString(base, name string, s string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
 	e.Add(base, name, msg.RuleSyntax, Quote(s), "invalid UTF-8 in string")
 }
 
@@ -160,6 +196,10 @@ func (e *Errors) Time(base, name string, t time.Time) {
 }
 
 func (e *Errors) badTime(base, name string, t time.Time, reason string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
 	e.Add(base, name, msg.RuleFormat, Quote(timeText(t)), "not a date-time: "+reason)
 }
 
@@ -182,14 +222,14 @@ func timeText(t time.Time) string {
 // json.RawMessage("null"), not an empty value.
 func (e *Errors) Member(base, name, key string, raw []byte, declared func(string) bool) {
 	if !ValidStrings(key) {
-		e.Add(base, name+"/"+Pointer(key), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
+		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
 	}
 	if declared != nil && declared(key) {
-		e.Add(base, name+"/"+Pointer(key), msg.RuleDuplicate, Quote(key),
+		e.Add(base, name+"/"+PathToken(key), msg.RuleDuplicate, Quote(key),
 			"member is declared by the schema and cannot also be an extra member")
 	}
 	if off, reason := Check(raw); reason != "" {
-		e.Add(base, name+"/"+Pointer(key), msg.RuleSyntax, Shorten(string(raw)),
+		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, ShortenBytes(raw),
 			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
 	}
 }

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckStopsOnTheFirstSignalWhileOpeningAFIFO: check blocked opening
+// a FIFO that no writer opens stops on the first SIGINT (issue 12: it
+// ignored it, blocked in open(2)).
+func TestCheckStopsOnTheFirstSignalWhileOpeningAFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or SIGINT on windows")
+	}
+	fifo := filepath.Join(t.TempDir(), "quiet.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(binary, "check", fifo)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	exited := start(t, cmd)
+	waitInOpen(t, cmd.Process.Pid)
+
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err, ok := exited(5 * time.Second)
+	require.True(t, ok, "msgcheck check did not stop on the first SIGINT while opening a FIFO")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 2, exit.ExitCode(), "killed by the signal, not stopped: %v; stderr: %s", exit, stderr.String())
+	result{stderr: stderr.String()}.summary(t, "msgcheck: interrupted")
+	assert.Empty(t, stdout.String())
+}
+
+// waitInOpen waits until a thread of process pid is in the openat system
+// call (Linux reports it in /proc/PID/task/*/syscall), so that a signal
+// sent next finds it there; elsewhere it waits a moment.
+func waitInOpen(t *testing.T, pid int) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		time.Sleep(200 * time.Millisecond)
+		return
+	}
+	const sysOpenat = "257 " // x86-64; arm64's openat is 56
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob(filepath.Join("/proc", fmt.Sprint(pid), "task", "*", "syscall"))
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if err == nil && (strings.HasPrefix(string(b), sysOpenat) || runtime.GOARCH == "arm64" && strings.HasPrefix(string(b), "56 ")) {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.FailNow(t, "msgcheck check never blocked opening the FIFO")
+}
+
+// serveHelperEnv, when set, makes the test binary run serve itself, with
+// time-outs short enough for a test; its value is the read time-out.
+const serveHelperEnv = "MSGCHECK_TEST_SERVE_READ_TIMEOUT"
+
+// TestServeHelper is not a test: run by
+// TestServeShutdownWaitsForASlowBody in a child process, it is msgcheck
+// serve with short time-outs.
+func TestServeHelper(t *testing.T) {
+	read := os.Getenv(serveHelperEnv)
+	if read == "" {
+		return
+	}
+	d, err := time.ParseDuration(read)
+	if err != nil {
+		os.Exit(3)
+	}
+	timeouts = serverTimeouts{readHeader: d, read: d, write: 2 * d, idle: d}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, []string{"serve", "-addr", "127.0.0.1:0"}, nil, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// TestServeShutdownWaitsForASlowBody: SIGTERM while a client is still
+// sending its body slowly; serve answers it (at its read time-out) and
+// exits 0 (issue 12: the shutdown deadline equalled the read time-out,
+// and serve reported "context deadline exceeded" and exited 1).
+func TestServeShutdownWaitsForASlowBody(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on windows")
+	}
+	const readTimeout = time.Second
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServeHelper$")
+	cmd.Env = append(os.Environ(), serveHelperEnv+"="+readTimeout.String())
+	cmd.Stderr = w
+	exited := start(t, cmd)
+	w.Close()
+	log := lines(r)
+	u, err := url.Parse(servingURL(t, log))
+	require.NoError(t, err)
+
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /api/schemas/core.device/versions/1.0/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+	require.NoError(t, err)
+	// The client goes on sending, a byte at a time, until it has its
+	// answer: never the whole body.
+	answered := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-answered:
+				return
+			case <-time.After(50 * time.Millisecond):
+				if _, err := io.WriteString(conn, " "); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	time.Sleep(readTimeout / 4) // the request is in flight
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	close(answered)
+	require.NoError(t, err, "the request in flight is answered")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
+	assert.JSONEq(t, `{"error":"the request body could not be read: timed out"}`, string(body))
+
+	err, ok := exited(10 * readTimeout)
+	require.True(t, ok, "serve did not exit")
+	var rest []string
+	for line := range log {
+		rest = append(rest, line)
+	}
+	require.NoError(t, err, "serve exits 0 once everything in flight is answered: %q", rest)
+	assert.Equal(t, []string{"msgcheck: stopped"}, rest)
+}
+
+func TestShutdownOutlastsEveryTimeout(t *testing.T) {
+	for _, to := range []serverTimeouts{timeouts, {readHeader: 1, read: 10, write: 3, idle: 100}} {
+		assert.Greater(t, to.shutdown(), to.readHeader+to.read)
+		assert.Greater(t, to.shutdown(), to.readHeader+to.write)
+	}
+}
