@@ -49,3 +49,30 @@ func TestEscapeOfPrintableASCIIAllocatesNothing(t *testing.T) {
 	s := "/actor/id: want a string, got a number"
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Escape(s) }))
 }
+
+// FuzzEscape checks that no input, however malformed, leaves in the
+// result a byte that is not UTF-8 or a character Escape must escape, and
+// that printable ASCII comes back as it is.
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "\x1b[31m", "\u2028", "\xff\xc3", "née"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Escape(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("%q gives %q, not UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || unsafeRune(r) {
+				t.Fatalf("%q gives %q, with %U", s, out, r)
+			}
+		}
+		printable := true
+		for i := 0; i < len(s); i++ {
+			printable = printable && s[i] >= 0x20 && s[i] < 0x7f
+		}
+		if printable && out != s {
+			t.Fatalf("%q gives %q", s, out)
+		}
+	})
+}
