@@ -68,3 +68,24 @@ func ExampleHandler_validate() {
 	// 422 Unprocessable Entity
 	// {"valid":false,"violations":[{"path":"/type","rule":"enum","message":"want one of \"created\", \"updated\" or \"deleted\", got \"archived\"","value":"\"archived\""}]}
 }
+
+// The API in front of a service's own routes: every path that is, or
+// looks like, the API's is answered by it, in JSON; the others go to the
+// service's mux.
+func ExampleFallback() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok\n")
+	})
+	h := api.Handler(api.Fallback(mux))
+
+	for _, path := range []string{"/healthz", "/api/schemas/core.nope/versions", "/api/schemas/../../etc/passwd"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		fmt.Print(rec.Code, " ", rec.Body.String())
+	}
+	// Output:
+	// 200 ok
+	// 404 {"error":"unknown schema \"core.nope\""}
+	// 404 {"error":"no such resource: /api/schemas/../../etc/passwd"}
+}
