@@ -1,0 +1,396 @@
+package ce
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+	"github.com/fleetkit/catalogue/vehicle"
+	"github.com/google/uuid"
+)
+
+// SpecVersion is the CloudEvents version of the headers, the value of
+// ce-specversion.
+const SpecVersion = "1.0"
+
+// ContentType is the content type of every message's body.
+const ContentType = "application/json"
+
+// EventSource is the ce-source of every example.event, which has no
+// source members to derive one from.
+const EventSource = "/events"
+
+// RuleHeader is the rule of a violation found in the headers: a header
+// that contradicts the body, or another header, or is malformed or
+// repeated.
+const RuleHeader msg.Rule = "header"
+
+// The names of the CloudEvents attributes, without the transport's prefix.
+const (
+	AttrSpecVersion = "specversion"
+	AttrID          = "id"
+	AttrType        = "type"
+	AttrSource      = "source"
+	AttrTime        = "time"
+	AttrDataSchema  = "dataschema"
+)
+
+// A Header is a transport's set of message headers. http.Header and
+// nats.Header are Headers; for another transport, a few lines adapt its
+// own.
+type Header interface {
+	// Values returns every value of the header key.
+	Values(key string) []string
+	// Set sets the header key to the single value.
+	Set(key, value string)
+}
+
+// A Binding maps the attributes onto one transport's headers, as that
+// transport's CloudEvents protocol binding names them.
+type Binding struct {
+	// Prefix goes before each attribute's name: "ce-" gives ce-id.
+	Prefix string
+	// ContentType is the name of the header that holds the body's
+	// content type.
+	ContentType string
+}
+
+// The bindings of the transports CloudEvents defines binary mode for.
+var (
+	NATS  = Binding{Prefix: "ce-", ContentType: "Content-Type"}
+	HTTP  = Binding{Prefix: "ce-", ContentType: "Content-Type"}
+	Kafka = Binding{Prefix: "ce_", ContentType: "content-type"}
+)
+
+// Attributes are the CloudEvents attributes of one message.
+type Attributes struct {
+	ID         string    // the message's message_id, or an event's id
+	Type       string    // the schema's name
+	Source     string    // derived from the message's source members (see the package doc)
+	Time       time.Time // the message's time, or an event's occurred_at
+	DataSchema string    // the schema's $id
+}
+
+// AttributesOf returns the attributes of m. A message whose message_type
+// is not its schema's name cannot be given headers that agree with it
+// (ce-type names the schema, and a consumer would find them contradicting
+// the body): AttributesOf returns an *msg.Error for it, with a violation
+// of rule RuleHeader at /message_type.
+func AttributesOf(m catalogue.Message) (Attributes, error) {
+	f, ok := fieldsOf(m)
+	if !ok {
+		return Attributes{}, fmt.Errorf("ce: no attributes for a message of type %T", m)
+	}
+	if f.hasType && f.messageType != m.SchemaName() {
+		return Attributes{}, &msg.Error{Violations: []*msg.Violation{{
+			Path:    "/message_type",
+			Rule:    RuleHeader,
+			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", m.SchemaName()),
+			Value:   quote(f.messageType),
+		}}}
+	}
+	return Attributes{
+		ID:         f.id.String(),
+		Type:       m.SchemaName(),
+		Source:     f.source(),
+		Time:       f.time,
+		DataSchema: schemas.ID(m.SchemaName(), m.SchemaVersion()),
+	}, nil
+}
+
+// Write sets the headers of m in h: Content-Type and the attributes, each
+// under its prefixed name. It does not validate m: a producer validates
+// first. Every value it writes is printable ASCII, whatever the message
+// holds.
+func (b Binding) Write(h Header, m catalogue.Message) error {
+	a, err := AttributesOf(m)
+	if err != nil {
+		return err
+	}
+	h.Set(b.ContentType, ContentType)
+	h.Set(b.Prefix+AttrSpecVersion, SpecVersion)
+	h.Set(b.Prefix+AttrID, a.ID)
+	h.Set(b.Prefix+AttrType, a.Type)
+	h.Set(b.Prefix+AttrSource, a.Source)
+	h.Set(b.Prefix+AttrTime, string(format.AppendDateTime(nil, a.Time)))
+	h.Set(b.Prefix+AttrDataSchema, a.DataSchema)
+	return nil
+}
+
+// Decode decodes body as the message its headers name: by ce-dataschema,
+// else ce-type (at the schema's latest version), else the body's
+// message_type. The message is returned, as catalogue.DecodeAs returns it,
+// even when it is invalid, with an *msg.Error listing the body's
+// violations and then the headers'. When no schema can be chosen it
+// returns no message and an error wrapping schemas.ErrUnknown (a header
+// names none) or catalogue.ErrUnknownType (the body's message_type names
+// none).
+func (b Binding) Decode(h Header, body []byte) (catalogue.Message, error) {
+	hs, bad := b.read(h)
+	var name, version string
+	switch {
+	case hs.set&(1<<hDataSchema) != 0:
+		s, err := schemas.LookupID(hs.v[hDataSchema])
+		if err != nil {
+			return nil, fmt.Errorf("%s%s: %w", b.Prefix, AttrDataSchema, err)
+		}
+		name, version = s.Name, s.Version
+	case hs.set&(1<<hType) != 0:
+		name = hs.v[hType]
+		if _, err := schemas.Versions(name); err != nil {
+			return nil, fmt.Errorf("%s%s: %w", b.Prefix, AttrType, err)
+		}
+	default:
+		m, err := catalogue.Decode(body)
+		if m == nil {
+			return nil, err
+		}
+		return b.check(m, err, hs, bad)
+	}
+	m, err := catalogue.DecodeAs(name, version, body)
+	if m == nil {
+		return nil, err
+	}
+	return b.check(m, err, hs, bad)
+}
+
+// DecodeAs decodes body as a message of the named schema at version, as
+// catalogue.DecodeAs does, and checks the headers against it: a
+// ce-dataschema or ce-type that names another schema is a violation, like
+// any other header that contradicts the body. It is how a route that
+// judges one schema (the HTTP validation route) reads the headers.
+func (b Binding) DecodeAs(h Header, name, version string, body []byte) (catalogue.Message, error) {
+	hs, bad := b.read(h)
+	if hs.set&(1<<hDataSchema) != 0 {
+		ds := hs.v[hDataSchema]
+		if s, err := schemas.LookupID(ds); err != nil || s.Name != name || s.Version != version {
+			bad = append(bad, &msg.Violation{
+				Rule:    RuleHeader,
+				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, name, version),
+				Value:   quote(ds),
+			})
+			hs.set &^= 1 << hDataSchema
+		}
+	}
+	m, err := catalogue.DecodeAs(name, version, body)
+	if m == nil {
+		return nil, err
+	}
+	return b.check(m, err, hs, bad)
+}
+
+// The headers read, by index into headers.v.
+const (
+	hSpecVersion = iota
+	hID
+	hType
+	hSource
+	hTime
+	hDataSchema
+	hContentType
+	nHeaders
+)
+
+var attrNames = [nHeaders - 1]string{AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
+
+// headers holds the values of the headers read, and which were present.
+type headers struct {
+	v   [nHeaders]string
+	set uint8
+}
+
+// read reads the headers from h. A header given more than once is a
+// violation, and is then treated as absent.
+func (b Binding) read(h Header) (headers, []*msg.Violation) {
+	var hs headers
+	var bad []*msg.Violation
+	if h == nil {
+		return hs, nil
+	}
+	for i := range nHeaders {
+		key := b.ContentType
+		if i < hContentType {
+			key = b.Prefix + attrNames[i]
+		}
+		switch vs := h.Values(key); len(vs) {
+		case 0:
+		case 1:
+			hs.v[i] = vs[0]
+			hs.set |= 1 << i
+		default:
+			bad = append(bad, &msg.Violation{
+				Rule:    RuleHeader,
+				Message: fmt.Sprintf("%s is given %d times, want once", key, len(vs)),
+				Value:   quoteAll(vs),
+			})
+		}
+	}
+	return hs, bad
+}
+
+// check compares the headers with the decoded message m, whose decoding
+// gave err, and returns m with every violation: the body's, those found
+// reading the headers (bad), then the contradictions.
+func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Violation) (catalogue.Message, error) {
+	var body []*msg.Violation
+	if err != nil {
+		e, ok := errors.AsType[*msg.Error](err)
+		if !ok {
+			return nil, err
+		}
+		body = e.Violations
+	}
+	f, ok := fieldsOf(m)
+	if !ok {
+		return nil, fmt.Errorf("ce: no attributes for a message of type %T", m)
+	}
+	// A member the body already breaks says nothing a header could
+	// contradict: its decoded value is not the message's.
+	broken := func(paths ...string) bool {
+		for _, v := range body {
+			for _, p := range paths {
+				if v.Path == p {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	add := func(path, format string, args ...any) {
+		bad = append(bad, &msg.Violation{Path: path, Rule: RuleHeader, Message: fmt.Sprintf(format, args...)})
+	}
+	value := func(i int) string { return quote(hs.v[i]) }
+	has := func(i int) bool { return hs.set&(1<<i) != 0 }
+	name := m.SchemaName()
+
+	if has(hContentType) {
+		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
+		if perr != nil || mt != ContentType {
+			add("", "%s is not %s", b.ContentType, ContentType)
+			bad[len(bad)-1].Value = value(hContentType)
+		}
+	}
+	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
+		add("", "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
+		bad[len(bad)-1].Value = value(hSpecVersion)
+	}
+	if has(hType) && hs.v[hType] != name {
+		add("", "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
+		bad[len(bad)-1].Value = value(hType)
+	}
+	if f.hasType && f.messageType != name && !broken("/message_type") && (has(hType) || has(hDataSchema)) {
+		add("/message_type", "message_type contradicts the headers, which name %s", name)
+		bad[len(bad)-1].Value = quote(f.messageType)
+	}
+	if has(hID) && !broken(f.idPath) {
+		id, reason := format.ParseUUID([]byte(hs.v[hID]))
+		switch {
+		case reason != "":
+			add(f.idPath, "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
+			bad[len(bad)-1].Value = value(hID)
+		case uuid.UUID(id) != f.id:
+			add(f.idPath, "%s%s contradicts the message's %s %s", b.Prefix, AttrID, f.idPath[1:], f.id)
+			bad[len(bad)-1].Value = value(hID)
+		}
+	}
+	if has(hTime) && !broken(f.timePath) {
+		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
+		switch {
+		case reason != "":
+			add(f.timePath, "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
+			bad[len(bad)-1].Value = value(hTime)
+		case !t.Equal(f.time):
+			add(f.timePath, "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, f.timePath[1:], format.AppendDateTime(nil, f.time))
+			bad[len(bad)-1].Value = value(hTime)
+		}
+	}
+	if has(hSource) && !broken("/tenant_id", "/source_type", "/source_id") {
+		if want := f.source(); hs.v[hSource] != want {
+			add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, want)
+			bad[len(bad)-1].Value = value(hSource)
+		}
+	}
+	all := append(body, bad...)
+	if len(all) == 0 {
+		return m, nil
+	}
+	return m, &msg.Error{Violations: all}
+}
+
+// fields are the members of a message its attributes come from.
+type fields struct {
+	id          uuid.UUID
+	idPath      string
+	time        time.Time
+	timePath    string
+	hasType     bool // whether the schema has message_type
+	messageType string
+	// The source members; noSource for a schema without them.
+	noSource         bool
+	tenant, sourceID string
+	sourceType       string
+	hasSourceType    bool
+}
+
+// fieldsOf returns the fields of m, if it is of a type this package knows.
+func fieldsOf(m catalogue.Message) (fields, bool) {
+	switch m := m.(type) {
+	case *device.Device:
+		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
+			hasType: true, messageType: m.MessageType,
+			tenant: m.TenantID, sourceID: m.SourceID, sourceType: m.SourceType, hasSourceType: true}, true
+	case *vehicle.Vehicle:
+		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
+			hasType: true, messageType: m.MessageType,
+			tenant: m.TenantID, sourceID: m.SourceID.String(), sourceType: m.SourceType, hasSourceType: true}, true
+	case *association.Association:
+		st, ok := m.SourceType.Get()
+		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
+			hasType: true, messageType: m.MessageType,
+			tenant: m.TenantID, sourceID: m.SourceID, sourceType: st, hasSourceType: ok}, true
+	case *event.Event:
+		return fields{id: m.ID, idPath: "/id", time: m.OccurredAt, timePath: "/occurred_at", noSource: true}, true
+	}
+	return fields{}, false
+}
+
+// source derives ce-source from the source members.
+func (f fields) source() string {
+	if f.noSource {
+		return EventSource
+	}
+	var b strings.Builder
+	b.WriteString("/tenants/")
+	b.WriteString(url.PathEscape(f.tenant))
+	b.WriteString("/sources/")
+	if f.hasSourceType {
+		b.WriteString(url.PathEscape(f.sourceType))
+		b.WriteByte('/')
+	}
+	b.WriteString(url.PathEscape(f.sourceID))
+	return b.String()
+}
+
+// quote returns s as JSON text, a string, as a violation's Value holds
+// it.
+func quote(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
+}
+
+// quoteAll returns values as JSON text: an array of strings.
+func quoteAll(values []string) string {
+	b, _ := json.Marshal(values) // strings always encode
+	return string(b)
+}

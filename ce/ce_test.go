@@ -1,0 +1,363 @@
+package ce_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/internal/oracle"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+	"github.com/fleetkit/catalogue/vehicle"
+)
+
+// header is a case-sensitive Header, as NATS's is.
+type header map[string][]string
+
+func (h header) Values(key string) []string { return h[key] }
+func (h header) Set(key, value string)      { h[key] = []string{value} }
+
+// corpus returns the non-blank lines of the sample stream.
+func corpus(t testing.TB) [][]byte {
+	f, err := os.Open("../testdata/messages.ndjson")
+	require.NoError(t, err)
+	defer f.Close()
+	var lines [][]byte
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if line := bytes.TrimSpace(s.Bytes()); len(line) > 0 {
+			lines = append(lines, bytes.Clone(line))
+		}
+	}
+	require.NoError(t, s.Err())
+	return lines
+}
+
+const deviceLine = `{"message_id":"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32","message_type":"core.device","source_id":"dev-0002","source_type":"tracker","tenant_id":"club-1","time":"2026-03-01T08:00:05Z","device_id":"6a1d4b6f-9a6c-4d2f-8b4a-1e3c8d0f2b55","external_id":"ext-0002"}`
+
+func TestWriteSetsDecision14Headers(t *testing.T) {
+	tests := []struct {
+		line string
+		want header
+	}{
+		{deviceLine, header{
+			"Content-Type":   {"application/json"},
+			"ce-specversion": {"1.0"},
+			"ce-id":          {"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32"},
+			"ce-type":        {"core.device"},
+			"ce-source":      {"/tenants/club-1/sources/tracker/dev-0002"},
+			"ce-time":        {"2026-03-01T08:00:05Z"},
+			"ce-dataschema":  {"https://catalogue.fleetkit.dev/api/schemas/core.device/versions/1.0"},
+		}},
+		{`{"message_id":"3e4a9d85-6f7a-4c3b-9b4a-ad9f8e7b6c54","message_type":"core.association","source_id":"dev 1/2","tenant_id":"club-1","time":"2026-03-01T08:00:15.5+02:00","association_id":"8c3f6d8b-1c8e-4f4b-8d6c-3a5e0f2b4d77","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"}`, header{
+			"Content-Type":   {"application/json"},
+			"ce-specversion": {"1.0"},
+			"ce-id":          {"3e4a9d85-6f7a-4c3b-9b4a-ad9f8e7b6c54"},
+			"ce-type":        {"core.association"},
+			"ce-source":      {"/tenants/club-1/sources/dev%201%2F2"}, // no source_type: no segment
+			"ce-time":        {"2026-03-01T08:00:15.5+02:00"},
+			"ce-dataschema":  {"https://catalogue.fleetkit.dev/api/schemas/core.association/versions/1.0"},
+		}},
+		{`{"id":"4f5bae96-7a8b-4d4c-8c5b-be0a9f8c7d65","type":"created","occurred_at":"2026-03-01T08:00:20Z"}`, header{
+			"Content-Type":   {"application/json"},
+			"ce-specversion": {"1.0"},
+			"ce-id":          {"4f5bae96-7a8b-4d4c-8c5b-be0a9f8c7d65"},
+			"ce-type":        {"example.event"},
+			"ce-source":      {"/events"},
+			"ce-time":        {"2026-03-01T08:00:20Z"},
+			"ce-dataschema":  {"https://catalogue.fleetkit.dev/api/schemas/example.event/versions/1.0"},
+		}},
+	}
+	for _, tt := range tests {
+		m, err := catalogue.DecodeAs(schemaOf(t, tt.line), "", []byte(tt.line))
+		require.NoError(t, err)
+		h := header{}
+		require.NoError(t, ce.NATS.Write(h, m))
+		assert.Equal(t, tt.want, h)
+	}
+}
+
+// schemaOf returns the schema of a test line: its message_type, or
+// example.event.
+func schemaOf(t *testing.T, line string) string {
+	for _, name := range catalogue.Types() {
+		if strings.Contains(line, `"message_type":"`+name+`"`) {
+			return name
+		}
+	}
+	return event.Name
+}
+
+func TestWriteKafkaPrefix(t *testing.T) {
+	m, err := catalogue.Decode([]byte(deviceLine))
+	require.NoError(t, err)
+	h := header{}
+	require.NoError(t, ce.Kafka.Write(h, m))
+	assert.Equal(t, []string{"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32"}, h["ce_id"])
+	assert.Equal(t, []string{"application/json"}, h["content-type"])
+	assert.NotContains(t, h, "ce-id")
+	_, err = ce.Kafka.Decode(h, []byte(deviceLine))
+	assert.NoError(t, err)
+}
+
+func TestWriteWorksWithHTTPHeader(t *testing.T) {
+	m, err := catalogue.Decode([]byte(deviceLine))
+	require.NoError(t, err)
+	h := http.Header{}
+	require.NoError(t, ce.HTTP.Write(h, m))
+	assert.Equal(t, "1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32", h.Get("Ce-Id"))
+	_, err = ce.HTTP.Decode(h, []byte(deviceLine))
+	assert.NoError(t, err)
+}
+
+// Every message of the sample stream that its own schema accepts travels
+// with the headers Write gives it, and Decode judges it, by those headers,
+// as the oracle judges it; an event, which has no message_type, is found
+// by its headers alone.
+func TestDecodeAgreesWithTheOracleOnTheCorpus(t *testing.T) {
+	valid := 0
+	for _, line := range corpus(t) {
+		m, err := catalogue.Decode(line)
+		if err != nil {
+			continue // invalid, or an event: see below
+		}
+		valid++
+		h := header{}
+		require.NoError(t, ce.NATS.Write(h, m))
+		got, err := ce.NATS.Decode(h, line)
+		require.NoError(t, err, "%s", line)
+		assert.Equal(t, m.SchemaName(), got.SchemaName())
+	}
+	require.Greater(t, valid, 10)
+
+	// Events without message_type, and invalid messages of every schema,
+	// with headers naming the schema: the verdict is the oracle's.
+	for _, line := range corpus(t) {
+		name := schemaOf(t, string(line))
+		if _, err := schemas.Versions(name); err != nil {
+			continue // core.driver
+		}
+		h := header{"ce-dataschema": {schemas.ID(name, "1.0")}}
+		_, err := ce.NATS.Decode(h, line)
+		ok, why := oracle.Verdict(name, line)
+		assert.Equal(t, ok, err == nil, "%s: ours %v, oracle %v", line, err, why)
+	}
+}
+
+// valid returns a valid message of each schema, with its headers.
+func valid(t *testing.T) map[string]struct {
+	body []byte
+	h    header
+} {
+	lines := map[string]string{
+		device.Name:      deviceLine,
+		vehicle.Name:     `{"message_id":"2d3f8c74-5e69-4b2a-8a3f-9c8e7d6a5b43","message_type":"core.vehicle","source_id":"7b2e5c7a-0b7d-4e3a-9c5b-2f4d9e1a3c66","source_type":"CORE","tenant_id":"club-1","time":"2026-03-01T08:00:10Z","vehicle_id":"7b2e5c7a-0b7d-4e3a-9c5b-2f4d9e1a3c66"}`,
+		association.Name: `{"message_id":"3e4a9d85-6f7a-4c3b-9b4a-ad9f8e7b6c54","message_type":"core.association","source_id":"dev-0001","source_type":"tracker","tenant_id":"club-1","time":"2026-03-01T08:00:15Z","association_id":"8c3f6d8b-1c8e-4f4b-8d6c-3a5e0f2b4d77","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"}`,
+		event.Name:       `{"id":"4f5bae96-7a8b-4d4c-8c5b-be0a9f8c7d65","type":"created","occurred_at":"2026-03-01T08:00:20Z"}`,
+	}
+	out := make(map[string]struct {
+		body []byte
+		h    header
+	})
+	for name, line := range lines {
+		m, err := catalogue.DecodeAs(name, "", []byte(line))
+		require.NoError(t, err)
+		h := header{}
+		require.NoError(t, ce.NATS.Write(h, m))
+		out[name] = struct {
+			body []byte
+			h    header
+		}{[]byte(line), h}
+	}
+	return out
+}
+
+func TestDecodeRejectsHeadersThatContradictTheBody(t *testing.T) {
+	otherID := "00000000-0000-4000-8000-000000000000"
+	tests := []struct {
+		name   string
+		schema string
+		edit   func(h header)
+		path   string // of the one violation; "-" for none
+		text   string // in its message
+	}{
+		{"ce-id another uuid", device.Name, func(h header) { h.Set("ce-id", otherID) }, "/message_id", "ce-id contradicts"},
+		{"ce-id upper case is the same uuid", device.Name, func(h header) { h.Set("ce-id", strings.ToUpper(h["ce-id"][0])) }, "-", ""},
+		{"ce-id not a uuid", device.Name, func(h header) { h.Set("ce-id", "msg-1") }, "/message_id", "ce-id is not a uuid"},
+		{"event ce-id", event.Name, func(h header) { h.Set("ce-id", otherID) }, "/id", "ce-id contradicts"},
+		{"ce-type another family", device.Name, func(h header) { h.Set("ce-type", "core.vehicle") }, "", "ce-type is not core.device"},
+		{"ce-dataschema another schema", device.Name, func(h header) {
+			h.Set("ce-dataschema", vehicle.ID)
+			h.Set("ce-type", vehicle.Name)
+		}, "", "*"}, // judged as a vehicle: many violations
+		{"ce-dataschema http is https", device.Name, func(h header) {
+			h.Set("ce-dataschema", strings.Replace(device.ID, "https:", "http:", 1))
+		}, "-", ""},
+		{"ce-dataschema against ce-type", event.Name, func(h header) { h.Set("ce-type", device.Name) }, "", "ce-type is not example.event"},
+		{"ce-specversion", vehicle.Name, func(h header) { h.Set("ce-specversion", "0.3") }, "", "ce-specversion is not 1.0"},
+		{"ce-time another instant", vehicle.Name, func(h header) { h.Set("ce-time", "2026-03-01T08:00:11Z") }, "/time", "ce-time contradicts"},
+		{"ce-time same instant, another offset", vehicle.Name, func(h header) { h.Set("ce-time", "2026-03-01T10:00:10+02:00") }, "-", ""},
+		{"ce-time not a date-time", event.Name, func(h header) { h.Set("ce-time", "yesterday") }, "/occurred_at", "ce-time is not a date-time"},
+		{"ce-source another tenant", association.Name, func(h header) {
+			h.Set("ce-source", "/tenants/club-2/sources/tracker/dev-0001")
+		}, "", "ce-source contradicts"},
+		{"ce-source of an event", event.Name, func(h header) { h.Set("ce-source", "/tenants/x") }, "", "ce-source contradicts"},
+		{"content type", device.Name, func(h header) { h.Set("Content-Type", "text/plain") }, "", "Content-Type is not application/json"},
+		{"content type with charset", device.Name, func(h header) { h.Set("Content-Type", "application/json; charset=utf-8") }, "-", ""},
+		{"ce-id twice", device.Name, func(h header) { h["ce-id"] = append(h["ce-id"], otherID) }, "", "ce-id is given 2 times"},
+		{"no headers at all", device.Name, func(h header) { clear(h) }, "-", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := valid(t)[tt.schema]
+			tt.edit(v.h)
+			m, err := ce.NATS.Decode(v.h, v.body)
+			require.NotNil(t, m)
+			if tt.path == "-" {
+				assert.NoError(t, err)
+				return
+			}
+			e, ok := errors.AsType[*msg.Error](err)
+			require.True(t, ok, "%v", err)
+			if tt.text == "*" {
+				assert.Equal(t, vehicle.Name, m.SchemaName())
+				assert.Contains(t, err.Error(), "/message_type: message_type contradicts the headers")
+				return
+			}
+			require.Len(t, e.Violations, 1, "%v", err)
+			assert.Equal(t, tt.path, e.Violations[0].Path)
+			assert.Equal(t, ce.RuleHeader, e.Violations[0].Rule)
+			assert.Contains(t, e.Violations[0].Message, tt.text)
+			assert.NotEmpty(t, e.Violations[0].Value)
+		})
+	}
+}
+
+// A header is compared with a member only when the body's member is
+// valid: otherwise the body's violation says it all.
+func TestDecodeReportsABrokenMemberOnce(t *testing.T) {
+	v := valid(t)[device.Name]
+	body := bytes.Replace(v.body, []byte(`"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32"`), []byte(`"1c2e7b63"`), 1)
+	_, err := ce.NATS.Decode(v.h, body)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	require.Len(t, e.Violations, 1, "%v", err)
+	assert.Equal(t, msg.RuleFormat, e.Violations[0].Rule)
+}
+
+// Body and header violations come together.
+func TestDecodeReportsBodyAndHeaders(t *testing.T) {
+	v := valid(t)[device.Name]
+	body := bytes.Replace(v.body, []byte(`"external_id":"ext-0002"`), []byte(`"external_id":7`), 1)
+	v.h.Set("ce-time", "2020-01-01T00:00:00Z")
+	_, err := ce.NATS.Decode(v.h, body)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	require.Len(t, e.Violations, 2, "%v", err)
+	assert.Equal(t, "/external_id", e.Violations[0].Path)
+	assert.Equal(t, "/time", e.Violations[1].Path)
+}
+
+func TestDecodePicksTheSchema(t *testing.T) {
+	ev := valid(t)[event.Name]
+	// By ce-type alone: an event has no message_type to go by.
+	m, err := ce.NATS.Decode(header{"ce-type": {event.Name}}, ev.body)
+	require.NoError(t, err)
+	assert.Equal(t, event.Name, m.SchemaName())
+	// With no header, by message_type, as catalogue.Decode.
+	_, err = ce.NATS.Decode(header{}, ev.body)
+	assert.ErrorIs(t, err, catalogue.ErrUnknownType)
+	_, err = ce.NATS.Decode(nil, valid(t)[device.Name].body)
+	assert.NoError(t, err)
+	// A header that names no schema.
+	_, err = ce.NATS.Decode(header{"ce-dataschema": {"https://catalogue.fleetkit.dev/api/schemas/core.device/versions/9.0"}}, ev.body)
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+	_, err = ce.NATS.Decode(header{"ce-type": {"core.driver"}}, ev.body)
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+}
+
+func TestDecodeAsChecksTheRoutesSchema(t *testing.T) {
+	v := valid(t)[device.Name]
+	_, err := ce.HTTP.DecodeAs(v.h, device.Name, device.Version, v.body)
+	require.NoError(t, err)
+	_, err = ce.HTTP.DecodeAs(header{"ce-dataschema": {vehicle.ID}}, device.Name, device.Version, v.body)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	require.Len(t, e.Violations, 1)
+	assert.Contains(t, e.Violations[0].Message, "ce-dataschema names another schema than core.device version 1.0")
+	_, err = ce.HTTP.DecodeAs(header{"ce-type": {vehicle.Name}}, device.Name, device.Version, v.body)
+	assert.ErrorContains(t, err, "ce-type is not core.device")
+}
+
+// A message whose message_type is not its schema's name would travel with
+// a ce-type that contradicts it: Write refuses it.
+func TestWriteRefusesAMessageTypeThatIsNotTheSchema(t *testing.T) {
+	var d device.Device
+	require.NoError(t, d.UnmarshalJSON([]byte(deviceLine)))
+	d.MessageType = "custom"
+	require.NoError(t, d.Validate()) // decision 10: valid
+	err := ce.NATS.Write(header{}, &d)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, "/message_type", e.Violations[0].Path)
+}
+
+// No value of a message can put anything but printable ASCII into a
+// header: CR and LF, which would end the header line and start another,
+// least of all.
+func TestHeaderValuesCannotBeForged(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("aZ09/%\r\n\t\x00\x7f :é\u2028ƒ\"\\")
+	str := func() string {
+		b := make([]rune, r.IntN(12))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 2000 {
+		d := device.New()
+		d.MessageID, d.DeviceID = uuid.New(), uuid.New()
+		d.TenantID, d.SourceType, d.SourceID = str(), str(), str()
+		d.Time = time.Date(2026, 1, 2, 3, 4, 5, r.IntN(1e9), time.FixedZone("", 60*(r.IntN(1439)-719)))
+		h := header{}
+		require.NoError(t, ce.NATS.Write(h, d))
+		for k, vs := range h {
+			for _, v := range vs {
+				for i := range len(v) {
+					require.True(t, v[i] > ' ' && v[i] < 0x7f || k == "Content-Type", "%s: %q", k, v)
+				}
+			}
+		}
+		// And the source still names this message.
+		_, err := ce.NATS.Decode(h, mustMarshal(t, d))
+		require.NoError(t, err)
+	}
+	d := device.New()
+	d.TenantID = "club-1\r\nNats-Msg-Id: forged"
+	d.SourceType, d.SourceID = "a/b", "c"
+	h := header{}
+	require.NoError(t, ce.NATS.Write(h, d))
+	assert.Equal(t, "/tenants/club-1%0D%0ANats-Msg-Id:%20forged/sources/a%2Fb/c", h["ce-source"][0])
+}
+
+func mustMarshal(t *testing.T, m catalogue.Message) []byte {
+	b, err := m.MarshalJSON()
+	require.NoError(t, err)
+	return b
+}
