@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -320,7 +321,13 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, status, text)
 		return
 	}
-	_, err = h.decodeAs(name, version, body)
+	if hasCloudEvents(r.Header) {
+		// The headers name the published catalogue's schemas, whose types
+		// package ce knows.
+		_, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
+	} else {
+		_, err = h.decodeAs(name, version, body)
+	}
 	if err == nil {
 		writeJSON(w, r, http.StatusOK, validBody)
 		return
@@ -348,6 +355,19 @@ func readFailure(err error) (int, string) {
 		return http.StatusBadRequest, text + ": it ended before its announced length"
 	}
 	return http.StatusBadRequest, text
+}
+
+// hasCloudEvents reports whether a request carries CloudEvents attributes
+// in binary mode, ce-* headers, which must then agree with the body and
+// the route's schema. Without them, the body alone is judged, whatever its
+// Content-Type.
+func hasCloudEvents(h http.Header) bool {
+	for k := range h {
+		if strings.HasPrefix(k, "Ce-") { // as net/http canonicalises ce-
+			return true
+		}
+	}
+	return false
 }
 
 // validBody is the body of the answer to a valid message.

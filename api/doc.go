@@ -50,6 +50,13 @@
 // read time-out ends it: give the http.Server a ReadTimeout, as msgcheck
 // serve does.
 //
+// A request that carries CloudEvents attributes in binary mode (any ce-*
+// header, as a message travels on a broker: see package ce) is judged with
+// them: each must agree with the body and the route's schema (a
+// ce-dataschema or ce-type naming another schema, a ce-id that is not the
+// message's, a Content-Type other than application/json), and one that
+// does not is a violation of rule "header" in the 422 answer.
+//
 // A schema file is immutable once published, so it is served with a strong
 // ETag and "Cache-Control: public, max-age=31536000, immutable", and a
 // conditional GET with a matching If-None-Match is answered 304 Not Modified.
