@@ -1,0 +1,127 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+)
+
+// DurableConfig returns the configuration of a durable pull consumer named
+// name, of the messages on subject, as Consumer and Gate expect it:
+// explicit acknowledgement, and no limit on deliveries, since they bound
+// deliveries themselves and dead-letter a message at the bound where
+// JetStream would drop it silently.
+func DurableConfig(name, subject string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       name,
+		FilterSubject: subject,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       30 * time.Second,
+		MaxDeliver:    -1,
+	}
+}
+
+// A Consumer hands an application the messages of a JetStream consumer,
+// decoded exactly by the schema their headers name (see ce.Binding's
+// Decode). A message that cannot be decoded, and one the handler has
+// failed on MaxDeliver times, is published to DeadLetter (see the package
+// doc) and acknowledged once JetStream has stored it.
+type Consumer struct {
+	JetStream jetstream.JetStream
+	// From is the consumer to read, such as one made with DurableConfig.
+	// Its MaxDeliver, if it has one, must be above the Consumer's.
+	From jetstream.Consumer
+	// DeadLetter is the subject of dead letters: a stream must hold it.
+	DeadLetter string
+	// MaxDeliver is how many times a message is handed to the handler
+	// before it is dead-lettered; 0 means 5.
+	MaxDeliver int
+	// Backoff is how long to wait before delivering a message again after
+	// the handler's nth failure: the nth delay, or the last one after as
+	// many failures. Empty means 1s, 5s, 30s.
+	Backoff []time.Duration
+	// Batch is how many messages to ask JetStream for at a time; 0 means
+	// 100.
+	Batch int
+}
+
+// Consume hands the messages to handle, one at a time, until ctx is done,
+// and then returns nil. A message is acknowledged once handle returns nil;
+// when it returns an error the message is delivered again, after the
+// back-off, unless it has been delivered MaxDeliver times, when it is
+// dead-lettered with the error. A message is handed over at least once:
+// if an acknowledgement is lost, it comes again.
+func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, catalogue.Message) error) error {
+	it, err := c.From.Messages(jetstream.PullMaxMessages(orDefault(c.Batch, 100)))
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return nil
+			}
+			// The iterator carries on across reconnections; this was a
+			// heartbeat missed or the like.
+			continue
+		}
+		c.handle(ctx, m, handle)
+	}
+}
+
+// handle acts on one message and acknowledges it, or not.
+func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(context.Context, catalogue.Message) error) {
+	md, err := m.Metadata()
+	if err != nil {
+		m.Term() // not a JetStream message: it cannot be delivered again
+		return
+	}
+	msg, err := ce.NATS.Decode(m.Headers(), m.Data())
+	if err != nil {
+		v := Verdict{Violations: violationsOf(err)}
+		if msg != nil {
+			v.Schema = msg.SchemaName()
+		}
+		c.deadLetter(ctx, m, md, v)
+		return
+	}
+	herr := handle(ctx, msg)
+	switch {
+	case herr == nil:
+		m.Ack()
+	case md.NumDelivered >= uint64(orDefault(c.MaxDeliver, 5)):
+		c.deadLetter(ctx, m, md, Verdict{Schema: msg.SchemaName(), Valid: true, Error: herr.Error()})
+	default:
+		backoff := c.Backoff
+		if len(backoff) == 0 {
+			backoff = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second}
+		}
+		m.NakWithDelay(backoff[min(int(md.NumDelivered), len(backoff))-1])
+	}
+}
+
+// deadLetter publishes the dead letter of m and acknowledges m once it is
+// stored; if it cannot be stored, m is delivered again.
+func (c *Consumer) deadLetter(ctx context.Context, m jetstream.Msg, md *jetstream.MsgMetadata, v Verdict) {
+	if _, err := c.JetStream.PublishMsg(ctx, deadLetter(c.DeadLetter, m, md, v)); err != nil {
+		m.Nak()
+		return
+	}
+	m.Ack()
+}
+
+// orDefault returns n, or def if n is 0.
+func orDefault(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}

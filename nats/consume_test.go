@@ -1,0 +1,362 @@
+package nats
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/ndjson"
+	"github.com/fleetkit/catalogue/vehicle"
+)
+
+// consumeAll runs c until want messages have been handled and the
+// consumer has nothing left, and returns them by id.
+func consumeAll(t *testing.T, c *Consumer, want int) map[string]catalogue.Message {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	got := make(map[string]catalogue.Message)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Consume(ctx, func(_ context.Context, m catalogue.Message) error {
+			a, err := ce.AttributesOf(m)
+			require.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.NotContains(t, got, a.ID, "handed over twice")
+			got[a.ID] = m
+			if len(got) == want {
+				defer cancel()
+			}
+			return nil
+		})
+	}()
+	require.NoError(t, <-done)
+	require.Len(t, got, want, "timed out")
+	return got
+}
+
+// Every valid message of the sample stream and of each schema, generated,
+// is published validated and consumed decoded, equal to what was sent.
+func TestPublishAndConsumeTheCorpus(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	p := Publisher{JetStream: b.js}
+	sent := make(map[string]catalogue.Message)
+	publish := func(m catalogue.Message) {
+		ack, err := p.Publish(ctx, "in."+m.SchemaName(), m)
+		require.NoError(t, err)
+		require.False(t, ack.Duplicate)
+		a, err := ce.AttributesOf(m)
+		require.NoError(t, err)
+		sent[a.ID] = m
+	}
+	lines, _ := corpus(t)
+	for _, line := range lines {
+		m, err := catalogue.Decode(line)
+		if errors.Is(err, catalogue.ErrUnknownType) {
+			m, err = catalogue.DecodeAs(event.Name, "", line)
+		}
+		if err == nil {
+			publish(m)
+		}
+	}
+	// The 23 valid messages of the sample stream, and the event that
+	// msgcheck cannot judge without a schema (it has no message_type).
+	require.Len(t, sent, 24)
+	g := newGen(1)
+	kinds := make(map[string]int)
+	for range 400 {
+		m := g.valid()
+		kinds[m.SchemaName()]++
+		publish(m)
+	}
+	require.Len(t, kinds, 4)
+
+	c := &Consumer{JetStream: b.js, From: b.durable("app", "in.>"), DeadLetter: "dead"}
+	got := consumeAll(t, c, len(sent))
+	for id, m := range sent {
+		require.Contains(t, got, id)
+		assert.IsType(t, m, got[id])
+		want, _ := m.MarshalJSON()
+		have, _ := got[id].MarshalJSON()
+		assert.JSONEq(t, string(want), string(have))
+	}
+	assert.Zero(t, b.count("DEAD"))
+}
+
+// Publish refuses an invalid message, with every violation, and publishes
+// nothing.
+func TestPublishRefusesInvalidMessages(t *testing.T) {
+	b := startBroker(t)
+	p := Publisher{JetStream: b.js}
+	g := newGen(2)
+
+	d := g.valid()
+	for d.SchemaName() != device.Name {
+		d = g.valid()
+	}
+	d.(*device.Device).IMEI = "490154203237519"
+	d.(*device.Device).TenantID = "club\r\nNats-Rollup: all"
+
+	v := vehicle.New()
+	v.ConsentStatus = msg.Of(vehicle.ConsentStatus("pending"))
+	v.SeedOdo = -1
+
+	e := event.New()
+	e.Type = "archived"
+
+	custom := g.valid()
+	for custom.SchemaName() != device.Name {
+		custom = g.valid()
+	}
+	custom.(*device.Device).MessageType = "custom" // valid, but ce-type would contradict it
+
+	for _, tt := range []struct {
+		m     catalogue.Message
+		paths []string
+	}{
+		{d, []string{"/imei"}},
+		{v, []string{"/seed_odo", "/consent_status"}},
+		{e, []string{"/type"}},
+		{custom, []string{"/message_type"}},
+	} {
+		_, err := p.Publish(context.Background(), "in.x", tt.m)
+		invalid, ok := errors.AsType[*msg.Error](err)
+		require.True(t, ok, "%T: %v", tt.m, err)
+		var paths []string
+		for _, v := range invalid.Violations {
+			paths = append(paths, v.Path)
+		}
+		assert.ElementsMatch(t, tt.paths, paths)
+	}
+	assert.Zero(t, b.count("IN"))
+}
+
+// publishRaw publishes a message as a careless or hostile producer might.
+func publishRaw(t *testing.T, b *broker, m *natsgo.Msg) {
+	_, err := b.js.PublishMsg(context.Background(), m)
+	require.NoError(t, err)
+}
+
+// deadLetters returns the dead letters stored, each with its verdict.
+func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []Verdict) {
+	msgs := b.all("DEAD")
+	verdicts := make([]Verdict, len(msgs))
+	for i, m := range msgs {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		verdicts[i] = v
+	}
+	return msgs, verdicts
+}
+
+// Every line of the sample stream, published without headers, is
+// consumed or dead-lettered with exactly the violations msgcheck check
+// -json reports for it.
+func TestDeadLettersCarryMsgcheckViolations(t *testing.T) {
+	b := startBroker(t)
+	lines, numbers := corpus(t)
+	for _, line := range lines {
+		publishRaw(t, b, &natsgo.Msg{Subject: "in.sample", Data: line})
+	}
+	var valid atomic.Int32
+	c := &Consumer{JetStream: b.js, From: b.durable("app", "in.>"), DeadLetter: "dead"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for b.count("DEAD")+uint64(valid.Load()) < uint64(len(lines)) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	require.NoError(t, c.Consume(ctx, func(context.Context, catalogue.Message) error { valid.Add(1); return nil }))
+
+	// What msgcheck check -json says of each body, as it was published
+	// (without the line's newline, which moves an offset).
+	want := make(map[int][]*msg.Violation)
+	for i, line := range lines {
+		_, err := ndjson.Check(context.Background(), bytes.NewReader(line), ndjson.Options{}, func(r ndjson.Result) error {
+			if !r.Valid() {
+				want[numbers[i]] = r.Violations()
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	require.Len(t, want, 14)
+
+	msgs, verdicts := deadLetters(t, b)
+	require.Len(t, msgs, 14)
+	assert.EqualValues(t, 23, valid.Load())
+	for i, m := range msgs {
+		v := verdicts[i]
+		line := numbers[v.Sequence-1]
+		assert.Equal(t, lines[v.Sequence-1], m.Data, "the body, byte for byte")
+		assert.Equal(t, "in.sample", v.Subject)
+		assert.Equal(t, "IN", v.Stream)
+		assert.False(t, v.Valid)
+		wantJSON, _ := jsonOf(want[line])
+		gotJSON, _ := jsonOf(v.Violations)
+		assert.JSONEq(t, wantJSON, gotJSON, "line %d", line)
+	}
+}
+
+// Messages published by hand with bad bodies or headers that contradict
+// them are dead-lettered with their violations, their headers kept.
+func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(3)
+	good := func(name string) *natsgo.Msg {
+		m := g.valid()
+		for m.SchemaName() != name {
+			m = g.valid()
+		}
+		out, err := newMsg("in.hand", m)
+		require.NoError(t, err)
+		return out
+	}
+	type want struct{ path, rule, text string }
+	cases := map[string]struct {
+		m    *natsgo.Msg
+		want want
+	}{}
+	add := func(name string, m *natsgo.Msg, w want) {
+		m.Header.Set("Test-Case", name)
+		cases[name] = struct {
+			m    *natsgo.Msg
+			want want
+		}{m, w}
+	}
+	m := good(device.Name)
+	m.Header.Set("ce-id", "6f1c6f0e-0000-4000-8000-000000000000")
+	add("ce-id", m, want{"/message_id", "header", "ce-id contradicts"})
+	m = good(event.Name)
+	m.Header.Set("ce-type", device.Name)
+	add("ce-type", m, want{"", "header", "ce-type is not example.event"})
+	m = good(vehicle.Name)
+	m.Header.Set("ce-source", "/tenants/other/sources/CORE/x")
+	add("ce-source", m, want{"", "header", "ce-source contradicts"})
+	m = good(device.Name)
+	m.Header.Set("ce-dataschema", "https://catalogue.fleetkit.dev/api/schemas/core.device/versions/7.0")
+	add("ce-dataschema unknown", m, want{"", "schema", "unknown schema"})
+	m = good(device.Name)
+	m.Data = bytes.Replace(m.Data, []byte(`"imei":"`), []byte(`"imei":"1`), 1)
+	m.Data = bytes.Replace(m.Data, []byte(`"external_id"`), []byte(`"external_id":1,"external_id"`), 1)
+	add("bad body", m, want{"/external_id", "duplicate", "more than once"})
+	m = good(device.Name)
+	m.Data = append(m.Data, '}')
+	add("not JSON", m, want{"", "syntax", ""})
+	m = good(device.Name)
+	m.Header.Set("Nats-Rollup", "all")
+	m.Header.Set("ce-time", "not a time")
+	add("JetStream headers", m, want{"/time", "header", "ce-time is not a date-time"})
+	for _, c := range cases {
+		if c.m.Header.Get("Nats-Rollup") != "" {
+			// JetStream refuses a rollup on a stream that does not allow
+			// it; store the header under another case to carry it.
+			c.m.Header.Del("Nats-Rollup")
+			c.m.Header.Set("nats-rollup", "all")
+		}
+		publishRaw(t, b, c.m)
+	}
+
+	c := &Consumer{JetStream: b.js, From: b.durable("app", "in.>"), DeadLetter: "dead"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for b.count("DEAD") < uint64(len(cases)) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	require.NoError(t, c.Consume(ctx, func(_ context.Context, m catalogue.Message) error {
+		t.Errorf("handed over: %T", m)
+		return nil
+	}))
+
+	msgs, verdicts := deadLetters(t, b)
+	require.Len(t, msgs, len(cases))
+	for i, dl := range msgs {
+		name := dl.Header.Get("Test-Case")
+		c := cases[name]
+		assert.Equal(t, c.m.Data, dl.Data, name)
+		for k, vs := range c.m.Header {
+			if strings.HasPrefix(strings.ToLower(k), "nats-") {
+				assert.Equal(t, vs, dl.Header[OriginalPrefix+k], "%s: %s", name, k)
+				continue
+			}
+			assert.Equal(t, vs, dl.Header[k], "%s: %s", name, k)
+		}
+		assert.Equal(t, "IN:"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
+		assert.Empty(t, dl.Header.Get("nats-rollup"), name)
+		found := false
+		for _, v := range verdicts[i].Violations {
+			if v.Path == c.want.path && string(v.Rule) == c.want.rule && strings.Contains(v.Message, c.want.text) {
+				found = true
+			}
+		}
+		assert.True(t, found, "%s: %+v", name, verdicts[i])
+	}
+}
+
+// A handler error delivers the message again, after the back-off, and at
+// MaxDeliver it is dead-lettered with the error; then acknowledged.
+func TestHandlerErrorsBackOffThenDeadLetter(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(4)
+	failing := g.valid()
+	_, err := Publisher{JetStream: b.js}.Publish(context.Background(), "in.x", failing)
+	require.NoError(t, err)
+	_, err = Publisher{JetStream: b.js}.Publish(context.Background(), "in.x", g.valid())
+	require.NoError(t, err)
+	failID, _ := ce.AttributesOf(failing)
+
+	cons := b.durable("app", "in.>")
+	c := &Consumer{JetStream: b.js, From: cons, DeadLetter: "dead", MaxDeliver: 3, Backoff: []time.Duration{50 * time.Millisecond, 200 * time.Millisecond}}
+	var calls []time.Time
+	ok := 0
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() {
+		for b.count("DEAD") == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // for the acknowledgement
+		cancel()
+	}()
+	require.NoError(t, c.Consume(ctx, func(_ context.Context, m catalogue.Message) error {
+		if a, _ := ce.AttributesOf(m); a.ID == failID.ID {
+			calls = append(calls, time.Now())
+			return errors.New("database down")
+		}
+		ok++
+		return nil
+	}))
+	require.Len(t, calls, 3)
+	assert.GreaterOrEqual(t, calls[1].Sub(calls[0]), 50*time.Millisecond)
+	assert.GreaterOrEqual(t, calls[2].Sub(calls[1]), 200*time.Millisecond)
+	assert.Equal(t, 1, ok)
+	_, verdicts := deadLetters(t, b)
+	require.Len(t, verdicts, 1)
+	assert.True(t, verdicts[0].Valid)
+	assert.Equal(t, "database down", verdicts[0].Error)
+	assert.EqualValues(t, 3, verdicts[0].Deliveries)
+	info, err := cons.Info(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, info.NumAckPending, "the dead-lettered message is acknowledged")
+	assert.Zero(t, info.NumPending)
+}

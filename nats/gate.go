@@ -1,0 +1,180 @@
+package nats
+
+import (
+	"context"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fleetkit/catalogue/ce"
+)
+
+// A Gate republishes the messages of a JetStream consumer: a valid one to
+// Output, with its body as it came and the headers of decision 14 (those
+// it came with that agree, and any it lacked), Nats-Msg-Id being its
+// message id; an invalid one to DeadLetter (see the package doc). Each
+// message is acknowledged once its copy is stored. Since a message whose
+// acknowledgement was lost comes again, and its copy is then a duplicate
+// JetStream drops, every message ends up once in Output or DeadLetter, as
+// long as the copies' streams' duplicate windows cover the time a message
+// may take to come again (the consumer's AckWait and then some).
+//
+// Several gates may read one durable consumer at once, on as many
+// machines: JetStream shares the messages out between them.
+type Gate struct {
+	JetStream jetstream.JetStream
+	// From is the consumer to read, such as one made with DurableConfig.
+	From jetstream.Consumer
+	// Output and DeadLetter are the subjects of valid and invalid
+	// messages: streams must hold them.
+	Output, DeadLetter string
+	// Batch is how many messages to fetch and publish at a time; 0 means
+	// 256.
+	Batch int
+	// MaxWait is how long to wait for a batch to fill; 0 means a second.
+	MaxWait time.Duration
+	// UntilIdle makes Run return once the consumer has nothing left to
+	// deliver or waiting for an acknowledgement.
+	UntilIdle bool
+	// Progress, if not nil, is called after every batch with the totals
+	// so far.
+	Progress func(GateStats)
+
+	// passThrough republishes every message as it came, unjudged: the
+	// ceiling the benchmarks compare the gate with.
+	passThrough bool
+}
+
+// GateStats counts what a gate did.
+type GateStats struct {
+	Messages int   // messages republished and acknowledged
+	Valid    int   // of which to Output
+	Invalid  int   // of which to DeadLetter
+	Bytes    int64 // the size of their bodies
+	Retried  int   // messages whose copy was not stored, left to come again
+}
+
+// Run runs the gate until ctx is done, or with UntilIdle until nothing is
+// left, and returns what it did. Errors talking to the server (it
+// restarting, say) are waited out, not returned: the messages involved
+// come again.
+func (g *Gate) Run(ctx context.Context) (GateStats, error) {
+	var st GateStats
+	type inflight struct {
+		m     jetstream.Msg
+		ack   jetstream.PubAckFuture
+		valid bool
+	}
+	pending := make([]inflight, 0, orDefault(g.Batch, 256))
+	for ctx.Err() == nil {
+		batch, err := g.From.Fetch(orDefault(g.Batch, 256), jetstream.FetchMaxWait(orDefaultDuration(g.MaxWait, time.Second)))
+		if err != nil {
+			pause(ctx, 100*time.Millisecond)
+			continue
+		}
+		pending = pending[:0]
+		for m := range batch.Messages() {
+			out, valid := g.judge(m)
+			if out == nil {
+				st.Retried++
+				m.Nak()
+				continue
+			}
+			f, err := g.JetStream.PublishMsgAsync(out)
+			if err != nil {
+				st.Retried++
+				m.Nak()
+				continue
+			}
+			pending = append(pending, inflight{m, f, valid})
+		}
+		timeout := time.After(10 * time.Second)
+		for _, p := range pending {
+			select {
+			case <-p.ack.Ok():
+				if p.m.Ack() != nil {
+					continue // it comes again, and its copy is a duplicate
+				}
+				st.Messages++
+				st.Bytes += int64(len(p.m.Data()))
+				if p.valid {
+					st.Valid++
+				} else {
+					st.Invalid++
+				}
+			case <-p.ack.Err():
+				st.Retried++
+				p.m.Nak()
+			case <-timeout:
+				// Stored or not, the message comes again after AckWait.
+				st.Retried++
+			case <-ctx.Done():
+				return st, nil
+			}
+		}
+		if g.Progress != nil {
+			g.Progress(st)
+		}
+		if len(pending) == 0 && g.UntilIdle && g.idle(ctx) {
+			return st, nil
+		}
+	}
+	return st, nil
+}
+
+// judge returns the copy of m to publish, and whether it is valid; nil if
+// the message is not one JetStream delivered.
+func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
+	md, err := m.Metadata()
+	if err != nil {
+		return nil, false
+	}
+	if g.passThrough {
+		out := &natsgo.Msg{Subject: g.Output, Header: forwardHeaders(m.Headers()), Data: m.Data()}
+		if id := m.Headers()[jetstream.MsgIDHeader]; id != nil {
+			out.Header[jetstream.MsgIDHeader] = id
+		}
+		return out, true
+	}
+	msg, err := ce.NATS.Decode(m.Headers(), m.Data())
+	if err == nil {
+		out := &natsgo.Msg{Subject: g.Output, Header: forwardHeaders(m.Headers()), Data: m.Data()}
+		// Overwrite what agreed with the message with the canonical form,
+		// and add what was missing.
+		if err = ce.NATS.Write(out.Header, msg); err == nil {
+			out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
+			return out, true
+		}
+	}
+	v := Verdict{Violations: violationsOf(err)}
+	if msg != nil {
+		v.Schema = msg.SchemaName()
+	}
+	return deadLetter(g.DeadLetter, m, md, v), false
+}
+
+// idle reports whether the consumer has nothing left to deliver or
+// awaiting acknowledgement.
+func (g *Gate) idle(ctx context.Context) bool {
+	info, err := g.From.Info(ctx)
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.NumRedelivered == 0
+}
+
+// pause waits for d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// orDefaultDuration returns d, or def if d is 0.
+func orDefaultDuration(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}

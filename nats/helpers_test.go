@@ -1,0 +1,234 @@
+package nats
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/association"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/nats/internal/embedded"
+	"github.com/fleetkit/catalogue/vehicle"
+)
+
+// broker is a NATS server with JetStream, run by a test, with its store in
+// a temporary folder, and a client of it.
+type broker struct {
+	t   testing.TB
+	dir string
+	srv *server.Server
+	nc  *natsgo.Conn
+	js  jetstream.JetStream
+}
+
+// startBroker starts a server, connects to it and makes the streams IN
+// (in.>), OUT (out) and DEAD (dead).
+func startBroker(t testing.TB) *broker {
+	b := &broker{t: t, dir: t.TempDir()}
+	var err error
+	b.srv, err = embedded.Start(b.dir, -1)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
+	b.nc, b.js = b.connect()
+	ctx := context.Background()
+	for name, subject := range map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"} {
+		_, err := b.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name:       name,
+			Subjects:   []string{subject},
+			Storage:    jetstream.FileStorage,
+			Duplicates: 10 * time.Minute,
+		})
+		require.NoError(t, err)
+	}
+	return b
+}
+
+// connect returns a new client of the server, which reconnects for ever.
+func (b *broker) connect() (*natsgo.Conn, jetstream.JetStream) {
+	nc, err := natsgo.Connect(b.srv.ClientURL(), natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
+	require.NoError(b.t, err)
+	b.t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
+	require.NoError(b.t, err)
+	return nc, js
+}
+
+// restart stops the server and starts another over the same store and
+// port.
+func (b *broker) restart() {
+	port := embedded.Port(b.srv)
+	b.srv.Shutdown()
+	b.srv.WaitForShutdown()
+	var err error
+	b.srv, err = embedded.Start(b.dir, port)
+	require.NoError(b.t, err)
+}
+
+// durable makes a durable consumer of subject.
+func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerConfig)) jetstream.Consumer {
+	cfg := DurableConfig(name, subject)
+	for _, e := range edit {
+		e(&cfg)
+	}
+	c, err := b.js.CreateOrUpdateConsumer(context.Background(), "IN", cfg)
+	require.NoError(b.t, err)
+	return c
+}
+
+// all reads every message of a stream.
+func (b *broker) all(stream string) []*jetstream.RawStreamMsg {
+	ctx := context.Background()
+	s, err := b.js.Stream(ctx, stream)
+	require.NoError(b.t, err)
+	info, err := s.Info(ctx)
+	require.NoError(b.t, err)
+	var out []*jetstream.RawStreamMsg
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		require.NoError(b.t, err)
+		out = append(out, m)
+	}
+	return out
+}
+
+// count returns the number of messages in a stream.
+func (b *broker) count(stream string) uint64 {
+	s, err := b.js.Stream(context.Background(), stream)
+	require.NoError(b.t, err)
+	info, err := s.Info(context.Background())
+	require.NoError(b.t, err)
+	return info.State.Msgs
+}
+
+// corpus returns the non-blank lines of the sample stream, with their
+// line numbers.
+func corpus(t testing.TB) (lines [][]byte, numbers []int) {
+	f, err := os.Open("../testdata/messages.ndjson")
+	require.NoError(t, err)
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for n := 1; s.Scan(); n++ {
+		if line := s.Bytes(); len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, bytes.Clone(line))
+			numbers = append(numbers, n)
+		}
+	}
+	require.NoError(t, s.Err())
+	return lines, numbers
+}
+
+// gen makes random messages of the four schemas.
+type gen struct{ r *rand.Rand }
+
+func newGen(seed uint64) *gen { return &gen{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
+
+func (g *gen) uuid() uuid.UUID {
+	var u uuid.UUID
+	for i := range u {
+		u[i] = byte(g.r.Uint32())
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+func (g *gen) word(prefix string) string { return fmt.Sprintf("%s-%d", prefix, g.r.IntN(10000)) }
+
+func (g *gen) time() time.Time {
+	zones := []*time.Location{time.UTC, time.FixedZone("", 2*3600), time.FixedZone("", -5*3600-1800)}
+	return time.Unix(1.7e9+g.r.Int64N(1e8), g.r.Int64N(1e9)).In(zones[g.r.IntN(len(zones))])
+}
+
+// imeis are valid IMEIs.
+var imeis = []string{"490154203237518", "356938035643809", ""}
+
+// valid returns a valid message of a random schema.
+func (g *gen) valid() catalogue.Message {
+	switch g.r.IntN(4) {
+	case 0:
+		d := device.New()
+		d.MessageID, d.DeviceID = g.uuid(), g.uuid()
+		d.SourceID, d.SourceType, d.TenantID = g.word("dev"), "tracker", g.word("club")
+		d.Time = g.time()
+		d.ExternalID = g.word("ext")
+		d.IMEI = imeis[g.r.IntN(len(imeis))]
+		d.Model, d.Allowed = g.word("FMB"), g.r.IntN(2) == 0
+		return d
+	case 1:
+		v := vehicle.New()
+		v.MessageID, v.SourceID, v.VehicleID = g.uuid(), g.uuid(), g.uuid()
+		v.SourceType, v.TenantID, v.Time = "CORE", g.word("club"), g.time()
+		v.Make = msg.Of(g.word("make"))
+		v.SeedOdo = g.r.Int64N(1e6)
+		v.ConsentStatus = msg.Of(vehicle.ConsentStatusApproved)
+		return v
+	case 2:
+		a := association.New()
+		a.MessageID, a.AssociationID, a.DeviceID = g.uuid(), g.uuid(), g.uuid()
+		a.SourceID, a.TenantID, a.Time = g.word("dev"), g.word("club"), g.time()
+		if g.r.IntN(2) == 0 {
+			a.SourceType = msg.Of("tracker")
+		}
+		a.Tags = []string{g.word("fleet")}
+		return a
+	default:
+		e := event.New()
+		e.ID, e.Type, e.OccurredAt = g.uuid(), event.TypeCreated, g.time()
+		p := g.r.Int64N(10)
+		e.Priority = &p
+		return e
+	}
+}
+
+// invalid returns a message that must be dead-lettered, in one of several
+// ways, with a unique key for its Nats-Msg-Id.
+func (g *gen) invalid(t testing.TB, key string) *natsgo.Msg {
+	m, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	m.Header.Set(jetstream.MsgIDHeader, key)
+	switch g.r.IntN(5) {
+	case 0: // a body that breaks its schema: the id not a uuid
+		m.Data = bytes.Replace(m.Data, []byte(`id":"`), []byte(`id":"x`), 1)
+	case 1: // not JSON
+		m.Data = m.Data[:len(m.Data)/2]
+	case 2: // a header that contradicts the body
+		m.Header.Set("ce-id", g.uuid().String())
+	case 3: // a header naming another schema
+		if m.Header.Get("ce-type") == device.Name {
+			m.Header.Set("ce-dataschema", vehicle.ID)
+		} else {
+			m.Header.Set("ce-dataschema", device.ID)
+		}
+		m.Header.Del("ce-type")
+	default: // no headers, and an event has no message_type
+		m.Header = natsgo.Header{jetstream.MsgIDHeader: {key}}
+		e := event.New()
+		e.ID, e.Type, e.OccurredAt = g.uuid(), event.TypeDeleted, g.time()
+		m.Data, err = e.MarshalJSON()
+		require.NoError(t, err)
+	}
+	return m
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func jsonOf(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
