@@ -1,0 +1,180 @@
+package nats
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readStream reads the n first messages of a stream with an ordered
+// consumer, and gives each to fn.
+func (b *broker) readStream(stream string, n int, fn func(jetstream.Msg)) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := b.js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{})
+	require.NoError(b.t, err)
+	for got := 0; got < n; {
+		batch, err := c.Fetch(1000, jetstream.FetchMaxWait(time.Second))
+		require.NoError(b.t, err)
+		for m := range batch.Messages() {
+			fn(m)
+			got++
+		}
+		require.NoError(b.t, ctx.Err(), "read %d of %d", got, n)
+	}
+}
+
+// input is the stream the big test gates: each message by its key, and
+// where it belongs.
+type input struct {
+	body  map[string][]byte
+	valid map[string]bool
+}
+
+// publishInput publishes n messages to in.x, one in five invalid, each
+// with a unique Nats-Msg-Id: a valid one's message id, an invalid one's
+// own key.
+var start = time.Now()
+
+func publishInput(t testing.TB, b *broker, n int) input {
+	in := input{body: make(map[string][]byte, n), valid: make(map[string]bool, n)}
+	g := newGen(42)
+	for i := range n {
+		var m *natsgo.Msg
+		if i%5 == 4 {
+			m = g.invalid(t, fmt.Sprintf("bad-%d", i))
+		} else {
+			var err error
+			m, err = newMsg("in.x", g.valid())
+			require.NoError(t, err)
+		}
+		m.Subject = "in.x"
+		key := m.Header.Get(jetstream.MsgIDHeader)
+		if _, dup := in.body[key]; dup {
+			t.Fatalf("key %s twice", key)
+		}
+		in.body[key], in.valid[key] = m.Data, i%5 != 4
+		_, err := b.js.PublishMsgAsync(m)
+		require.NoError(t, err)
+		if i%1000 == 999 { // stay below the limit of acknowledgements pending
+			<-b.js.PublishAsyncComplete()
+		}
+	}
+	select {
+	case <-b.js.PublishAsyncComplete():
+	case <-time.After(time.Minute):
+		t.Fatal("publishing the input timed out")
+	}
+	require.EqualValues(t, n, b.count("IN"))
+	t.Logf("%v: "+"published %d messages", time.Since(start), n)
+	return in
+}
+
+// Nothing lost, nothing doubled: messages valid and invalid, of all four
+// schemas, through three gates at once, one of them stopped abruptly
+// midway and the server restarted once over the same store, each end up
+// exactly once in the output or the dead-letter stream, where it belongs.
+func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
+	n := 100_000
+	if s := os.Getenv("GATE_TEST_MESSAGES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if raceEnabled {
+		n = 10_000 // the race detector slows the server too
+	}
+	b := startBroker(t)
+	in := publishInput(t, b, n)
+	b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) {
+		c.AckWait = 2 * time.Second // so that the stopped gate's messages come again soon
+		c.MaxAckPending = 4096
+	})
+
+	var processed atomic.Int64
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan struct{})
+	for i := range 3 {
+		nc, js := b.connect()
+		cons, err := js.Consumer(ctx, "IN", "gate")
+		require.NoError(t, err)
+		gctx, gcancel := context.WithCancel(ctx)
+		var once sync.Once
+		g := &Gate{JetStream: js, From: cons, Output: "out", DeadLetter: "dead", Batch: 128, MaxWait: 200 * time.Millisecond,
+			Progress: func(s GateStats) {
+				processed.Add(int64(s.Messages)) // a rough total, to time the disruptions
+				if i == 2 && s.Messages > n/10 {
+					// Abruptly: the connection goes with messages fetched,
+					// copies in flight and acknowledgements unsent.
+					once.Do(func() { nc.Close(); gcancel(); close(stopped) })
+				}
+			}}
+		wg.Go(func() {
+			_, err := g.Run(gctx)
+			assert.NoError(t, err)
+		})
+	}
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("the third gate never got going")
+	}
+	t.Logf("%v: "+"third gate stopped; %d out, %d dead letters", time.Since(start), b.count("OUT"), b.count("DEAD"))
+	for limit := time.Now().Add(time.Minute); b.count("OUT")+b.count("DEAD") < uint64(n/2); {
+		require.True(t, time.Now().Before(limit), "stalled at %d out, %d dead letters", b.count("OUT"), b.count("DEAD"))
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("%v: "+"half way; restarting the server", time.Since(start))
+	b.restart()
+	t.Logf("%v: "+"restarted", time.Since(start))
+
+	deadline := time.Now().Add(90 * time.Second)
+	for b.count("OUT")+b.count("DEAD") < uint64(n) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("%v: "+"all out: %d out, %d dead letters", time.Since(start), b.count("OUT"), b.count("DEAD"))
+	// Let whatever would come again come, and be dropped as a duplicate.
+	cons, err := b.js.Consumer(ctx, "IN", "gate")
+	require.NoError(t, err)
+	for time.Now().Before(deadline) {
+		info, err := cons.Info(ctx)
+		if err == nil && info.NumPending == 0 && info.NumAckPending == 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+
+	outs, deads := b.count("OUT"), b.count("DEAD")
+	require.EqualValues(t, n, outs+deads, "output %d + dead letters %d", outs, deads)
+	seen := make(map[string]int, n)
+	b.readStream("OUT", int(outs), func(m jetstream.Msg) {
+		key := m.Headers().Get(jetstream.MsgIDHeader)
+		seen[key]++
+		assert.True(t, in.valid[key], "%s: invalid, yet in the output", key)
+		assert.Equal(t, in.body[key], m.Data(), "%s: the body as it came", key)
+	})
+	b.readStream("DEAD", int(deads), func(m jetstream.Msg) {
+		key := m.Headers().Get(OriginalPrefix + jetstream.MsgIDHeader)
+		seen[key]++
+		assert.False(t, in.valid[key], "%s: valid, yet dead-lettered", key)
+		assert.Equal(t, in.body[key], m.Data(), "%s: the body as it came", key)
+	})
+	for key := range in.body {
+		if seen[key] != 1 {
+			t.Errorf("%s: came out %d times", key, seen[key])
+		}
+	}
+	t.Logf("%v: "+"%d messages: %d out, %d dead letters", time.Since(start), n, outs, deads)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package nats
+
+const raceEnabled = false
