@@ -29,10 +29,13 @@ type Gate struct {
 	// Output and DeadLetter are the subjects of valid and invalid
 	// messages: streams must hold them.
 	Output, DeadLetter string
-	// Batch is how many messages to fetch and publish at a time; 0 means
-	// 256.
+	// Batch is the most messages to fetch and publish at a time; 0 means
+	// 256. A gate takes what is there, up to Batch, and does not wait
+	// for a batch to fill.
 	Batch int
-	// MaxWait is how long to wait for a batch to fill; 0 means a second.
+	// MaxWait is how long to wait for a message when there is none,
+	// before asking again (and, with UntilIdle, checking whether
+	// anything is left); 0 means a second.
 	MaxWait time.Duration
 	// UntilIdle makes Run return once the consumer has nothing left to
 	// deliver or waiting for an acknowledgement.
@@ -67,8 +70,18 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 		valid bool
 	}
 	pending := make([]inflight, 0, orDefault(g.Batch, 256))
+	waited := false
 	for ctx.Err() == nil {
-		batch, err := g.From.Fetch(orDefault(g.Batch, 256), jetstream.FetchMaxWait(orDefaultDuration(g.MaxWait, time.Second)))
+		// Take what is there at once, up to a batch; when nothing is,
+		// wait for one message, so that a quiet stream's messages are not
+		// held back to fill a batch.
+		var batch jetstream.MessageBatch
+		var err error
+		if waited {
+			batch, err = g.From.FetchNoWait(orDefault(g.Batch, 256))
+		} else {
+			batch, err = g.From.Fetch(1, jetstream.FetchMaxWait(orDefaultDuration(g.MaxWait, time.Second)))
+		}
 		if err != nil {
 			pause(ctx, 100*time.Millisecond)
 			continue
@@ -113,10 +126,11 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 				return st, nil
 			}
 		}
-		if g.Progress != nil {
+		if g.Progress != nil && len(pending) > 0 {
 			g.Progress(st)
 		}
-		if len(pending) == 0 && g.UntilIdle && g.idle(ctx) {
+		waited = len(pending) > 0
+		if !waited && g.UntilIdle && g.idle(ctx) {
 			return st, nil
 		}
 	}
@@ -158,7 +172,7 @@ func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
 // awaiting acknowledgement.
 func (g *Gate) idle(ctx context.Context) bool {
 	info, err := g.From.Info(ctx)
-	return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.NumRedelivered == 0
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0
 }
 
 // pause waits for d, or until ctx is done.
