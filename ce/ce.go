@@ -119,12 +119,12 @@ func (b Binding) Write(h Header, m catalogue.Message) error {
 		return err
 	}
 	h.Set(b.ContentType, ContentType)
-	h.Set(b.Prefix+AttrSpecVersion, SpecVersion)
-	h.Set(b.Prefix+AttrID, a.ID)
-	h.Set(b.Prefix+AttrType, a.Type)
-	h.Set(b.Prefix+AttrSource, a.Source)
-	h.Set(b.Prefix+AttrTime, string(format.AppendDateTime(nil, a.Time)))
-	h.Set(b.Prefix+AttrDataSchema, a.DataSchema)
+	h.Set(b.key(hSpecVersion), SpecVersion)
+	h.Set(b.key(hID), a.ID)
+	h.Set(b.key(hType), a.Type)
+	h.Set(b.key(hSource), a.Source)
+	h.Set(b.key(hTime), string(format.AppendDateTime(nil, a.Time)))
+	h.Set(b.key(hDataSchema), a.DataSchema)
 	return nil
 }
 
@@ -141,7 +141,7 @@ func (b Binding) Decode(h Header, body []byte) (catalogue.Message, error) {
 	var name, version string
 	switch {
 	case hs.set&(1<<hDataSchema) != 0:
-		s, err := schemas.LookupID(hs.v[hDataSchema])
+		s, err := lookupID(hs.v[hDataSchema])
 		if err != nil {
 			return nil, fmt.Errorf("%s%s: %w", b.Prefix, AttrDataSchema, err)
 		}
@@ -174,7 +174,7 @@ func (b Binding) DecodeAs(h Header, name, version string, body []byte) (catalogu
 	hs, bad := b.read(h)
 	if hs.set&(1<<hDataSchema) != 0 {
 		ds := hs.v[hDataSchema]
-		if s, err := schemas.LookupID(ds); err != nil || s.Name != name || s.Version != version {
+		if s, err := lookupID(ds); err != nil || s.Name != name || s.Version != version {
 			bad = append(bad, &msg.Violation{
 				Rule:    RuleHeader,
 				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, name, version),
@@ -204,6 +204,47 @@ const (
 
 var attrNames = [nHeaders - 1]string{AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
 
+// prefixed holds the header names of the attributes for the prefixes of
+// the bindings defined here, so that reading and writing headers does not
+// build them for every message.
+var prefixed = map[string]*[nHeaders - 1]string{"ce-": keysOf("ce-"), "ce_": keysOf("ce_")}
+
+func keysOf(prefix string) *[nHeaders - 1]string {
+	var k [nHeaders - 1]string
+	for i, name := range attrNames {
+		k[i] = prefix + name
+	}
+	return &k
+}
+
+// key returns the header name of the attribute at index i of attrNames.
+func (b Binding) key(i int) string {
+	if k, ok := prefixed[b.Prefix]; ok {
+		return k[i]
+	}
+	return b.Prefix + attrNames[i]
+}
+
+// ids maps each schema's $id, in both schemes, to the schema, so that
+// the usual ce-dataschema is found without building URLs; any other
+// spelling goes through schemas.LookupID.
+var ids = func() map[string]schemas.Schema {
+	m := make(map[string]schemas.Schema)
+	for _, s := range schemas.All() {
+		m[s.ID] = s
+		m["http"+strings.TrimPrefix(s.ID, "https")] = s
+	}
+	return m
+}()
+
+// lookupID returns the schema whose $id is id, as schemas.LookupID does.
+func lookupID(id string) (schemas.Schema, error) {
+	if s, ok := ids[id]; ok {
+		return s, nil
+	}
+	return schemas.LookupID(id)
+}
+
 // headers holds the values of the headers read, and which were present.
 type headers struct {
 	v   [nHeaders]string
@@ -221,7 +262,7 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 	for i := range nHeaders {
 		key := b.ContentType
 		if i < hContentType {
-			key = b.Prefix + attrNames[i]
+			key = b.key(i)
 		}
 		switch vs := h.Values(key); len(vs) {
 		case 0:
@@ -274,7 +315,7 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := m.SchemaName()
 
-	if has(hContentType) {
+	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
 		if perr != nil || mt != ContentType {
 			add("", "%s is not %s", b.ContentType, ContentType)

@@ -3,6 +3,7 @@ package nats
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,13 @@ func forwardHeaders(h natsgo.Header) natsgo.Header {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
 			k = OriginalPrefix + k
 		}
-		out[k] = append(out[k], vs...)
+		// The values are shared, not copied: headers are replaced with
+		// Set, never appended to, here. Clip makes a second name that
+		// lands on k (Nats-X beside Catalogue-Original-Nats-X) copy them.
+		if prev, ok := out[k]; ok {
+			vs = append(slices.Clip(prev), vs...)
+		}
+		out[k] = vs
 	}
 	return out
 }
