@@ -71,6 +71,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 			}
 			// The iterator carries on across reconnections; this was a
 			// heartbeat missed or the like.
+			pause(ctx, 50*time.Millisecond)
 			continue
 		}
 		c.handle(ctx, m, handle)

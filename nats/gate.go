@@ -102,7 +102,9 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 			}
 			pending = append(pending, inflight{m, f, valid})
 		}
-		timeout := time.After(10 * time.Second)
+		// Stored or not, a copy not confirmed in time leaves its message
+		// to come again after AckWait.
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
 		for _, p := range pending {
 			select {
 			case <-p.ack.Ok():
@@ -119,12 +121,13 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 			case <-p.ack.Err():
 				st.Retried++
 				p.m.Nak()
-			case <-timeout:
-				// Stored or not, the message comes again after AckWait.
+			case <-wait.Done():
 				st.Retried++
-			case <-ctx.Done():
-				return st, nil
 			}
+		}
+		cancel()
+		if ctx.Err() != nil {
+			return st, nil
 		}
 		if g.Progress != nil && len(pending) > 0 {
 			g.Progress(st)
