@@ -2,6 +2,9 @@ package nats
 
 import (
 	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -41,7 +44,7 @@ type Gate struct {
 	// deliver or waiting for an acknowledgement.
 	UntilIdle bool
 	// Progress, if not nil, is called after every batch with the totals
-	// so far.
+	// so far, from one goroutine at a time.
 	Progress func(GateStats)
 
 	// passThrough republishes every message as it came, unjudged: the
@@ -63,13 +66,31 @@ type GateStats struct {
 // restarting, say) are waited out, not returned: the messages involved
 // come again.
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	var st GateStats
-	type inflight struct {
-		m     jetstream.Msg
-		ack   jetstream.PubAckFuture
-		valid bool
+	// Judging and publishing one batch overlaps with waiting for
+	// JetStream to store the copies of the one before: confirm waits and
+	// acknowledges, in a goroutine of its own, up to two batches behind.
+	var (
+		mu sync.Mutex
+		st GateStats
+	)
+	batches := make(chan []inflight, 2)
+	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
+	confirmed := make(chan struct{})
+	go func() {
+		defer close(confirmed)
+		for batch := range batches {
+			g.confirm(ctx, batch, &mu, &st)
+			unconfirmed.Add(-1)
+		}
+	}()
+	finish := func() GateStats {
+		close(batches)
+		<-confirmed
+		mu.Lock()
+		defer mu.Unlock()
+		return st
 	}
-	pending := make([]inflight, 0, orDefault(g.Batch, 256))
+
 	waited := false
 	for ctx.Err() == nil {
 		// Take what is there at once, up to a batch; when nothing is,
@@ -86,58 +107,122 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 			pause(ctx, 100*time.Millisecond)
 			continue
 		}
-		pending = pending[:0]
+		var msgs []jetstream.Msg
 		for m := range batch.Messages() {
-			out, valid := g.judge(m)
+			msgs = append(msgs, m)
+		}
+		outs, valid := g.judgeAll(msgs)
+		pending := make([]inflight, 0, len(msgs))
+		retried := 0
+		for i, m := range msgs {
+			out, valid := outs[i], valid[i]
 			if out == nil {
-				st.Retried++
+				retried++
 				m.Nak()
 				continue
 			}
 			f, err := g.JetStream.PublishMsgAsync(out)
 			if err != nil {
-				st.Retried++
+				retried++
 				m.Nak()
 				continue
 			}
 			pending = append(pending, inflight{m, f, valid})
 		}
-		// Stored or not, a copy not confirmed in time leaves its message
-		// to come again after AckWait.
-		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
-		for _, p := range pending {
-			select {
-			case <-p.ack.Ok():
-				if p.m.Ack() != nil {
-					continue // it comes again, and its copy is a duplicate
-				}
-				st.Messages++
-				st.Bytes += int64(len(p.m.Data()))
-				if p.valid {
-					st.Valid++
-				} else {
-					st.Invalid++
-				}
-			case <-p.ack.Err():
-				st.Retried++
-				p.m.Nak()
-			case <-wait.Done():
-				st.Retried++
-			}
-		}
-		cancel()
-		if ctx.Err() != nil {
-			return st, nil
-		}
-		if g.Progress != nil && len(pending) > 0 {
-			g.Progress(st)
+		if retried > 0 {
+			mu.Lock()
+			st.Retried += retried
+			mu.Unlock()
 		}
 		waited = len(pending) > 0
-		if !waited && g.UntilIdle && g.idle(ctx) {
-			return st, nil
+		if waited {
+			unconfirmed.Add(1)
+			batches <- pending
+			continue
+		}
+		if g.UntilIdle {
+			// Nothing came: once what is in flight is acknowledged, the
+			// consumer tells whether anything is left.
+			for unconfirmed.Load() > 0 && ctx.Err() == nil {
+				pause(ctx, time.Millisecond)
+			}
+			// The acknowledgements just sent may still be on their way.
+			idle := g.idle(ctx)
+			for try := 0; !idle && try < 5 && ctx.Err() == nil; try++ {
+				pause(ctx, 20*time.Millisecond)
+				idle = g.idle(ctx)
+			}
+			if idle {
+				break
+			}
 		}
 	}
-	return st, nil
+	return finish(), nil
+}
+
+// inflight is a message whose copy is being published.
+type inflight struct {
+	m     jetstream.Msg
+	ack   jetstream.PubAckFuture
+	valid bool
+}
+
+// confirm waits for the copies of a batch to be stored and acknowledges
+// their messages, counting them in st.
+func (g *Gate) confirm(ctx context.Context, batch []inflight, mu *sync.Mutex, st *GateStats) {
+	var done GateStats
+	// Stored or not, a copy not confirmed in time leaves its message to
+	// come again after AckWait.
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, p := range batch {
+		select {
+		case <-p.ack.Ok():
+			if p.m.Ack() != nil {
+				continue // it comes again, and its copy is a duplicate
+			}
+			done.Messages++
+			done.Bytes += int64(len(p.m.Data()))
+			if p.valid {
+				done.Valid++
+			} else {
+				done.Invalid++
+			}
+		case <-p.ack.Err():
+			done.Retried++
+			p.m.Nak()
+		case <-wait.Done():
+			done.Retried++
+		}
+	}
+	mu.Lock()
+	st.Messages += done.Messages
+	st.Valid += done.Valid
+	st.Invalid += done.Invalid
+	st.Bytes += done.Bytes
+	st.Retried += done.Retried
+	now := *st
+	mu.Unlock()
+	if g.Progress != nil {
+		g.Progress(now)
+	}
+}
+
+// judgeAll judges msgs, on every core when there are enough of them, and
+// returns the copy of each to publish and whether it is valid.
+func (g *Gate) judgeAll(msgs []jetstream.Msg) ([]*natsgo.Msg, []bool) {
+	outs, valid := make([]*natsgo.Msg, len(msgs)), make([]bool, len(msgs))
+	workers := min(runtime.GOMAXPROCS(0), len(msgs)/32+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(msgs); i += workers {
+				outs[i], valid[i] = g.judge(msgs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return outs, valid
 }
 
 // judge returns the copy of m to publish, and whether it is valid; nil if
