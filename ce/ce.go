@@ -134,8 +134,8 @@ func (b Binding) Write(h Header, m catalogue.Message) error {
 // even when it is invalid, with an *msg.Error listing the body's
 // violations and then the headers'. When no schema can be chosen it
 // returns no message and an error wrapping schemas.ErrUnknown (a header
-// names none) or catalogue.ErrUnknownType (the body's message_type names
-// none).
+// names none), or, as catalogue.Decode does, catalogue.ErrNoType (the body
+// has no message_type) or catalogue.ErrUnknownType (it names none).
 func (b Binding) Decode(h Header, body []byte) (catalogue.Message, error) {
 	hs, bad := b.read(h)
 	var name, version string

@@ -281,7 +281,7 @@ func TestDecodePicksTheSchema(t *testing.T) {
 	assert.Equal(t, event.Name, m.SchemaName())
 	// With no header, by message_type, as catalogue.Decode.
 	_, err = ce.NATS.Decode(header{}, ev.body)
-	assert.ErrorIs(t, err, catalogue.ErrUnknownType)
+	assert.ErrorIs(t, err, catalogue.ErrNoType)
 	_, err = ce.NATS.Decode(nil, valid(t)[device.Name].body)
 	assert.NoError(t, err)
 	// A header that names no schema.

@@ -68,10 +68,7 @@ func TestPublishAndConsumeTheCorpus(t *testing.T) {
 	}
 	lines, _ := corpus(t)
 	for _, line := range lines {
-		m, err := catalogue.Decode(line)
-		if errors.Is(err, catalogue.ErrUnknownType) {
-			m, err = catalogue.DecodeAs(event.Name, "", line)
-		}
+		m, err := catalogue.DecodeOr(line, event.Name)
 		if err == nil {
 			publish(m)
 		}

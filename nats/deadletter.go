@@ -56,8 +56,8 @@ type Verdict struct {
 
 // RuleSchema is the rule of the violation of a message whose headers name
 // no schema of the catalogue (ce-dataschema or ce-type). One whose
-// message_type names none has, as msgcheck reports it, a violation at
-// /message_type of rule ndjson.RuleMessageType.
+// message_type is absent or names none has, as msgcheck reports it, a
+// violation at /message_type of rule ndjson.RuleMessageType.
 const RuleSchema msg.Rule = "schema"
 
 // violationsOf returns the violations of err, the error of decoding a
@@ -66,7 +66,7 @@ func violationsOf(err error) []*msg.Violation {
 	if e, ok := errors.AsType[*msg.Error](err); ok {
 		return e.Violations
 	}
-	if errors.Is(err, catalogue.ErrUnknownType) {
+	if errors.Is(err, catalogue.ErrUnknownType) || errors.Is(err, catalogue.ErrNoType) {
 		return []*msg.Violation{{Path: "/message_type", Rule: ndjson.RuleMessageType, Message: err.Error()}}
 	}
 	return []*msg.Violation{{Rule: RuleSchema, Message: err.Error()}}
