@@ -118,14 +118,23 @@ func (b Binding) Write(h Header, m catalogue.Message) error {
 	if err != nil {
 		return err
 	}
-	h.Set(b.ContentType, ContentType)
-	h.Set(b.key(hSpecVersion), SpecVersion)
-	h.Set(b.key(hID), a.ID)
-	h.Set(b.key(hType), a.Type)
-	h.Set(b.key(hSource), a.Source)
-	h.Set(b.key(hTime), string(format.AppendDateTime(nil, a.Time)))
-	h.Set(b.key(hDataSchema), a.DataSchema)
+	set(h, b.ContentType, ContentType)
+	set(h, b.key(hSpecVersion), SpecVersion)
+	set(h, b.key(hID), a.ID)
+	set(h, b.key(hType), a.Type)
+	set(h, b.key(hSource), a.Source)
+	set(h, b.key(hTime), string(format.AppendDateTime(nil, a.Time)))
+	set(h, b.key(hDataSchema), a.DataSchema)
 	return nil
+}
+
+// set sets the header key to value, unless it holds that value alone
+// already: a gate rewriting the headers a Publisher wrote leaves them be.
+func set(h Header, key, value string) {
+	if vs := h.Values(key); len(vs) == 1 && vs[0] == value {
+		return
+	}
+	h.Set(key, value)
 }
 
 // Decode decodes body as the message its headers name: by ce-dataschema,

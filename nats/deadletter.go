@@ -93,7 +93,7 @@ func (v Verdict) encode() []byte {
 // forwardHeaders returns a copy of h for a message published again: the
 // JetStream headers renamed with OriginalPrefix, the rest as they are.
 func forwardHeaders(h natsgo.Header) natsgo.Header {
-	out := make(natsgo.Header, len(h)+8)
+	out := make(natsgo.Header, len(h)+2) // room for Nats-Msg-Id and a verdict
 	for k, vs := range h {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
 			k = OriginalPrefix + k
