@@ -81,7 +81,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
 		if why := t.rejects([]value{}); why != 0 {
 			c.differs(d, s, t, path, []value{}, why)
-		} else {
+		} else if s.items != nil || t.items != nil { // two missing items accept alike
 			c.walk(d, orAny(s.items, s, "/items"), orAny(t.items, t, "/items"), append(path, step{items: true}))
 		}
 	}
