@@ -7,6 +7,8 @@
 //	msgcheck schemas                                                              print the catalogue: name, version and $id
 //	msgcheck serve [-addr HOST:PORT]                                              serve the catalogue API over HTTP
 //	msgcheck version                                                              print the version and the schemas it judges by
+//	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                           check a new version of a schema against an old
+//	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                    check every version of a catalogue folder
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
@@ -44,6 +46,18 @@
 // file. Its exit status is 0 if every message is valid, 1 if any is invalid,
 // and 2 for a usage error, a file that cannot be read (reported, the other
 // files are still judged), or an interruption.
+//
+// compat compares two schema files, or (-catalogue) every minor version of
+// a catalogue folder with every earlier minor of its major, by decision 13
+// (package compat). It prints one line per finding,
+//
+//	NEW: /properties/kind: backward: enum-value-removed: <sentence>; witness: <message>
+//
+// and a summary per pair on stderr; -json prints one object per pair
+// instead. -mode is full (the default, the rule for minors), backward or
+// forward; -strict counts open content as a break. Its exit status is 0
+// if compatible, 1 if anything breaks, 2 for a usage error or a schema it
+// cannot read.
 //
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
 // a free port), logs the address it listens on to stderr, and shuts down
@@ -85,6 +99,7 @@ var commands = []command{
 	{"schemas", "print the catalogue: name, version and $id of every schema", listSchemas},
 	{"serve", "serve the catalogue API over HTTP (-addr, default " + defaultAddr + ")", serve},
 	{"version", "print msgcheck's version and the catalogue's schemas it was built with", version},
+	{"compat", "check that a new version of a schema is compatible with the old (or a whole -catalogue folder)", compatCmd},
 }
 
 func main() {

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// maxSchemaBytes bounds a schema file compat reads: the published ones are
+// a few kilobytes.
+const maxSchemaBytes = 4 << 20
+
+// compatCmd checks that a new version of a schema is compatible with an
+// old one (two files), or every minor version of a catalogue folder with
+// every earlier minor of its major, with package compat.
+func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	flags := newFlagSet("compat", "usage: msgcheck compat [-mode full|backward|forward] [-strict] [-json] OLD NEW\n"+
+		"       msgcheck compat [-mode ...] [-strict] [-json] -catalogue DIR\n\n"+
+		"Check that the schema file NEW is compatible with OLD, or every version of\n"+
+		"a catalogue folder with the earlier minors of its major (decision 13).\n"+
+		"One line per finding, each with a message that proves it. Exit status:\n"+
+		"0 if compatible, 1 if any break, 2 for a usage error or an unreadable schema.\n")
+	modeName := flags.String("mode", "full", "the `direction` to check: full, backward or forward")
+	strict := flags.Bool("strict", false, "count members added or removed (open content) as breaks, not warnings")
+	asJSON := flags.Bool("json", false, "print one JSON object per pair of versions")
+	dir := flags.String("catalogue", "", "check every schema of the catalogue `folder`, each minor against every earlier minor of its major")
+	files, code, ok := flags.parse(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	mode, err := compat.ParseMode(*modeName)
+	if err != nil {
+		fmt.Fprintf(stderr, "msgcheck compat: -mode: %v\n", err)
+		return 2
+	}
+	opt := compat.Options{Mode: mode, Strict: *strict}
+
+	var reports []*compat.Report
+	var labels []string // the file of each report's new version
+	switch {
+	case *dir != "" && len(files) == 0:
+		if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "msgcheck compat: -catalogue %s: not a folder\n", *dir)
+			return 2
+		}
+		c, err := schemas.Load(os.DirFS(*dir))
+		if err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %s: %v\n", *dir, err)
+			return 2
+		}
+		if reports, err = compat.CheckCatalogue(c, opt); err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %s: %v\n", *dir, err)
+			return 2
+		}
+		for _, r := range reports {
+			labels = append(labels, filepath.Join(*dir, r.New.File()))
+		}
+	case *dir == "" && len(files) == 2:
+		old, err := readSchema(files[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
+			return 2
+		}
+		new, err := readSchema(files[1])
+		if err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
+			return 2
+		}
+		r, err := compat.Compare(old, new, opt)
+		if err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
+			return 2
+		}
+		reports, labels = []*compat.Report{r}, []string{files[1]}
+	default:
+		fmt.Fprintln(stderr, "msgcheck compat: want two schema files, OLD and NEW, or -catalogue DIR alone")
+		flags.printUsage(stderr)
+		return 2
+	}
+
+	code = 0
+	enc := json.NewEncoder(stdout)
+	for i, r := range reports {
+		if !r.Compatible() {
+			code = 1
+		}
+		if *asJSON {
+			if err := enc.Encode(jsonReport(r)); err != nil {
+				fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
+				return 2
+			}
+			continue
+		}
+		for _, line := range r.Lines(labels[i]) {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	for _, r := range reports {
+		fmt.Fprintln(stderr, "msgcheck compat: "+summary(r))
+	}
+	if len(reports) == 0 {
+		fmt.Fprintln(stderr, "msgcheck compat: no two minor versions of one major to compare")
+	}
+	return code
+}
+
+// readSchema reads a schema file, whose $id names its schema and version.
+func readSchema(path string) (schemas.Schema, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return schemas.Schema{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSchemaBytes+1))
+	if err != nil {
+		return schemas.Schema{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(data) > maxSchemaBytes {
+		return schemas.Schema{}, fmt.Errorf("%s: larger than %d bytes", path, maxSchemaBytes)
+	}
+	s, err := schemas.Parse(data)
+	if err != nil {
+		return schemas.Schema{}, fmt.Errorf("%s: %v", path, err)
+	}
+	return s, nil
+}
+
+// summary says in a line what r found.
+func summary(r *compat.Report) string {
+	breaks, warnings := 0, 0
+	for _, f := range r.Findings {
+		if f.Warning {
+			warnings++
+		} else {
+			breaks++
+		}
+	}
+	verdict := "compatible with"
+	if !r.Compatible() {
+		verdict = "NOT compatible with"
+	}
+	return fmt.Sprintf("%s %s is %s %s %s (%s): %d breaks, %d warnings",
+		r.New.Name, r.New.Version, verdict, r.Old.Name, r.Old.Version, r.Options.Mode, breaks+r.Omitted, warnings)
+}
+
+// jsonReport is a report as -json prints it.
+func jsonReport(r *compat.Report) any {
+	findings := r.Findings
+	if findings == nil {
+		findings = []compat.Finding{}
+	}
+	return struct {
+		Name       string           `json:"name"`
+		Old        string           `json:"old"`
+		New        string           `json:"new"`
+		Mode       string           `json:"mode"`
+		Strict     bool             `json:"strict"`
+		Compatible bool             `json:"compatible"`
+		Findings   []compat.Finding `json:"findings"`
+		Omitted    int              `json:"omitted,omitempty"`
+	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted}
+}
