@@ -130,6 +130,7 @@ func (h *handler) routes() []route {
 		{http.MethodGet, "/api/schemas/{name}/versions", h.versions},
 		{http.MethodGet, "/api/schemas/{name}/versions/{version}", h.schema},
 		{http.MethodPost, "/api/schemas/{name}/versions/{version}/validate", h.validate},
+		{http.MethodPost, "/api/schemas/{name}/versions/{version}/compatibility", h.compatibility},
 	}
 }
 

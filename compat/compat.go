@@ -171,6 +171,29 @@ type Report struct {
 	OmittedBreaks bool
 }
 
+// MarshalJSON writes the report as msgcheck compat -json and the HTTP
+// compatibility route answer it:
+//
+//	{"name":"demo.sensor","old":"1.1","new":"1.2","mode":"full","strict":false,"compatible":false,"findings":[...]}
+//
+// with "omitted", the count of findings left out, when there are any.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	findings := r.Findings
+	if findings == nil {
+		findings = []Finding{}
+	}
+	return json.Marshal(struct {
+		Name       string    `json:"name"`
+		Old        string    `json:"old"`
+		New        string    `json:"new"`
+		Mode       string    `json:"mode"`
+		Strict     bool      `json:"strict"`
+		Compatible bool      `json:"compatible"`
+		Findings   []Finding `json:"findings"`
+		Omitted    int       `json:"omitted,omitempty"`
+	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted})
+}
+
 // Compatible reports whether the new version is compatible with the old in
 // the report's mode: no finding breaks (warnings do not).
 func (r *Report) Compatible() bool {

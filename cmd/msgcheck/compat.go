@@ -91,7 +91,7 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 			code = 1
 		}
 		if *asJSON {
-			if err := enc.Encode(jsonReport(r)); err != nil {
+			if err := enc.Encode(r); err != nil {
 				fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
 				return 2
 			}
@@ -147,22 +147,4 @@ func summary(r *compat.Report) string {
 	}
 	return fmt.Sprintf("%s %s is %s %s %s (%s): %d breaks, %d warnings",
 		r.New.Name, r.New.Version, verdict, r.Old.Name, r.Old.Version, r.Options.Mode, breaks+r.Omitted, warnings)
-}
-
-// jsonReport is a report as -json prints it.
-func jsonReport(r *compat.Report) any {
-	findings := r.Findings
-	if findings == nil {
-		findings = []compat.Finding{}
-	}
-	return struct {
-		Name       string           `json:"name"`
-		Old        string           `json:"old"`
-		New        string           `json:"new"`
-		Mode       string           `json:"mode"`
-		Strict     bool             `json:"strict"`
-		Compatible bool             `json:"compatible"`
-		Findings   []compat.Finding `json:"findings"`
-		Omitted    int              `json:"omitted,omitempty"`
-	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted}
 }

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// MaxSchemaBytes is the largest candidate schema the compatibility route
+// reads; a larger one is answered 413 Content Too Large. The published
+// schemas are a few kilobytes.
+const MaxSchemaBytes = 256 << 10
+
+// compatibility serves POST
+// /api/schemas/{name}/versions/{version}/compatibility: the request body
+// is a candidate schema file, a proposed version of the named schema, and
+// the answer is compat's report on it against that version, as JSON (see
+// compat.Report.MarshalJSON): 200 whether compatible or not. The query
+// may set mode (full, the default, backward or forward) and strict
+// (true or false). A body that is not a schema file of this name the
+// checker can read is answered 422, with the reason.
+func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
+	name, version := r.PathValue("name"), r.PathValue("version")
+	f, ok := h.files[key{name, version}]
+	if !ok {
+		h.notFound(w, r, name, version)
+		return
+	}
+	opt := compat.Options{Mode: compat.Full}
+	q := r.URL.Query()
+	if m := q.Get("mode"); m != "" {
+		mode, err := compat.ParseMode(m)
+		if err != nil {
+			writeError(w, r, http.StatusBadRequest, fmt.Sprintf("mode %q is not full, backward or forward", m))
+			return
+		}
+		opt.Mode = mode
+	}
+	switch q.Get("strict") {
+	case "", "false":
+	case "true":
+		opt.Strict = true
+	default:
+		writeError(w, r, http.StatusBadRequest, fmt.Sprintf("strict %q is not true or false", q.Get("strict")))
+		return
+	}
+
+	tooLarge := fmt.Sprintf("the schema is larger than %d bytes", MaxSchemaBytes)
+	if r.ContentLength > MaxSchemaBytes {
+		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxSchemaBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+			return
+		}
+		writeError(w, r, http.StatusBadRequest, "reading the schema: "+err.Error())
+		return
+	}
+	candidate, err := schemas.Parse(body)
+	if err != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, "not a schema file: "+err.Error())
+		return
+	}
+	if candidate.Name != name {
+		writeError(w, r, http.StatusUnprocessableEntity, fmt.Sprintf("the schema is %q, not %q", candidate.Name, name))
+		return
+	}
+	old, err := schemas.Parse(f.data)
+	if err != nil {
+		// The catalogue's own file: Load read it the same way.
+		writeError(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	report, err := compat.Compare(old, candidate, opt)
+	if err != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	data, err := json.Marshal(report)
+	if err != nil {
+		writeError(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, r, http.StatusOK, append(data, '\n'))
+}
