@@ -54,10 +54,17 @@ func (d direction) oldNew(s, t *node) (*node, *node) {
 // destination versions. It is called only where src's messages can reach.
 func (c *checker) walk(d direction, s, t *node, path []step) {
 	o, n := d.oldNew(s, t)
+	refused := false
 	for _, x := range []*node{o, n} {
 		for _, r := range x.refused {
 			c.refusal(x, r, path)
+			refused = true
 		}
+	}
+	if refused {
+		// What this node accepts is unknown, and so is whatever is
+		// found below it: the refusal is the finding.
+		return
 	}
 	if !patternsDecidable(s, t) {
 		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern, changed or beside other changed keywords on strings, which the checker cannot compare"}, path)
@@ -86,9 +93,13 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 	}
 
-	// Objects.
-	base, ok := baseObject(s, t, "", false)
-	if !ok {
+	// Objects. Without an object of s to show (when a member s requires
+	// has a keyword the checker cannot decide), the differences are
+	// still found, without witness.
+	var base value = noWitness{}
+	if b, ok := baseObject(s, t, "", false); ok {
+		base = b
+	} else if s.types&tObject == 0 || s.hasEnum || !s.unsure() {
 		return // s accepts no object
 	}
 	if why := t.rejects(base); why&^(rRequired|rMember) != 0 {
@@ -97,10 +108,11 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 	for _, name := range t.required {
 		if !s.isReq[name] {
-			without, ok := baseObject(s, t, name, false)
-			if ok {
-				c.differs(d, s, t, path, without, rRequired, name)
+			var without value = noWitness{}
+			if b, ok := baseObject(s, t, name, false); ok {
+				without = b
 			}
+			c.differs(d, s, t, path, without, rRequired, name)
 		}
 	}
 	for _, name := range s.names() {
@@ -170,7 +182,6 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 			what = "an integer beyond int64 (decision 2)"
 		}
 		code = pick("type-narrowed", "type-widened")
-		key = what
 		if back {
 			msg = fmt.Sprintf("%s no longer accepts %s here (type %s), which %s accepts (type %s); accept it again, or publish a new major version", nv, what, typeText(n), ov, typeText(o))
 		} else {
@@ -316,9 +327,12 @@ func (c *checker) add(d direction, code, key string, pure bool, s, t *node, path
 			f.Breaks = 0
 		}
 	}
-	if w, ok := embed(d.src, d.dst, path, v); ok {
-		f.Witness = []byte(jsonText(w))
-	} else {
+	if _, none := v.(noWitness); !none {
+		if w, ok := embed(d.src, d.dst, path, v); ok {
+			f.Witness = []byte(jsonText(w))
+		}
+	}
+	if f.Witness == nil {
 		f.Message += " (no witness: the schema leaves no message the checker can vouch for)"
 	}
 	if c.seen[k] {

@@ -228,7 +228,7 @@ func (n *node) keyword(kw string, v value, name string) error {
 		if !ok {
 			return errors.New("want an array")
 		}
-		n.hasEnum = true
+		var enum []value
 		for _, e := range a {
 			switch e := e.(type) {
 			case []value, *object:
@@ -240,8 +240,9 @@ func (n *node) keyword(kw string, v value, name string) error {
 					return nil
 				}
 			}
-			n.enum = append(n.enum, e)
+			enum = append(enum, e)
 		}
+		n.hasEnum, n.enum = true, enum
 	case "format":
 		s, ok := v.(string)
 		if !ok {

@@ -36,6 +36,24 @@ var (
 	maxInt64 = new(big.Rat).SetInt64(1<<63 - 1)
 )
 
+// noWitness stands for an object the checker cannot show: one that
+// a member with a keyword it cannot decide keeps it from building.
+type noWitness struct{}
+
+// unsure reports whether a keyword the checker cannot decide may keep it
+// from showing an object n accepts: on a member n requires, at any depth.
+func (n *node) unsure() bool {
+	if len(n.refused) > 0 {
+		return true
+	}
+	for _, r := range n.required {
+		if m := n.member(r); m != nil && m.unsure() {
+			return true
+		}
+	}
+	return false
+}
+
 // typeOf returns the type bit of v.
 func typeOf(v value) uint8 {
 	switch v := v.(type) {
@@ -507,6 +525,8 @@ func appendJSON(b []byte, v value) []byte {
 			b = appendJSON(b, e)
 		}
 		return append(b, ']')
+	case noWitness:
+		return append(b, "an object"...)
 	case *object:
 		b = append(b, '{')
 		for i, m := range v.members {
