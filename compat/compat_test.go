@@ -102,6 +102,8 @@ func (j judge) checkWitnesses(t testing.TB, r *compat.Report) int {
 		if f.Warning {
 			assert.Equal(t, "open-content", f.Code)
 			assert.Zero(t, f.Breaks)
+		} else if f.Code == "default-changed" {
+			assert.Equal(t, r.Options.Mode, f.Breaks, "a changed default breaks every direction checked: %s", f)
 		} else {
 			assert.Equal(t, f.Direction, f.Breaks, "%s", f)
 		}

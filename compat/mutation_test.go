@@ -107,7 +107,19 @@ func clone(v any) any {
 // mutator makes random changes to a schema, within the vocabulary the
 // oracle reasons about.
 type mutator struct {
-	r *rand.Rand
+	r interface{ IntN(int) int } // a *rand.Rand, or fuzz input
+}
+
+// bytePicker picks by the bytes of a fuzz input, then zeros.
+type bytePicker struct{ b []byte }
+
+func (p *bytePicker) IntN(n int) int {
+	if len(p.b) == 0 {
+		return 0
+	}
+	v := int(p.b[0])
+	p.b = p.b[1:]
+	return v % n
 }
 
 // site is an object schema whose members a mutation may change: the root,
