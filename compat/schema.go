@@ -460,8 +460,10 @@ func bigExponent(lit string) bool {
 }
 
 func escape(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	return pointerEscaper.Replace(name)
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func orRoot(ptr string) string {
 	if ptr == "" {
