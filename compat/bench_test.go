@@ -52,4 +52,3 @@ func BenchmarkCompare(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/pair")
 	})
 }
-
