@@ -14,6 +14,7 @@ type checker struct {
 	oldVersion, newVersion string
 	report                 *Report
 	seen                   map[string]bool // keys of the findings made
+	index                  map[string]int  // the index of a finding by key; -1 if left out
 	budget                 int             // bytes of findings still allowed
 }
 
@@ -327,6 +328,14 @@ func (c *checker) add(d direction, code, key string, pure bool, s, t *node, path
 			f.Breaks = 0
 		}
 	}
+	i, seen := c.index[k]
+	if seen && (i < 0 || !pure || c.report.Findings[i].pure) {
+		return
+	}
+	if !seen && c.spent(f.Breaks) {
+		c.index[k] = -1
+		return
+	}
 	if _, none := v.(noWitness); !none {
 		if w, ok := embed(d.src, d.dst, path, v); ok {
 			f.Witness = []byte(jsonText(w))
@@ -335,35 +344,41 @@ func (c *checker) add(d direction, code, key string, pure bool, s, t *node, path
 	if f.Witness == nil {
 		f.Message += " (no witness: the schema leaves no message the checker can vouch for)"
 	}
-	if c.seen[k] {
-		if !pure {
-			return
-		}
-		for i := range c.report.Findings {
-			g := &c.report.Findings[i]
-			if g.key == k && !g.pure {
-				*g = f
-				g.key, g.pure = k, true
-				return
-			}
-		}
+	f.key, f.pure = k, pure
+	if seen {
+		c.report.Findings[i] = f // a purer witness of the same finding
 		return
 	}
-	c.seen[k] = true
-	f.key, f.pure = k, pure
-	c.append(f)
+	c.index[k] = -1
+	if c.append(f) {
+		c.index[k] = len(c.report.Findings) - 1
+	}
 }
 
-// append adds f to the report, within its size budget.
-func (c *checker) append(f Finding) {
+// spent reports whether the report's budget is spent, counting the
+// finding it keeps from being made (one that breaks, if breaks is set).
+func (c *checker) spent(breaks Mode) bool {
+	if c.budget > 0 {
+		return false
+	}
+	c.report.Omitted++
+	c.report.OmittedBreaks = c.report.OmittedBreaks || breaks != 0
+	return true
+}
+
+// append adds f to the report, within its size budget, and reports
+// whether it did.
+func (c *checker) append(f Finding) bool {
 	size := len(f.Witness) + len(f.Message) + len(f.SchemaPointer) + len(f.MemberPointer) + 64
 	if c.budget < size {
+		c.budget = 0
 		c.report.Omitted++
 		c.report.OmittedBreaks = c.report.OmittedBreaks || f.Breaks != 0
-		return
+		return false
 	}
 	c.budget -= size
 	c.report.Findings = append(c.report.Findings, f)
+	return true
 }
 
 // openContent records a member t declares and s does not: s's messages
@@ -407,6 +422,13 @@ func (c *checker) addOpen(d direction, s, t *node, path []step, name string, v v
 		return
 	}
 	c.seen[k] = true
+	breaks := d.mode
+	if !c.opt.Strict {
+		breaks = 0
+	}
+	if c.spent(breaks) {
+		return
+	}
 	f := Finding{Code: "open-content", Breaks: d.mode, Direction: d.mode, Message: msg, MemberPointer: memberPointer(path)}
 	f.SchemaPointer = t.member(name).pointer()
 	if !c.opt.Strict {
@@ -442,6 +464,9 @@ func (c *checker) defaults(d direction, s, t *node, path []step) {
 			continue
 		}
 		c.seen[k] = true
+		if c.spent(c.opt.mode()) {
+			continue
+		}
 		f := Finding{
 			Code: "default-changed", Breaks: c.opt.mode(), Direction: Full,
 			SchemaPointer: nn.pointer() + "/default", MemberPointer: memberPointer(member),

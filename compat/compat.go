@@ -245,6 +245,7 @@ func Compare(old, new schemas.Schema, opt Options) (*Report, error) {
 	c := &checker{
 		opt: opt, old: a, new: b, oldVersion: old.Version, newVersion: new.Version,
 		seen:   map[string]bool{},
+		index:  map[string]int{},
 		budget: 64<<10 + 16*(len(oldJSON)+len(newJSON)),
 	}
 	r := &Report{Old: old, New: new, Options: Options{Mode: opt.mode(), Strict: opt.Strict}}

@@ -66,6 +66,7 @@ type node struct {
 	intRule  bool  // "type" names "integer": integers must fit in an int64 (decision 2)
 	hasEnum  bool
 	enum     []value
+	enumSet  map[string]bool // the JSON text of each value of enum
 	format   string // "", "uuid" or "date-time"
 	min, max *big.Rat
 	minLen   int
@@ -80,6 +81,7 @@ type node struct {
 	required []string        // in the schema's order, without repeats
 	isReq    map[string]bool // the members of required
 	refused  []refusal       // keywords the checker cannot decide
+	examples map[*node]exampleOf // example's answers, by the other node
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -243,6 +245,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			enum = append(enum, e)
 		}
 		n.hasEnum, n.enum = true, enum
+		n.enumSet = make(map[string]bool, len(enum))
+		for _, e := range enum {
+			n.enumSet[jsonText(e)] = true
+		}
 	case "format":
 		s, ok := v.(string)
 		if !ok {

@@ -100,7 +100,7 @@ func (n *node) rejects(v value) reason {
 	if n.types&t == 0 {
 		r |= rType
 	}
-	if n.hasEnum && !slices.ContainsFunc(n.enum, func(e value) bool { return equal(e, v) }) {
+	if n.hasEnum && !n.enumerates(v) {
 		r |= rEnum
 	}
 	switch v := v.(type) {
@@ -159,6 +159,17 @@ func (n *node) rejects(v value) reason {
 }
 
 func (n *node) accepts(v value) bool { return n.rejects(v) == 0 }
+
+// enumerates reports whether v is in n's enumeration, which holds only
+// scalars (the checker refuses others): by their JSON text, in which equal
+// numbers are written alike.
+func (n *node) enumerates(v value) bool {
+	switch v.(type) {
+	case []value, *object, noWitness:
+		return false
+	}
+	return n.enumSet[jsonText(v)]
+}
 
 // equal reports whether two JSON values are equal, numbers by value.
 func equal(a, b value) bool {
@@ -418,6 +429,25 @@ func example(a, b *node) (value, bool) {
 	if a == nil || len(a.refused) > 0 || b != nil && len(b.refused) > 0 {
 		return nil, false
 	}
+	// Witnesses build the same examples again and again (the members a
+	// message requires): once per pair of nodes is enough.
+	if e, ok := a.examples[b]; ok {
+		return e.v, e.ok
+	}
+	v, ok := findExample(a, b)
+	if a.examples == nil {
+		a.examples = map[*node]exampleOf{}
+	}
+	a.examples[b] = exampleOf{v, ok}
+	return v, ok
+}
+
+type exampleOf struct {
+	v  value
+	ok bool
+}
+
+func findExample(a, b *node) (value, bool) {
 	both := func(v value) bool { return a.accepts(v) && (b == nil || b.accepts(v)) }
 	for _, n := range []*node{a, b} {
 		if n != nil && n.def != nil && both(*n.def) {
