@@ -67,7 +67,7 @@ type node struct {
 	hasEnum  bool
 	enum     []value
 	enumSet  map[string]bool // the JSON text of each value of enum
-	format   string // "", "uuid" or "date-time"
+	format   string          // "", "uuid" or "date-time"
 	min, max *big.Rat
 	minLen   int
 	pattern  *string
@@ -77,10 +77,10 @@ type node struct {
 	device   bool           // the root of core.device, whose imei is always judged
 	items    *node          // nil: any item
 	props    map[string]*node
-	order    []string        // property names in the schema's order
-	required []string        // in the schema's order, without repeats
-	isReq    map[string]bool // the members of required
-	refused  []refusal       // keywords the checker cannot decide
+	order    []string            // property names in the schema's order
+	required []string            // in the schema's order, without repeats
+	isReq    map[string]bool     // the members of required
+	refused  []refusal           // keywords the checker cannot decide
 	examples map[*node]exampleOf // example's answers, by the other node
 }
 
