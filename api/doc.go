@@ -25,6 +25,7 @@
 //	GET  /api/schemas/{name}/versions                     the versions of one schema, in the same shape
 //	GET  /api/schemas/{name}/versions/{version}           the schema file, exactly as published
 //	POST /api/schemas/{name}/versions/{version}/validate  the verdict on the message in the body
+//	POST /api/schemas/{name}/versions/{version}/compatibility  package compat's report on the proposed version in the body
 //
 // The validation route judges the request body, whatever its Content-Type,
 // by exactly the named version's schema file, as decoding the message in Go
