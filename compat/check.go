@@ -386,8 +386,8 @@ func (c *checker) append(f Finding) bool {
 // could, with a value t rejects.
 func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
 	tn := t.member(name)
-	any := &node{parent: s, seg: "/properties/" + escape(name), types: tAll}
-	for _, v := range scalars(any, tn) {
+	anything := &node{parent: s, seg: "/properties/" + escape(name), types: tAll}
+	for _, v := range scalars(anything, tn) {
 		if tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
 			return
@@ -404,9 +404,11 @@ func (c *checker) openContent(d direction, s, t *node, path []step, name string)
 func (c *checker) openContentFinding(d direction, s, t *node, path []step, name string, v value) {
 	var msg string
 	if d.mode == Backward {
-		msg = fmt.Sprintf("%s adds the optional member %s: compatible only if no message of %s carries it as an unknown member (decision 13), as this one does", c.newVersion, strconv.Quote(name), c.oldVersion)
+		msg = fmt.Sprintf("%s adds the member %s: compatible only if no message of %s carries it as an unknown member (decision 13); this one does, and %s rejects it",
+			c.newVersion, strconv.Quote(name), c.oldVersion, c.newVersion)
 	} else {
-		msg = fmt.Sprintf("%s removes the member %s: compatible only if no message of %s carries it as an unknown member (decision 13), as this one does", c.newVersion, strconv.Quote(name), c.newVersion)
+		msg = fmt.Sprintf("%s removes the member %s: compatible only if no message of %s carries it as an unknown member (decision 13); this one does, and %s rejects it",
+			c.newVersion, strconv.Quote(name), c.newVersion, c.oldVersion)
 	}
 	member := append(path[:len(path):len(path)], step{name: name})
 	// The witness sets the member on a message of s, which t judges.
