@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 
 	"github.com/fleetkit/catalogue/compat"
 	"github.com/fleetkit/catalogue/schemas"
@@ -14,7 +15,14 @@ import (
 // MaxSchemaBytes is the largest candidate schema the compatibility route
 // reads; a larger one is answered 413 Content Too Large. The published
 // schemas are a few kilobytes.
-const MaxSchemaBytes = 256 << 10
+const MaxSchemaBytes = 128 << 10
+
+// comparing holds a place for each comparison under way. A comparison
+// takes CPU in proportion to its schemas (up to about a second at
+// MaxSchemaBytes), so the process runs at most one per CPU at once and
+// answers the others 503 at once, keeping the other routes, and its other
+// clients, served. It is the process's, like its CPUs.
+var comparing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 
 // compatibility serves POST
 // /api/schemas/{name}/versions/{version}/compatibility: the request body
@@ -23,7 +31,8 @@ const MaxSchemaBytes = 256 << 10
 // compat.Report.MarshalJSON): 200 whether compatible or not. The query
 // may set mode (full, the default, backward or forward) and strict
 // (true or false). A body that is not a schema file of this name the
-// checker can read is answered 422, with the reason.
+// checker can read is answered 422, with the reason; 503 with Retry-After
+// when every place for a comparison is taken (see comparing).
 func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 	name, version := r.PathValue("name"), r.PathValue("version")
 	f, ok := h.files[key{name, version}]
@@ -47,6 +56,15 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 		opt.Strict = true
 	default:
 		writeError(w, r, http.StatusBadRequest, fmt.Sprintf("strict %q is not true or false", q.Get("strict")))
+		return
+	}
+
+	select {
+	case comparing <- struct{}{}:
+		defer func() { <-comparing }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry")
 		return
 	}
 

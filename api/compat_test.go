@@ -173,6 +173,23 @@ func TestCompatibilityStatuses(t *testing.T) {
 	assert.Equal(t, "POST", rec.Header().Get("Allow"))
 }
 
+func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {
+	h := fixtureHandler(t, "../testdata/fixture")
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	for range cap(comparing) {
+		<-comparing
+	}
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	rec = do(h, http.MethodGet, "/api/schemas/demo.sensor/versions", "")
+	assert.Equal(t, http.StatusOK, rec.Code, "other routes are served")
+	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	assert.Equal(t, http.StatusOK, rec.Code, "places are given back")
+}
+
 func TestCompatibilityReadsAChunkedBodyOverTheLimitAs413(t *testing.T) {
 	h := fixtureHandler(t, "../testdata/fixture")
 	req := httptest.NewRequest(http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", strings.NewReader(strings.Repeat(" ", MaxSchemaBytes+1)))
