@@ -59,7 +59,8 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 2
 		}
 		for _, r := range reports {
-			labels = append(labels, filepath.Join(*dir, r.New.File()))
+			// Each version is checked against several: say which.
+			labels = append(labels, filepath.Join(*dir, r.New.File())+" against "+r.Old.Version)
 		}
 	case *dir == "" && len(files) == 2:
 		old, err := readSchema(files[0])

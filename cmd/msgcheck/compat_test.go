@@ -77,7 +77,8 @@ func TestCompatCatalogue(t *testing.T) {
 	assert.Contains(t, stderr, "demo.sensor 1.1 is compatible with demo.sensor 1.0")
 	assert.Contains(t, stderr, "demo.sensor 1.2 is NOT compatible with demo.sensor 1.0")
 	assert.Contains(t, stderr, "demo.sensor 1.2 is NOT compatible with demo.sensor 1.1")
-	assert.Contains(t, stdout, filepath.Join(breaking, "demo.sensor-1.2.json")+": /properties/kind: backward: enum-value-removed:")
+	assert.Contains(t, stdout, filepath.Join(breaking, "demo.sensor-1.2.json")+" against 1.0: /properties/kind: backward: enum-value-removed:")
+	assert.Contains(t, stdout, filepath.Join(breaking, "demo.sensor-1.2.json")+" against 1.1: /properties/kind: backward: enum-value-removed:")
 
 	_, stderr, code = runCompat(t, "-catalogue", fixture)
 	assert.Equal(t, 0, code, "2.0 is a major of its own: %s", stderr)

@@ -53,8 +53,9 @@
 //
 //	NEW: /properties/kind: backward: enum-value-removed: <sentence>; witness: <message>
 //
-// and a summary per pair on stderr; -json prints one object per pair
-// instead. -mode is full (the default, the rule for minors), backward or
+// where NEW is the new file (with -catalogue, followed by "against" and
+// the version it is checked against), and a summary per pair on stderr;
+// -json prints one object per pair instead. -mode is full (the default, the rule for minors), backward or
 // forward; -strict counts open content as a break. Its exit status is 0
 // if compatible, 1 if anything breaks, 2 for a usage error or a schema it
 // cannot read.
