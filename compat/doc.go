@@ -50,7 +50,7 @@
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes
 //	default-changed     a member's default is added, removed or changed
-//	open-content        an optional member is added or removed (a warning)
+//	open-content        a member is added or removed: a warning, a break with Options.Strict
 //	unknown-keyword     a keyword the checker does not know
 //	unknown-format      a format other than uuid and date-time
 //	unknown-dialect     a $schema other than drafts 6, 7, 2019-09 and 2020-12
