@@ -549,26 +549,24 @@ func TestNoFalseCompatible(t *testing.T) {
 		j := newJudge(t, old, new)
 		ok := t.Run(fmt.Sprintf("%d %s", i, f.name), func(t *testing.T) {
 			nWitnesses += j.checkWitnesses(t, r)
-			holds := map[compat.Mode]bool{compat.Backward: true, compat.Forward: true}
-			for _, f := range r.Findings {
-				if f.Breaks&compat.Backward != 0 {
-					holds[compat.Backward] = false
-				}
-				if f.Breaks&compat.Forward != 0 {
-					holds[compat.Forward] = false
-				}
-			}
+			strict, err := compat.Compare(old, new, compat.Options{Strict: true})
+			require.NoError(t, err)
+			nWitnesses += j.checkWitnesses(t, strict)
+			holds, strictHolds := holdsOf(r), holdsOf(strict)
 			for _, data := range corpus(f, a, b) {
 				nMessages++
 				oldOK, _ := j.accepts(old, data)
 				newOK, _ := j.accepts(new, data)
-				var msg any
-				json.Unmarshal(data, &msg)
-				if holds[compat.Backward] && oldOK && !newOK && !foreign(decodeAny(data), a, b) {
+				msg := decodeAny(data)
+				if holds[compat.Backward] && oldOK && !newOK && !foreign(msg, a, b) {
 					t.Errorf("checker says backward holds, but 1.0 accepts and 1.1 rejects %s\nold: %s\nnew: %s\nfindings: %v", data, whatA, whatB, r.Findings)
 				}
-				if holds[compat.Forward] && newOK && !oldOK && !foreign(decodeAny(data), b, a) {
+				if holds[compat.Forward] && newOK && !oldOK && !foreign(msg, b, a) {
 					t.Errorf("checker says forward holds, but 1.1 accepts and 1.0 rejects %s\nold: %s\nnew: %s\nfindings: %v", data, whatA, whatB, r.Findings)
+				}
+				// Strict mode makes no assumption: no message may break it.
+				if strictHolds[compat.Backward] && oldOK && !newOK || strictHolds[compat.Forward] && newOK && !oldOK {
+					t.Errorf("checker says strictly compatible, but 1.0 %v and 1.1 %v on %s\nold: %s\nnew: %s\nfindings: %v", oldOK, newOK, data, whatA, whatB, strict.Findings)
 				}
 			}
 			for _, h := range holds {
@@ -588,6 +586,20 @@ func TestNoFalseCompatible(t *testing.T) {
 		nFindings += len(r.Findings)
 	}
 	t.Logf("judged %d pairs: %d findings (%d witnesses), %d directions held and %d broke, %d corpus messages", nPairs, nFindings, nWitnesses, nHolds, nBreaks, nMessages)
+}
+
+// holdsOf returns the directions r says hold.
+func holdsOf(r *compat.Report) map[compat.Mode]bool {
+	holds := map[compat.Mode]bool{compat.Backward: true, compat.Forward: true}
+	for _, f := range r.Findings {
+		if f.Breaks&compat.Backward != 0 {
+			holds[compat.Backward] = false
+		}
+		if f.Breaks&compat.Forward != 0 {
+			holds[compat.Forward] = false
+		}
+	}
+	return holds
 }
 
 func decodeAny(data []byte) any {
