@@ -207,6 +207,15 @@ func TestTheSamePatternInBothVersionsIsDecided(t *testing.T) {
 	assert.Contains(t, codes(r2), "undecidable-pattern /tenant_id full")
 }
 
+func TestAPatternGoCannotReadIsRefusedEvenUnchanged(t *testing.T) {
+	doc := published(t, "core.device")
+	prop(doc, "tenant_id")["pattern"] = "^(?=club)"
+	r, err := compat.Compare(asSchema(t, "core.device", doc, "1.0"), asSchema(t, "core.device", doc, "1.1"), compat.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Compatible())
+	assert.Equal(t, []string{"undecidable-pattern /tenant_id full"}, codes(r))
+}
+
 func TestUnreadableSchemasAreErrors(t *testing.T) {
 	old, err := schemas.Lookup("example.event", "1.0")
 	require.NoError(t, err)

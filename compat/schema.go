@@ -289,7 +289,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return errors.New("want a string")
 		}
 		n.pattern = &s
-		n.regexp = compileRegexp(s)
+		if n.regexp = compileRegexp(s); n.regexp == nil {
+			// Without it the checker cannot even build an example here.
+			n.refuse(kw, "undecidable-pattern", fmt.Sprintf("the pattern %s, which Go's regexp cannot read", strconv.Quote(s)))
+		}
 	case "default":
 		n.def = &v
 	case "required":
