@@ -31,8 +31,10 @@ var comparing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 // compat.Report.MarshalJSON): 200 whether compatible or not. The query
 // may set mode (full, the default, backward or forward) and strict
 // (true or false). A body that is not a schema file of this name the
-// checker can read is answered 422, with the reason; 503 with Retry-After
-// when every place for a comparison is taken (see comparing).
+// checker can read is answered 422, with the reason. The body takes a
+// place among the handler's bodies while it is held, as on the validation
+// route (see MaxBodies), and the comparison one of comparing's: when
+// either is full the answer is 503 with Retry-After, at once.
 func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 	name, version := r.PathValue("name"), r.PathValue("version")
 	f, ok := h.files[key{name, version}]
@@ -59,18 +61,19 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	select {
-	case comparing <- struct{}{}:
-		defer func() { <-comparing }()
-	default:
-		w.Header().Set("Retry-After", "1")
-		writeError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry")
-		return
-	}
-
 	tooLarge := fmt.Sprintf("the schema is larger than %d bytes", MaxSchemaBytes)
 	if r.ContentLength > MaxSchemaBytes {
 		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	// A body held, read or being read, takes a place among the handler's
+	// bodies, as on the validation route: memory stays bounded.
+	select {
+	case h.bodies <- struct{}{}:
+		defer func() { <-h.bodies }()
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		writeError(w, r, http.StatusServiceUnavailable, "too many requests are being answered: retry later")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxSchemaBytes))
@@ -79,7 +82,17 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 			return
 		}
-		writeError(w, r, http.StatusBadRequest, "reading the schema: "+err.Error())
+		status, text := readFailure(err)
+		writeError(w, r, status, text)
+		return
+	}
+	// Only then a place to compute, so that a slow client holds none.
+	select {
+	case comparing <- struct{}{}:
+		defer func() { <-comparing }()
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		writeError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry later")
 		return
 	}
 	candidate, err := schemas.Parse(body)

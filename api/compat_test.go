@@ -190,6 +190,21 @@ func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {
 	assert.Equal(t, http.StatusOK, rec.Code, "places are given back")
 }
 
+func TestCompatibilityTakesAPlaceAmongTheBodies(t *testing.T) {
+	h := fixtureHandler(t, "../testdata/fixture")
+	for range cap(h.bodies) {
+		h.bodies <- struct{}{}
+	}
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, retryAfter, rec.Header().Get("Retry-After"))
+	for range cap(h.bodies) {
+		<-h.bodies
+	}
+	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	assert.Equal(t, http.StatusOK, rec.Code)
+}
+
 func TestCompatibilityReadsAChunkedBodyOverTheLimitAs413(t *testing.T) {
 	h := fixtureHandler(t, "../testdata/fixture")
 	req := httptest.NewRequest(http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", strings.NewReader(strings.Repeat(" ", MaxSchemaBytes+1)))
