@@ -247,7 +247,7 @@ func TestUnreadableSchemasAreErrors(t *testing.T) {
 
 func TestFindingLinesCannotBeForged(t *testing.T) {
 	r, _, _ := changed(t, "example.event", func(d obj) {
-		d["properties"].(obj)["evil\nline: forward: ok"] = obj{"type": "string", "enum": []any{"a\nb"}}
+		d["properties"].(obj)["evil\nline: forward: ok\u202e"] = obj{"type": "string", "enum": []any{"a\nb\u202e"}}
 	}, compat.Options{Strict: true})
 	require.NotEmpty(t, r.Findings)
 	for _, line := range r.Lines("new.json\nforged") {
@@ -255,6 +255,7 @@ func TestFindingLinesCannotBeForged(t *testing.T) {
 	}
 	for _, f := range r.Findings {
 		assert.NotContains(t, f.String(), "\n")
+		assert.NotContains(t, f.String(), "\u202e", "a bidirectional override would reorder the line")
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
+	"github.com/fleetkit/catalogue/internal/textline"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -133,30 +133,15 @@ func (f Finding) String() string {
 	b.WriteString(": " + dir + ": " + f.Code + ": " + oneLine(f.Message))
 	if f.Witness != nil {
 		b.WriteString("; witness: ")
-		b.Write(f.Witness) // compact JSON: no raw control character
+		b.WriteString(oneLine(string(f.Witness)))
 	}
 	return b.String()
 }
 
-// oneLine escapes the characters of s that could end or disguise a line.
-func oneLine(s string) string {
-	if !strings.ContainsFunc(s, needsEscape) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if needsEscape(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar || !unicode.IsPrint(r) && r != ' '
-}
+// oneLine escapes the characters of s that could end or disguise a line
+// (internal/textline, as every report of the library does). JSON text
+// stays JSON: the escapes it writes for such characters are JSON's.
+func oneLine(s string) string { return textline.Escape(s) }
 
 // A Report is what Compare finds between two versions of a schema.
 type Report struct {
