@@ -299,29 +299,12 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r, name, version)
 		return
 	}
-	tooLarge := fmt.Sprintf("the message is larger than %d bytes", MaxMessageBytes)
-	if r.ContentLength > MaxMessageBytes {
-		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+	body, release, ok := h.readBody(w, r, MaxMessageBytes, "message", "too many messages are being judged")
+	if !ok {
 		return
 	}
-	select {
-	case h.bodies <- struct{}{}:
-		defer func() { <-h.bodies }()
-	default:
-		w.Header().Set("Retry-After", retryAfter)
-		writeError(w, r, http.StatusServiceUnavailable, "too many messages are being judged: retry later")
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
-			return
-		}
-		status, text := readFailure(err)
-		writeError(w, r, status, text)
-		return
-	}
+	defer release()
+	var err error
 	if hasCloudEvents(r.Header) {
 		// The headers name the published catalogue's schemas, whose types
 		// package ce knows.
@@ -347,6 +330,41 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 // whose body could not be read: what went wrong, in the client's terms,
 // never the error's own text, which names socket addresses and Go's
 // internals.
+// readBody reads the request body, what (such as "message") of at most
+// limit bytes, while it holds one of the handler's places for bodies, so
+// that the memory bodies take stays bounded however many requests come.
+// When it returns false it has answered the request: 503 with Retry-After,
+// busy saying why, when no place is free; 413 for a body over limit; or
+// what readFailure says. Otherwise the caller must call release once it
+// no longer holds the body.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, what, busy string) (body []byte, release func(), ok bool) {
+	tooLarge := fmt.Sprintf("the %s is larger than %d bytes", what, limit)
+	if r.ContentLength > limit {
+		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, nil, false
+	}
+	select {
+	case h.bodies <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		writeError(w, r, http.StatusServiceUnavailable, busy+": retry later")
+		return nil, nil, false
+	}
+	release = func() { <-h.bodies }
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		release()
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+			return nil, nil, false
+		}
+		status, text := readFailure(err)
+		writeError(w, r, status, text)
+		return nil, nil, false
+	}
+	return body, release, true
+}
+
 func readFailure(err error) (int, string) {
 	const text = "the request body could not be read"
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {

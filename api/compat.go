@@ -2,9 +2,7 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime"
 
@@ -61,31 +59,13 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	tooLarge := fmt.Sprintf("the schema is larger than %d bytes", MaxSchemaBytes)
-	if r.ContentLength > MaxSchemaBytes {
-		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
-		return
-	}
 	// A body held, read or being read, takes a place among the handler's
 	// bodies, as on the validation route: memory stays bounded.
-	select {
-	case h.bodies <- struct{}{}:
-		defer func() { <-h.bodies }()
-	default:
-		w.Header().Set("Retry-After", retryAfter)
-		writeError(w, r, http.StatusServiceUnavailable, "too many requests are being answered: retry later")
+	body, release, ok := h.readBody(w, r, MaxSchemaBytes, "schema", "too many requests are being answered")
+	if !ok {
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxSchemaBytes))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
-			return
-		}
-		status, text := readFailure(err)
-		writeError(w, r, status, text)
-		return
-	}
+	defer release()
 	// Only then a place to compute, so that a slow client holds none.
 	select {
 	case comparing <- struct{}{}:
