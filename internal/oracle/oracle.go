@@ -506,3 +506,27 @@ func abbreviate(lit string) string {
 	}
 	return lit[:20] + "..." + lit[len(lit)-17:]
 }
+
+// HugeExponent reports whether data has a number with an exponent of more
+// than four digits, which the oracle cannot judge in reasonable time, so
+// that tests feeding it arbitrary input, fuzz targets among them, can
+// skip such messages.
+func HugeExponent(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		if data[i] != 'e' && data[i] != 'E' {
+			continue
+		}
+		j := i + 1
+		if j < len(data) && (data[j] == '+' || data[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(data) && data[k] >= '0' && data[k] <= '9' {
+			k++
+		}
+		if k-j > 4 {
+			return true
+		}
+	}
+	return false
+}
