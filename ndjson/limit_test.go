@@ -104,13 +104,9 @@ func TestLineOfExactlyTheLimitIsJudged(t *testing.T) {
 	assert.ErrorIs(t, got[1].Err, ndjson.ErrLineTooLong)
 }
 
-func TestDefaultMaxLine(t *testing.T) {
-	assert.Equal(t, 64<<20, ndjson.DefaultMaxLine)
-}
-
 // TestBigLinesOfEverySize: lines of megabytes, longer and shorter than
 // the one before, among short ones, are judged as they are, whichever
-// buffer the reader reuses for them.
+// buffer the reader reuses for them, when MaxLine allows them.
 func TestBigLinesOfEverySize(t *testing.T) {
 	bigValid := func(n int) string {
 		return strings.Replace(validAssociation, `}`, `,"tags":["`+strings.Repeat("t", n)+`"]}`, 1)
@@ -120,7 +116,7 @@ func TestBigLinesOfEverySize(t *testing.T) {
 	}
 	lines := []string{validEvent, bigInvalid(3 << 20), validEvent, bigValid(2 << 20), bigValid(5 << 20), validEvent, bigInvalid(4 << 20), bigValid(1<<20 + 1), validEvent}
 	for _, workers := range []int{1, 4} {
-		got, _ := collect(t, strings.Join(lines, "\n")+"\n", ndjson.Options{Workers: workers, Schema: "core.association"})
+		got, _ := collect(t, strings.Join(lines, "\n")+"\n", ndjson.Options{Workers: workers, Schema: "core.association", MaxLine: 8 << 20})
 		require.Len(t, got, len(lines))
 		for i, r := range got {
 			assert.Equal(t, i+1, r.Line)

@@ -137,7 +137,7 @@ func TestOrderUnderConcurrency(t *testing.T) {
 func TestLongLine(t *testing.T) {
 	long := `{"id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","type":"created","occurred_at":"2026-11-23T08:00:00Z","tags":["` +
 		strings.Repeat("t", 17<<20) + `"]}`
-	got, _ := collect(t, validEvent+"\n"+long+"\n"+validEvent, ndjson.Options{Schema: "example.event"})
+	got, _ := collect(t, validEvent+"\n"+long+"\n"+validEvent, ndjson.Options{Schema: "example.event", MaxLine: 32 << 20})
 	require.Len(t, got, 3)
 	for _, r := range got {
 		assert.True(t, r.Valid(), "line %d: %v", r.Line, r.Err)

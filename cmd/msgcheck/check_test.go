@@ -359,13 +359,14 @@ func TestCheckMalformedLineMidStream(t *testing.T) {
 }
 
 // TestCheckLinesOf17MiB pins that lines beyond 16 MiB are judged, valid or
-// not, and that the report on a long value stays short.
+// not, when -max-line allows them, and that the report on a long value
+// stays short.
 func TestCheckLinesOf17MiB(t *testing.T) {
 	long := strings.Repeat("t", 17<<20)
 	validLong := strings.Replace(validAssociation, `}`, `,"tags":["`+long+`"]}`, 1)
 	invalidLong := strings.Replace(validEvent, `"created"`, `"`+long+`"`, 1)
 	input := validLong + "\n" + invalidEvent + "\n" + invalidLong + "\n" + validEvent + "\n"
-	r := runCheck(t, strings.NewReader(input))
+	r := runCheck(t, strings.NewReader(input), "-max-line", "33554432")
 	assert.Equal(t, 1, r.code)
 	got := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	require.Len(t, got, 2)
