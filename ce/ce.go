@@ -88,17 +88,9 @@ type Attributes struct {
 // the body): AttributesOf returns an *msg.Error for it, with a violation
 // of rule RuleHeader at /message_type.
 func AttributesOf(m catalogue.Message) (Attributes, error) {
-	f, ok := fieldsOf(m)
-	if !ok {
-		return Attributes{}, fmt.Errorf("ce: no attributes for a message of type %T", m)
-	}
-	if f.hasType && f.messageType != m.SchemaName() {
-		return Attributes{}, &msg.Error{Violations: []*msg.Violation{{
-			Path:    "/message_type",
-			Rule:    RuleHeader,
-			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", m.SchemaName()),
-			Value:   quote(f.messageType),
-		}}}
+	f, err := attributeFields(m)
+	if err != nil {
+		return Attributes{}, err
 	}
 	return Attributes{
 		ID:         f.id.String(),
@@ -109,22 +101,45 @@ func AttributesOf(m catalogue.Message) (Attributes, error) {
 	}, nil
 }
 
+// attributeFields returns the fields of m for its attributes, or the
+// error of AttributesOf.
+func attributeFields(m catalogue.Message) (fields, error) {
+	f, ok := fieldsOf(m)
+	if !ok {
+		return fields{}, fmt.Errorf("ce: no attributes for a message of type %T", m)
+	}
+	if f.hasType && f.messageType != m.SchemaName() {
+		return fields{}, &msg.Error{Violations: []*msg.Violation{{
+			Path:    "/message_type",
+			Rule:    RuleHeader,
+			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", m.SchemaName()),
+			Value:   quote(f.messageType),
+		}}}
+	}
+	return f, nil
+}
+
 // Write sets the headers of m in h: Content-Type and the attributes, each
 // under its prefixed name. It does not validate m: a producer validates
 // first. Every value it writes is printable ASCII, whatever the message
-// holds.
+// holds. A header that already holds its value is left as it is, and
+// Write then allocates nothing: a gate writes the headers of every message
+// it passes on, most of which came with them.
 func (b Binding) Write(h Header, m catalogue.Message) error {
-	a, err := AttributesOf(m)
+	f, err := attributeFields(m)
 	if err != nil {
 		return err
 	}
+	// The values are built here and compared with what h holds; a string
+	// is made only for one that differs.
+	var scratch [256]byte
 	set(h, b.ContentType, ContentType)
 	set(h, b.key(hSpecVersion), SpecVersion)
-	set(h, b.key(hID), a.ID)
-	set(h, b.key(hType), a.Type)
-	set(h, b.key(hSource), a.Source)
-	set(h, b.key(hTime), string(format.AppendDateTime(nil, a.Time)))
-	set(h, b.key(hDataSchema), a.DataSchema)
+	setBytes(h, b.key(hID), format.AppendUUID(scratch[:0], f.id))
+	set(h, b.key(hType), m.SchemaName())
+	setBytes(h, b.key(hSource), f.appendSource(scratch[:0]))
+	setBytes(h, b.key(hTime), format.AppendDateTime(scratch[:0], f.time))
+	setBytes(h, b.key(hDataSchema), appendID(scratch[:0], m.SchemaName(), m.SchemaVersion()))
 	return nil
 }
 
@@ -135,6 +150,24 @@ func set(h Header, key, value string) {
 		return
 	}
 	h.Set(key, value)
+}
+
+// setBytes is set for a value built in a buffer: the string is made only
+// when the header does not hold it already.
+func setBytes(h Header, key string, value []byte) {
+	if vs := h.Values(key); len(vs) == 1 && vs[0] == string(value) {
+		return
+	}
+	h.Set(key, string(value))
+}
+
+// appendID appends the $id of the schema name at version, as schemas.ID
+// returns it.
+func appendID(dst []byte, name, version string) []byte {
+	dst = append(dst, schemas.BaseURL+"/api/schemas/"...)
+	dst = append(dst, name...)
+	dst = append(dst, "/versions/"...)
+	return append(dst, version...)
 }
 
 // Decode decodes body as the message its headers name: by ce-dataschema,
@@ -213,10 +246,10 @@ const (
 
 var attrNames = [nHeaders - 1]string{AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
 
-// prefixed holds the header names of the attributes for the prefixes of
-// the bindings defined here, so that reading and writing headers does not
-// build them for every message.
-var prefixed = map[string]*[nHeaders - 1]string{"ce-": keysOf("ce-"), "ce_": keysOf("ce_")}
+// dashKeys and underscoreKeys hold the header names of the attributes for
+// the prefixes of the bindings defined here, so that reading and writing
+// headers does not build them for every message.
+var dashKeys, underscoreKeys = keysOf("ce-"), keysOf("ce_")
 
 func keysOf(prefix string) *[nHeaders - 1]string {
 	var k [nHeaders - 1]string
@@ -228,8 +261,11 @@ func keysOf(prefix string) *[nHeaders - 1]string {
 
 // key returns the header name of the attribute at index i of attrNames.
 func (b Binding) key(i int) string {
-	if k, ok := prefixed[b.Prefix]; ok {
-		return k[i]
+	switch b.Prefix {
+	case "ce-":
+		return dashKeys[i]
+	case "ce_":
+		return underscoreKeys[i]
 	}
 	return b.Prefix + attrNames[i]
 }
@@ -366,8 +402,9 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 		}
 	}
 	if has(hSource) && !broken("/tenant_id", "/source_type", "/source_id") {
-		if want := f.source(); hs.v[hSource] != want {
-			add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, want)
+		var scratch [256]byte
+		if want := f.appendSource(scratch[:0]); hs.v[hSource] != string(want) {
+			add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, string(want))
 			bad[len(bad)-1].Value = value(hSource)
 		}
 	}
@@ -389,8 +426,12 @@ type fields struct {
 	// The source members; noSource for a schema without them.
 	noSource         bool
 	tenant, sourceID string
-	sourceType       string
-	hasSourceType    bool
+	// sourceUUID is a vehicle's source_id, kept as it is so that writing
+	// its source does not build the string; sourceID is "" then.
+	sourceUUID    uuid.UUID
+	isSourceUUID  bool
+	sourceType    string
+	hasSourceType bool
 }
 
 // fieldsOf returns the fields of m, if it is of a type this package knows.
@@ -403,7 +444,7 @@ func fieldsOf(m catalogue.Message) (fields, bool) {
 	case *vehicle.Vehicle:
 		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
 			hasType: true, messageType: m.MessageType,
-			tenant: m.TenantID, sourceID: m.SourceID.String(), sourceType: m.SourceType, hasSourceType: true}, true
+			tenant: m.TenantID, sourceUUID: m.SourceID, isSourceUUID: true, sourceType: m.SourceType, hasSourceType: true}, true
 	case *association.Association:
 		st, ok := m.SourceType.Get()
 		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
@@ -417,19 +458,39 @@ func fieldsOf(m catalogue.Message) (fields, bool) {
 
 // source derives ce-source from the source members.
 func (f fields) source() string {
+	var scratch [256]byte
+	return string(f.appendSource(scratch[:0]))
+}
+
+// appendSource appends ce-source, derived from the source members, to dst.
+func (f fields) appendSource(dst []byte) []byte {
 	if f.noSource {
-		return EventSource
+		return append(dst, EventSource...)
 	}
-	var b strings.Builder
-	b.WriteString("/tenants/")
-	b.WriteString(url.PathEscape(f.tenant))
-	b.WriteString("/sources/")
+	dst = append(dst, "/tenants/"...)
+	dst = appendPathEscape(dst, f.tenant)
+	dst = append(dst, "/sources/"...)
 	if f.hasSourceType {
-		b.WriteString(url.PathEscape(f.sourceType))
-		b.WriteByte('/')
+		dst = appendPathEscape(dst, f.sourceType)
+		dst = append(dst, '/')
 	}
-	b.WriteString(url.PathEscape(f.sourceID))
-	return b.String()
+	if f.isSourceUUID {
+		// Hexadecimal digits and hyphens, which PathEscape leaves.
+		return format.AppendUUID(dst, f.sourceUUID)
+	}
+	return appendPathEscape(dst, f.sourceID)
+}
+
+// appendPathEscape appends url.PathEscape(s) to dst. The usual segment,
+// letters, digits and -._~ only, which PathEscape leaves as they are, is
+// appended without building a string.
+func appendPathEscape(dst []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return append(dst, url.PathEscape(s)...)
+		}
+	}
+	return append(dst, s...)
 }
 
 // quote returns s as JSON text, a string, as a violation's Value holds
