@@ -141,18 +141,26 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 			continue
 		}
 		if g.UntilIdle {
-			// Nothing came: once what is in flight is acknowledged, the
-			// consumer tells whether anything is left.
+			// Nothing came. A fetch can come back empty while messages
+			// wait (the server answering late on a busy machine): fetch
+			// again at once, rather than wait for what is in flight.
+			if g.state(ctx) == msgsWaiting {
+				continue
+			}
+			// Once what is in flight is acknowledged, the consumer tells
+			// whether anything is left.
 			for unconfirmed.Load() > 0 && ctx.Err() == nil {
 				pause(ctx, time.Millisecond)
 			}
-			// The acknowledgements just sent may still be on their way.
-			idle := g.idle(ctx)
-			for try := 0; !idle && try < 5 && ctx.Err() == nil; try++ {
+			// The acknowledgements just sent may still be on their way:
+			// ask again a few times while only they keep the consumer
+			// busy.
+			s := g.state(ctx)
+			for try := 0; s == acksAwaited && try < 5 && ctx.Err() == nil; try++ {
 				pause(ctx, 20*time.Millisecond)
-				idle = g.idle(ctx)
+				s = g.state(ctx)
 			}
-			if idle {
+			if s == consumerIdle {
 				break
 			}
 		}
@@ -256,11 +264,27 @@ func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
 	return deadLetter(g.DeadLetter, m, md, v), false
 }
 
-// idle reports whether the consumer has nothing left to deliver or
-// awaiting acknowledgement.
-func (g *Gate) idle(ctx context.Context) bool {
+// A consumerState is what a consumer has left, as UntilIdle sees it.
+type consumerState int
+
+const (
+	consumerIdle consumerState = iota // nothing to deliver or awaiting acknowledgement
+	acksAwaited                       // acknowledgements awaited, or the server did not answer
+	msgsWaiting                       // messages waiting to be delivered
+)
+
+// state asks the consumer what it has left.
+func (g *Gate) state(ctx context.Context) consumerState {
 	info, err := g.From.Info(ctx)
-	return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	switch {
+	case err != nil:
+		return acksAwaited
+	case info.NumPending > 0:
+		return msgsWaiting
+	case info.NumAckPending > 0:
+		return acksAwaited
+	}
+	return consumerIdle
 }
 
 // pause waits for d, or until ctx is done.

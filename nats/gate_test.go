@@ -178,3 +178,68 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	}
 	t.Logf("%v: "+"%d messages: %d out, %d dead letters", time.Since(start), n, outs, deads)
 }
+
+// A fetch that comes back empty while messages wait (as a busy server's
+// can) sends an UntilIdle gate back to fetching at once: it asks the
+// consumer once, and does not pause to wait for acknowledgements, which
+// stalled it for 100 ms.
+func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
+	b := startBroker(t)
+	const n = 50
+	g := newGen(7)
+	for range n {
+		m, err := newMsg("in.x", g.valid())
+		require.NoError(t, err)
+		_, err = b.js.PublishMsg(context.Background(), m)
+		require.NoError(t, err)
+	}
+	cons := &emptyFirst{Consumer: b.durable("gate", "in.>")}
+	gt := &Gate{JetStream: b.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, n, st.Messages)
+	require.GreaterOrEqual(t, len(cons.calls), 3)
+	assert.Equal(t, []string{"fetch: empty", "info: pending", "fetch"}, cons.calls[:3])
+}
+
+// emptyFirst is a JetStream consumer whose first fetch comes back empty,
+// and which logs the gate's calls.
+type emptyFirst struct {
+	jetstream.Consumer
+	calls []string // Run calls from one goroutine
+}
+
+func (c *emptyFirst) Fetch(n int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
+	if len(c.calls) == 0 {
+		c.calls = append(c.calls, "fetch: empty")
+		return emptyBatch{}, nil
+	}
+	c.calls = append(c.calls, "fetch")
+	return c.Consumer.Fetch(n, opts...)
+}
+
+func (c *emptyFirst) FetchNoWait(n int) (jetstream.MessageBatch, error) {
+	c.calls = append(c.calls, "fetch")
+	return c.Consumer.FetchNoWait(n)
+}
+
+func (c *emptyFirst) Info(ctx context.Context) (*jetstream.ConsumerInfo, error) {
+	info, err := c.Consumer.Info(ctx)
+	if err == nil && info.NumPending > 0 {
+		c.calls = append(c.calls, "info: pending")
+	} else {
+		c.calls = append(c.calls, "info")
+	}
+	return info, err
+}
+
+// emptyBatch is a fetch that brought nothing.
+type emptyBatch struct{}
+
+func (emptyBatch) Messages() <-chan jetstream.Msg {
+	ch := make(chan jetstream.Msg)
+	close(ch)
+	return ch
+}
+
+func (emptyBatch) Error() error { return nil }
