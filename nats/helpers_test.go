@@ -59,6 +59,14 @@ func startBroker(t testing.TB) *broker {
 	return b
 }
 
+// stop closes the client and stops the server, before the test's end;
+// the cleanups that would do it then find it done.
+func (b *broker) stop() {
+	b.nc.Close()
+	b.srv.Shutdown()
+	b.srv.WaitForShutdown()
+}
+
 // connect returns a new client of the server, which reconnects for ever.
 func (b *broker) connect() (*natsgo.Conn, jetstream.JetStream) {
 	nc, err := natsgo.Connect(b.srv.ClientURL(), natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
