@@ -112,14 +112,14 @@ func (e *Error) Error() string {
 		if len(e.Violations) > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(OmittedText(e.Omitted))
+		b.WriteString(omittedText(e.Omitted))
 	}
 	return b.String()
 }
 
-// OmittedText is how a report says that n violations were omitted:
+// omittedText is how a report says that n violations were omitted:
 // "... and n more violations".
-func OmittedText(n int) string {
+func omittedText(n int) string {
 	if n == 1 {
 		return "... and 1 more violation"
 	}

@@ -255,16 +255,8 @@ func (c *checker) writeLine(file string, res ndjson.Result) error {
 		schema = "?"
 	}
 	fmt.Fprintf(c.out, "%s:%d: %s: ", textline.Escape(file), res.Line, textline.Escape(schema))
-	for i, v := range res.Violations() {
-		if i > 0 {
-			c.out.WriteString("; ")
-		}
-		c.out.WriteString(v.Error())
-	}
-	if n := res.Omitted(); n > 0 {
-		c.out.WriteString("; ")
-		c.out.WriteString(msg.OmittedText(n))
-	}
+	report := msg.Error{Violations: res.Violations(), Omitted: res.Omitted()}
+	c.out.WriteString(report.Error())
 	return c.out.WriteByte('\n')
 }
 
