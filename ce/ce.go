@@ -326,16 +326,20 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 }
 
 // check compares the headers with the decoded message m, whose decoding
-// gave err, and returns m with every violation: the body's, those found
-// reading the headers (bad), then the contradictions.
+// gave err, and returns m with every violation: the body's, with the
+// number its decoding counted past msg.MaxViolations, those found reading
+// the headers (bad), then the contradictions. These, at most one for each
+// attribute, are listed even when the body's fill the list: a header
+// that contradicts the body is not to be counted away.
 func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Violation) (catalogue.Message, error) {
 	var body []*msg.Violation
+	omitted := 0
 	if err != nil {
 		e, ok := errors.AsType[*msg.Error](err)
 		if !ok {
 			return nil, err
 		}
-		body = e.Violations
+		body, omitted = e.Violations, e.Omitted
 	}
 	f, ok := fieldsOf(m)
 	if !ok {
@@ -412,7 +416,7 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 	if len(all) == 0 {
 		return m, nil
 	}
-	return m, &msg.Error{Violations: all}
+	return m, &msg.Error{Violations: all, Omitted: omitted}
 }
 
 // fields are the members of a message its attributes come from.

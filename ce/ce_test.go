@@ -403,3 +403,21 @@ func mustMarshal(t *testing.T, m catalogue.Message) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// TestDecodeKeepsTheCountOfViolationsPastTheCap pins that a body that
+// breaks its schema in more places than msg.MaxViolations keeps its count
+// of the rest when the headers are checked beside it, and that a header
+// contradiction is listed even then.
+func TestDecodeKeepsTheCountOfViolationsPastTheCap(t *testing.T) {
+	body := []byte(`{"message_type":"core.association","message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","source_id":"s","tenant_id":"t","time":"2026-11-23T08:00:00Z",` +
+		`"association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4","tags":[1` + strings.Repeat(",1", 299) + `]}`)
+	h := http.Header{}
+	h.Set("ce-id", "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a")
+	_, err := ce.HTTP.Decode(h, body)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, 200, e.Omitted)
+	require.Len(t, e.Violations, msg.MaxViolations+1)
+	assert.Equal(t, ce.RuleHeader, e.Violations[msg.MaxViolations].Rule)
+	assert.Equal(t, "/message_id", e.Violations[msg.MaxViolations].Path)
+}

@@ -87,7 +87,7 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 	}
 	msg, err := ce.NATS.Decode(m.Headers(), m.Data())
 	if err != nil {
-		v := Verdict{Violations: violationsOf(err)}
+		v := verdictOf(err)
 		if msg != nil {
 			v.Schema = msg.SchemaName()
 		}

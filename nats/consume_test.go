@@ -357,3 +357,32 @@ func TestHandlerErrorsBackOffThenDeadLetter(t *testing.T) {
 	assert.Zero(t, info.NumAckPending, "the dead-lettered message is acknowledged")
 	assert.Zero(t, info.NumPending)
 }
+
+// TestDeadLettersCountTheViolationsPastTheCap pins that a dead letter
+// says how many violations the decoder counted past msg.MaxViolations,
+// as msgcheck check -json does in "omitted", rather than dropping them.
+func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
+	b := startBroker(t)
+	body := []byte(`{"message_type":"core.association","message_id":"0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f","source_id":"s","tenant_id":"t","time":"2026-11-23T08:00:00Z",` +
+		`"association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4","tags":[1` + strings.Repeat(",1", 299) + `]}`)
+	publishRaw(t, b, &natsgo.Msg{Subject: "in.many", Data: body})
+	c := &Consumer{JetStream: b.js, From: b.durable("app", "in.>"), DeadLetter: "dead"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for b.count("DEAD") < 1 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	require.NoError(t, c.Consume(ctx, func(context.Context, catalogue.Message) error { return nil }))
+
+	var want ndjson.Result
+	_, err := ndjson.Check(context.Background(), bytes.NewReader(body), ndjson.Options{}, func(r ndjson.Result) error { want = r; return nil })
+	require.NoError(t, err)
+	require.Equal(t, 200, want.Omitted())
+
+	_, verdicts := deadLetters(t, b)
+	require.Len(t, verdicts, 1)
+	assert.Len(t, verdicts[0].Violations, msg.MaxViolations)
+	assert.Equal(t, want.Omitted(), verdicts[0].More)
+}

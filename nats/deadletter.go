@@ -45,8 +45,9 @@ type Verdict struct {
 	// many times as it may be delivered.
 	Valid      bool             `json:"valid"`
 	Violations []*msg.Violation `json:"violations,omitempty"`
-	// More counts the violations left out to keep the verdict within
-	// MaxVerdictBytes.
+	// More counts the violations not listed: those the decoder only
+	// counted, past msg.MaxViolations (msg.Error's Omitted), and those
+	// left out to keep the verdict within MaxVerdictBytes.
 	More int `json:"more,omitempty"`
 	// Deliveries is how many times the message was delivered.
 	Deliveries uint64 `json:"deliveries"`
@@ -60,16 +61,18 @@ type Verdict struct {
 // violation at /message_type of rule ndjson.RuleMessageType.
 const RuleSchema msg.Rule = "schema"
 
-// violationsOf returns the violations of err, the error of decoding a
-// message: its *msg.Error's, or one saying why no schema was chosen.
-func violationsOf(err error) []*msg.Violation {
+// verdictOf returns the verdict on a message whose decoding failed with
+// err: its *msg.Error's violations, and in More those the error counted
+// past msg.MaxViolations, or one violation saying why no schema was
+// chosen.
+func verdictOf(err error) Verdict {
 	if e, ok := errors.AsType[*msg.Error](err); ok {
-		return e.Violations
+		return Verdict{Violations: e.Violations, More: e.Omitted}
 	}
 	if errors.Is(err, catalogue.ErrUnknownType) || errors.Is(err, catalogue.ErrNoType) {
-		return []*msg.Violation{{Path: "/message_type", Rule: ndjson.RuleMessageType, Message: err.Error()}}
+		return Verdict{Violations: []*msg.Violation{{Path: "/message_type", Rule: ndjson.RuleMessageType, Message: err.Error()}}}
 	}
-	return []*msg.Violation{{Rule: RuleSchema, Message: err.Error()}}
+	return Verdict{Violations: []*msg.Violation{{Rule: RuleSchema, Message: err.Error()}}}
 }
 
 // encode returns v as JSON, its violations cut to keep it within

@@ -257,7 +257,7 @@ func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
 			return out, true
 		}
 	}
-	v := Verdict{Violations: violationsOf(err)}
+	v := verdictOf(err)
 	if msg != nil {
 		v.Schema = msg.SchemaName()
 	}
