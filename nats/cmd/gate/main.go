@@ -35,6 +35,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/fleetkit/catalogue/msg"
 	catnats "github.com/fleetkit/catalogue/nats"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
@@ -317,20 +318,11 @@ func writeDeadLetter(w io.Writer, h natsgo.Header) {
 	if schema == "" {
 		schema = "?"
 	}
-	var b strings.Builder
-	for i, x := range v.Violations {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(x.Error())
-	}
-	if v.More > 0 {
-		fmt.Fprintf(&b, "; and %d more", v.More)
-	}
+	report := (&msg.Error{Violations: v.Violations, Omitted: v.More}).Error()
 	if v.Error != "" {
-		b.WriteString("handler: " + v.Error)
+		report += "handler: " + v.Error
 	}
-	fmt.Fprintf(w, "%s: %s: %s\n", printable(id), printable(schema), printable(b.String()))
+	fmt.Fprintf(w, "%s: %s: %s\n", printable(id), printable(schema), printable(report))
 }
 
 // printable returns s, quoted if it holds anything but printable
