@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/wire"
 )
 
 // checker compares two parsed versions and collects the findings.
@@ -146,7 +148,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 	pure := why&(why-1) == 0
 	ptr := memberPointer(path)
 	if len(named) > 0 {
-		ptr += "/" + escape(named[0]) // the member the witness lacks
+		ptr += "/" + wire.Pointer(named[0]) // the member the witness lacks
 	}
 	c.add(d, code, key, pure, s, t, path, ptr, v, msg)
 }
@@ -286,7 +288,7 @@ func boundText(r *big.Rat) string {
 // refusal records a keyword the checker cannot decide: a break in every
 // direction checked, without a witness.
 func (c *checker) refusal(n *node, r refusal, path []step) {
-	ptr := n.pointer() + "/" + escape(r.keyword)
+	ptr := n.pointer() + "/" + wire.Pointer(r.keyword)
 	if r.keyword == "$schema" {
 		ptr = "/$schema"
 	}
@@ -386,7 +388,7 @@ func (c *checker) append(f Finding) bool {
 // could, with a value t rejects.
 func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
 	tn := t.member(name)
-	anything := &node{parent: s, seg: "/properties/" + escape(name), types: tAll}
+	anything := &node{parent: s, seg: "/properties/" + wire.Pointer(name), types: tAll}
 	for _, v := range scalars(anything, tn) {
 		if tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
@@ -571,7 +573,7 @@ func memberPointer(path []step) string {
 		if st.items {
 			b.WriteString("/0")
 		} else {
-			b.WriteString("/" + escape(st.name))
+			b.WriteString("/" + wire.Pointer(st.name))
 		}
 	}
 	return b.String()

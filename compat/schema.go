@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/internal/wire"
 )
 
 // The JSON types a node may accept, as bits. JSON Schema's "number" is
@@ -182,7 +184,7 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 	case *object:
 		for _, m := range v.members {
 			if err := n.keyword(m.name, m.value, name); err != nil {
-				return nil, fmt.Errorf("%s/%s: %v", n.pointer(), escape(m.name), err)
+				return nil, fmt.Errorf("%s/%s: %v", n.pointer(), wire.Pointer(m.name), err)
 			}
 		}
 		return n, nil
@@ -319,7 +321,7 @@ func (n *node) keyword(kw string, v value, name string) error {
 		}
 		n.props = make(map[string]*node, len(o.members))
 		for _, m := range o.members {
-			p, err := build(m.value, n, "/properties/"+escape(m.name), name)
+			p, err := build(m.value, n, "/properties/"+wire.Pointer(m.name), name)
 			if err != nil {
 				return err
 			}
@@ -467,12 +469,6 @@ func bigExponent(lit string) bool {
 	e, err := strconv.Atoi(lit[i+1:])
 	return err != nil || e > 1000 || e < -1000
 }
-
-func escape(name string) string {
-	return pointerEscaper.Replace(name)
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func orRoot(ptr string) string {
 	if ptr == "" {

@@ -278,5 +278,9 @@ func Pointer(name string) string {
 	if !strings.ContainsAny(name, "~/") {
 		return name
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	return pointerEscaper.Replace(name)
 }
+
+// pointerEscaper is built once: a Replacer builds its tables on first use,
+// which costs more than the escaping itself.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
