@@ -39,12 +39,7 @@ const MaxMessageBytes = 1 << 20
 // Everything it serves is computed once, here, from the embedded catalogue;
 // the handler is safe for concurrent use.
 func Handler(opts ...Option) http.Handler {
-	h := newHandler(schemas.All(), catalogue.DecodeAs)
-	for _, o := range opts {
-		o(h)
-	}
-	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
-	return h
+	return newHandler(schemas.All(), catalogue.DecodeAs, opts...)
 }
 
 // An Option changes how the Handler serves.
@@ -95,6 +90,8 @@ type handler struct {
 	// decodeAs judges a message by a schema at a version: catalogue's
 	// DecodeAs, or in tests the same over a fixture catalogue.
 	decodeAs func(name, version string, data []byte) (catalogue.Message, error)
+	subjects map[string]string // the topic subjects of the registry (see Subjects)
+	registry *registry         // serves RegistryPath
 }
 
 // key addresses one schema at one version.
@@ -134,15 +131,19 @@ func (h *handler) routes() []route {
 	}
 }
 
-func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error)) *handler {
+func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error), opts ...Option) *handler {
 	h := &handler{
 		decodeAs:   decodeAs,
 		maxBodies:  DefaultMaxBodies(),
-		bodies:     make(chan struct{}, DefaultMaxBodies()),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
 		files:      make(map[key]file, len(all)),
 	}
+	for _, o := range opts {
+		o(h)
+	}
+	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
+	h.registry = newRegistry(h, all, h.subjects)
 
 	list := make([]entry, 0, len(all))
 	byName := make(map[string][]entry)
@@ -184,6 +185,9 @@ func newHandler(all []schemas.Schema, decodeAs func(name, version string, data [
 		slices.Sort(methods)
 		h.mux.Handle(path, h.methodNotAllowed(slices.Compact(methods)))
 	}
+	// The registry answers every path under its own, in its own bodies.
+	h.mux.Handle(RegistryPath+"/", h.registry)
+	h.mux.Handle(RegistryPath, h.registry)
 	// Every other path, under /api/ or not (when the handler is the
 	// server's), is 404 in JSON, never ServeMux's text.
 	h.mux.HandleFunc("/", notFound)
@@ -483,7 +487,12 @@ func scanETag(s string) (tag, rest string, ok bool) {
 
 // writeJSON writes a JSON body, or only its headers for HEAD.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	writeBody(w, r, status, "application/json", body)
+}
+
+// writeBody writes a body of the media type, or only its headers for HEAD.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

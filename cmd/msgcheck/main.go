@@ -5,7 +5,7 @@
 //
 //	msgcheck check [-schema NAME[@VERSION]] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
 //	msgcheck schemas                                                              print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]                                              serve the catalogue API over HTTP
+//	msgcheck serve [-addr HOST:PORT] [-subject TOPIC-value=NAME ...]              serve the catalogue API over HTTP
 //	msgcheck version                                                              print the version and the schemas it judges by
 //	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                           check a new version of a schema against an old
 //	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                    check every version of a catalogue folder
@@ -61,7 +61,10 @@
 // cannot read.
 //
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
-// a free port), logs the address it listens on to stderr, and shuts down
+// a free port), serves the schema-registry protocol under /api/registry
+// (package api), each -subject mapping a topic's subject to a schema for
+// serializers that name subjects after topics, logs the address it
+// listens on to stderr, and shuts down
 // gracefully on SIGINT or SIGTERM: it answers every request in flight,
 // however slowly its body arrives (each is bounded by the server's
 // time-outs), and then exits 0.

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/fleetkit/catalogue/api"
@@ -44,8 +45,20 @@ func (t serverTimeouts) shutdown() time.Duration {
 
 // serve serves api.Handler until ctx is done, then shuts down gracefully.
 func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port]\n\nServe the catalogue API over HTTP until SIGINT or SIGTERM.\n")
+	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-subject TOPIC-value=NAME ...]\n\nServe the catalogue API, and the schema-registry protocol under "+api.RegistryPath+", over HTTP until SIGINT or SIGTERM.\n")
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free port")
+	subjects := map[string]string{}
+	fs.Func("subject", "serve the registry `subject` (such as TOPIC-value=core.device) as the named schema, for clients that name subjects after topics; repeatable", func(v string) error {
+		subject, name, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("%q is not SUBJECT=NAME", v)
+		}
+		if _, dup := subjects[subject]; dup {
+			return fmt.Errorf("subject %q given twice", subject)
+		}
+		subjects[subject] = name
+		return api.CheckSubjects(map[string]string{subject: name})
+	})
 	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
 	}
@@ -57,7 +70,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		return 1
 	}
 	srv := &http.Server{
-		Handler:           api.Handler(),
+		Handler:           api.Handler(api.Subjects(subjects)),
 		ReadHeaderTimeout: timeouts.readHeader,
 		ReadTimeout:       timeouts.read,
 		WriteTimeout:      timeouts.write,
