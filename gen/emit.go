@@ -85,8 +85,7 @@ func (g *generator) versions() {
 	g.p("return New()")
 	for _, o := range g.sf.Older {
 		g.p("case %q:", o.Schema.Version)
-		g.p("v := %s", o.Root.defaults())
-		g.p("return &v")
+		g.p("return %s.New()", o.kindVar())
 	}
 	g.p("}")
 	g.p("return nil")
@@ -107,6 +106,7 @@ func (g *generator) imports() []string {
 		"encoding/json": true,
 		"slices":        true,
 		"github.com/fleetkit/catalogue/internal/wire": true,
+		"github.com/fleetkit/catalogue/msg":           true,
 	}
 	var walk func(m *message)
 	walk = func(m *message) {
@@ -294,6 +294,7 @@ func (g *generator) message(m *message, root bool) {
 		g.p("")
 		g.p("// SchemaVersion returns %q, the version of the schema of %s messages.", g.sf.Schema.Version, m.GoName)
 		g.p("func (*%s) SchemaVersion() string { return %s }", m.GoName, version)
+		g.kind(m)
 	}
 	g.unmarshal(m)
 	g.validate(m)

@@ -34,6 +34,8 @@ type fieldKind struct {
 	// its type besides null, and its format. A row without a JSONType is
 	// recognized by build, from more than these (enum, items, properties).
 	JSONType, Format string
+	// What names the kind in the generator's errors.
+	What string
 
 	// GoType is the Go type of a value; for the kinds that name a type of
 	// their own (enum, object), it is the member's type name.
@@ -91,52 +93,61 @@ var fieldKinds [kindObject + 1]fieldKind
 func init() {
 	fieldKinds = [...]fieldKind{
 		kindString: {
+			What:     "string",
 			JSONType: "string", GoType: "string",
 			Reader: "String", Validate: validateString, Zero: `%s == ""`,
 			Writer: "String", Size: 2, Sized: "string",
 			Default: defaultString, MinLength: true,
 		},
 		kindUUID: {
+			What:     "uuid",
 			JSONType: "string", Format: "uuid", GoType: "uuid.UUID", Import: "github.com/google/uuid",
 			Reader: "UUID", Zero: "%s == uuid.Nil",
 			Writer: "UUID", Size: 38,
 		},
 		kindDateTime: {
+			What:     "date-time",
 			JSONType: "string", Format: "date-time", GoType: "time.Time", Import: "time",
 			Reader: "DateTime", Validate: validateTime, Rejects: "times RFC 3339 cannot express", Zero: "%s.IsZero()",
 			Writer: "Time", Size: 37,
 			Note: " An RFC 3339 date-time; a leap second (23:59:60) decodes as 23:59:59 of the same minute, and fractions finer than a nanosecond are truncated.",
 		},
 		kindInt: {
+			What:     "integer",
 			JSONType: "integer", GoType: "int64",
 			Reader: "Int", Validate: validateChecks,
 			Writer: "Int", Size: 8,
 			Default: defaultLiteral, Bounds: true,
 		},
 		kindBool: {
+			What:     "boolean",
 			JSONType: "boolean", GoType: "bool",
 			Reader: "Bool",
 			Writer: "Bool", Size: 8,
 			Default: defaultLiteral,
 		},
 		kindEnum: {
+			What:   "enum",
 			Decode: decodeEnum, Validate: validateEnum, Rejects: "enum values", Zero: `%s == ""`,
 			Writer: "String", Conv: "string(%s)", Size: 2, Sized: "string",
 			Default: defaultString,
 		},
 		kindStrings: {
+			What:   "array of strings",
 			GoType: "[]string", Held: true,
 			Decode: decodeStrings, Validate: validateStrings,
 			Writer: "Strings", Size: 2, Sized: "strings",
 			Default: defaultStrings,
 		},
 		kindRawObject: {
+			What:   "free object",
 			GoType: "msg.Object", Import: "github.com/fleetkit/catalogue/msg",
 			Reader: "FreeObject",
 			Writer: "Object", Size: 64,
 			Note: " Any member name, any value, null included: msg.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.",
 		},
 		kindObject: {
+			What:   "object",
 			Decode: decodeObject, Validate: validateObject,
 			Size: 64,
 		},

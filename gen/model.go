@@ -74,8 +74,10 @@ type schemaFile struct {
 	// package exports; for an earlier minor it ends the names of its own
 	// types, unexported, such as sensorV1_0 for demo.sensor 1.0.
 	Suffix string
-	Latest *schemaFile   // for an earlier minor, the latest of its major
-	Older  []*schemaFile // for the latest minor, the earlier ones, oldest first
+	Latest *schemaFile // for an earlier minor, the latest of its major
+	// Identity names the members that identify a message on a broker.
+	Identity *identity
+	Older    []*schemaFile // for the latest minor, the earlier ones, oldest first
 }
 
 // olderMinor renames the types of sf, an earlier minor of its major, so
@@ -109,6 +111,14 @@ var extraRules = map[string]map[string]string{
 	"core.device": {"/imei": "imei"},
 }
 
+// reserved are the names of the methods of every generated message type
+// (msg.Message's, and String), which no member's field can take.
+var reserved = map[string]bool{
+	"Validate": true, "Unset": true, "SchemaName": true, "SchemaVersion": true,
+	"SchemaKind": true, "Identity": true, "MarshalJSON": true, "AppendJSON": true,
+	"UnmarshalJSON": true, "String": true, "Extra": true,
+}
+
 // keywords are the JSON Schema keywords the generator implements. A schema
 // using any other is refused rather than half-implemented.
 var keywords = map[string]bool{
@@ -132,7 +142,16 @@ func build(s input) (*schemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
-	return &schemaFile{Schema: s, Package: pkg, Root: root}, nil
+	for _, f := range root.Fields {
+		if reserved[f.GoName] {
+			return nil, fmt.Errorf("%s: /%s: the member's Go name %s is a method of every message", s.File, f.JSON, f.GoName)
+		}
+	}
+	sf := &schemaFile{Schema: s, Package: pkg, Root: root}
+	if sf.Identity, err = identityOf(sf); err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	return sf, nil
 }
 
 func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawMessage) (*message, error) {
