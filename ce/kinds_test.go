@@ -187,3 +187,9 @@ func TestAFixtureTableChoosesOnlyByHeader(t *testing.T) {
 	_, err := ce.NATS.Decode(fixture.Kinds, nil, []byte(`{"message_type":"demo.sensor"}`))
 	assert.ErrorIs(t, err, msg.ErrNoDecode)
 }
+
+// TestEventSourceIsTheEventKinds pins that the exported EventSource is the
+// source the generated kind of example.event gives every event.
+func TestEventSourceIsTheEventKinds(t *testing.T) {
+	assert.Equal(t, ce.EventSource, catalogue.Kinds.Lookup("example.event", "").Source)
+}
