@@ -64,3 +64,15 @@ func TestIdentityIsTheMembersValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, a.Identity().SourceType.IsAbsent(), "a null source_type is no source type")
 }
+
+// TestIdentityAllocatesNothing pins what the generated Identity methods
+// promise: a gate reads it for every message.
+func TestIdentityAllocatesNothing(t *testing.T) {
+	for _, k := range append(catalogue.Kinds.All(), fixture.Kinds.All()...) {
+		m := k.New()
+		var id msg.Identity
+		allocs := testing.AllocsPerRun(100, func() { id = m.Identity() })
+		assert.Zero(t, allocs, k.Name+"@"+k.Version)
+		assert.Same(t, k, id.Kind)
+	}
+}

@@ -60,7 +60,12 @@
 // the module's root. Its package (named after the last part of the name),
 // its row of the kinds table and its identity all follow from the file;
 // nothing else is edited, but the README's package list and, for a
-// published schema, the tests that pin the published ids.
+// published schema, the tests that pin the published ids. A message on a
+// broker names itself by members the generator finds by name (see
+// msg.Kind): a schema without an id member (message_id, or id) and a time
+// member (time, or occurred_at) is refused, saying why, and so is one
+// whose record key, <package>_id when declared, is not a required string
+// or uuid.
 //
 // A major version: add the file of version N.0 beside the others and run
 // go generate ./...: it goes to the package's vN folder. A minor version
