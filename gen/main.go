@@ -117,6 +117,9 @@ func run(dir, out, imp string, export bool) error {
 		cfg = config{Catalogue: c, Dir: filepath.ToSlash(dir)}
 	}
 	cfg.Import, cfg.Export = imp, export
+	if err := checkRegistryIDs(cfg.Catalogue, filepath.Join(out, "kinds_gen.go")); err != nil {
+		return err
+	}
 	warnings, err := checkCompatible(cfg)
 	if err != nil {
 		return err
@@ -236,7 +239,7 @@ func buildMajor(cfg config, versions []schemas.Schema) (*major, error) {
 
 // inputOf returns the generator's view of a schema of cfg's catalogue.
 func (cfg config) inputOf(s schemas.Schema) input {
-	return input{Name: s.Name, Version: s.Version, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
+	return input{Name: s.Name, Version: s.Version, RegistryID: s.RegistryID, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
 }
 
 // fileName returns the name of the file generated for sf in its package:

@@ -59,6 +59,7 @@ type field struct {
 // An input is one schema of the catalogue, as the generator reads it.
 type input struct {
 	Name, Version, ID string
+	RegistryID        int32  // the version's registry id, 0 if the catalogue folder records none
 	Major             int    // the version's major number
 	File              string // its file name in the catalogue
 	Source            string // its path from the module's root, for the generated header
