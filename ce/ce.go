@@ -219,6 +219,15 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 	if k == nil {
 		return nil, fmt.Errorf("%w %q version %q", schemas.ErrUnknown, name, version)
 	}
+	m, _, err := b.DecodeKind(kinds, h, k, body)
+	return m, err
+}
+
+// DecodeKind is DecodeAs for the schema version of kind k, one of the
+// table kinds, also returning the message's identity, as DecodeIdentity
+// does: how a binding that chose the schema by other means than the
+// headers (the Kafka framing's registry id) reads them.
+func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (msg.Message, msg.Identity, error) {
 	hs, bad := b.read(h)
 	if hs.set&(1<<hDataSchema) != 0 {
 		ds := hs.v[hDataSchema]
@@ -232,8 +241,7 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 		}
 	}
 	m := k.New()
-	m, _, err := b.check(m, m.UnmarshalJSON(body), hs, bad)
-	return m, err
+	return b.check(m, m.UnmarshalJSON(body), hs, bad)
 }
 
 // The headers read, by index into headers.v.
