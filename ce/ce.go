@@ -135,14 +135,64 @@ func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
 	// The values are built here and compared with what h holds; a string
 	// is made only for one that differs.
 	var scratch [256]byte
-	set(h, b.ContentType, ContentType)
-	set(h, b.key(hSpecVersion), SpecVersion)
-	setBytes(h, b.key(hID), format.AppendUUID(scratch[:0], id.ID))
-	set(h, b.key(hType), id.Kind.Name)
-	setBytes(h, b.key(hSource), appendSource(scratch[:0], id))
-	setBytes(h, b.key(hTime), format.AppendDateTime(scratch[:0], id.Time))
-	set(h, b.key(hDataSchema), id.Kind.ID)
+	for i := range written {
+		key, constant, built := b.value(i, scratch[:0], id)
+		if built == nil {
+			set(h, key, constant)
+		} else {
+			setBytes(h, key, built)
+		}
+	}
 	return nil
+}
+
+// AppendHeaders appends the value of each header that Write would set for
+// the message of identity id to buf, Content-Type first, and calls add
+// with the header's name and its value, a slice of what it appended. It
+// returns the extended buffer. The slices stay valid however buf grows
+// afterwards: AppendHeaders never writes over them. It is Write for a
+// transport whose headers hold bytes, such as Kafka's: its values can
+// share one allocation.
+func (b Binding) AppendHeaders(buf []byte, id msg.Identity, add func(key string, value []byte)) ([]byte, error) {
+	if err := writable(id); err != nil {
+		return buf, err
+	}
+	for i := range written {
+		start := len(buf)
+		key, constant, built := b.value(i, buf, id)
+		if built == nil {
+			buf = append(buf, constant...)
+		} else {
+			buf = built // appended to buf
+		}
+		add(key, buf[start:len(buf):len(buf)])
+	}
+	return buf, nil
+}
+
+// written is the number of headers Write sets.
+const written = nHeaders
+
+// value returns the name of the i-th header that Write sets, in order
+// (Content-Type first), and its value: a constant, or, for a value it
+// builds, built, appended to dst.
+func (b Binding) value(i int, dst []byte, id msg.Identity) (key, constant string, built []byte) {
+	switch i {
+	case 0:
+		return b.ContentType, ContentType, nil
+	case 1:
+		return b.key(hSpecVersion), SpecVersion, nil
+	case 2:
+		return b.key(hID), "", format.AppendUUID(dst, id.ID)
+	case 3:
+		return b.key(hType), id.Kind.Name, nil
+	case 4:
+		return b.key(hSource), "", appendSource(dst, id)
+	case 5:
+		return b.key(hTime), "", format.AppendDateTime(dst, id.Time)
+	default:
+		return b.key(hDataSchema), id.Kind.ID, nil
+	}
 }
 
 // set sets the header key to value, unless it holds that value alone

@@ -50,21 +50,29 @@ func (h Header) Set(key, value string) {
 // record otherwise, set its Key before producing it.
 func Record(topic string, m msg.Message, framed bool) (*kgo.Record, error) {
 	id := m.Identity()
+	if framed && id.Kind.RegistryID == 0 {
+		return nil, fmt.Errorf("kafka: %s version %s has no registry id to frame its messages with", id.Kind.Name, id.Kind.Version)
+	}
+	// The headers' values, the key and the value share one buffer: each
+	// is a slice of it that nothing writes again.
 	r := &kgo.Record{Topic: topic, Headers: make([]kgo.RecordHeader, 0, 7)}
-	if err := ce.Kafka.WriteIdentity(Header{r}, id); err != nil {
+	buf, err := ce.Kafka.AppendHeaders(make([]byte, 0, 1024), id, func(key string, value []byte) {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: key, Value: value})
+	})
+	if err != nil {
 		return nil, err
 	}
+	start := len(buf)
+	buf = id.Key.Append(buf)
+	r.Key = buf[start:len(buf):len(buf)]
+	start = len(buf)
 	if framed {
-		if id.Kind.RegistryID == 0 {
-			return nil, fmt.Errorf("kafka: %s version %s has no registry id to frame its messages with", id.Kind.Name, id.Kind.Version)
-		}
-		r.Value = AppendFrame(make([]byte, 0, 512), id.Kind.RegistryID)
+		buf = AppendFrame(buf, id.Kind.RegistryID)
 	}
-	var err error
-	if r.Value, err = m.AppendJSON(r.Value); err != nil {
+	if buf, err = m.AppendJSON(buf); err != nil {
 		return nil, err
 	}
-	r.Key = id.Key.Append(make([]byte, 0, 36))
+	r.Value = buf[start:]
 	return r, nil
 }
 
@@ -92,6 +100,24 @@ func (p Producer) Produce(ctx context.Context, topic string, m msg.Message) (*kg
 		return nil, err
 	}
 	return r, p.Client.ProduceSync(ctx, r).FirstErr()
+}
+
+// ProduceAsync is Produce without the wait: it validates m and hands its
+// record to the client, which calls promise once the broker has
+// acknowledged or refused it, as kgo.Client.Produce does. An invalid
+// message is never produced: promise is called at once with the
+// *msg.Error of m.Validate.
+func (p Producer) ProduceAsync(ctx context.Context, topic string, m msg.Message, promise func(*kgo.Record, error)) {
+	if err := m.Validate(); err != nil {
+		promise(nil, err)
+		return
+	}
+	r, err := Record(topic, m, p.Framed)
+	if err != nil {
+		promise(nil, err)
+		return
+	}
+	p.Client.Produce(ctx, r, promise)
 }
 
 // Decode decodes a record's value as the message its schema identity

@@ -23,7 +23,7 @@ import (
 
 // samples returns the valid messages of the sample stream, of all four
 // schemas, and their lines.
-func samples(t *testing.T) ([]msg.Message, [][]byte) {
+func samples(t testing.TB) ([]msg.Message, [][]byte) {
 	t.Helper()
 	f, err := os.Open("../testdata/messages.ndjson")
 	require.NoError(t, err)
@@ -49,7 +49,7 @@ func samples(t *testing.T) ([]msg.Message, [][]byte) {
 
 // cluster starts an in-process Kafka cluster (franz-go's kfake) with the
 // topics, and returns a client of it.
-func cluster(t *testing.T, topics ...string) (*kfake.Cluster, *kgo.Client) {
+func cluster(t testing.TB, topics ...string) (*kfake.Cluster, *kgo.Client) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, topics...))
 	require.NoError(t, err)
