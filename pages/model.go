@@ -61,7 +61,7 @@ func object(raw json.RawMessage) ([]keyword, bool) {
 	return kws, true
 }
 
-func get(kws []keyword, name string) (json.RawMessage, bool) {
+func lookup(kws []keyword, name string) (json.RawMessage, bool) {
 	for _, k := range kws {
 		if k.name == name {
 			return k.value, true
@@ -98,19 +98,19 @@ func members(schema string, data []byte) ([]*member, error) {
 
 func appendMembers(rows *[]*member, schema string, obj []keyword, prefix string, depth int) error {
 	var required []string
-	if raw, ok := get(obj, "required"); ok {
+	if raw, ok := lookup(obj, "required"); ok {
 		if err := json.Unmarshal(raw, &required); err != nil {
 			return fmt.Errorf("%s/required: %v", prefix, err)
 		}
 	}
 	var props []keyword
-	if raw, ok := get(obj, "properties"); ok {
+	if raw, ok := lookup(obj, "properties"); ok {
 		if props, ok = object(raw); !ok {
 			return fmt.Errorf("%s/properties: not an object", prefix)
 		}
 	}
 	for _, name := range required {
-		if _, declared := get(props, name); !declared {
+		if _, declared := lookup(props, name); !declared {
 			props = append(props, keyword{name, json.RawMessage(`{}`)})
 		}
 	}
@@ -125,14 +125,14 @@ func appendMembers(rows *[]*member, schema string, obj []keyword, prefix string,
 		m.Depth = depth
 		m.Required = slices.Contains(required, p.name)
 		*rows = append(*rows, m)
-		if _, ok := get(kws, "properties"); ok {
+		if _, ok := lookup(kws, "properties"); ok {
 			if err := appendMembers(rows, schema, kws, ptr, depth+1); err != nil {
 				return err
 			}
 		}
-		if raw, ok := get(kws, "items"); ok {
+		if raw, ok := lookup(kws, "items"); ok {
 			if items, ok := object(raw); ok {
-				if _, ok := get(items, "properties"); ok {
+				if _, ok := lookup(items, "properties"); ok {
 					if err := appendMembers(rows, schema, items, ptr+"/*", depth+1); err != nil {
 						return err
 					}
@@ -159,7 +159,7 @@ func describe(schema, ptr string, kws []keyword) *member {
 			break
 		}
 	}
-	if raw, ok := get(kws, "enum"); ok {
+	if raw, ok := lookup(kws, "enum"); ok {
 		var values []json.RawMessage
 		if json.Unmarshal(raw, &values) == nil {
 			for _, v := range values {
@@ -173,7 +173,7 @@ func describe(schema, ptr string, kws []keyword) *member {
 	}
 	for i, t := range types {
 		if t == "array" {
-			if raw, ok := get(kws, "items"); ok {
+			if raw, ok := lookup(kws, "items"); ok {
 				if items, ok := object(raw); ok {
 					if it := typesOf(items); len(it) > 0 {
 						types[i] = "array of " + strings.Join(it, " or ")
@@ -186,13 +186,13 @@ func describe(schema, ptr string, kws []keyword) *member {
 	if m.Type == "" {
 		m.Type = "any"
 	}
-	if raw, ok := get(kws, "format"); ok {
+	if raw, ok := lookup(kws, "format"); ok {
 		json.Unmarshal(raw, &m.Format)
 	}
-	if raw, ok := get(kws, "default"); ok {
+	if raw, ok := lookup(kws, "default"); ok {
 		m.Default = compact(raw)
 	}
-	if raw, ok := get(kws, "description"); ok {
+	if raw, ok := lookup(kws, "description"); ok {
 		json.Unmarshal(raw, &m.Description)
 	}
 	for _, k := range kws {
@@ -209,7 +209,7 @@ func describe(schema, ptr string, kws []keyword) *member {
 
 // typesOf returns the JSON types a schema names with "type", in its order.
 func typesOf(kws []keyword) []string {
-	raw, ok := get(kws, "type")
+	raw, ok := lookup(kws, "type")
 	if !ok {
 		return nil
 	}
