@@ -49,8 +49,15 @@ func siteOf(dir, api string) (*pages.Site, bool, error) {
 	c := schemas.Published()
 	if dir != "" {
 		var err error
+		if _, err := os.Stat(dir); err != nil {
+			return nil, false, err
+		}
 		if c, err = schemas.Load(os.DirFS(dir)); err != nil {
 			return nil, false, fmt.Errorf("%s: %v", dir, err)
+		}
+		if len(c.Names()) == 0 {
+			// A typo in the folder's name must not make an empty site.
+			return nil, false, fmt.Errorf("%s: no schema files (*.json)", dir)
 		}
 	}
 	published := samePublished(c)
