@@ -97,17 +97,7 @@ func httpRequest(t *testing.T, path string) *http.Request {
 }
 
 func TestServeServesThePagesBesideTheAPI(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, w := io.Pipe()
-	defer r.Close()
-	code := make(chan int, 1)
-	go func() {
-		defer w.Close()
-		code <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-catalogue", "../../testdata/fixture-breaking"}, nil, io.Discard, w)
-	}()
-	log := lines(r)
-	base := servingURL(t, log)
+	base, stop := serveInProcess(t, "-catalogue", "../../testdata/fixture-breaking")
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	get := func(path string) (*http.Response, string) {
@@ -132,15 +122,7 @@ func TestServeServesThePagesBesideTheAPI(t *testing.T) {
 	resp, _ = get("/api/nope")
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), "paths under /api/ stay the API's")
 
-	cancel()
-	select {
-	case c := <-code:
-		assert.Equal(t, 0, c)
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "serve did not return in time")
-	}
-	for range log {
-	}
+	assert.Equal(t, 0, stop())
 }
 
 func TestPagesOfAFolderWithoutSchemasFails(t *testing.T) {
