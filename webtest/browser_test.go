@@ -293,6 +293,7 @@ func TestEveryMemberIsInItsTable(t *testing.T) {
 		t.Errorf("the index lists %v, want %v", listed, schemas.Names())
 	}
 	tb.screenshot(t, "index.png")
+	tb.checkAccessible(t, "the index")
 
 	for _, s := range schemas.All() {
 		tb.do(t, chromedp.Navigate(origin+"/schemas/"+s.Name+"/"+s.Version+".html"))
@@ -307,10 +308,12 @@ func TestEveryMemberIsInItsTable(t *testing.T) {
 		if example := eval[string](t, tb, `document.getElementById("example").innerText`); !json.Valid([]byte(example)) {
 			t.Errorf("%s: the example is not JSON: %s", s.Name, example)
 		}
+		tb.checkAccessible(t, s.Name+" "+s.Version)
 	}
 
 	tb.do(t, chromedp.Navigate(origin+"/schemas/core.device/1.0.html"))
 	tb.screenshot(t, "schema.png")
+	tb.checkPrint(t)
 	// On a phone the page does not scroll sideways: the table scrolls in
 	// its own region.
 	tb.do(t, chromedp.EmulateViewport(375, 812))
@@ -354,6 +357,7 @@ func TestFormShowsTheIMEIViolation(t *testing.T) {
 	if echoed := eval[string](t, tb, `document.getElementById("message").value`); echoed != string(device) {
 		t.Errorf("the form echoes %q", echoed)
 	}
+	tb.checkAccessible(t, "a verdict")
 
 	// With JavaScript the verdict follows as one types, from the API.
 	fixed := strings.Replace(string(device), "490154203237519", "490154203237518", 1)
@@ -423,6 +427,7 @@ func TestComparisonListsEveryFindingWithItsWitness(t *testing.T) {
 		if !strings.Contains(summary, "not compatible") || !strings.Contains(summary, "new major") {
 			t.Errorf("%s-%s: the summary reads %q", pair[0], pair[1], summary)
 		}
+		tb.checkAccessible(t, "the comparison of "+pair[0]+" and "+pair[1])
 		if pair[0] == "1.1" {
 			tb.screenshot(t, "compare.png")
 		}
