@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	"errors"
 	"html"
 	"io/fs"
@@ -478,6 +479,20 @@ func BenchmarkServePage(b *testing.B) {
 			b.SetBytes(int64(w.n))
 		})
 	}
+	// What serving the device's page would cost if it were rendered for
+	// each request, as the pages are not: the saving of rendering once.
+	b.Run("render-1.0", func(b *testing.B) {
+		p := s.forms["/schemas/core.device/1.0.html"].data
+		var buf bytes.Buffer
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := templates.ExecuteTemplate(&buf, "version", p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(int64(buf.Len()))
+	})
 	b.Run("post", func(b *testing.B) {
 		data, err := os.ReadFile("../testdata/device.json")
 		if err != nil {
