@@ -350,9 +350,15 @@ type verdict struct {
 	Valid      bool
 	Empty      bool   // no message was posted
 	Refused    string // why the message was not judged (too large)
-	Violations []*msg.Violation
+	Violations []violation
 	Omitted    int
-	Elsewhere  []*msg.Violation // those at no member of the table
+}
+
+// violation is one violation of a verdict, with the id of the row of its
+// member ("" if no row is its member's: the document, an unknown member).
+type violation struct {
+	*msg.Violation
+	Row string
 }
 
 func newVersionPage(s schemas.Schema, versions []schemas.Schema, opt Options) (*versionPage, error) {
@@ -432,22 +438,22 @@ func (p *versionPage) judge(types func(name, version string) (msg.Message, error
 	}
 	var e *msg.Error
 	if !errors.As(err, &e) {
-		v.Violations = []*msg.Violation{{Rule: "error", Message: err.Error()}}
-		v.Elsewhere = v.Violations
+		v.Violations = []violation{{Violation: &msg.Violation{Rule: "error", Message: err.Error()}}}
 		return &q
 	}
-	v.Violations, v.Omitted = e.Violations, e.Omitted
+	v.Omitted = e.Omitted
 	q.Members = make([]*member, len(p.Members))
 	for i, row := range p.Members {
 		r := *row
 		q.Members[i] = &r
 	}
 	for _, viol := range e.Violations {
+		shown := violation{Violation: viol}
 		if row := rowOf(q.Members, viol.Path); row != nil {
 			row.Violations = append(row.Violations, viol)
-		} else {
-			v.Elsewhere = append(v.Elsewhere, viol)
+			shown.Row = "member" + row.Pointer
 		}
+		v.Violations = append(v.Violations, shown)
 	}
 	return &q
 }

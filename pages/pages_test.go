@@ -176,6 +176,13 @@ func TestFormShowsTheIMEIViolationBesideItsMember(t *testing.T) {
 	if !strings.Contains(valid.Body.String(), `<p class="valid">Valid`) {
 		t.Errorf("a valid message is not shown valid:\n%s", valid.Body)
 	}
+	if !strings.Contains(body, `<a href="#member%2fimei"><code>/imei</code></a>`) {
+		t.Error("the verdict does not link the violation to its row")
+	}
+	root := post(s, "/schemas/core.device/1.0.html", "[]").Body.String()
+	if !strings.Contains(root, "<code>(root)</code> <strong>type</strong>") || strings.Contains(root, `href="#member"`) {
+		t.Errorf("a violation of the document itself:\n%s", root)
+	}
 	empty := post(s, "/schemas/core.device/1.0.html", "  ")
 	if !strings.Contains(empty.Body.String(), "No message was given") {
 		t.Error("an empty message gets no answer")

@@ -357,6 +357,9 @@ func TestFormShowsTheIMEIViolation(t *testing.T) {
 	if echoed := eval[string](t, tb, `document.getElementById("message").value`); echoed != string(device) {
 		t.Errorf("the form echoes %q", echoed)
 	}
+	if target := eval[string](t, tb, `(() => { const a = document.querySelector("#verdict a"); const e = a && document.getElementById(decodeURIComponent(a.hash.slice(1))); return e ? e.dataset.member : ""; })()`); target != "/imei" {
+		t.Errorf("the violation in the verdict links to %q, want the row of /imei", target)
+	}
 	tb.checkAccessible(t, "a verdict")
 
 	// With JavaScript the verdict follows as one types, from the API.
