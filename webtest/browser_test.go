@@ -314,11 +314,13 @@ func TestEveryMemberIsInItsTable(t *testing.T) {
 	tb.do(t, chromedp.Navigate(origin+"/schemas/core.device/1.0.html"))
 	tb.screenshot(t, "schema.png")
 	tb.checkPrint(t)
-	// On a phone the page does not scroll sideways: the table scrolls in
-	// its own region.
+	// On a phone the page does not scroll sideways: each member is a card.
 	tb.do(t, chromedp.EmulateViewport(375, 812))
 	if wide := eval[bool](t, tb, `document.documentElement.scrollWidth > window.innerWidth`); wide {
 		t.Error("at 375 pixels wide the page is wider than the screen")
+	}
+	if d := eval[string](t, tb, `getComputedStyle(document.querySelector("#members tbody tr")).display`); d != "block" {
+		t.Errorf("at 375 pixels wide a member's row is displayed %s, not as a card", d)
 	}
 	tb.checkOrigin(t, origin)
 }
