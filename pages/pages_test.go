@@ -527,3 +527,34 @@ type discard struct {
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) WriteHeader(int)             {}
 func (d *discard) Write(b []byte) (int, error) { d.n = len(b); return len(b), nil }
+
+// TestViolationsGoToTheRowOfTheirMember: a violation inside a nested
+// member or an item goes to the row of the deepest member that holds it.
+func TestViolationsGoToTheRowOfTheirMember(t *testing.T) {
+	s := published(t)
+	body := post(s, "/schemas/example.event/1.0.html",
+		`{"id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","type":"created","occurred_at":"2019-01-01T00:00:00Z","tags":["a",1],"actor":{"id":"nope"},"extra":{"x":1}}`).Body.String()
+	violated := regexp.MustCompile(`<tr id="member([^"]*)"[^>]*class="violated">`).FindAllStringSubmatch(body, -1)
+	var rows []string
+	for _, m := range violated {
+		rows = append(rows, m[1])
+	}
+	if got, want := strings.Join(rows, " "), "/tags /actor/id"; got != want {
+		t.Errorf("violated rows %q, want %q", got, want)
+	}
+	for _, c := range []struct{ path, ptr string }{
+		{"/tags/1", "/tags"}, {"/tags", "/tags"}, {"/actor/id", "/actor/id"}, {"/actor", "/actor"}, {"/actor/other", "/actor"}, {"/nope", ""}, {"", ""}, {"/tagsx", ""},
+	} {
+		rows, _ := members("example.event", must(schemas.Lookup("example.event", "1.0")).JSON())
+		got := ""
+		if r := rowOf(rows, c.path); r != nil {
+			got = r.Pointer
+		}
+		if got != c.ptr {
+			t.Errorf("rowOf(%q) = %q, want %q", c.path, got, c.ptr)
+		}
+	}
+	if !under("/labels/3/id", "/labels/*/id") || under("/labels//id", "/labels/*/id") || under("/labels", "/labels/*") {
+		t.Error("a * segment stands for one item, no more and no less")
+	}
+}
