@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -325,10 +326,11 @@ func TestEveryMemberIsInItsTable(t *testing.T) {
 	tb.checkOrigin(t, origin)
 }
 
-// TestFormShowsTheIMEIViolation posts, through the page's form, a device
-// whose IMEI has a wrong check digit, and checks that the browser shows
-// the violation in the row of /imei; then, typing, that the script's
-// verdict through the API replaces it.
+// TestFormShowsTheIMEIViolation posts, through the page's form with
+// JavaScript off, a device whose IMEI has a wrong check digit, and checks
+// that the browser shows the violation in the row of /imei; then, with
+// JavaScript on, that typing brings the same verdict from the API, and
+// the verdict on the corrected message.
 func TestFormShowsTheIMEIViolation(t *testing.T) {
 	tb := newTab(t)
 	origin := serve(t)
@@ -336,7 +338,24 @@ func TestFormShowsTheIMEIViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb.do(t, chromedp.Navigate(origin+"/schemas/core.device/1.0.html"))
+	page := origin + "/schemas/core.device/1.0.html"
+	setScripts := func(on bool) {
+		ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+		defer cancel()
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	violated := func() []string {
+		return eval[[]string](t, tb, `Array.from(document.querySelectorAll("tr.violated")).map(tr => tr.dataset.member)`)
+	}
+	const imeiViolation = "not an IMEI: check digit is 9, want 8"
+
+	setScripts(false)
+	tb.do(t, chromedp.Navigate(page))
+	if on := eval[bool](t, tb, `document.querySelector("form").hasAttribute("data-judging")`); on {
+		t.Fatal("the script ran with JavaScript off")
+	}
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
 	defer cancel()
 	if _, err := chromedp.RunResponse(ctx,
@@ -345,12 +364,11 @@ func TestFormShowsTheIMEIViolation(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	imeiRow := eval[string](t, tb, `document.querySelector('tr[data-member="/imei"]').innerText`)
-	if !strings.Contains(imeiRow, "not an IMEI: check digit is 9, want 8") {
-		t.Errorf("the /imei row shows %q", imeiRow)
+	if row := eval[string](t, tb, `document.querySelector('tr[data-member="/imei"]').innerText`); !strings.Contains(row, imeiViolation) {
+		t.Errorf("the /imei row shows %q", row)
 	}
-	if violated := eval[[]string](t, tb, `Array.from(document.querySelectorAll("tr.violated")).map(tr => tr.dataset.member)`); !slices.Equal(violated, []string{"/imei"}) {
-		t.Errorf("rows marked violated: %v, want [/imei]", violated)
+	if v := violated(); !slices.Equal(v, []string{"/imei"}) {
+		t.Errorf("rows marked violated: %v, want [/imei]", v)
 	}
 	verdict := eval[string](t, tb, `document.getElementById("verdict").innerText`)
 	if !strings.Contains(verdict, "Invalid: 1 violation") || !strings.Contains(verdict, "/imei") {
@@ -365,14 +383,27 @@ func TestFormShowsTheIMEIViolation(t *testing.T) {
 	tb.checkAccessible(t, "a verdict")
 
 	// With JavaScript the verdict follows as one types, from the API.
+	setScripts(true)
+	tb.do(t,
+		chromedp.Navigate(page),
+		chromedp.SetValue(chromedp.CSS("#message"), strings.TrimSpace(string(device))),
+		chromedp.SendKeys(chromedp.CSS("#message"), " "),
+		chromedp.WaitVisible(chromedp.CSS("#verdict p.invalid")),
+	)
+	if row := eval[string](t, tb, `document.querySelector('tr[data-member="/imei"]').innerText`); !strings.Contains(row, imeiViolation) {
+		t.Errorf("as one types, the /imei row shows %q", row)
+	}
+	if v := violated(); !slices.Equal(v, []string{"/imei"}) {
+		t.Errorf("as one types, rows marked violated: %v, want [/imei]", v)
+	}
 	fixed := strings.Replace(string(device), "490154203237519", "490154203237518", 1)
 	tb.do(t,
 		chromedp.SetValue(chromedp.CSS("#message"), strings.TrimSpace(fixed)),
 		chromedp.SendKeys(chromedp.CSS("#message"), " "),
 		chromedp.WaitVisible(chromedp.CSS("#verdict p.valid")),
 	)
-	if n := eval[int](t, tb, `document.querySelectorAll("tr.violated").length`); n != 0 {
-		t.Errorf("%d rows still marked violated for a valid message", n)
+	if v := violated(); len(v) != 0 {
+		t.Errorf("rows still marked violated for a valid message: %v", v)
 	}
 	tb.mu.Lock()
 	api := slices.Contains(tb.requests, origin+"/api/schemas/core.device/versions/1.0/validate")

@@ -6,6 +6,7 @@
 (function () {
 	var form = document.querySelector("form[data-validate]");
 	if (!form) return;
+	form.setAttribute("data-judging", "as-you-type");
 	var route = form.getAttribute("data-validate");
 	var area = form.querySelector("textarea");
 	var out = document.getElementById("verdict");
