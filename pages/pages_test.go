@@ -558,3 +558,32 @@ func TestViolationsGoToTheRowOfTheirMember(t *testing.T) {
 		t.Error("a * segment stands for one item, no more and no less")
 	}
 }
+
+// TestComparisonSummaries: on the fixture, a compatible minor, a major,
+// and on the breaking fixture a refused minor, each said as such.
+func TestComparisonSummaries(t *testing.T) {
+	fix, err := New(load(t, "../testdata/fixture"), Options{Types: fixtureTypes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	breaking, err := New(load(t, "../testdata/fixture-breaking"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := regexp.MustCompile(`(?s)<p id="summary" class="([a-z]+)">(.*?)</p>`)
+	for _, c := range []struct {
+		site        *Site
+		pair, class string
+		says        string
+	}{
+		{fix, "1.0-1.1", "valid", "1.1 is compatible with 1.0 in both directions.\nAs minors of one major, they must be, and are."},
+		{fix, "1.1-2.0", "major", "2.0 is not compatible with 1.1.\nThey are of different majors, which need not be compatible"},
+		{fix, "1.0-2.0", "major", "They are of different majors"},
+		{breaking, "1.1-1.2", "invalid", "1.2 is not compatible with 1.1.\nAs minors of one major, they must be: 1.2 is refused as a minor, and takes a new major version."},
+	} {
+		m := summary.FindStringSubmatch(get(t, c.site, http.MethodGet, "/schemas/demo.sensor/compare/"+c.pair+".html").Body.String())
+		if m == nil || m[1] != c.class || !strings.Contains(m[2], c.says) {
+			t.Errorf("%s: summary %q, want class %s saying %q", c.pair, m, c.class, c.says)
+		}
+	}
+}
