@@ -5,7 +5,7 @@
 // comparing any two versions of a schema, every break proved by a
 // message.
 //
-//	site, err := pages.New(schemas.Published(), pages.Options{Types: catalogue.New, API: "/api"})
+//	site, err := pages.New(schemas.Published(), pages.Options{Kinds: catalogue.Kinds, API: "/api"})
 //	if err != nil {
 //		return err
 //	}
@@ -18,7 +18,7 @@
 //
 // Everything comes from the catalogue's own data, as gen and compat read
 // it: the members from the schema files, the comparisons from package
-// compat, the Go types from the generated table (Options.Types), and the
+// compat, the Go types from the generated table of kinds (Options.Kinds), and the
 // example of each version from compat's values, judged by the generated
 // type before it is shown: New fails rather than show an example the
 // library rejects.

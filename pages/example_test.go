@@ -21,7 +21,7 @@ import (
 // posted to a version page's form comes back on the page, with the
 // library's verdict.
 func ExampleNew() {
-	site, err := pages.New(schemas.Published(), pages.Options{Types: catalogue.New, API: "/api"})
+	site, err := pages.New(schemas.Published(), pages.Options{Kinds: catalogue.Kinds, API: "/api"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func ExampleNew() {
 
 // The same pages as a static site, for any file server.
 func ExampleSite_WriteFiles() {
-	site, err := pages.New(schemas.Published(), pages.Options{Types: catalogue.New})
+	site, err := pages.New(schemas.Published(), pages.Options{Kinds: catalogue.Kinds})
 	if err != nil {
 		log.Fatal(err)
 	}

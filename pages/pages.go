@@ -33,13 +33,13 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 
 // Options say what a Site shows beyond the schema files.
 type Options struct {
-	// Types returns a new message of the named schema at version, of the
-	// Go type generated for exactly that version, as catalogue.New does
-	// for the published catalogue. The pages name that type and its
-	// package, show an example message it accepts, and judge the messages
-	// of the "try a message" form with it. Nil, or an error for a
-	// version, means no Go type: the page says so, and shows neither.
-	Types func(name, version string) (msg.Message, error)
+	// Kinds is the table of the Go types generated from the catalogue,
+	// as catalogue.Kinds is for the published one. For a version it has,
+	// the pages name the Go type and its package, show an example message
+	// that type accepts, and judge the messages of the "try a message"
+	// form with it. For a version it lacks (or with a nil table), the page
+	// says there is no Go type, and shows neither.
+	Kinds *msg.Kinds
 	// API is the path under which package api serves this same catalogue,
 	// such as "/api", for the form to validate as one types, through the
 	// validation route, where JavaScript runs; "" for none. The form
@@ -69,8 +69,8 @@ type page struct {
 
 // form is what a version page needs to render a verdict.
 type form struct {
-	data  *versionPage
-	types func(name, version string) (msg.Message, error)
+	data *versionPage
+	kind *msg.Kind // judges the messages posted
 }
 
 // New renders the pages of catalogue c: an index, a page per version of
@@ -108,7 +108,7 @@ func New(c *schemas.Catalogue, opt Options) (*Site, error) {
 				return nil, err
 			}
 			if p.Try.Judge {
-				s.forms[path] = &form{data: p, types: opt.Types}
+				s.forms[path] = &form{data: p, kind: kindOf(opt.Kinds, v.Name, v.Version)}
 				static := *p
 				static.Try = tryForm{Static: true}
 				static.Script = false
@@ -135,7 +135,7 @@ func New(c *schemas.Catalogue, opt Options) (*Site, error) {
 			Latest:      latest.Version,
 			Link:        link(versionPath(name, latest.Version)),
 			Description: firstLine(latest.Description),
-			Go:          goTypeOf(opt.Types, name, latest.Version),
+			Go:          goTypeOf(kindOf(opt.Kinds, name, latest.Version)),
 		}
 		for _, v := range versions {
 			entry.Versions = append(entry.Versions, versionLink{v.Version, link(versionPath(name, v.Version)), false})
@@ -301,19 +301,23 @@ type goType struct {
 	None     string // why there is none, when there is none
 }
 
-// goTypeOf returns the Go type of the named schema at version: the one
-// the generated table makes (catalogue.New for the published catalogue),
-// read from the value it returns, so that the pages name exactly what the
-// generator wrote.
-func goTypeOf(types func(name, version string) (msg.Message, error), name, version string) goType {
-	if types == nil {
-		return goType{None: "no Go type is known for this catalogue"}
+// kindOf returns the kind of the named schema at version in kinds, nil
+// if there is none.
+func kindOf(kinds *msg.Kinds, name, version string) *msg.Kind {
+	if kinds == nil {
+		return nil
 	}
-	m, err := types(name, version)
-	if err != nil || m == nil {
+	return kinds.Lookup(name, version)
+}
+
+// goTypeOf returns the Go type of a kind (nil: none), read from the value
+// its New returns, so that the pages name exactly what the generator
+// wrote.
+func goTypeOf(k *msg.Kind) goType {
+	if k == nil {
 		return goType{None: "no Go type is generated for this version"}
 	}
-	t := reflect.TypeOf(m)
+	t := reflect.TypeOf(k.New())
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -375,7 +379,7 @@ func newVersionPage(s schemas.Schema, versions []schemas.Schema, opt Options) (*
 		Description: s.Description,
 		File:        link(filePath(s.Name, s.Version)),
 		Members:     rows,
-		Go:          goTypeOf(opt.Types, s.Name, s.Version),
+		Go:          goTypeOf(kindOf(opt.Kinds, s.Name, s.Version)),
 	}
 	for _, v := range versions {
 		p.Versions = append(p.Versions, versionLink{v.Version, link(versionPath(v.Name, v.Version)), v.Version == s.Version})
@@ -398,11 +402,7 @@ func newVersionPage(s schemas.Schema, versions []schemas.Schema, opt Options) (*
 	} else {
 		// Judged by the library before it is shown: a page must never
 		// show as valid a message the code rejects.
-		m, err := opt.Types(s.Name, s.Version)
-		if err == nil {
-			err = m.UnmarshalJSON(example)
-		}
-		if err != nil {
+		if err := kindOf(opt.Kinds, s.Name, s.Version).New().UnmarshalJSON(example); err != nil {
 			return nil, fmt.Errorf("pages: %s %s: the library rejects the example %s: %v", s.Name, s.Version, example, err)
 		}
 		var b bytes.Buffer
@@ -419,7 +419,7 @@ func newVersionPage(s schemas.Schema, versions []schemas.Schema, opt Options) (*
 
 // judge returns a copy of p showing the library's verdict on message,
 // each violation beside its member.
-func (p *versionPage) judge(types func(name, version string) (msg.Message, error), message string) *versionPage {
+func (p *versionPage) judge(k *msg.Kind, message string) *versionPage {
 	q := *p
 	q.Try.Message = message
 	v := &verdict{}
@@ -428,10 +428,7 @@ func (p *versionPage) judge(types func(name, version string) (msg.Message, error
 		v.Empty = true
 		return &q
 	}
-	m, err := types(p.Name, p.Version)
-	if err == nil {
-		err = m.UnmarshalJSON([]byte(message))
-	}
+	err := k.New().UnmarshalJSON([]byte(message))
 	if err == nil {
 		v.Valid = true
 		return &q

@@ -25,21 +25,11 @@ import (
 // published is the site of the published catalogue, as msgcheck serves it.
 func published(t testing.TB) *Site {
 	t.Helper()
-	s, err := New(schemas.Published(), Options{Types: catalogue.New, API: "/api"})
+	s, err := New(schemas.Published(), Options{Kinds: catalogue.Kinds, API: "/api"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// fixtureTypes is the generated table of the fixture catalogue, as
-// catalogue.New is of the published one.
-func fixtureTypes(name, version string) (msg.Message, error) {
-	mk, ok := fixture.Kinds[name][version]
-	if !ok {
-		return nil, schemas.ErrUnknown
-	}
-	return mk(), nil
 }
 
 func load(t testing.TB, dir string) *schemas.Catalogue {
@@ -249,8 +239,8 @@ func TestStaticSiteIsTheServedOne(t *testing.T) {
 		cat  *schemas.Catalogue
 		opt  Options
 	}{
-		{"published", schemas.Published(), Options{Types: catalogue.New, API: "/api"}},
-		{"fixture", load(t, "../testdata/fixture"), Options{Types: fixtureTypes}},
+		{"published", schemas.Published(), Options{Kinds: catalogue.Kinds, API: "/api"}},
+		{"fixture", load(t, "../testdata/fixture"), Options{Kinds: fixture.Kinds}},
 		{"fixture-breaking", load(t, "../testdata/fixture-breaking"), Options{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -367,7 +357,7 @@ func TestMembersOfEveryPublishedSchema(t *testing.T) {
 }
 
 func TestFixtureGoTypesAndExamples(t *testing.T) {
-	s, err := New(load(t, "../testdata/fixture"), Options{Types: fixtureTypes})
+	s, err := New(load(t, "../testdata/fixture"), Options{Kinds: fixture.Kinds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,8 +399,13 @@ func TestNoGoTypeNoExampleNoForm(t *testing.T) {
 func TestNewRefusesAnExampleTheLibraryRejects(t *testing.T) {
 	// The published device type judging the fixture's sensor: the example
 	// of a sensor is no device.
-	wrong := func(name, version string) (msg.Message, error) { return catalogue.New("core.device", "1.0") }
-	_, err := New(load(t, "../testdata/fixture"), Options{Types: wrong})
+	var wrong []*msg.Kind
+	for _, k := range fixture.Kinds.All() {
+		w := *k
+		w.New = func() msg.Message { return must(catalogue.New("core.device", "1.0")) }
+		wrong = append(wrong, &w)
+	}
+	_, err := New(load(t, "../testdata/fixture"), Options{Kinds: msg.NewKinds(nil, wrong...)})
 	if err == nil || !strings.Contains(err.Error(), "the library rejects the example") {
 		t.Errorf("New = %v, want an error", err)
 	}
@@ -562,7 +557,7 @@ func TestViolationsGoToTheRowOfTheirMember(t *testing.T) {
 // TestComparisonSummaries: on the fixture, a compatible minor, a major,
 // and on the breaking fixture a refused minor, each said as such.
 func TestComparisonSummaries(t *testing.T) {
-	fix, err := New(load(t, "../testdata/fixture"), Options{Types: fixtureTypes})
+	fix, err := New(load(t, "../testdata/fixture"), Options{Kinds: fixture.Kinds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,10 +79,10 @@ func (s *Site) judge(w http.ResponseWriter, r *http.Request, f *form) {
 	message := r.PostForm.Get("message")
 	var page *versionPage
 	if len(message) > api.MaxMessageBytes {
-		page = f.data.judge(f.types, "")
+		page = f.data.judge(f.kind, "")
 		page.Try.Verdict = &verdict{Refused: tooLarge}
 	} else {
-		page = f.data.judge(f.types, message)
+		page = f.data.judge(f.kind, message)
 	}
 	var b bytes.Buffer
 	if err := templates.ExecuteTemplate(&b, "version", page); err != nil {

@@ -61,7 +61,7 @@ func siteOf(dir, api string) (*pages.Site, bool, error) {
 		}
 	}
 	published := samePublished(c)
-	opt := pages.Options{Types: typesOf(c)}
+	opt := pages.Options{Kinds: kindsOf(c)}
 	if published {
 		opt.API = api
 	}
@@ -69,23 +69,21 @@ func siteOf(dir, api string) (*pages.Site, bool, error) {
 	return site, published, err
 }
 
-// typesOf returns catalogue.New for the versions of c whose schema file
-// is byte for byte the published one, the file their types were generated
-// from; for any other version of c an error: msgcheck has no Go type
-// generated from it.
-func typesOf(c *schemas.Catalogue) func(name, version string) (msg.Message, error) {
-	type key struct{ name, version string }
-	generated := make(map[key]bool)
-	for _, s := range c.All() {
-		p, err := schemas.Lookup(s.Name, s.Version)
-		generated[key{s.Name, s.Version}] = err == nil && bytes.Equal(s.JSON(), p.JSON())
-	}
-	return func(name, version string) (msg.Message, error) {
-		if !generated[key{name, version}] {
-			return nil, fmt.Errorf("%w %q version %q: no Go type is generated from this file", schemas.ErrUnknown, name, version)
+// kindsOf returns the kinds of catalogue.Kinds whose schema file is byte
+// for byte c's, the file their types were generated from: msgcheck has no
+// Go type generated from any other version of c.
+func kindsOf(c *schemas.Catalogue) *msg.Kinds {
+	var kinds []*msg.Kind
+	for _, k := range catalogue.Kinds.All() {
+		mine, err := c.Lookup(k.Name, k.Version)
+		if err != nil {
+			continue
 		}
-		return catalogue.New(name, version)
+		if p, err := schemas.Lookup(k.Name, k.Version); err == nil && bytes.Equal(mine.JSON(), p.JSON()) {
+			kinds = append(kinds, k)
+		}
 	}
+	return msg.NewKinds(nil, kinds...)
 }
 
 // samePublished reports whether every schema file of c is the published
