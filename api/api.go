@@ -306,9 +306,9 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	var err error
 	if hasCloudEvents(r.Header) {
-		// The headers name the published catalogue's schemas, whose types
-		// package ce knows.
-		_, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
+		// The headers name the published catalogue's schemas, whose table
+		// of kinds ce decodes by.
+		_, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
 	} else {
 		_, err = h.decodeAs(name, version, body)
 	}
