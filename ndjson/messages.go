@@ -46,7 +46,10 @@ type Decoded struct {
 // invalid message, in bounded memory. Blank lines are counted but not
 // yielded. Lines are decoded on every core (Options.Workers) a few
 // hundred at a time, ahead of the loop, and yielded in input order from
-// the goroutine that ranges over the iterator.
+// the goroutine that ranges over the iterator. The messages of the lines
+// read ahead, a few batches for each worker, are held until they are
+// yielded, besides the bytes Check holds: a decoded message can take
+// several times the bytes of its line (see Options.MaxLine).
 //
 // The error is non-nil at most once, last, with a zero Decoded: the error
 // reading r, ctx's error, or an error for an unknown Options.Schema,
