@@ -59,6 +59,7 @@ func TestMessagesCheckAndDecodeAgree(t *testing.T) {
 		{"a string cut short by the line end", inString + "\n" + inString + "\r\n" + inString, ndjson.Options{}},
 		{"a valid line with a trailing \\r", validAssociation + "\r\n" + validAssociation + "\r", ndjson.Options{}},
 		{"blank lines", "\n" + validAssociation + "\n  \n\r\n\t\r\n" + truncated + "\n\n", ndjson.Options{}},
+		{"white space JSON does not allow", "\f\n\v\r\n\u00a0\n \u0085\n" + validAssociation, ndjson.Options{}},
 		{"invalid UTF-8", strings.Replace(validAssociation, `"acme"`, "\"ac\xffme\"", 1) + "\n" + "{\"message_type\":\"core.\xfe\"}\r\n", ndjson.Options{}},
 		{"not JSON", "{not json\n[]\r\n\"x\"\n{\"message_type\":\"core.association\"} x\r\n", ndjson.Options{}},
 		{"types absent, null and unknown", `{"message_type":null}` + "\n" + `{"message_type":"core.driver"}` + "\n" + validEvent + "\n", ndjson.Options{}},
@@ -147,7 +148,7 @@ func decodeVerdicts(t *testing.T, input string, opts ndjson.Options) ([]verdict,
 	for i, line := range lines {
 		line = strings.TrimSuffix(line, "\n")
 		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" {
+		if strings.Trim(line, " \t\r\n") == "" { // blank: JSON white space only
 			continue
 		}
 		var m catalogue.Message
@@ -330,4 +331,28 @@ func TestEachMessageIsYieldedOnceItsLineIsIn(t *testing.T) {
 		next <- struct{}{}
 	}
 	assert.Equal(t, []int{1, 2, 3}, lines)
+}
+
+// FuzzMessagesAgreeWithDecode holds Check, Messages and Decode on each line
+// to one verdict on any stream.
+func FuzzMessagesAgreeWithDecode(f *testing.F) {
+	for _, seed := range []string{
+		validAssociation + "\n" + validAssociation[:50],
+		validEvent + "\r\n\n \t\r\n" + validAssociation + "\r",
+		"{\"message_type\":\"core.device\",\"imei\":\"\xff\"}\n\f\n{",
+		`{"message_type":"core.vehicle","meta":{"a":[1,2,{"b":null}]}}` + "\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		opts := ndjson.Options{Workers: 2}
+		fromCheck := checkVerdicts(t, input, opts)
+		fromMessages, messages := messagesVerdicts(t, input, opts)
+		fromDecode, decoded := decodeVerdicts(t, input, opts)
+		if !assert.Equal(t, fromCheck, fromMessages, "Check and Messages") ||
+			!assert.Equal(t, fromCheck, fromDecode, "Check and Decode on each line") ||
+			!assert.Equal(t, decoded, messages) {
+			t.FailNow()
+		}
+	})
 }

@@ -108,7 +108,8 @@ func (lineTooLong) Unwrap() error { return ErrLineTooLong }
 
 // Result is the verdict on one message.
 type Result struct {
-	// Line is the message's line number, counting from 1; blank lines are
+	// Line is the message's line number, counting from 1; blank lines,
+	// holding nothing but JSON white space (space, tab, "\r"), are
 	// counted but not judged.
 	Line int
 	// Schema is the name of the schema the message was judged by, or ""
@@ -339,7 +340,7 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 		case err == nil, err == io.EOF && read > 0:
 			line++
 			l := batchLine{text: trimLineEnd(b.buf[start:]), tooLong: read > int64(maxLine)}
-			if len(bytes.TrimSpace(l.text)) == 0 {
+			if blank(l.text) {
 				l.text = nil
 			}
 			b.lines = append(b.lines, l)
@@ -380,6 +381,19 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 func trimLineEnd(line []byte) []byte {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+// blank reports whether line holds nothing but JSON white space: space,
+// tab, carriage return, line feed. Other white space, such as a form
+// feed or a no-break space, is not JSON, and makes an invalid message
+// rather than a line skipped unseen.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // readChunk is the size of the reads from the input.
