@@ -57,7 +57,9 @@ type Decoded struct {
 // last line without a line end is yielded only at the end of r; one cut
 // off by a read error is not. Breaking out of the loop stops reading
 // soon, even while a call to r.Read blocks, as Check does when emit
-// fails.
+// fails; what was read ahead is dropped, so that the iterator is for
+// ranging over once. On a live stream, such as a pipe, each message is
+// yielded as soon as its line is in.
 func Messages(ctx context.Context, r io.Reader, opts Options) iter.Seq2[Decoded, error] {
 	return func(yield func(Decoded, error) bool) {
 		_, err := check(ctx, r, opts, true, func(res Result, m catalogue.Message) error {
