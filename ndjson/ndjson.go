@@ -10,6 +10,29 @@
 //		}
 //		return nil
 //	})
+//
+// A consumer that wants the messages themselves ranges over Messages,
+// which reads the stream in the same way, and hands out each valid
+// message decoded, typed by its schema, and the same verdict on each
+// invalid one:
+//
+//	for d, err := range ndjson.Messages(ctx, os.Stdin, ndjson.Options{}) {
+//		if err != nil {
+//			return err // reading failed
+//		}
+//		if d.Err != nil {
+//			log.Printf("line %d: %v", d.Line, d.Err)
+//			continue
+//		}
+//		switch m := d.Message.(type) {
+//		case *device.Device:
+//			// ...
+//		}
+//	}
+//
+// A message is what lies between line ends: "\n", or "\r\n", as
+// bufio.ScanLines splits lines. Its verdict, byte offsets included, is the
+// one catalogue.Decode gives for the line without its line end.
 package ndjson
 
 import (
@@ -85,7 +108,8 @@ func (lineTooLong) Unwrap() error { return ErrLineTooLong }
 
 // Result is the verdict on one message.
 type Result struct {
-	// Line is the message's line number, counting from 1; blank lines are
+	// Line is the message's line number, counting from 1; blank lines,
+	// holding nothing but JSON white space (space, tab, "\r"), are
 	// counted but not judged.
 	Line int
 	// Schema is the name of the schema the message was judged by, or ""
@@ -162,12 +186,18 @@ type batch struct {
 	lines   []batchLine
 	buf     []byte
 	results []Result
-	cost    int64 // of the in-flight budget, taken when it was sent
-	done    chan struct{}
+	// messages[i] is the message of results[i] when it is valid, kept
+	// only for Messages.
+	messages []catalogue.Message
+	cost     int64 // of the in-flight budget, taken when it was sent
+	done     chan struct{}
 }
 
 // Check reads r to its end, judges every non-blank line, and calls emit
-// with each result, in input order, from a single goroutine. It stops at
+// with each result, in input order, from a single goroutine. Lines are
+// judged a batch at a time, and a batch is sent as soon as the input has
+// nothing more for now, so that on a live stream, such as a pipe, each
+// result comes once its line is in. It stops at
 // the first error from reading or from emit, or when ctx is done, and
 // returns it; a line that is not JSON, or not a valid message, is not an
 // error but a result. A last line without a line end is judged only at
@@ -180,6 +210,12 @@ type batch struct {
 // to finish on a goroutine of its own, which then drops what it read and
 // reads no more. The caller owns r, and may close it to end such a call.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
+	return check(ctx, r, opts, false, func(res Result, _ catalogue.Message) error { return emit(res) })
+}
+
+// check is Check, handing emit the message of each valid line too if keep
+// is true, and nil for it otherwise.
+func check(ctx context.Context, r io.Reader, opts Options, keep bool, emit func(Result, catalogue.Message) error) (Stats, error) {
 	if opts.Schema != "" || opts.Version != "" {
 		if _, err := catalogue.New(opts.Schema, opts.Version); err != nil {
 			return Stats{}, err
@@ -218,7 +254,7 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				judge(b, opts)
+				judge(b, opts, keep)
 				close(b.done)
 			}
 		}()
@@ -249,12 +285,16 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 	for b := range order {
 		<-b.done
 		if err == nil { // else drain, so the reader and workers can finish
-			for _, res := range b.results {
+			for i, res := range b.results {
 				stats.Messages++
 				if res.Valid() {
 					stats.Valid++
 				}
-				if err = emit(res); err != nil {
+				var m catalogue.Message
+				if keep {
+					m = b.messages[i]
+				}
+				if err = emit(res, m); err != nil {
 					cancel()
 					break
 				}
@@ -278,7 +318,8 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 // reports false to stop. A line longer than maxLine bytes is not kept but
 // marked, in its batch, as too long.
 func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *bigLines, n *int64, send func(*batch) bool) error {
-	br := bufio.NewReaderSize(newCancelReader(ctx, r, readChunk), readChunk)
+	cr := newCancelReader(ctx, r, readChunk)
+	br := bufio.NewReaderSize(cr, readChunk)
 	line := 0
 	b := newBatch(1)
 	flush := func() bool {
@@ -298,12 +339,17 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 		switch {
 		case err == nil, err == io.EOF && read > 0:
 			line++
-			l := batchLine{text: b.buf[start:], tooLong: read > int64(maxLine)}
-			if len(bytes.TrimSpace(l.text)) == 0 {
+			l := batchLine{text: trimLineEnd(b.buf[start:]), tooLong: read > int64(maxLine)}
+			if blank(l.text) {
 				l.text = nil
 			}
 			b.lines = append(b.lines, l)
-			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes {
+			// A batch is also sent when the input has nothing more for
+			// now, so that on a live stream (a pipe, a socket) each
+			// message is judged, and handed out, once its line is in,
+			// not when enough others have followed it. A file is read
+			// ahead, and fills batches.
+			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes || br.Buffered() == 0 && !cr.ready() {
 				if !flush() {
 					return ctx.Err()
 				}
@@ -325,6 +371,29 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 			return err
 		}
 	}
+}
+
+// trimLineEnd returns line without its line end, "\n" or "\r\n", and
+// without a "\r" that ends the last line, as bufio.ScanLines splits lines:
+// a message is what lies between line ends, so that a line cut short is
+// reported where its text ends, at the byte offset catalogue.Decode gives
+// for the line a line reader returns, and not at its line end.
+func trimLineEnd(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+// blank reports whether line holds nothing but JSON white space: space,
+// tab, carriage return, line feed. Other white space, such as a form
+// feed or a no-break space, is not JSON, and makes an invalid message
+// rather than a line skipped unseen.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // readChunk is the size of the reads from the input.
@@ -538,6 +607,25 @@ func (c *cancelReader) fill(r io.Reader) {
 	}
 }
 
+// ready reports whether Read would return at once: what it has not
+// handed out yet, or a chunk already read, is there.
+func (c *cancelReader) ready() bool {
+	if len(c.rest) > 0 || c.err != nil {
+		return true
+	}
+	if c.buf != nil {
+		c.free <- c.buf // never blocks, as in Read
+		c.buf = nil
+	}
+	select {
+	case ch := <-c.chunks:
+		c.buf, c.rest, c.err = ch.buf, ch.buf, ch.err
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *cancelReader) Read(p []byte) (int, error) {
 	if len(c.rest) == 0 {
 		if c.err != nil {
@@ -583,14 +671,18 @@ func recycle(b *batch, big *bigLines) {
 	}
 	clear(b.lines)
 	clear(b.results)
-	b.lines, b.buf, b.results = b.lines[:0], b.buf[:0], b.results[:0]
+	clear(b.messages)
+	b.lines, b.buf, b.results, b.messages = b.lines[:0], b.buf[:0], b.results[:0], b.messages[:0]
 	batches.Put(b)
 }
 
-// judge decides every line of a batch. The lines share the batch's
-// buffer, which is kept only until the batch is emitted.
-func judge(b *batch, opts Options) {
+// judge decides every line of a batch, keeping the message of each valid
+// one if keep is true. The lines share the batch's buffer, which is kept
+// only until the batch is emitted; a decoded message holds a copy of what
+// it keeps, and so outlives it.
+func judge(b *batch, opts Options, keep bool) {
 	b.results = b.results[:0]
+	b.messages = b.messages[:0]
 	for i, l := range b.lines {
 		res := Result{Line: b.first + i}
 		text := l.text
@@ -598,6 +690,9 @@ func judge(b *batch, opts Options) {
 		case l.tooLong:
 			res.Schema, res.Err = opts.Schema, lineTooLong{opts.MaxLine} // "" unless Options.Schema chose it
 			b.results = append(b.results, res)
+			if keep {
+				b.messages = append(b.messages, nil)
+			}
 			continue
 		case text == nil:
 			continue
@@ -612,5 +707,11 @@ func judge(b *batch, opts Options) {
 			res.Schema = m.SchemaName()
 		}
 		b.results = append(b.results, res)
+		if keep {
+			if res.Err != nil {
+				m = nil // only a valid message is handed out, as Parse does
+			}
+			b.messages = append(b.messages, m)
+		}
 	}
 }
