@@ -224,3 +224,11 @@ func TestErrorSaysHowManyItOmits(t *testing.T) {
 	e.Omitted = 1
 	assert.Equal(t, "/a: bad; ... and 1 more violation", e.Error())
 }
+
+func TestPointerEscapesTheName(t *testing.T) {
+	assert.Equal(t, "/a~0b~1c", msg.Pointer("", "a~b/c"))
+	assert.Equal(t, "/plain", msg.Pointer("", "plain"))
+	assert.Equal(t, "/actor/id", msg.Pointer("/actor", "id"))
+	assert.Equal(t, "/", msg.Pointer("", ""), "the empty name is a member too")
+	assert.Equal(t, "/~01", msg.Pointer("", "~1"), "~ first, so that ~1 in a name is not read back as /")
+}
