@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetkit/catalogue/internal/textline"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -139,9 +139,9 @@ func (f Finding) String() string {
 }
 
 // oneLine escapes the characters of s that could end or disguise a line
-// (internal/textline, as every report of the library does). JSON text
+// (msg.Escape, as every report of the library does). JSON text
 // stays JSON: the escapes it writes for such characters are JSON's.
-func oneLine(s string) string { return textline.Escape(s) }
+func oneLine(s string) string { return msg.Escape(s) }
 
 // A Report is what Compare finds between two versions of a schema.
 type Report struct {

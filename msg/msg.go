@@ -18,8 +18,6 @@ package msg
 import (
 	"strconv"
 	"strings"
-
-	"github.com/fleetkit/catalogue/internal/textline"
 )
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
@@ -89,7 +87,7 @@ func (v *Violation) Error() string {
 	if path == "" {
 		path = "(root)"
 	}
-	return textline.Escape(path) + ": " + textline.Escape(v.Message)
+	return Escape(path) + ": " + Escape(v.Message)
 }
 
 // MaxViolations is how many violations an Error lists at most. A message

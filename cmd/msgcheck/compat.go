@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/fleetkit/catalogue/compat"
-	"github.com/fleetkit/catalogue/internal/textline"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -104,7 +104,7 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	for _, r := range reports {
-		fmt.Fprintln(stderr, "msgcheck compat: "+textline.Escape(summary(r))) // names come from the files
+		fmt.Fprintln(stderr, "msgcheck compat: "+msg.Escape(summary(r))) // names come from the files
 	}
 	if len(reports) == 0 {
 		fmt.Fprintln(stderr, "msgcheck compat: no two minor versions of one major to compare")
