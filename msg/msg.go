@@ -1,6 +1,8 @@
 // Package msg is the runtime shared by the generated message types of the
-// catalogue: the violations their decoding and validation report, and the
-// Nullable type of their optional, nullable fields.
+// catalogue and the bindings that carry them: the violations their
+// decoding and validation report, the Verdict every binding reports, the
+// Object and Nullable types of their free and nullable members, and the
+// JSON Pointers and escaped text of reports.
 //
 // A message that breaks its schema gives an *Error listing every
 // Violation found, each naming the member (a JSON Pointer), the rule it
@@ -10,9 +12,13 @@
 //	var e *msg.Error
 //	if errors.As(err, &e) { // Parse's errors are always an *msg.Error
 //		for _, v := range e.Violations {
-//			log.Printf("%s breaks %s: %s", v.Path, v.Rule, v.Message)
+//			log.Printf("%v [%s]", v, v.Rule) // "path: message", on one line
 //		}
 //	}
+//
+// VerdictOf turns what any decoder of the library returns into the
+// Verdict that msgcheck check -json, the HTTP validation route and a
+// broker's dead letters report.
 package msg
 
 import (
