@@ -308,9 +308,9 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	var m msg.Message
 	var err error
 	if hasCloudEvents(r.Header) {
-		// The headers name the published catalogue's schemas, whose types
-		// package ce knows.
-		m, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
+		// The headers name the published catalogue's schemas, whose table
+		// of kinds ce decodes by.
+		m, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
 	} else {
 		m, err = h.decodeAs(name, version, body)
 	}

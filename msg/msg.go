@@ -171,6 +171,12 @@ type Message interface {
 	// SchemaVersion returns the version of the message's schema: the
 	// version it is judged and encoded by.
 	SchemaVersion() string
+	// SchemaKind returns the kind of the message: its schema and the
+	// members that identify a message (see Kind).
+	SchemaKind() *Kind
+	// Identity returns the values of the members that identify the
+	// message, as its kind names them.
+	Identity() Identity
 	// MarshalJSON encodes the message.
 	MarshalJSON() ([]byte, error)
 	// AppendJSON appends the encoding of the message to b.

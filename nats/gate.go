@@ -10,6 +10,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 )
 
@@ -247,12 +248,14 @@ func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
 		}
 		return out, true
 	}
-	msg, err := ce.NATS.Decode(m.Headers(), m.Data())
+	// The identity Decode checked the headers against is the one the
+	// output's headers are written from: the message is read once.
+	msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, m.Headers(), m.Data())
 	if err == nil {
 		out := &natsgo.Msg{Subject: g.Output, Header: forwardHeaders(m.Headers()), Data: m.Data()}
 		// Overwrite what agreed with the message with the canonical form,
 		// and add what was missing.
-		if err = ce.NATS.Write(out.Header, msg); err == nil {
+		if err = ce.NATS.WriteIdentity(out.Header, id); err == nil {
 			out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
 			return out, true
 		}
