@@ -273,11 +273,10 @@ func PathToken(name string) string {
 	return Pointer(Shorten(name))
 }
 
-// Pointer escapes a member name as a JSON Pointer reference token, as
-// msg.Pointer, which makes every pointer of the library, escapes it.
+// Pointer escapes a member name as a JSON Pointer reference token.
 func Pointer(name string) string {
 	if !strings.ContainsAny(name, "~/") {
 		return name
 	}
-	return msg.Pointer("", name)[1:]
+	return msg.Pointer("", name)[1:] // the library's one escaper
 }
