@@ -25,11 +25,6 @@ const ContentType = "application/json"
 // source members to derive one from.
 const EventSource = "/events"
 
-// RuleHeader is the rule of a violation found in the headers: a header
-// that contradicts the body, or another header, or is malformed or
-// repeated.
-const RuleHeader msg.Rule = "header"
-
 // The names of the CloudEvents attributes, without the transport's prefix.
 const (
 	AttrSpecVersion = "specversion"
@@ -80,7 +75,7 @@ type Attributes struct {
 // is not its schema's name cannot be given headers that agree with it
 // (ce-type names the schema, and a consumer would find them contradicting
 // the body): AttributesOf returns an *msg.Error for it, with a violation
-// of rule RuleHeader at /message_type.
+// of rule msg.RuleHeader at /message_type.
 func AttributesOf(m msg.Message) (Attributes, error) {
 	id := m.Identity()
 	if err := writable(id); err != nil {
@@ -106,7 +101,7 @@ func writable(id msg.Identity) error {
 	if k.TypeMember != "" && id.Type != k.Name {
 		return &msg.Error{Violations: []*msg.Violation{{
 			Path:    k.TypeMember,
-			Rule:    RuleHeader,
+			Rule:    msg.RuleHeader,
 			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", k.Name),
 			Value:   quote(id.Type),
 		}}}
@@ -283,7 +278,7 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		ds := hs.v[hDataSchema]
 		if kinds.LookupID(ds) != k {
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, k.Name, k.Version),
 				Value:   quote(ds),
 			})
@@ -358,7 +353,7 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 			hs.set |= 1 << i
 		default:
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s is given %d times, want once", key, len(vs)),
 				Value:   quoteAll(vs),
 			})
@@ -398,7 +393,7 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 		return false
 	}
 	add := func(path, format string, args ...any) {
-		bad = append(bad, &msg.Violation{Path: path, Rule: RuleHeader, Message: fmt.Sprintf(format, args...)})
+		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...)})
 	}
 	value := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
+
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // A repr is how a member is held in its Go struct.
@@ -103,13 +106,6 @@ func (sf *schemaFile) olderMinor() {
 // unexport lower-cases the first letter of an exported Go name.
 func unexport(name string) string {
 	return strings.ToLower(name[:1]) + name[1:]
-}
-
-// extraRules are the catalogue's rules that JSON Schema cannot express,
-// by schema name and member path. The schema files cannot carry them
-// without breaking their own defaults (decision 6).
-var extraRules = map[string]map[string]string{
-	"core.device": {"/imei": "imei"},
 }
 
 // reserved are the names of the methods of every generated message type
@@ -290,9 +286,12 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 	if f.MinLength > 0 && !f.row().MinLength {
 		return nil, fmt.Errorf("%s: minLength on a member that is not a plain string", path)
 	}
-	if rule, ok := extraRules[schema][path]; ok {
-		if rule != "imei" || f.Kind != kindString || f.Nullable {
-			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, rule)
+	for _, r := range schemas.ExtraRules(schema) { // the catalogue's rules JSON Schema cannot express
+		if r.Pointer() != path {
+			continue
+		}
+		if r.Rule != msg.RuleIMEI || f.Kind != kindString || f.Nullable {
+			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, r.Rule)
 		}
 		f.IMEI = true
 	}

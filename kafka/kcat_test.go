@@ -18,6 +18,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // needKcat returns kcat's path, or skips the test (fails it in CI, which
@@ -68,7 +69,7 @@ func TestKcatProducesWhatTheConsumerAccepts(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	bad := consumeAll(t, c, "bad", 1)
 	_, err = kafka.Decode(catalogue.Kinds, bad[0])
-	assert.Contains(t, rulesOf(err), ce.RuleHeader, "%v", err)
+	assert.Contains(t, rulesOf(err), msg.RuleHeader, "%v", err)
 }
 
 func TestKcatReadsWhatTheProducerWrites(t *testing.T) {

@@ -134,7 +134,7 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // schema by the ce_dataschema header, then the framing's registry id,
 // then ce_type, then the message's message_type (decision 15). Every one
 // of them that is present must agree, or the message is invalid, with a
-// violation of rule ce.RuleHeader; so must the other headers, as package
+// violation of rule msg.RuleHeader; so must the other headers, as package
 // ce checks them. A framing whose registry id the table does not have,
 // like a ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
@@ -166,7 +166,7 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 	case m == nil:
 	case chosen != k:
 		err = appendViolation(err, &msg.Violation{
-			Rule:    ce.RuleHeader,
+			Rule:    msg.RuleHeader,
 			Message: fmt.Sprintf("the value's framing names registry id %d, %s version %s, not the schema %s%s names", id, k.Name, k.Version, ce.Kafka.Prefix, ce.AttrDataSchema),
 		})
 	case k.TypeMember != "" && ident.Type != k.Name && !breaks(err, k.TypeMember):
@@ -174,7 +174,7 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 		// the framing names the schema too.
 		err = appendViolation(err, &msg.Violation{
 			Path:    k.TypeMember,
-			Rule:    ce.RuleHeader,
+			Rule:    msg.RuleHeader,
 			Message: fmt.Sprintf("message_type contradicts the value's framing, whose registry id %d names %s", id, k.Name),
 			Value:   strconv.Quote(ident.Type),
 		})

@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
@@ -176,9 +175,9 @@ func TestDecodeChoosesTheSchemaAsDecision15Says(t *testing.T) {
 		{"plain, by message_type", record(device), "core.device", nil},
 		{"framed, by its id", record(frame(dev.RegistryID, device)), "core.device", nil},
 		{"framed and ce_dataschema agree", record(frame(dev.RegistryID, device), "ce_dataschema", dev.ID), "core.device", nil},
-		{"ce_dataschema comes before the framing", record(frame(veh.RegistryID, device), "ce_dataschema", dev.ID), "core.device", []msg.Rule{ce.RuleHeader}},
-		{"the framing comes before ce_type", record(frame(veh.RegistryID, device), "ce_type", "core.device"), "core.vehicle", []msg.Rule{ce.RuleHeader}},
-		{"a framing that is not the body's schema", record(frame(veh.RegistryID, device)), "core.vehicle", []msg.Rule{msg.RuleRequired, ce.RuleHeader}},
+		{"ce_dataschema comes before the framing", record(frame(veh.RegistryID, device), "ce_dataschema", dev.ID), "core.device", []msg.Rule{msg.RuleHeader}},
+		{"the framing comes before ce_type", record(frame(veh.RegistryID, device), "ce_type", "core.device"), "core.vehicle", []msg.Rule{msg.RuleHeader}},
+		{"a framing that is not the body's schema", record(frame(veh.RegistryID, device)), "core.vehicle", []msg.Rule{msg.RuleRequired, msg.RuleHeader}},
 		{"a frame cut short", record([]byte{0, 0, 0}), "", []msg.Rule{msg.RuleSyntax}},
 		{"a vehicle framed as one", record(frame(veh.RegistryID, vehicle), "ce_type", "core.vehicle"), "core.vehicle", nil},
 	} {

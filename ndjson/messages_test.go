@@ -101,8 +101,8 @@ func TestLineLongerThanTheLimitGetsTheSameVerdictFromMessages(t *testing.T) {
 	fromMessages, _ := messagesVerdicts(t, input, opts)
 	want := []verdict{
 		{Line: 1, Schema: "core.association"},
-		{Line: 2, Err: fmt.Sprintf("line longer than %d bytes", opts.MaxLine)},
-		{Line: 3, Err: fmt.Sprintf("line longer than %d bytes", opts.MaxLine)},
+		{Line: 2, Err: fmt.Sprintf("(root): line longer than %d bytes", opts.MaxLine)},
+		{Line: 3, Err: fmt.Sprintf("(root): line longer than %d bytes", opts.MaxLine)},
 		{Line: 4, Schema: "core.association"},
 	}
 	assert.Equal(t, want, fromCheck)
@@ -185,7 +185,7 @@ func TestMessagesTakesLinesAScannerCannot(t *testing.T) {
 		got = append(got, verdictOf(d.Line, d.Schema, d.Err))
 	}
 	assert.Equal(t, []verdict{
-		{Line: 1, Err: fmt.Sprintf("line longer than %d bytes", ndjson.DefaultMaxLine)},
+		{Line: 1, Err: fmt.Sprintf("(root): line longer than %d bytes", ndjson.DefaultMaxLine)},
 		{Line: 2, Schema: "core.association"},
 	}, got)
 
