@@ -7,7 +7,6 @@ import (
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
@@ -39,8 +38,7 @@ func benchGate(b *testing.B, mode string, timed bool) {
 	defer br.stop()
 	bytes := publishBench(b, br, b.N)
 	cons := br.durable("gate", "in.>")
-	g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond,
-		passThrough: mode == "passthrough"}
+	g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
 	if !timed {
 		st, err := g.Run(context.Background())
 		require.NoError(b, err)
@@ -119,55 +117,3 @@ func BenchmarkPublish(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkJudge times the gate's own work on one message, without a
-// broker: judging it and making the copy to publish (or its dead letter),
-// on the mix BenchmarkGate gates, beside passthrough's copy. It is the part
-// of BenchmarkGate's difference that is the gate's; the rest is the broker
-// storing dead letters in a stream of their own.
-func BenchmarkJudge(b *testing.B) {
-	const n = 4096
-	g := newGen(n)
-	msgs := make([]jetstream.Msg, n)
-	var size int64
-	for i := range msgs {
-		var m *natsgo.Msg
-		if i%8 == 7 {
-			m = g.invalid(b, fmt.Sprintf("bad-%d", i))
-		} else {
-			var err error
-			m, err = newMsg("in.x", g.valid())
-			require.NoError(b, err)
-		}
-		size += int64(len(m.Data))
-		msgs[i] = &delivered{m: m, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
-		msgs[i].(*delivered).md.Sequence.Stream = uint64(i + 1)
-	}
-	for _, mode := range []string{"validate", "passthrough"} {
-		b.Run(mode, func(b *testing.B) {
-			gt := &Gate{Output: "out", DeadLetter: "dead", passThrough: mode == "passthrough"}
-			b.SetBytes(size / n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if out, _ := gt.judge(msgs[i%n]); out == nil {
-					b.Fatal("no copy")
-				}
-				i++
-			}
-		})
-	}
-}
-
-// delivered is a message as JetStream delivers it, for benchmarks that
-// leave the broker out.
-type delivered struct {
-	jetstream.Msg // not set: calling anything else panics
-	m             *natsgo.Msg
-	md            *jetstream.MsgMetadata
-}
-
-func (d *delivered) Metadata() (*jetstream.MsgMetadata, error) { return d.md, nil }
-func (d *delivered) Data() []byte                              { return d.m.Data }
-func (d *delivered) Headers() natsgo.Header                    { return d.m.Header }
-func (d *delivered) Subject() string                           { return d.m.Subject }

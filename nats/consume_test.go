@@ -17,6 +17,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/msg"
@@ -152,9 +153,9 @@ func publishRaw(t *testing.T, b *broker, m *natsgo.Msg) {
 }
 
 // deadLetters returns the dead letters stored, each with its verdict.
-func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []Verdict) {
+func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []gate.Verdict) {
 	msgs := b.all("DEAD")
-	verdicts := make([]Verdict, len(msgs))
+	verdicts := make([]gate.Verdict, len(msgs))
 	for i, m := range msgs {
 		v, err := ParseVerdict(m.Header)
 		require.NoError(t, err)
@@ -298,7 +299,7 @@ func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
 			}
 			assert.Equal(t, vs, dl.Header[k], "%s: %s", name, k)
 		}
-		assert.Equal(t, "IN:"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
+		assert.Equal(t, b.incarnation("IN")+":"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
 		assert.Empty(t, dl.Header.Get("nats-rollup"), name)
 		found := false
 		for _, v := range verdicts[i].Violations {

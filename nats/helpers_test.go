@@ -99,6 +99,14 @@ func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerC
 	return c
 }
 
+// incarnation returns the incarnation of a stream, as the ids of its
+// dead letters name it.
+func (b *broker) incarnation(stream string) string {
+	s, err := b.js.Stream(context.Background(), stream)
+	require.NoError(b.t, err)
+	return incarnation(s.CachedInfo())
+}
+
 // all reads every message of a stream.
 func (b *broker) all(stream string) []*jetstream.RawStreamMsg {
 	ctx := context.Background()

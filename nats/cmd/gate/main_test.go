@@ -22,7 +22,7 @@ import (
 func TestDemoSplitsTheSampleStream(t *testing.T) {
 	const file = "../../../testdata/messages.ndjson"
 	var stdout, stderr bytes.Buffer
-	status := run(context.Background(), []string{"-publish", file}, &stdout, &stderr)
+	status := run(context.Background(), []string{"demo", "-publish", file}, &stdout, &stderr)
 	require.Equal(t, 1, status, "stderr: %s", stderr.String())
 
 	// What msgcheck says of each line, as published (without its newline).
@@ -50,7 +50,7 @@ func TestDemoSplitsTheSampleStream(t *testing.T) {
 		"stream VALID (fleet.valid): 23 messages",
 		"stream DEAD (fleet.dead): 14 messages")
 	assert.Equal(t, strings.Join(want, "\n")+"\n", stdout.String())
-	assert.Contains(t, stderr.String(), "gate: 37 messages, 23 valid to fleet.valid, 14 invalid to fleet.dead")
+	assert.Contains(t, stderr.String(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
 }
 
 func TestUsageErrors(t *testing.T) {
