@@ -17,9 +17,9 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
-	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/vehicle"
