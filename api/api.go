@@ -304,26 +304,26 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	var m msg.Message
 	var err error
 	if hasCloudEvents(r.Header) {
 		// The headers name the published catalogue's schemas, whose types
 		// package ce knows.
-		_, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
+		m, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
 	} else {
-		_, err = h.decodeAs(name, version, body)
+		m, err = h.decodeAs(name, version, body)
 	}
-	if err == nil {
-		writeJSON(w, r, http.StatusOK, validBody)
-		return
-	}
-	invalid, ok := errors.AsType[*msg.Error](err)
-	if !ok {
+	if m == nil {
 		// A schema file the catalogue has no Go type for: the handler and
 		// the library disagree on what the catalogue holds.
 		writeError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(verdict{Violations: invalid.Violations, Omitted: invalid.Omitted}))
+	status := http.StatusOK
+	if err != nil {
+		status = http.StatusUnprocessableEntity
+	}
+	writeJSON(w, r, status, mustEncode(msg.VerdictOf(m, err)))
 }
 
 // readFailure returns the status and the text of the answer to a request
@@ -387,18 +387,6 @@ func hasCloudEvents(h http.Header) bool {
 		}
 	}
 	return false
-}
-
-// validBody is the body of the answer to a valid message.
-var validBody = mustEncode(verdict{Valid: true})
-
-// verdict is the body of the validation route's 200 and 422 answers, the
-// violations in their JSON form (see msg.Violation), at most
-// msg.MaxViolations of them, and the number omitted after them.
-type verdict struct {
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"`
-	Omitted    int              `json:"omitted,omitempty"`
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not

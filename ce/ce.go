@@ -31,11 +31,6 @@ const ContentType = "application/json"
 // source members to derive one from.
 const EventSource = "/events"
 
-// RuleHeader is the rule of a violation found in the headers: a header
-// that contradicts the body, or another header, or is malformed or
-// repeated.
-const RuleHeader msg.Rule = "header"
-
 // The names of the CloudEvents attributes, without the transport's prefix.
 const (
 	AttrSpecVersion = "specversion"
@@ -86,7 +81,7 @@ type Attributes struct {
 // is not its schema's name cannot be given headers that agree with it
 // (ce-type names the schema, and a consumer would find them contradicting
 // the body): AttributesOf returns an *msg.Error for it, with a violation
-// of rule RuleHeader at /message_type.
+// of rule msg.RuleHeader at /message_type.
 func AttributesOf(m catalogue.Message) (Attributes, error) {
 	f, err := attributeFields(m)
 	if err != nil {
@@ -111,7 +106,7 @@ func attributeFields(m catalogue.Message) (fields, error) {
 	if f.hasType && f.messageType != m.SchemaName() {
 		return fields{}, &msg.Error{Violations: []*msg.Violation{{
 			Path:    "/message_type",
-			Rule:    RuleHeader,
+			Rule:    msg.RuleHeader,
 			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", m.SchemaName()),
 			Value:   quote(f.messageType),
 		}}}
@@ -218,7 +213,7 @@ func (b Binding) DecodeAs(h Header, name, version string, body []byte) (catalogu
 		ds := hs.v[hDataSchema]
 		if s, err := lookupID(ds); err != nil || s.Name != name || s.Version != version {
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, name, version),
 				Value:   quote(ds),
 			})
@@ -316,7 +311,7 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 			hs.set |= 1 << i
 		default:
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s is given %d times, want once", key, len(vs)),
 				Value:   quoteAll(vs),
 			})
@@ -358,7 +353,7 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 		return false
 	}
 	add := func(path, format string, args ...any) {
-		bad = append(bad, &msg.Violation{Path: path, Rule: RuleHeader, Message: fmt.Sprintf(format, args...)})
+		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...)})
 	}
 	value := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }

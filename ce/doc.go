@@ -40,7 +40,7 @@
 // https alike, as schemas.LookupID does), else by ce-type, at its latest
 // version, else by the body's message_type (catalogue.Decode). Every header
 // that is present must then agree with the body: a header that contradicts
-// it makes the message invalid, with a violation of rule RuleHeader, and is
+// it makes the message invalid, with a violation of rule msg.RuleHeader, and is
 // never trusted over the body. No header is required, so that a message
 // published without them is still judged by its message_type; a header
 // given twice is a violation, since two readers could each believe another

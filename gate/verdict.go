@@ -7,13 +7,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/msg"
-	"github.com/fleetkit/catalogue/ndjson"
 )
-
-// MaxVerdictBytes bounds the JSON of a Verdict: violations beyond it are
-// counted in More rather than listed, so that a dead letter is never much
-// larger than the message it holds.
-const MaxVerdictBytes = 32 << 10
 
 // A Place is where an input message was on its broker: enough to find it
 // again, or to tell an operator where to look.
@@ -28,25 +22,22 @@ type Place struct {
 	Sequence uint64 `json:"sequence"`
 }
 
-// A Verdict says why a message was dead-lettered: in the shape of the
-// lines of msgcheck check -json, the file and line replaced by where the
-// message was (its Place), and the violations in msg.Violation's JSON
-// form. A binding carries it in a header of the dead letter, as one line
-// of JSON.
+// A Verdict says why a message was dead-lettered: the library's verdict
+// on it (msg.Verdict, in the JSON form every binding reports), where the
+// message was (its Place), how many times it was delivered, and whether
+// its dead letter had to be cut to fit. A binding carries it in a header
+// of the dead letter, as one line of JSON:
+//
+//	{"subject":"fleet.in.sample","stream":"IN","sequence":6,"schema":"core.device","version":"1.0","valid":false,"violations":[...],"deliveries":1}
+//
+// Valid is the schema's verdict: a message its schema accepts is
+// dead-lettered with "valid":true when a gate could not forward it (a
+// violation of rule msg.RuleDuplicateID or msg.RuleTooLarge), or when a
+// consumer's handler failed on it as many times as it may be delivered
+// (Error).
 type Verdict struct {
 	Place
-	// Schema is the name of the schema the message was judged by, "" if
-	// none could be chosen.
-	Schema string `json:"schema"`
-	// Valid is true for a message its schema accepts: one a consumer's
-	// handler failed on as many times as it may be delivered, or one a
-	// gate could not forward (msg.RuleDuplicateID, msg.RuleTooLarge).
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"`
-	// More counts the violations not listed: those the decoder only
-	// counted, past msg.MaxViolations (msg.Error's Omitted), and those
-	// left out to keep the verdict within its bound.
-	More int `json:"more,omitempty"`
+	msg.Verdict
 	// Deliveries is how many times the message was delivered.
 	Deliveries uint64 `json:"deliveries"`
 	// Error is the handler's last error, for a valid message.
@@ -61,45 +52,22 @@ type Verdict struct {
 	HeadersDropped bool `json:"headers_dropped,omitempty"`
 }
 
-// RuleSchema is the rule of the violation of a message whose headers name
-// no schema of the catalogue (ce-dataschema or ce-type). One whose
-// message_type is absent or names none has, as msgcheck reports it, a
-// violation at /message_type of rule ndjson.RuleMessageType.
-const RuleSchema msg.Rule = "schema"
-
 // VerdictOf returns the verdict on a message whose decoding gave m and
-// err (as ce.Binding's Decode returns them): err's violations, and in
-// More those it counted past msg.MaxViolations, or one violation saying
-// why no schema was chosen. Its Place and Deliveries are left for the
-// caller. A nil err gives a valid verdict with no violation.
+// err (as ce.Binding's Decode returns them), as msg.VerdictOf makes it.
+// Its Place and Deliveries are left for the caller.
 func VerdictOf(m catalogue.Message, err error) Verdict {
-	var v Verdict
-	if m != nil {
-		v.Schema = m.SchemaName()
-	}
-	switch e, ok := errors.AsType[*msg.Error](err); {
-	case err == nil:
-		v.Valid = true
-	case ok:
-		v.Violations, v.More = e.Violations, e.Omitted
-	case errors.Is(err, catalogue.ErrUnknownType) || errors.Is(err, catalogue.ErrNoType):
-		v.Violations = []*msg.Violation{{Path: "/message_type", Rule: ndjson.RuleMessageType, Message: err.Error()}}
-	default:
-		v.Violations = []*msg.Violation{{Rule: RuleSchema, Message: err.Error()}}
-	}
-	return v
+	return Verdict{Verdict: msg.VerdictOf(m, err)}
 }
 
-// Encode returns v as JSON, its violations cut to keep it within limit
-// bytes (and MaxVerdictBytes), those cut counted in More. It returns
-// ErrTooLarge if v does not fit even with no violation listed.
+// Encode returns v as JSON, as msg.MarshalHeader writes it, its
+// violations cut to keep it within limit bytes (and msg.MaxVerdictBytes),
+// those cut counted in Omitted. It returns an error wrapping ErrTooLarge
+// if v does not fit even with no violation listed.
 func (v Verdict) Encode(limit int) ([]byte, error) {
-	limit = min(limit, MaxVerdictBytes)
 	for {
-		b, err := json.Marshal(v)
+		b, err := msg.MarshalHeader(&v)
 		if err != nil {
-			// Strings, numbers and msg.Violations always encode.
-			panic("gate: " + err.Error())
+			return nil, err
 		}
 		if len(b) <= limit {
 			return b, nil
@@ -108,7 +76,7 @@ func (v Verdict) Encode(limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: a verdict of %d bytes, with room for %d", ErrTooLarge, len(b), limit)
 		}
 		cut := max(1, len(v.Violations)/2)
-		v.More += cut
+		v.Omitted += cut
 		v.Violations = v.Violations[:len(v.Violations)-cut]
 	}
 }

@@ -40,6 +40,14 @@ const (
 	RuleRange     Rule = "range"     // the integer does not fit in an int64, a documented limit of the library
 	RuleDepth     Rule = "depth"     // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI
+
+	// The rules below are not the message's schema's but those of how it
+	// was received: by its message_type, in a stream, beside headers.
+
+	RuleMessageType Rule = "message_type" // the message_type is absent, or names no schema of the catalogue, so no schema can be chosen
+	RuleSchema      Rule = "schema"       // what names the schema (a header, an argument) names none of the catalogue
+	RuleHeader      Rule = "header"       // a header (CloudEvents ce-*) is malformed or contradicts the body
+	RuleLineLength  Rule = "line_length"  // the line of a stream is longer than its limit, a limit of the stream, not of the schema
 )
 
 // A Violation is one way in which a message breaks its schema. Its JSON
@@ -60,7 +68,15 @@ type Violation struct {
 	// as: a time as its RFC 3339 string, a year past 9999 or an offset in
 	// seconds included.
 	Value string `json:"value,omitempty"`
+	// Err, if not nil, is a condition the violation is an instance of,
+	// which callers branch on: errors.Is(err, catalogue.ErrNoType) holds
+	// for an error listing a violation whose Err is ErrNoType. It is not
+	// part of the violation's JSON or text.
+	Err error `json:"-"`
 }
+
+// Unwrap returns v.Err.
+func (v *Violation) Unwrap() error { return v.Err }
 
 // Error returns the violation as "path: message", on one line whatever
 // the message holds: a control character, a line or paragraph separator,

@@ -385,5 +385,5 @@ func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
 	_, verdicts := deadLetters(t, b)
 	require.Len(t, verdicts, 1)
 	assert.Len(t, verdicts[0].Violations, msg.MaxViolations)
-	assert.Equal(t, want.Omitted(), verdicts[0].More)
+	assert.Equal(t, want.Omitted(), verdicts[0].Omitted)
 }

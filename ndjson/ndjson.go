@@ -66,13 +66,10 @@ type Options struct {
 const DefaultMaxLine = 4 << 20
 
 // ErrLineTooLong is wrapped by the Err of a line longer than
-// Options.MaxLine. Its violation, at the document's root, has rule
-// RuleLineLength.
+// Options.MaxLine, an *msg.Error whose one violation, at the document's
+// root, has rule msg.RuleLineLength: a limit of the stream, not of the
+// schema.
 var ErrLineTooLong = errors.New("line too long")
-
-// RuleLineLength is the rule of the violation of a line longer than
-// Options.MaxLine: a limit of the stream, not of the schema.
-const RuleLineLength msg.Rule = "line_length"
 
 // lineTooLong is the error of a line longer than max bytes.
 type lineTooLong struct{ max int }
@@ -83,6 +80,12 @@ func (e lineTooLong) Error() string {
 
 func (lineTooLong) Unwrap() error { return ErrLineTooLong }
 
+// tooLong returns the error of a line longer than max bytes.
+func tooLong(max int) error {
+	err := lineTooLong{max}
+	return &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleLineLength, Message: err.Error(), Err: err}}}
+}
+
 // Result is the verdict on one message.
 type Result struct {
 	// Line is the message's line number, counting from 1; blank lines are
@@ -91,47 +94,36 @@ type Result struct {
 	// Schema is the name of the schema the message was judged by, or ""
 	// if none could be chosen (an absent or unknown message_type).
 	Schema string
+	// Version is the version of Schema the message was judged by.
+	Version string
 	// Err is nil for a valid message. Otherwise it is an *msg.Error
 	// listing the violations (at most msg.MaxViolations, and the count of
-	// the rest), or an error wrapping catalogue.ErrNoType,
-	// catalogue.ErrUnknownType or ErrLineTooLong.
+	// the rest). One whose schema could not be chosen has one violation,
+	// at /message_type, of rule msg.RuleMessageType, and the error wraps
+	// catalogue.ErrNoType or catalogue.ErrUnknownType; a line longer than
+	// Options.MaxLine one, at the document's root, of rule
+	// msg.RuleLineLength, and the error wraps ErrLineTooLong.
 	Err error
 }
 
 // Valid reports whether the message is valid.
 func (r Result) Valid() bool { return r.Err == nil }
 
-// Violations returns the violations of an invalid message, the first
-// msg.MaxViolations of them (Omitted counts the rest). A message whose
-// schema could not be chosen has a single violation at /message_type,
-// with rule "message_type"; a line longer than Options.MaxLine, a single
-// violation at the document's root with rule "line_length".
-func (r Result) Violations() []*msg.Violation {
-	var e *msg.Error
-	switch {
-	case r.Err == nil:
-		return nil
-	case errors.As(r.Err, &e):
-		return e.Violations
-	case errors.Is(r.Err, ErrLineTooLong):
-		return []*msg.Violation{{Path: "", Rule: RuleLineLength, Message: r.Err.Error()}}
-	}
-	return []*msg.Violation{{Path: "/message_type", Rule: RuleMessageType, Message: r.Err.Error()}}
+// Verdict returns the verdict on the message, as msg.VerdictOf makes it:
+// the form msgcheck check -json reports.
+func (r Result) Verdict() msg.Verdict {
+	v := msg.VerdictOf(nil, r.Err)
+	v.Schema, v.Version = r.Schema, r.Version
+	return v
 }
+
+// Violations returns the violations of an invalid message, the first
+// msg.MaxViolations of them (Omitted counts the rest): those of Err.
+func (r Result) Violations() []*msg.Violation { return r.Verdict().Violations }
 
 // Omitted returns the number of violations found beyond those Violations
 // lists (see msg.MaxViolations).
-func (r Result) Omitted() int {
-	if e, ok := errors.AsType[*msg.Error](r.Err); ok {
-		return e.Omitted
-	}
-	return 0
-}
-
-// RuleMessageType is the rule of the violation of a message whose schema
-// cannot be chosen: its message_type is absent or names no schema of the
-// catalogue.
-const RuleMessageType msg.Rule = "message_type"
+func (r Result) Omitted() int { return r.Verdict().Omitted }
 
 // Stats counts what a stream held.
 type Stats struct {
@@ -596,7 +588,7 @@ func judge(b *batch, opts Options) {
 		text := l.text
 		switch {
 		case l.tooLong:
-			res.Schema, res.Err = opts.Schema, lineTooLong{opts.MaxLine} // "" unless Options.Schema chose it
+			res.Schema, res.Version, res.Err = opts.Schema, opts.Version, tooLong(opts.MaxLine) // "" unless Options.Schema chose it
 			b.results = append(b.results, res)
 			continue
 		case text == nil:
@@ -609,7 +601,7 @@ func judge(b *batch, opts Options) {
 			m, res.Err = catalogue.DecodeOr(text, opts.Default)
 		}
 		if m != nil {
-			res.Schema = m.SchemaName()
+			res.Schema, res.Version = m.SchemaName(), m.SchemaVersion()
 		}
 		b.results = append(b.results, res)
 	}

@@ -255,8 +255,7 @@ func (c *checker) writeLine(file string, res ndjson.Result) error {
 		schema = "?"
 	}
 	fmt.Fprintf(c.out, "%s:%d: %s: ", textline.Escape(file), res.Line, textline.Escape(schema))
-	report := msg.Error{Violations: res.Violations(), Omitted: res.Omitted()}
-	c.out.WriteString(report.Error())
+	c.out.WriteString(res.Verdict().Err().Error())
 	return c.out.WriteByte('\n')
 }
 
@@ -311,19 +310,16 @@ func size(n float64) string {
 	return fmt.Sprintf("%.1f GB", n/1e9)
 }
 
-// jsonResult is the -json form of a verdict. Violations is absent when the
-// message is valid; Schema is "" when none could be chosen.
+// jsonResult is the -json form of a verdict: the library's, msg.Verdict,
+// after where the message was.
 type jsonResult struct {
-	File       string           `json:"file"`
-	Line       int              `json:"line"`
-	Schema     string           `json:"schema"`
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"` // in their JSON form, as the HTTP API reports them
-	Omitted    int              `json:"omitted,omitempty"`    // violations found beyond those listed (msg.MaxViolations)
+	File string `json:"file"`
+	Line int    `json:"line"`
+	msg.Verdict
 }
 
 func jsonResultOf(file string, res ndjson.Result) jsonResult {
-	return jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid(), Violations: res.Violations(), Omitted: res.Omitted()}
+	return jsonResult{File: file, Line: res.Line, Verdict: res.Verdict()}
 }
 
 // countingReader counts the bytes read through it, for the progress line,

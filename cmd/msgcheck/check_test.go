@@ -212,7 +212,7 @@ func TestCheckReadsStandardInput(t *testing.T) {
 			assert.Equal(t, 1, r.code)
 			assert.Equal(t, [3]string{"2", "1", "1"}, r.summary(t))
 			if len(args) > 0 && args[0] == "-json" {
-				assert.Contains(t, r.stdout, `{"file":"-","line":2,"schema":"example.event","valid":false,`)
+				assert.Contains(t, r.stdout, `{"file":"-","line":2,"schema":"example.event","version":"1.0","valid":false,`)
 				return
 			}
 			assert.Equal(t, "-:2: "+invalidEventReport+"\n", r.stdout)

@@ -35,12 +35,13 @@
 // which is skipped without being held. With -json it prints instead one
 // object per message, valid ones included:
 //
-//	{"file":"-","line":3,"schema":"core.device","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
+//	{"file":"-","line":3,"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
 //
-// "violations" is absent when the message is valid, "schema" is "" when
-// none could be chosen, "value" is absent where no value is at fault (a
-// missing member), and "omitted", absent when zero, counts the violations
-// beyond those listed. At the end check prints a summary to stderr (messages,
+// which is the library's verdict (msg.Verdict) after where the message
+// was: "violations" is absent when the message is valid, "schema" is ""
+// and "version" absent when none could be chosen, "value" is absent where
+// no value is at fault (a missing member), and "omitted", absent when
+// zero, counts the violations beyond those listed. At the end check prints a summary to stderr (messages,
 // valid, invalid, bytes and throughput) and, while a long stream runs on a
 // terminal, a progress line there, which it never prints into a pipe or
 // file. Its exit status is 0 if every message is valid, 1 if any is invalid,

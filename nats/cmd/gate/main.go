@@ -414,7 +414,7 @@ func writeDeadLetter(w io.Writer, h natsgo.Header) {
 	if schema == "" {
 		schema = "?"
 	}
-	report := (&msg.Error{Violations: v.Violations, Omitted: v.More}).Error()
+	report := (&msg.Error{Violations: v.Violations, Omitted: v.Omitted}).Error()
 	if v.Truncated {
 		report += fmt.Sprintf(" (its body, %d bytes, cut to fit)", v.BodySize)
 	}
