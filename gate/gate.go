@@ -75,6 +75,11 @@ type Stored struct {
 	Previous func(ctx context.Context) ([]byte, error)
 }
 
+// ErrRefused is the error of a gate that refuses to start, because it
+// could not store its output or dead letters, or would read them back as
+// input (decision 16).
+var ErrRefused = errors.New("gate refused to start")
+
 // ErrGone is the error of Stored.Previous when the broker no longer has
 // the message stored under the key.
 var ErrGone = errors.New("no longer stored")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -38,7 +39,11 @@ import (
 type Gate struct {
 	JetStream jetstream.JetStream
 	// From is the consumer to read, such as one made with DurableConfig.
-	From jetstream.Consumer
+	// If it is nil, Run reads the durable consumer Durable of the stream
+	// that stores the subject Input, and makes it (DurableConfig) if it
+	// is not there.
+	From           jetstream.Consumer
+	Input, Durable string
 	// Output and DeadLetter are the subjects of valid and invalid
 	// messages: streams must hold them, and From must not read them.
 	Output, DeadLetter string
@@ -65,7 +70,7 @@ type Gate struct {
 type GateStats = gate.Stats
 
 // ErrRefused is the error of a gate that refuses to start (see Check).
-var ErrRefused = errors.New("nats: gate refused to start")
+var ErrRefused = gate.ErrRefused
 
 // MinMaxPayload is the smallest message size limit a gate starts with: a
 // dead letter must have room for its verdict and some of the body.
@@ -73,13 +78,29 @@ const MinMaxPayload = 4 << 10
 
 // Run checks that the gate can work (see Check) and runs it until ctx is
 // done, or with UntilIdle until nothing is left, and returns what it did.
-// Errors talking to the server (it restarting, say) are waited out, not
-// returned: the messages involved come again. It returns an error if
-// From is deleted (its stream deleted or recreated, say).
+// Errors talking to the server (it down at start, or restarting) are
+// waited out with back-off, and logged, not returned: the messages
+// involved come again. It returns an error wrapping ErrRefused if the
+// gate cannot work, and an error if From is deleted (its stream deleted
+// or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	b, err := g.prepare(ctx)
-	if err != nil {
-		return GateStats{}, err
+	var b *jsBroker
+	for try := 1; ; try++ {
+		var err error
+		if b, err = g.prepare(ctx); err == nil {
+			break
+		}
+		if errors.Is(err, ErrRefused) {
+			return GateStats{}, err
+		}
+		if ctx.Err() != nil {
+			return GateStats{}, nil // stopped before it started
+		}
+		wait := backoff(try)
+		if g.Log != nil {
+			g.Log.Warn("cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
+		}
+		pause(ctx, wait)
 	}
 	core := gate.Gate{Broker: b, Binding: ce.NATS, Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	return core.Run(ctx)
@@ -103,6 +124,25 @@ func (g *Gate) prepare(ctx context.Context) (*jsBroker, error) {
 	}
 	if g.Output == "" || g.DeadLetter == "" {
 		return nil, refuse("no output or dead-letter subject")
+	}
+	if !g.JetStream.Conn().IsConnected() {
+		return nil, errors.New("nats: not connected")
+	}
+	if g.From == nil {
+		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, refuse("no stream stores the input subject %s", g.Input)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
+		}
+		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
+		}
 	}
 	info, err := g.From.Info(ctx)
 	if err != nil {
@@ -270,6 +310,14 @@ func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }
 func (b *jsBroker) Retry(gd gate.Delivery) {
 	d := gd.(*delivery)
 	d.m.NakWithDelay(retryDelay(d.md.NumDelivered))
+}
+
+// backoff returns how long to wait before the nth attempt (from 1) to
+// start: 100 ms doubling up to 10 s, with a random part so that many
+// gates do not come back at the same instant.
+func backoff(n int) time.Duration {
+	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
+	return d/2 + rand.N(d/2+1)
 }
 
 // retryDelay is how long a message whose copy could not be stored waits

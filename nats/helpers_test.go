@@ -42,7 +42,7 @@ type broker struct {
 func startBroker(t testing.TB) *broker {
 	b := &broker{t: t, dir: t.TempDir()}
 	var err error
-	b.srv, err = embedded.Start(b.dir, -1)
+	b.srv, err = embedded.Start(b.dir, -1, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
 	b.nc, b.js = b.connect()
@@ -84,7 +84,7 @@ func (b *broker) restart() {
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
 	var err error
-	b.srv, err = embedded.Start(b.dir, port)
+	b.srv, err = embedded.Start(b.dir, port, 0)
 	require.NoError(b.t, err)
 }
 

@@ -84,7 +84,7 @@ type options struct {
 	publish       string
 	progress      bool
 	progressEvery time.Duration
-	retryMax      time.Duration // the longest wait between attempts to connect or check
+	retryMax      time.Duration // the longest wait between attempts to connect
 }
 
 // run runs the command and returns its exit status: 0; 1 when the demo
@@ -196,33 +196,15 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 }
 
 // gate gates o.in until ctx is done (or, with untilIdle, nothing is left)
-// and reports on stderr. It waits for the server, and checks the gate
-// (catnats.Gate's Check) until the server answers, with back-off.
+// and reports on stderr. It waits for the server (see catnats.Gate's
+// Run).
 func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log *slog.Logger) (catnats.GateStats, error) {
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*o.batch))
 	if err != nil {
 		return catnats.GateStats{}, err
 	}
-	g := &catnats.Gate{JetStream: js, Output: o.out, DeadLetter: o.dead, Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
-	for try := 1; ; try++ {
-		err = start(ctx, nc, js, g, o)
-		if err == nil || errors.Is(err, catnats.ErrRefused) {
-			break
-		}
-		if ctx.Err() != nil {
-			return catnats.GateStats{}, nil // stopped while waiting: nothing to sum up
-		}
-		wait := backoff(try, o.retryMax)
-		log.Warn("cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return catnats.GateStats{}, nil
-		}
-	}
-	if err != nil {
-		return catnats.GateStats{}, err
-	}
+	g := &catnats.Gate{JetStream: js, Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
+		Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
 	start := time.Now()
 	shown, next := 0, start.Add(o.progressEvery)
 	if o.progress {
@@ -239,27 +221,11 @@ func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log
 	if shown > 0 {
 		fmt.Fprintf(stderr, "\r%*s\r", shown, "")
 	}
+	if errors.Is(err, catnats.ErrRefused) {
+		return st, err // it never started: nothing to sum up
+	}
 	fmt.Fprintf(stderr, "gate: %s\n", summary(st, o, time.Since(start)))
 	return st, err
-}
-
-// start finds the stream of o.in, makes or updates the durable consumer
-// of it, and checks the gate.
-func start(ctx context.Context, nc *natsgo.Conn, js jetstream.JetStream, g *catnats.Gate, o options) error {
-	if !nc.IsConnected() {
-		return fmt.Errorf("not connected to %s", o.server)
-	}
-	stream, err := js.StreamNameBySubject(ctx, o.in)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return fmt.Errorf("%w: no stream stores the input subject %s", catnats.ErrRefused, o.in)
-	}
-	if err != nil {
-		return fmt.Errorf("finding the stream of %s: %w", o.in, err)
-	}
-	if g.From, err = js.CreateOrUpdateConsumer(ctx, stream, catnats.DurableConfig(o.durable, o.in)); err != nil {
-		return err
-	}
-	return g.Check(ctx)
 }
 
 // summary sums up what a gate did.
@@ -302,7 +268,7 @@ func demo(ctx context.Context, o options, stdout, stderr io.Writer, log *slog.Lo
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := embedded.Start(dir, -1)
+	srv, err := embedded.Start(dir, -1, 0)
 	if err != nil {
 		return 0, err
 	}
