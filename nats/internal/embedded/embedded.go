@@ -21,12 +21,12 @@ func Start(dir string, port, maxPayload int) (*server.Server, error) {
 		maxPayload = 2 << 20
 	}
 	s, err := server.NewServer(&server.Options{
-		Host:      "127.0.0.1",
-		Port:      port,
-		JetStream: true,
-		StoreDir:  dir,
-		NoSigs:    true,
-		NoLog:     true,
+		Host:       "127.0.0.1",
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   dir,
+		NoSigs:     true,
+		NoLog:      true,
 		MaxPayload: int32(maxPayload),
 	})
 	if err != nil {
