@@ -172,12 +172,17 @@ func (g *Gate) Run(ctx context.Context) (Stats, error) {
 	batches := make(chan []inflight, 2)
 	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
 	confirmed := make(chan struct{})
+	confirmedOne := make(chan struct{}, 1) // a batch was confirmed
 	settle := context.WithoutCancel(ctx) // a stopped gate still settles what it holds
 	go func() {
 		defer close(confirmed)
 		for batch := range batches {
 			done := g.confirm(settle, batch)
 			unconfirmed.Add(-1)
+			select {
+			case confirmedOne <- struct{}{}:
+			default:
+			}
 			mu.Lock()
 			st.add(done)
 			now := st
@@ -239,6 +244,18 @@ func (g *Gate) Run(ctx context.Context) (Stats, error) {
 		if waited {
 			unconfirmed.Add(1)
 			batches <- pending
+			continue
+		}
+		if len(ds) == 0 && unconfirmed.Load() > 0 {
+			// Nothing came while batches are in flight: the input may be
+			// holding back until they are acknowledged (its limit of
+			// messages awaiting acknowledgement). Fetch again, without
+			// waiting, once one is, rather than wait for a single message.
+			select {
+			case <-confirmedOne:
+			case <-ctx.Done():
+			}
+			waited = true
 			continue
 		}
 		if g.UntilIdle && g.idle(ctx, &unconfirmed) {

@@ -24,6 +24,9 @@ func DurableConfig(name, subject string) jetstream.ConsumerConfig {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       30 * time.Second,
 		MaxDeliver:    -1,
+		// Room for several gates' batches in flight: a consumer holds
+		// back its messages while this many await acknowledgement.
+		MaxAckPending: 8192,
 	}
 }
 

@@ -24,7 +24,10 @@ const OriginalPrefix = "Catalogue-Original-"
 // forwardHeaders returns a copy of h for a message published again: the
 // JetStream headers renamed with OriginalPrefix, the rest as they are.
 func forwardHeaders(h natsgo.Header) natsgo.Header {
-	out := make(natsgo.Header, len(h)+8) // room for the headers of decision 14 and Nats-Msg-Id
+	// Room for the headers of decision 14 and Nats-Msg-Id, which most
+	// messages have, and two more: a map hinted much larger costs a
+	// kilobyte more a message.
+	out := make(natsgo.Header, max(len(h)+2, 9))
 	for k, vs := range h {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
 			k = OriginalPrefix + k

@@ -225,7 +225,9 @@ type jsBroker struct {
 	incarnation         string
 }
 
-// delivery is a message as JetStream delivered it.
+// delivery is a message as JetStream delivered it. Its metadata is read
+// from its reply subject only when asked for: a message forwarded needs
+// none.
 type delivery struct {
 	m  jetstream.Msg
 	md *jetstream.MsgMetadata
@@ -233,9 +235,22 @@ type delivery struct {
 
 func (d *delivery) Header() ce.Header  { return d.m.Headers() }
 func (d *delivery) Body() []byte       { return d.m.Data() }
-func (d *delivery) Deliveries() uint64 { return d.md.NumDelivered }
+func (d *delivery) Deliveries() uint64 { return d.metadata().NumDelivered }
 func (d *delivery) Place() gate.Place {
-	return gate.Place{Subject: d.m.Subject(), Stream: d.md.Stream, Sequence: d.md.Sequence.Stream}
+	md := d.metadata()
+	return gate.Place{Subject: d.m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+}
+
+// metadata returns the message's metadata. Fetch delivers only messages
+// whose metadata reads, so it never fails.
+func (d *delivery) metadata() *jetstream.MsgMetadata {
+	if d.md == nil {
+		d.md, _ = d.m.Metadata()
+		if d.md == nil {
+			d.md = new(jetstream.MsgMetadata)
+		}
+	}
+	return d.md
 }
 
 func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
@@ -251,12 +266,11 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 	}
 	var ds []gate.Delivery
 	for m := range batch.Messages() {
-		md, err := m.Metadata()
-		if err != nil {
+		if m.Reply() == "" {
 			m.Term() // not a JetStream message: it cannot come again
 			continue
 		}
-		ds = append(ds, &delivery{m, md})
+		ds = append(ds, &delivery{m: m})
 	}
 	if len(ds) == 0 && batch.Error() != nil {
 		return nil, consumerGone(batch.Error())
@@ -274,22 +288,31 @@ func consumerGone(err error) error {
 }
 
 func (b *jsBroker) Forward(gd gate.Delivery, m catalogue.Message) (gate.Pending, error) {
-	d := gd.(*delivery)
-	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers()), Data: d.m.Data()}
-	// Overwrite what agreed with the message with the canonical form, and
-	// add what was missing.
-	if err := ce.NATS.Write(out.Header, m); err != nil {
+	out, err := b.copyOf(gd.(*delivery), m)
+	if err != nil {
 		return nil, err
-	}
-	out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
-	if size := headerSize(out.Header) + len(out.Data); size > b.outLimit {
-		return nil, gate.TooLarge(size, b.outLimit)
 	}
 	f, err := b.js.PublishMsgAsync(out)
 	if err != nil {
 		return nil, err
 	}
 	return pending{f, b.out}, nil
+}
+
+// copyOf returns the copy of d, the valid message m, to publish to the
+// output.
+func (b *jsBroker) copyOf(d *delivery, m catalogue.Message) (*natsgo.Msg, error) {
+	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers()), Data: d.m.Data()}
+	// Overwrite what agreed with the message with the canonical form, and
+	// add what was missing, in one allocation for all their values.
+	if err := ce.NATS.Write(&slabHeader{h: out.Header}, m); err != nil {
+		return nil, err
+	}
+	out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
+	if size := headerSize(out.Header) + len(out.Data); size > b.outLimit {
+		return nil, gate.TooLarge(size, b.outLimit)
+	}
+	return out, nil
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
@@ -309,7 +332,7 @@ func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }
 
 func (b *jsBroker) Retry(gd gate.Delivery) {
 	d := gd.(*delivery)
-	d.m.NakWithDelay(retryDelay(d.md.NumDelivered))
+	d.m.NakWithDelay(retryDelay(d.Deliveries()))
 }
 
 // backoff returns how long to wait before the nth attempt (from 1) to
@@ -339,6 +362,24 @@ func (b *jsBroker) State(ctx context.Context) gate.State {
 		return gate.AcksAwaited
 	}
 	return gate.Idle
+}
+
+// slabHeader is a nats.Header whose Set takes the value's slice out of
+// one array for all the headers set, rather than one each.
+type slabHeader struct {
+	h    natsgo.Header
+	slab []string
+}
+
+func (s *slabHeader) Values(key string) []string { return s.h[key] }
+
+func (s *slabHeader) Set(key, value string) {
+	if len(s.slab) == cap(s.slab) {
+		s.slab = make([]string, 0, 8) // the headers of decision 14 at most
+	}
+	s.slab = append(s.slab, value)
+	n := len(s.slab)
+	s.h[key] = s.slab[n-1 : n : n]
 }
 
 // pending is a copy or a dead letter being published to stream.
