@@ -52,18 +52,28 @@ var ErrNoType = errors.New("no message_type")
 // its text lists the types known.
 var ErrUnknownType = errors.New("unknown message type")
 
-// newLatest and kinds, in kinds_gen.go, make a new message of each schema
-// of the catalogue: newLatest at its latest version, for dispatch, and
-// kinds at every version. gen derives both from the catalogue.
+// newLatest and kindList, in kinds_gen.go, make a new message of each
+// schema of the catalogue at its latest version, for dispatch, and list
+// the kind of every version. gen derives both from the catalogue.
 
-// published is the catalogue as published, with its generated types.
-var published = set{schemas.Published(), kinds}
+// Kinds is the table of the published catalogue's kinds: every version of
+// every schema, with its name, version and $id and the members that
+// identify its messages (see msg.Kind). Its Decode is Decode. It is what a
+// binding decodes by, so that the binding knows no message type itself:
+//
+//	m, err := ce.NATS.Decode(catalogue.Kinds, h, body)
+var Kinds = msg.NewKinds(Decode, kindList...)
+
+// published is the catalogue as published, with its generated types. Its
+// table is Kinds without Decode, which reads published: Kinds itself would
+// make an initialization cycle.
+var published = set{schemas.Published(), msg.NewKinds(nil, kindList...)}
 
 // A set is a catalogue of schemas together with the table of the types
 // generated from it: the published one, or in tests a fixture.
 type set struct {
 	schemas *schemas.Catalogue
-	kinds   map[string]map[string]func() Message
+	kinds   *msg.Kinds
 }
 
 // Types returns the message types Decode knows: the names of the
@@ -87,8 +97,8 @@ func (s set) new(name, version string) (Message, error) {
 		}
 		version = latest.Version
 	}
-	if mk, ok := s.kinds[name][version]; ok {
-		return mk(), nil
+	if k := s.kinds.Lookup(name, version); k != nil {
+		return k.New(), nil
 	}
 	if _, err := s.schemas.Lookup(name, version); err != nil {
 		return nil, err

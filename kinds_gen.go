@@ -29,22 +29,14 @@ func newLatest[S string | []byte](name S) msg.Message {
 	return nil
 }
 
-// kinds makes a new message of each schema of the catalogue, by name and
-// version, with every default of that version filled in. Every version is
-// listed: the latest minor of a major makes the type of the major's
-// package, an earlier minor the type that judges by exactly its own schema
-// file (see NewVersion in the package).
-var kinds = map[string]map[string]func() msg.Message{
-	"core.association": {
-		"1.0": func() msg.Message { return association.New() },
-	},
-	"core.device": {
-		"1.0": func() msg.Message { return device.New() },
-	},
-	"core.vehicle": {
-		"1.0": func() msg.Message { return vehicle.New() },
-	},
-	"example.event": {
-		"1.0": func() msg.Message { return event.New() },
-	},
+// kindList lists the kind of every version of every schema of the
+// catalogue, by name, then by version in numeric order: the latest minor of
+// a major is the kind of the major's package's type, an earlier minor that
+// of the type that judges by exactly its own schema file (see NewVersion in
+// the package).
+var kindList = []*msg.Kind{
+	association.New().SchemaKind(),
+	device.New().SchemaKind(),
+	vehicle.New().SchemaKind(),
+	event.New().SchemaKind(),
 }

@@ -17,18 +17,16 @@ import (
 func TestKindsFollowTheCatalogue(t *testing.T) {
 	n := 0
 	for _, s := range schemas.All() {
-		mk := kinds[s.Name][s.Version]
-		require.NotNil(t, mk, "no type for %s %s", s.Name, s.Version)
-		m := mk()
+		k := Kinds.Lookup(s.Name, s.Version)
+		require.NotNil(t, k, "no type for %s %s", s.Name, s.Version)
+		assert.Equal(t, s.ID, k.ID)
+		m := k.New()
 		assert.Equal(t, s.Name, m.SchemaName())
 		assert.Equal(t, s.Version, m.SchemaVersion())
+		assert.Same(t, k, m.SchemaKind())
 		n++
 	}
-	total := 0
-	for _, versions := range kinds {
-		total += len(versions)
-	}
-	assert.Equal(t, n, total, "the table lists versions the catalogue does not have")
+	assert.Len(t, Kinds.All(), n, "the table lists versions the catalogue does not have")
 }
 
 // fixtureSet is the fixture catalogue with its generated types, as package

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -307,9 +308,9 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	var m msg.Message
 	var err error
 	if hasCloudEvents(r.Header) {
-		// The headers name the published catalogue's schemas, whose types
-		// package ce knows.
-		m, err = ce.HTTP.DecodeAs(r.Header, name, version, body)
+		// The headers name the published catalogue's schemas, whose table
+		// of kinds ce decodes by.
+		m, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
 	} else {
 		m, err = h.decodeAs(name, version, body)
 	}
@@ -488,11 +489,25 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, msg string) 
 }
 
 // mustEncode encodes v, which is one of this package's own types and cannot
-// fail to encode, as a line of JSON.
+// fail to encode, as encode does.
 func mustEncode(v any) []byte {
-	b, err := json.Marshal(v)
+	b, err := encode(v)
 	if err != nil {
 		panic("api: " + err.Error())
 	}
-	return append(b, '\n')
+	return b
+}
+
+// encode returns v as a line of JSON, with '<', '>' and '&' written as
+// they are, not as \u003c and so on: every answer is application/json,
+// never sniffed as HTML (nosniff), and a client reads '<' in a violation
+// or a witness as it was.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

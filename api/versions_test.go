@@ -24,7 +24,7 @@ func TestValidateJudgesByTheNamedVersion(t *testing.T) {
 	c, err := schemas.Load(os.DirFS("../testdata/fixture"))
 	require.NoError(t, err)
 	decodeAs := func(name, version string, data []byte) (catalogue.Message, error) {
-		m := fixture.Kinds[name][version]()
+		m := fixture.Kinds.Lookup(name, version).New()
 		return m, m.UnmarshalJSON(data)
 	}
 	h := newHandler(c.All(), decodeAs)

@@ -125,6 +125,43 @@ func (*Association) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Association messages.
 func (*Association) SchemaVersion() string { return Version }
 
+// schemaKind is the kind of Association messages.
+var schemaKind = msg.Kind{
+	Name:          Name,
+	Version:       Version,
+	ID:            ID,
+	New:           func() msg.Message { return New() },
+	IDMember:      "/message_id",
+	TimeMember:    "/time",
+	TypeMember:    "/message_type",
+	SourceMembers: []string{"/tenant_id", "/source_type", "/source_id"},
+	KeyMember:     "/association_id",
+}
+
+// SchemaKind returns the kind of Association messages: their schema,
+// core.association version 1.0, and the members that identify a message on
+// a broker.
+func (*Association) SchemaKind() *msg.Kind { return &schemaKind }
+
+// Identity returns the values of the members that identify v on a broker,
+// as its kind names them: its message_id, its time, its source members, its
+// record key association_id. It allocates nothing.
+func (v *Association) Identity() msg.Identity {
+	id := msg.Identity{
+		Kind:     &schemaKind,
+		ID:       v.MessageID,
+		Time:     v.Time,
+		Type:     v.MessageType,
+		Tenant:   msg.StringText(v.TenantID),
+		SourceID: msg.StringText(v.SourceID),
+		Key:      msg.UUIDText(v.AssociationID),
+	}
+	if x, ok := v.SourceType.Get(); ok {
+		id.SourceType = msg.StringText(x)
+	}
+	return id
+}
+
 // associationPointees holds the targets of a decoded Association's pointer members, so that
 // they cost one allocation rather than one each.
 type associationPointees struct {

@@ -24,7 +24,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := ce.NATS.Decode(h, body); err != nil {
+			if _, err := ce.NATS.Decode(catalogue.Kinds, h, body); err != nil {
 				b.Fatal(err)
 			}
 		}

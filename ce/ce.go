@@ -9,15 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/association"
-	"github.com/fleetkit/catalogue/device"
-	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
-	"github.com/fleetkit/catalogue/vehicle"
-	"github.com/google/uuid"
 )
 
 // SpecVersion is the CloudEvents version of the headers, the value of
@@ -82,36 +76,37 @@ type Attributes struct {
 // (ce-type names the schema, and a consumer would find them contradicting
 // the body): AttributesOf returns an *msg.Error for it, with a violation
 // of rule msg.RuleHeader at /message_type.
-func AttributesOf(m catalogue.Message) (Attributes, error) {
-	f, err := attributeFields(m)
-	if err != nil {
+func AttributesOf(m msg.Message) (Attributes, error) {
+	id := m.Identity()
+	if err := writable(id); err != nil {
 		return Attributes{}, err
 	}
+	var scratch [256]byte
 	return Attributes{
-		ID:         f.id.String(),
-		Type:       m.SchemaName(),
-		Source:     f.source(),
-		Time:       f.time,
-		DataSchema: schemas.ID(m.SchemaName(), m.SchemaVersion()),
+		ID:         id.ID.String(),
+		Type:       id.Kind.Name,
+		Source:     string(appendSource(scratch[:0], id)),
+		Time:       id.Time,
+		DataSchema: id.Kind.ID,
 	}, nil
 }
 
-// attributeFields returns the fields of m for its attributes, or the
-// error of AttributesOf.
-func attributeFields(m catalogue.Message) (fields, error) {
-	f, ok := fieldsOf(m)
-	if !ok {
-		return fields{}, fmt.Errorf("ce: no attributes for a message of type %T", m)
+// writable returns nil if headers can be written for a message of
+// identity id, or the error of AttributesOf.
+func writable(id msg.Identity) error {
+	k := id.Kind
+	if k == nil {
+		return errors.New("ce: an identity without its kind")
 	}
-	if f.hasType && f.messageType != m.SchemaName() {
-		return fields{}, &msg.Error{Violations: []*msg.Violation{{
-			Path:    "/message_type",
+	if k.TypeMember != "" && id.Type != k.Name {
+		return &msg.Error{Violations: []*msg.Violation{{
+			Path:    k.TypeMember,
 			Rule:    msg.RuleHeader,
-			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", m.SchemaName()),
-			Value:   quote(f.messageType),
+			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", k.Name),
+			Value:   quote(id.Type),
 		}}}
 	}
-	return f, nil
+	return nil
 }
 
 // Write sets the headers of m in h: Content-Type and the attributes, each
@@ -120,9 +115,16 @@ func attributeFields(m catalogue.Message) (fields, error) {
 // holds. A header that already holds its value is left as it is, and
 // Write then allocates nothing: a gate writes the headers of every message
 // it passes on, most of which came with them.
-func (b Binding) Write(h Header, m catalogue.Message) error {
-	f, err := attributeFields(m)
-	if err != nil {
+func (b Binding) Write(h Header, m msg.Message) error {
+	return b.WriteIdentity(h, m.Identity())
+}
+
+// WriteIdentity is Write for the message whose identity is id, as its
+// Identity method or DecodeIdentity returns it: a gate that has decoded a
+// message with DecodeIdentity writes its headers without reading the
+// message again.
+func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
+	if err := writable(id); err != nil {
 		return err
 	}
 	// The values are built here and compared with what h holds; a string
@@ -130,11 +132,11 @@ func (b Binding) Write(h Header, m catalogue.Message) error {
 	var scratch [256]byte
 	set(h, b.ContentType, ContentType)
 	set(h, b.key(hSpecVersion), SpecVersion)
-	setBytes(h, b.key(hID), format.AppendUUID(scratch[:0], f.id))
-	set(h, b.key(hType), m.SchemaName())
-	setBytes(h, b.key(hSource), f.appendSource(scratch[:0]))
-	setBytes(h, b.key(hTime), format.AppendDateTime(scratch[:0], f.time))
-	setBytes(h, b.key(hDataSchema), appendID(scratch[:0], m.SchemaName(), m.SchemaVersion()))
+	setBytes(h, b.key(hID), format.AppendUUID(scratch[:0], id.ID))
+	set(h, b.key(hType), id.Kind.Name)
+	setBytes(h, b.key(hSource), appendSource(scratch[:0], id))
+	setBytes(h, b.key(hTime), format.AppendDateTime(scratch[:0], id.Time))
+	set(h, b.key(hDataSchema), id.Kind.ID)
 	return nil
 }
 
@@ -156,75 +158,77 @@ func setBytes(h Header, key string, value []byte) {
 	h.Set(key, string(value))
 }
 
-// appendID appends the $id of the schema name at version, as schemas.ID
-// returns it.
-func appendID(dst []byte, name, version string) []byte {
-	dst = append(dst, schemas.BaseURL+"/api/schemas/"...)
-	dst = append(dst, name...)
-	dst = append(dst, "/versions/"...)
-	return append(dst, version...)
+// Decode decodes body as the message its headers name, among the kinds
+// of the table kinds (catalogue.Kinds for the published catalogue): by
+// ce-dataschema, else ce-type (at the schema's latest version), else the
+// body's message_type, which kinds.Decode reads. The message is returned,
+// as catalogue.DecodeAs returns it, even when it is invalid, with an
+// *msg.Error listing the body's violations and then the headers'. When no
+// schema can be chosen it returns no message and an error wrapping
+// schemas.ErrUnknown (a header names none), or kinds.Decode's:
+// catalogue.ErrNoType (the body has no message_type) or
+// catalogue.ErrUnknownType (it names none) for catalogue.Kinds, and
+// msg.ErrNoDecode for a table that cannot choose by message_type.
+func (b Binding) Decode(kinds *msg.Kinds, h Header, body []byte) (msg.Message, error) {
+	m, _, err := b.DecodeIdentity(kinds, h, body)
+	return m, err
 }
 
-// Decode decodes body as the message its headers name: by ce-dataschema,
-// else ce-type (at the schema's latest version), else the body's
-// message_type. The message is returned, as catalogue.DecodeAs returns it,
-// even when it is invalid, with an *msg.Error listing the body's
-// violations and then the headers'. When no schema can be chosen it
-// returns no message and an error wrapping schemas.ErrUnknown (a header
-// names none), or, as catalogue.Decode does, catalogue.ErrNoType (the body
-// has no message_type) or catalogue.ErrUnknownType (it names none).
-func (b Binding) Decode(h Header, body []byte) (catalogue.Message, error) {
+// DecodeIdentity is Decode, also returning the message's identity, which
+// it computed to check the headers: a gate passes it to WriteIdentity,
+// so that it looks the message's schema up and reads its identity once.
+// The identity is the zero Identity when there is no message.
+func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Message, msg.Identity, error) {
 	hs, bad := b.read(h)
-	var name, version string
+	var k *msg.Kind
 	switch {
 	case hs.set&(1<<hDataSchema) != 0:
-		s, err := lookupID(hs.v[hDataSchema])
-		if err != nil {
-			return nil, fmt.Errorf("%s%s: %w", b.Prefix, AttrDataSchema, err)
+		if k = kinds.LookupID(hs.v[hDataSchema]); k == nil {
+			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w with $id %q", b.Prefix, AttrDataSchema, schemas.ErrUnknown, hs.v[hDataSchema])
 		}
-		name, version = s.Name, s.Version
 	case hs.set&(1<<hType) != 0:
-		name = hs.v[hType]
-		if _, err := schemas.Versions(name); err != nil {
-			return nil, fmt.Errorf("%s%s: %w", b.Prefix, AttrType, err)
+		if k = kinds.Lookup(hs.v[hType], ""); k == nil {
+			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %q", b.Prefix, AttrType, schemas.ErrUnknown, hs.v[hType])
 		}
 	default:
-		m, err := catalogue.Decode(body)
+		m, err := kinds.Decode(body)
 		if m == nil {
-			return nil, err
+			return nil, msg.Identity{}, err
 		}
 		return b.check(m, err, hs, bad)
 	}
-	m, err := catalogue.DecodeAs(name, version, body)
-	if m == nil {
-		return nil, err
-	}
-	return b.check(m, err, hs, bad)
+	m := k.New()
+	return b.check(m, m.UnmarshalJSON(body), hs, bad)
 }
 
-// DecodeAs decodes body as a message of the named schema at version, as
-// catalogue.DecodeAs does, and checks the headers against it: a
+// DecodeAs decodes body as a message of the named schema at version, or
+// at its latest version if version is "", among the kinds of the table
+// kinds, as catalogue.DecodeAs does, and checks the headers against it: a
 // ce-dataschema or ce-type that names another schema is a violation, like
 // any other header that contradicts the body. It is how a route that
-// judges one schema (the HTTP validation route) reads the headers.
-func (b Binding) DecodeAs(h Header, name, version string, body []byte) (catalogue.Message, error) {
+// judges one schema (the HTTP validation route) reads the headers. A
+// schema or version the table does not have gives no message and an
+// error wrapping schemas.ErrUnknown.
+func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body []byte) (msg.Message, error) {
+	k := kinds.Lookup(name, version)
+	if k == nil {
+		return nil, fmt.Errorf("%w %q version %q", schemas.ErrUnknown, name, version)
+	}
 	hs, bad := b.read(h)
 	if hs.set&(1<<hDataSchema) != 0 {
 		ds := hs.v[hDataSchema]
-		if s, err := lookupID(ds); err != nil || s.Name != name || s.Version != version {
+		if kinds.LookupID(ds) != k {
 			bad = append(bad, &msg.Violation{
 				Rule:    msg.RuleHeader,
-				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, name, version),
+				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, k.Name, k.Version),
 				Value:   quote(ds),
 			})
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	m, err := catalogue.DecodeAs(name, version, body)
-	if m == nil {
-		return nil, err
-	}
-	return b.check(m, err, hs, bad)
+	m := k.New()
+	m, _, err := b.check(m, m.UnmarshalJSON(body), hs, bad)
+	return m, err
 }
 
 // The headers read, by index into headers.v.
@@ -265,26 +269,6 @@ func (b Binding) key(i int) string {
 	return b.Prefix + attrNames[i]
 }
 
-// ids maps each schema's $id, in both schemes, to the schema, so that
-// the usual ce-dataschema is found without building URLs; any other
-// spelling goes through schemas.LookupID.
-var ids = func() map[string]schemas.Schema {
-	m := make(map[string]schemas.Schema)
-	for _, s := range schemas.All() {
-		m[s.ID] = s
-		m["http"+strings.TrimPrefix(s.ID, "https")] = s
-	}
-	return m
-}()
-
-// lookupID returns the schema whose $id is id, as schemas.LookupID does.
-func lookupID(id string) (schemas.Schema, error) {
-	if s, ok := ids[id]; ok {
-		return s, nil
-	}
-	return schemas.LookupID(id)
-}
-
 // headers holds the values of the headers read, and which were present.
 type headers struct {
 	v   [nHeaders]string
@@ -321,31 +305,29 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 }
 
 // check compares the headers with the decoded message m, whose decoding
-// gave err, and returns m with every violation: the body's, with the
-// number its decoding counted past msg.MaxViolations, those found reading
-// the headers (bad), then the contradictions. These, at most one for each
-// attribute, are listed even when the body's fill the list: a header
-// that contradicts the body is not to be counted away.
-func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Violation) (catalogue.Message, error) {
+// gave err, and returns m, its identity, and every violation: the body's,
+// with the number its decoding counted past msg.MaxViolations, those
+// found reading the headers (bad), then the contradictions. These, at
+// most one for each attribute, are listed even when the body's fill the
+// list: a header that contradicts the body is not to be counted away.
+func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
 		e, ok := errors.AsType[*msg.Error](err)
 		if !ok {
-			return nil, err
+			return nil, msg.Identity{}, err
 		}
 		body, omitted = e.Violations, e.Omitted
 	}
-	f, ok := fieldsOf(m)
-	if !ok {
-		return nil, fmt.Errorf("ce: no attributes for a message of type %T", m)
-	}
+	id := m.Identity()
+	k := id.Kind
 	// A member the body already breaks says nothing a header could
 	// contradict: its decoded value is not the message's.
 	broken := func(paths ...string) bool {
 		for _, v := range body {
 			for _, p := range paths {
-				if v.Path == p {
+				if p != "" && v.Path == p {
 					return true
 				}
 			}
@@ -357,7 +339,7 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 	}
 	value := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
-	name := m.SchemaName()
+	name := k.Name
 
 	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
@@ -374,110 +356,107 @@ func (b Binding) check(m catalogue.Message, err error, hs headers, bad []*msg.Vi
 		add("", "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 		bad[len(bad)-1].Value = value(hType)
 	}
-	if f.hasType && f.messageType != name && !broken("/message_type") && (has(hType) || has(hDataSchema)) {
-		add("/message_type", "message_type contradicts the headers, which name %s", name)
-		bad[len(bad)-1].Value = quote(f.messageType)
+	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
+		add(k.TypeMember, "message_type contradicts the headers, which name %s", name)
+		bad[len(bad)-1].Value = quote(id.Type)
 	}
-	if has(hID) && !broken(f.idPath) {
-		id, reason := format.ParseUUID([]byte(hs.v[hID]))
+	if has(hID) && !broken(k.IDMember) {
+		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
-			add(f.idPath, "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
+			add(k.IDMember, "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
 			bad[len(bad)-1].Value = value(hID)
-		case uuid.UUID(id) != f.id:
-			add(f.idPath, "%s%s contradicts the message's %s %s", b.Prefix, AttrID, f.idPath[1:], f.id)
+		case hid != id.ID:
+			add(k.IDMember, "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 			bad[len(bad)-1].Value = value(hID)
 		}
 	}
-	if has(hTime) && !broken(f.timePath) {
+	if has(hTime) && !broken(k.TimeMember) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
-			add(f.timePath, "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
+			add(k.TimeMember, "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
 			bad[len(bad)-1].Value = value(hTime)
-		case !t.Equal(f.time):
-			add(f.timePath, "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, f.timePath[1:], format.AppendDateTime(nil, f.time))
+		case !t.Equal(id.Time):
+			add(k.TimeMember, "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 			bad[len(bad)-1].Value = value(hTime)
 		}
 	}
-	if has(hSource) && !broken("/tenant_id", "/source_type", "/source_id") {
+	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
-		if want := f.appendSource(scratch[:0]); hs.v[hSource] != string(want) {
-			add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, string(want))
-			bad[len(bad)-1].Value = value(hSource)
-		}
+		add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
+		bad[len(bad)-1].Value = value(hSource)
 	}
 	all := append(body, bad...)
 	if len(all) == 0 {
-		return m, nil
+		return m, id, nil
 	}
-	return m, &msg.Error{Violations: all, Omitted: omitted}
+	return m, id, &msg.Error{Violations: all, Omitted: omitted}
 }
 
-// fields are the members of a message its attributes come from.
-type fields struct {
-	id          uuid.UUID
-	idPath      string
-	time        time.Time
-	timePath    string
-	hasType     bool // whether the schema has message_type
-	messageType string
-	// The source members; noSource for a schema without them.
-	noSource         bool
-	tenant, sourceID string
-	// sourceUUID is a vehicle's source_id, kept as it is so that writing
-	// its source does not build the string; sourceID is "" then.
-	sourceUUID    uuid.UUID
-	isSourceUUID  bool
-	sourceType    string
-	hasSourceType bool
-}
-
-// fieldsOf returns the fields of m, if it is of a type this package knows.
-func fieldsOf(m catalogue.Message) (fields, bool) {
-	switch m := m.(type) {
-	case *device.Device:
-		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
-			hasType: true, messageType: m.MessageType,
-			tenant: m.TenantID, sourceID: m.SourceID, sourceType: m.SourceType, hasSourceType: true}, true
-	case *vehicle.Vehicle:
-		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
-			hasType: true, messageType: m.MessageType,
-			tenant: m.TenantID, sourceUUID: m.SourceID, isSourceUUID: true, sourceType: m.SourceType, hasSourceType: true}, true
-	case *association.Association:
-		st, ok := m.SourceType.Get()
-		return fields{id: m.MessageID, idPath: "/message_id", time: m.Time, timePath: "/time",
-			hasType: true, messageType: m.MessageType,
-			tenant: m.TenantID, sourceID: m.SourceID, sourceType: st, hasSourceType: ok}, true
-	case *event.Event:
-		return fields{id: m.ID, idPath: "/id", time: m.OccurredAt, timePath: "/occurred_at", noSource: true}, true
-	}
-	return fields{}, false
-}
-
-// source derives ce-source from the source members.
-func (f fields) source() string {
-	var scratch [256]byte
-	return string(f.appendSource(scratch[:0]))
-}
-
-// appendSource appends ce-source, derived from the source members, to dst.
-func (f fields) appendSource(dst []byte) []byte {
-	if f.noSource {
-		return append(dst, EventSource...)
+// appendSource appends ce-source, derived from the source members of
+// the message of identity id, to dst: see the package doc.
+func appendSource(dst []byte, id msg.Identity) []byte {
+	if id.Kind.SourceMembers == nil {
+		return append(dst, id.Kind.Source...)
 	}
 	dst = append(dst, "/tenants/"...)
-	dst = appendPathEscape(dst, f.tenant)
+	dst = appendSegment(dst, id.Tenant)
 	dst = append(dst, "/sources/"...)
-	if f.hasSourceType {
-		dst = appendPathEscape(dst, f.sourceType)
+	if !id.SourceType.IsAbsent() {
+		dst = appendSegment(dst, id.SourceType)
 		dst = append(dst, '/')
 	}
-	if f.isSourceUUID {
+	return appendSegment(dst, id.SourceID)
+}
+
+// appendSegment appends the value of a source member to dst as a path
+// segment.
+func appendSegment(dst []byte, t msg.Text) []byte {
+	if _, ok := t.UUID(); ok {
 		// Hexadecimal digits and hyphens, which PathEscape leaves.
-		return format.AppendUUID(dst, f.sourceUUID)
+		return t.Append(dst)
 	}
-	return appendPathEscape(dst, f.sourceID)
+	return appendPathEscape(dst, t.String())
+}
+
+// sourceIs reports whether source, a ce-source header, names the source
+// of the message of identity id: the source appendSource derives, or the
+// same segments written otherwise, each compared by its meaning. A segment
+// is compared once unescaped (a percent-escape of a character that needs
+// none is the character), and a uuid member by its value, in either case:
+// a producer that wrote ce-source from a mixed-case source_id agrees with
+// the message.
+func sourceIs(source string, id msg.Identity) bool {
+	var scratch [256]byte
+	if source == string(appendSource(scratch[:0], id)) {
+		return true
+	}
+	if id.Kind.SourceMembers == nil {
+		return false
+	}
+	rest, ok := strings.CutPrefix(source, "/tenants/")
+	if !ok {
+		return false
+	}
+	segments := strings.Split(rest, "/")
+	want := []msg.Text{id.Tenant, {}, id.SourceType, id.SourceID}
+	if id.SourceType.IsAbsent() {
+		want = []msg.Text{id.Tenant, {}, id.SourceID}
+	}
+	if len(segments) != len(want) || segments[1] != "sources" {
+		return false
+	}
+	for i, seg := range segments {
+		if i == 1 {
+			continue
+		}
+		v, err := url.PathUnescape(seg)
+		if err != nil || !want[i].Equal(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendPathEscape appends url.PathEscape(s) to dst. The usual segment,

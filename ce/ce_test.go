@@ -113,7 +113,7 @@ func TestWriteKafkaPrefix(t *testing.T) {
 	assert.Equal(t, []string{"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32"}, h["ce_id"])
 	assert.Equal(t, []string{"application/json"}, h["content-type"])
 	assert.NotContains(t, h, "ce-id")
-	_, err = ce.Kafka.Decode(h, []byte(deviceLine))
+	_, err = ce.Kafka.Decode(catalogue.Kinds, h, []byte(deviceLine))
 	assert.NoError(t, err)
 }
 
@@ -123,7 +123,7 @@ func TestWriteWorksWithHTTPHeader(t *testing.T) {
 	h := http.Header{}
 	require.NoError(t, ce.HTTP.Write(h, m))
 	assert.Equal(t, "1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32", h.Get("Ce-Id"))
-	_, err = ce.HTTP.Decode(h, []byte(deviceLine))
+	_, err = ce.HTTP.Decode(catalogue.Kinds, h, []byte(deviceLine))
 	assert.NoError(t, err)
 }
 
@@ -141,7 +141,7 @@ func TestDecodeAgreesWithTheOracleOnTheCorpus(t *testing.T) {
 		valid++
 		h := header{}
 		require.NoError(t, ce.NATS.Write(h, m))
-		got, err := ce.NATS.Decode(h, line)
+		got, err := ce.NATS.Decode(catalogue.Kinds, h, line)
 		require.NoError(t, err, "%s", line)
 		assert.Equal(t, m.SchemaName(), got.SchemaName())
 	}
@@ -155,7 +155,7 @@ func TestDecodeAgreesWithTheOracleOnTheCorpus(t *testing.T) {
 			continue // core.driver
 		}
 		h := header{"ce-dataschema": {schemas.ID(name, "1.0")}}
-		_, err := ce.NATS.Decode(h, line)
+		_, err := ce.NATS.Decode(catalogue.Kinds, h, line)
 		ok, why := oracle.Verdict(name, line)
 		assert.Equal(t, ok, err == nil, "%s: ours %v, oracle %v", line, err, why)
 	}
@@ -228,7 +228,7 @@ func TestDecodeRejectsHeadersThatContradictTheBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := valid(t)[tt.schema]
 			tt.edit(v.h)
-			m, err := ce.NATS.Decode(v.h, v.body)
+			m, err := ce.NATS.Decode(catalogue.Kinds, v.h, v.body)
 			require.NotNil(t, m)
 			if tt.path == "-" {
 				assert.NoError(t, err)
@@ -255,7 +255,7 @@ func TestDecodeRejectsHeadersThatContradictTheBody(t *testing.T) {
 func TestDecodeReportsABrokenMemberOnce(t *testing.T) {
 	v := valid(t)[device.Name]
 	body := bytes.Replace(v.body, []byte(`"1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32"`), []byte(`"1c2e7b63"`), 1)
-	_, err := ce.NATS.Decode(v.h, body)
+	_, err := ce.NATS.Decode(catalogue.Kinds, v.h, body)
 	e, ok := errors.AsType[*msg.Error](err)
 	require.True(t, ok, "%v", err)
 	require.Len(t, e.Violations, 1, "%v", err)
@@ -267,7 +267,7 @@ func TestDecodeReportsBodyAndHeaders(t *testing.T) {
 	v := valid(t)[device.Name]
 	body := bytes.Replace(v.body, []byte(`"external_id":"ext-0002"`), []byte(`"external_id":7`), 1)
 	v.h.Set("ce-time", "2020-01-01T00:00:00Z")
-	_, err := ce.NATS.Decode(v.h, body)
+	_, err := ce.NATS.Decode(catalogue.Kinds, v.h, body)
 	e, ok := errors.AsType[*msg.Error](err)
 	require.True(t, ok, "%v", err)
 	require.Len(t, e.Violations, 2, "%v", err)
@@ -278,31 +278,31 @@ func TestDecodeReportsBodyAndHeaders(t *testing.T) {
 func TestDecodePicksTheSchema(t *testing.T) {
 	ev := valid(t)[event.Name]
 	// By ce-type alone: an event has no message_type to go by.
-	m, err := ce.NATS.Decode(header{"ce-type": {event.Name}}, ev.body)
+	m, err := ce.NATS.Decode(catalogue.Kinds, header{"ce-type": {event.Name}}, ev.body)
 	require.NoError(t, err)
 	assert.Equal(t, event.Name, m.SchemaName())
 	// With no header, by message_type, as catalogue.Decode.
-	_, err = ce.NATS.Decode(header{}, ev.body)
+	_, err = ce.NATS.Decode(catalogue.Kinds, header{}, ev.body)
 	assert.ErrorIs(t, err, catalogue.ErrNoType)
-	_, err = ce.NATS.Decode(nil, valid(t)[device.Name].body)
+	_, err = ce.NATS.Decode(catalogue.Kinds, nil, valid(t)[device.Name].body)
 	assert.NoError(t, err)
 	// A header that names no schema.
-	_, err = ce.NATS.Decode(header{"ce-dataschema": {"https://catalogue.fleetkit.dev/api/schemas/core.device/versions/9.0"}}, ev.body)
+	_, err = ce.NATS.Decode(catalogue.Kinds, header{"ce-dataschema": {"https://catalogue.fleetkit.dev/api/schemas/core.device/versions/9.0"}}, ev.body)
 	assert.ErrorIs(t, err, schemas.ErrUnknown)
-	_, err = ce.NATS.Decode(header{"ce-type": {"core.driver"}}, ev.body)
+	_, err = ce.NATS.Decode(catalogue.Kinds, header{"ce-type": {"core.driver"}}, ev.body)
 	assert.ErrorIs(t, err, schemas.ErrUnknown)
 }
 
 func TestDecodeAsChecksTheRoutesSchema(t *testing.T) {
 	v := valid(t)[device.Name]
-	_, err := ce.HTTP.DecodeAs(v.h, device.Name, device.Version, v.body)
+	_, err := ce.HTTP.DecodeAs(catalogue.Kinds, v.h, device.Name, device.Version, v.body)
 	require.NoError(t, err)
-	_, err = ce.HTTP.DecodeAs(header{"ce-dataschema": {vehicle.ID}}, device.Name, device.Version, v.body)
+	_, err = ce.HTTP.DecodeAs(catalogue.Kinds, header{"ce-dataschema": {vehicle.ID}}, device.Name, device.Version, v.body)
 	e, ok := errors.AsType[*msg.Error](err)
 	require.True(t, ok, "%v", err)
 	require.Len(t, e.Violations, 1)
 	assert.Contains(t, e.Violations[0].Message, "ce-dataschema names another schema than core.device version 1.0")
-	_, err = ce.HTTP.DecodeAs(header{"ce-type": {vehicle.Name}}, device.Name, device.Version, v.body)
+	_, err = ce.HTTP.DecodeAs(catalogue.Kinds, header{"ce-type": {vehicle.Name}}, device.Name, device.Version, v.body)
 	assert.ErrorContains(t, err, "ce-type is not core.device")
 }
 
@@ -354,7 +354,7 @@ func TestHeaderValuesCannotBeForged(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, a.Source)
 		// And the source still names this message.
-		_, err = ce.NATS.Decode(h, mustMarshal(t, d))
+		_, err = ce.NATS.Decode(catalogue.Kinds, h, mustMarshal(t, d))
 		require.NoError(t, err)
 	}
 	d := device.New()
@@ -413,7 +413,7 @@ func TestDecodeKeepsTheCountOfViolationsPastTheCap(t *testing.T) {
 		`"association_id":"5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a","device_id":"9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4","tags":[1` + strings.Repeat(",1", 299) + `]}`)
 	h := http.Header{}
 	h.Set("ce-id", "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a")
-	_, err := ce.HTTP.Decode(h, body)
+	_, err := ce.HTTP.Decode(catalogue.Kinds, h, body)
 	e, ok := errors.AsType[*msg.Error](err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, 200, e.Omitted)

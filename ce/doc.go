@@ -9,9 +9,16 @@
 //		return err
 //	}
 //
-// A consumer decodes by them:
+// A consumer decodes by them, among the kinds of a table, the published
+// catalogue's (catalogue.Kinds) or another generated one:
 //
-//	m, err := ce.NATS.Decode(h, body) // *msg.Error: body and header violations together
+//	m, err := ce.NATS.Decode(catalogue.Kinds, h, body) // *msg.Error: body and header violations together
+//
+// The package knows no message type. What it writes and checks comes from
+// the generated code: a message's SchemaKind names its schema and which of
+// its members are its id, time and source members (see msg.Kind), and its
+// Identity gives their values. So a new schema, or a new major version, is
+// carried as soon as it is generated, with no edit here.
 //
 // The headers, for the prefix "ce-" (NATS and HTTP; Kafka uses "ce_"):
 //
@@ -30,19 +37,30 @@
 //
 //	/tenants/{tenant_id}/sources/{source_type}/{source_id}
 //
-// An association whose source_type is absent or null leaves that segment
-// out (/tenants/{tenant_id}/sources/{source_id}: a segment fewer, which
-// escaping keeps unambiguous). An event has no source members: every event
-// has the source "/events" (EventSource), and its id alone tells events
-// apart, as CloudEvents requires of source and id together.
+// A uuid member is written in lower case. An association whose
+// source_type is absent or null leaves that segment out
+// (/tenants/{tenant_id}/sources/{source_id}: a segment fewer, which
+// escaping keeps unambiguous). A schema without source members has one
+// source for all its messages, msg.Kind's Source: "/" and the last part of
+// its name with an s. Every event has the source "/events" (EventSource),
+// and its id alone tells events apart, as CloudEvents requires of source
+// and id together.
 //
 // Decoding picks the schema by ce-dataschema when it is there (http and
 // https alike, as schemas.LookupID does), else by ce-type, at its latest
-// version, else by the body's message_type (catalogue.Decode). Every header
+// version, else by the body's message_type (the table's Decode,
+// catalogue.Decode for catalogue.Kinds). Every header
 // that is present must then agree with the body: a header that contradicts
 // it makes the message invalid, with a violation of rule msg.RuleHeader, and is
 // never trusted over the body. No header is required, so that a message
 // published without them is still judged by its message_type; a header
 // given twice is a violation, since two readers could each believe another
-// copy.
+// copy. A header agrees with the body when it means the same: a ce-id in
+// either case, a ce-time in any offset, a ce-source whose segments,
+// unescaped, are the source members' values, a uuid member's in either
+// case.
+//
+// A gate, which decodes a message and writes its headers onto the copy it
+// passes on, uses DecodeIdentity and WriteIdentity, so that the message's
+// schema is looked up and its identity read once.
 package ce

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/device"
 )
@@ -35,11 +36,11 @@ func Example() {
 		fmt.Printf("%s: %s\n", k, h.Get(k))
 	}
 
-	m, err := ce.HTTP.Decode(h, body)
+	m, err := ce.HTTP.Decode(catalogue.Kinds, h, body)
 	fmt.Printf("%T %v\n", m, err)
 
 	h.Set("ce-id", "7a1f0e52-0000-4000-8000-000000000000")
-	_, err = ce.HTTP.Decode(h, body)
+	_, err = ce.HTTP.Decode(catalogue.Kinds, h, body)
 	fmt.Println(err)
 	// Output:
 	// Ce-Id: 0b7f3c52-1a8e-4c9d-9f0e-2d6a4b8c1e3f

@@ -3,6 +3,7 @@ package ce_test
 import (
 	"testing"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 )
 
@@ -22,7 +23,7 @@ func FuzzDecode(f *testing.F) {
 				h.Set(k, v)
 			}
 		}
-		m, err := ce.NATS.Decode(h, []byte(body))
+		m, err := ce.NATS.Decode(catalogue.Kinds, h, []byte(body))
 		if err != nil {
 			return
 		}
@@ -35,7 +36,7 @@ func FuzzDecode(f *testing.F) {
 			// without headers to contradict it.
 			return
 		}
-		if _, err := ce.NATS.Decode(again, []byte(body)); err != nil {
+		if _, err := ce.NATS.Decode(catalogue.Kinds, again, []byte(body)); err != nil {
 			t.Fatalf("accepted with %v, not with its own headers %v: %v", h, again, err)
 		}
 	})

@@ -152,6 +152,40 @@ func (*Device) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Device messages.
 func (*Device) SchemaVersion() string { return Version }
 
+// schemaKind is the kind of Device messages.
+var schemaKind = msg.Kind{
+	Name:          Name,
+	Version:       Version,
+	ID:            ID,
+	New:           func() msg.Message { return New() },
+	IDMember:      "/message_id",
+	TimeMember:    "/time",
+	TypeMember:    "/message_type",
+	SourceMembers: []string{"/tenant_id", "/source_type", "/source_id"},
+	KeyMember:     "/device_id",
+}
+
+// SchemaKind returns the kind of Device messages: their schema, core.device
+// version 1.0, and the members that identify a message on a broker.
+func (*Device) SchemaKind() *msg.Kind { return &schemaKind }
+
+// Identity returns the values of the members that identify v on a broker,
+// as its kind names them: its message_id, its time, its source members, its
+// record key device_id. It allocates nothing.
+func (v *Device) Identity() msg.Identity {
+	id := msg.Identity{
+		Kind:     &schemaKind,
+		ID:       v.MessageID,
+		Time:     v.Time,
+		Type:     v.MessageType,
+		Tenant:   msg.StringText(v.TenantID),
+		SourceID: msg.StringText(v.SourceID),
+		Key:      msg.UUIDText(v.DeviceID),
+	}
+	id.SourceType = msg.StringText(v.SourceType)
+	return id
+}
+
 // devicePointees holds the targets of a decoded Device's pointer members, so that
 // they cost one allocation rather than one each.
 type devicePointees struct {

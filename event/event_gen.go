@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue/internal/wire"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/google/uuid"
 )
 
@@ -98,6 +99,35 @@ func (*Event) SchemaName() string { return Name }
 
 // SchemaVersion returns "1.0", the version of the schema of Event messages.
 func (*Event) SchemaVersion() string { return Version }
+
+// schemaKind is the kind of Event messages.
+var schemaKind = msg.Kind{
+	Name:       Name,
+	Version:    Version,
+	ID:         ID,
+	New:        func() msg.Message { return New() },
+	IDMember:   "/id",
+	TimeMember: "/occurred_at",
+	Source:     "/events",
+	KeyMember:  "/id",
+}
+
+// SchemaKind returns the kind of Event messages: their schema,
+// example.event version 1.0, and the members that identify a message on a
+// broker.
+func (*Event) SchemaKind() *msg.Kind { return &schemaKind }
+
+// Identity returns the values of the members that identify v on a broker,
+// as its kind names them: its id, its occurred_at, its record key, the id
+// too. It allocates nothing.
+func (v *Event) Identity() msg.Identity {
+	return msg.Identity{
+		Kind: &schemaKind,
+		ID:   v.ID,
+		Time: v.OccurredAt,
+		Key:  msg.UUIDText(v.ID),
+	}
+}
 
 // eventPointees holds the targets of a decoded Event's pointer members, so that
 // they cost one allocation rather than one each.

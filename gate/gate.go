@@ -37,13 +37,13 @@ type Broker interface {
 	// without, it returns what is there at once. An error wrapped by
 	// Fatal stops the gate; any other is waited out.
 	Fetch(ctx context.Context, max int, wait bool) ([]Delivery, error)
-	// Forward starts storing the copy of d, the valid message m, in the
-	// output, with the headers of decision 14 and m's id as the key the
-	// broker drops a second copy by. An error wrapping ErrTooLarge says
+	// Forward starts storing the copy of d, the valid message whose
+	// identity is id, in the output, with the headers of decision 14 and
+	// its id as the key the broker drops a second copy by. An error wrapping ErrTooLarge says
 	// that the copy is larger than the broker stores, an *msg.Error that
 	// m cannot be given headers that agree with it: the Gate then
 	// dead-letters d.
-	Forward(d Delivery, m catalogue.Message) (Pending, error)
+	Forward(d Delivery, id msg.Identity) (Pending, error)
 	// DeadLetter starts storing the dead letter of d, with its verdict v
 	// and as much of its body as fits (see Fit), under a key that names
 	// d's place in this incarnation of its stream, so that the dead
@@ -138,6 +138,9 @@ type Gate struct {
 	Broker Broker
 	// Binding names the headers of decision 14 on the broker.
 	Binding ce.Binding
+	// Kinds is the table of the schemas a message may follow; nil means
+	// the published catalogue's, catalogue.Kinds.
+	Kinds *msg.Kinds
 	// Batch is the most messages to fetch and store at a time; 0 means
 	// 256.
 	Batch int
@@ -173,7 +176,7 @@ func (g *Gate) Run(ctx context.Context) (Stats, error) {
 	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
 	confirmed := make(chan struct{})
 	confirmedOne := make(chan struct{}, 1) // a batch was confirmed
-	settle := context.WithoutCancel(ctx) // a stopped gate still settles what it holds
+	settle := context.WithoutCancel(ctx)   // a stopped gate still settles what it holds
 	go func() {
 		defer close(confirmed)
 		for batch := range batches {
@@ -287,10 +290,11 @@ func (g *Gate) idle(ctx context.Context, unconfirmed *atomic.Int32) bool {
 	return s == Idle
 }
 
-// judged is the judgement on one delivery: the message to forward, or
-// the verdict of its dead letter.
+// judged is the judgement on one delivery: the message to forward and
+// its identity, or the verdict of its dead letter.
 type judged struct {
 	m       catalogue.Message
+	id      msg.Identity
 	verdict *Verdict
 }
 
@@ -304,7 +308,7 @@ type inflight struct {
 // store starts storing d's copy or dead letter.
 func (g *Gate) store(d Delivery, j judged) (inflight, error) {
 	if j.verdict == nil {
-		p, err := g.Broker.Forward(d, j.m)
+		p, err := g.Broker.Forward(d, j.id)
 		if err == nil {
 			return inflight{d, p, true}, nil
 		}
@@ -391,16 +395,16 @@ func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, for
 	case err != nil && !errors.Is(err, ErrGone):
 		return Stored{}, true, err
 	}
-	m, jerr := g.Binding.Decode(d.Header(), d.Body())
+	m, id, jerr := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
 	v := VerdictOf(m, jerr)
-	v.Valid = jerr == nil
 	why := "another message, with another body, was forwarded under its id"
 	if err != nil {
 		why = "a message was forwarded under its id, and is no longer stored to be compared with"
 	}
 	v.Violations = []*msg.Violation{{Rule: msg.RuleDuplicateID, Message: why}}
-	if a, aerr := ce.AttributesOf(m); aerr == nil {
-		v.Violations[0].Value = `"` + a.ID + `"`
+	if id.Kind != nil {
+		v.Violations[0].Path = id.Kind.IDMember
+		v.Violations[0].Value = `"` + id.ID.String() + `"`
 	}
 	p, err := g.deadLetter(d, v)
 	if err != nil {
@@ -435,12 +439,22 @@ func (g *Gate) judgeAll(ds []Delivery) []judged {
 // judge decodes d as the message its headers name, and returns it if it
 // is valid, or its verdict.
 func (g *Gate) judge(d Delivery) judged {
-	m, err := g.Binding.Decode(d.Header(), d.Body())
+	// The identity the headers were checked against is the one the copy's
+	// headers are written from: the message is read once.
+	m, id, err := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
 	if err == nil {
-		return judged{m: m}
+		return judged{m: m, id: id}
 	}
 	v := VerdictOf(m, err)
 	return judged{verdict: &v}
+}
+
+// kinds returns the table of kinds to judge by.
+func (g *Gate) kinds() *msg.Kinds {
+	if g.Kinds == nil {
+		return catalogue.Kinds
+	}
+	return g.Kinds
 }
 
 func (g *Gate) log(level slog.Level, text string, args ...any) {

@@ -85,8 +85,7 @@ func (g *generator) versions() {
 	g.p("return New()")
 	for _, o := range g.sf.Older {
 		g.p("case %q:", o.Schema.Version)
-		g.p("v := %s", o.Root.defaults())
-		g.p("return &v")
+		g.p("return %s.New()", o.kindVar())
 	}
 	g.p("}")
 	g.p("return nil")
@@ -107,17 +106,15 @@ func (g *generator) imports() []string {
 		"encoding/json": true,
 		"slices":        true,
 		"github.com/fleetkit/catalogue/internal/wire": true,
+		"github.com/fleetkit/catalogue/msg":           true,
 	}
 	var walk func(m *message)
 	walk = func(m *message) {
 		for _, f := range m.Fields {
-			switch f.Kind {
-			case kindUUID:
-				uses["github.com/google/uuid"] = true
-			case kindDateTime:
-				uses["time"] = true
+			if imp := f.row().Import; imp != "" {
+				uses[imp] = true
 			}
-			if f.Repr == reprNullable || f.Kind == kindRawObject {
+			if f.Repr == reprNullable {
 				uses["github.com/fleetkit/catalogue/msg"] = true
 			}
 			if f.Object != nil {
@@ -147,26 +144,12 @@ func (g *generator) imports() []string {
 // goType returns the Go type of a member's value, before its repr.
 func (f *field) goType() string {
 	switch f.Kind {
-	case kindString:
-		return "string"
-	case kindUUID:
-		return "uuid.UUID"
-	case kindDateTime:
-		return "time.Time"
-	case kindInt:
-		return "int64"
-	case kindBool:
-		return "bool"
 	case kindEnum:
 		return f.EnumType
-	case kindStrings:
-		return "[]string"
-	case kindRawObject:
-		return "msg.Object"
 	case kindObject:
 		return f.Object.GoName
 	}
-	panic("unknown kind")
+	return f.row().GoType
 }
 
 // pointeeType returns the Go type of the target of a pointer member: for
@@ -186,7 +169,7 @@ func (f *field) fieldType() string {
 	case reprNullable:
 		return "msg.Nullable[" + t + "]"
 	case reprPointer:
-		if f.Kind == kindStrings {
+		if f.row().Held {
 			return t
 		}
 		return "*" + t
@@ -240,19 +223,14 @@ func (f *field) doc() string {
 		fmt.Fprintf(&b, " Optional; when absent, decoding sets the default %s.", f.Default)
 	case f.Repr == reprNullable:
 		b.WriteString(" Optional and nullable: absent, null and a value are told apart.")
-	case f.Nullable && f.Kind == kindStrings:
+	case f.Nullable && f.row().Held:
 		fmt.Fprintf(&b, " Optional and nullable: nil is null; when absent, decoding sets the default %s.", f.Default)
 	case f.Nullable:
 		b.WriteString(" Optional and nullable, null by default: nil is null.")
 	default:
 		b.WriteString(" Optional: nil when absent.")
 	}
-	if f.Kind == kindRawObject {
-		b.WriteString(" Any member name, any value, null included: msg.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.")
-	}
-	if f.Kind == kindDateTime {
-		b.WriteString(" An RFC 3339 date-time; a leap second (23:59:60) decodes as 23:59:59 of the same minute, and fractions finer than a nanosecond are truncated.")
-	}
+	b.WriteString(f.row().Note)
 	if f.IMEI {
 		b.WriteString(" Empty means not set; any other value must be a valid IMEI (see package imei).")
 	}
@@ -316,6 +294,7 @@ func (g *generator) message(m *message, root bool) {
 		g.p("")
 		g.p("// SchemaVersion returns %q, the version of the schema of %s messages.", g.sf.Schema.Version, m.GoName)
 		g.p("func (*%s) SchemaVersion() string { return %s }", m.GoName, version)
+		g.kind(m)
 	}
 	g.unmarshal(m)
 	g.validate(m)
@@ -372,34 +351,14 @@ func (m *message) defaults() string {
 		if f.Default == nil || string(f.Default) == "null" {
 			continue
 		}
-		var lit string
-		switch f.Kind {
-		case kindStrings:
-			var list []string
-			if err := json.Unmarshal(f.Default, &list); err != nil {
-				panic(err)
-			}
-			var items []string
-			for _, s := range list {
-				items = append(items, strconv.Quote(s))
-			}
-			lit = "[]string{" + strings.Join(items, ", ") + "}"
-		case kindString, kindEnum:
-			var s string
-			if err := json.Unmarshal(f.Default, &s); err != nil {
-				panic(err)
-			}
-			if s == "" {
-				continue
-			}
-			lit = strconv.Quote(s)
-		case kindInt, kindBool:
-			if string(f.Default) == "0" || string(f.Default) == "false" {
-				continue
-			}
-			lit = string(f.Default)
+		lit, err := f.row().Default(f.Default)
+		if err != nil {
+			panic(err) // build checked the default
 		}
-		if f.Repr == reprPointer && f.Kind != kindStrings {
+		if lit == "" {
+			continue
+		}
+		if f.Repr == reprPointer && !f.row().Held {
 			panic("default on a pointer member " + f.JSON)
 		}
 		parts = append(parts, f.GoName+": "+lit)
@@ -430,358 +389,6 @@ func (g *generator) parseFunc(m *message) {
 	g.p("}")
 }
 
-// pointees returns the members held through a pointer to a scalar: when
-// there are several, decoding allocates their targets together, once.
-func (m *message) pointees() []*field {
-	var list []*field
-	for _, f := range m.Fields {
-		if f.Repr == reprPointer && f.Kind != kindStrings {
-			list = append(list, f)
-		}
-	}
-	if len(list) < 2 {
-		return nil
-	}
-	return list
-}
-
-func pointeesType(m *message) string {
-	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Pointees"
-}
-
-func (g *generator) unmarshal(m *message) {
-	n := m.GoName
-	if ps := m.pointees(); ps != nil {
-		g.p("")
-		g.p("// %s holds the targets of a decoded %s's pointer members, so that", pointeesType(m), n)
-		g.p("// they cost one allocation rather than one each.")
-		g.p("type %s struct {", pointeesType(m))
-		for _, f := range ps {
-			g.p("%s %s", f.GoName, f.pointeeType())
-		}
-		g.p("}")
-	}
-	g.p("")
-	g.comment("UnmarshalJSON decodes a message from data into v, replacing its contents. It returns nil exactly when data is a message its schema accepts; otherwise an *msg.Error listing every violation found. Unlike encoding/json it rejects invalid UTF-8 and repeated member names, and matches member names case-sensitively.")
-	g.p("func (v *%s) UnmarshalJSON(data []byte) error {", n)
-	g.p("var d wire.Decoder")
-	g.p("d.Reset(data)")
-	g.p("v.decode(&d, \"\")")
-	g.p("d.End()")
-	g.p("return d.Err()")
-	g.p("}")
-
-	g.p("")
-	g.p("func (v *%s) decode(d *wire.Decoder, base string) {", n)
-	g.p("if !d.Object(base, \"\") {")
-	g.p("*v = %s", m.defaults())
-	g.p("return")
-	g.p("}")
-	if m.pointees() != nil {
-		g.p("v.decodeMembers(d, base, nil)")
-	} else {
-		g.p("v.decodeMembers(d, base)")
-	}
-	g.p("}")
-
-	g.p("")
-	if m.pointees() != nil {
-		g.p("// decodeMembers reads the members of the object begun at base. The")
-		g.p("// targets of its pointer members go in p, allocated if nil.")
-		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string, p *%s) {", n, pointeesType(m))
-	} else {
-		g.p("// decodeMembers reads the members of the object begun at base.")
-		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
-	}
-	g.p("*v = %s", m.defaults())
-	g.p("var seen wire.Seen")
-	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
-	g.p("switch j, key := d.Member(base, %s, &seen); j {", membersVar(m))
-	var required uint64
-	for i, f := range m.Fields {
-		if f.Required {
-			required |= uint64(1) << i
-		}
-		g.p("case %d: // %s", i, f.JSON)
-		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
-	}
-	g.p("case wire.Undeclared:")
-	g.p("d.Extra(&v.Extra, base, key)")
-	g.p("}")
-	g.p("}")
-	if required != 0 {
-		g.p("if seen.Bits&%#x != %#x && !d.Failed() {", required, required)
-		for i, f := range m.Fields {
-			if f.Required {
-				g.p("if seen.Bits&%#x == 0 {", uint64(1)<<i)
-				g.p("d.Required(base, %q)", "/"+f.JSON)
-				g.p("}")
-			}
-		}
-		g.p("}")
-	}
-	g.p("}")
-
-	g.p("")
-	g.p("// %s lists the members %s declares, in the schema's order; the", membersVar(m), n)
-	g.p("// cases of decodeMembers are their places in it.")
-	names := make([]string, len(m.Fields))
-	for i, f := range m.Fields {
-		names[i] = strconv.Quote(f.JSON)
-	}
-	g.p("var %s = wire.NewMembers(%s)", membersVar(m), strings.Join(names, ", "))
-}
-
-// membersVar names the variable that lists the declared members of m.
-func membersVar(m *message) string {
-	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Members"
-}
-
-// reader returns the Decoder method that reads a member's value.
-func (f *field) reader() string {
-	switch f.Kind {
-	case kindString:
-		return "String"
-	case kindUUID:
-		return "UUID"
-	case kindDateTime:
-		return "DateTime"
-	case kindInt:
-		return "Int"
-	case kindBool:
-		return "Bool"
-	case kindRawObject:
-		return "FreeObject"
-	}
-	panic("no reader")
-}
-
-func (g *generator) decodeField(m *message, f *field, name string) {
-	nullable := f.Repr == reprNullable || f.Nullable
-	if nullable {
-		g.p("if d.Null() {")
-		switch f.Repr {
-		case reprNullable:
-			g.p("v.%s = msg.Null[%s]()", f.GoName, f.goType())
-		default:
-			g.p("v.%s = nil", f.GoName)
-		}
-		g.p("} else {")
-	}
-	switch f.Kind {
-	case kindEnum:
-		g.p("if s, ok := d.Bytes(base, %s); ok {", name)
-		g.p("switch string(s) {")
-		for _, v := range f.Enum {
-			g.p("case %q:", v)
-			g.p("v.%s = %s", f.GoName, f.wrap(f.EnumType+exportName(v)))
-		}
-		g.p("default:")
-		g.p("d.Enum(base, %s, d.Last(), %q)", name, f.enumList())
-		g.p("}")
-		g.p("}")
-	case kindStrings:
-		g.p("if x, ok := d.Strings(base, %s); ok {", name)
-		g.p("v.%s = x", f.GoName)
-		g.p("}")
-	case kindObject:
-		g.p("if d.Object(base, %s) {", name)
-		// The object goes with its own pointer targets, and with its
-		// parent's where the parent has a place for them.
-		if m.pointees() != nil {
-			g.p("if p == nil {")
-			g.p("p = new(%s)", pointeesType(m))
-			g.p("}")
-			g.p("x := &p.%s", f.GoName)
-		} else {
-			g.p("x := new(%s)", f.pointeeType())
-		}
-		if f.Object.pointees() != nil {
-			g.p("x.v.decodeMembers(d, wire.Join(base, %s), &x.p)", name)
-			g.p("v.%s = &x.v", f.GoName)
-		} else {
-			g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
-			g.p("v.%s = x", f.GoName)
-		}
-		g.p("}")
-	default:
-		g.p("if x, ok := d.%s(base, %s); ok {", f.reader(), name)
-		g.checks(f, "d", name, "x")
-		if f.Repr == reprPointer && m.pointees() != nil {
-			g.p("if p == nil {")
-			g.p("p = new(%s)", pointeesType(m))
-			g.p("}")
-			g.p("p.%s = x", f.GoName)
-			g.p("v.%s = &p.%s", f.GoName, f.GoName)
-		} else {
-			g.p("v.%s = %s", f.GoName, f.wrap("x"))
-		}
-		g.p("}")
-	}
-	if nullable {
-		g.p("}")
-	}
-}
-
-// wrap returns the expression that stores x in a member of f's repr.
-func (f *field) wrap(x string) string {
-	switch f.Repr {
-	case reprNullable:
-		return "msg.Of(" + x + ")"
-	case reprPointer:
-		return "&" + x
-	}
-	return x
-}
-
-// checks writes the checks of a value x beyond its type and format, which
-// decoding and Validate share; e is a *wire.Errors.
-func (g *generator) checks(f *field, e, name, x string) {
-	if f.Min != nil {
-		g.p("%s.Min(base, %s, %s, %d)", e, name, x, *f.Min)
-	}
-	if f.Max != nil {
-		g.p("%s.Max(base, %s, %s, %d)", e, name, x, *f.Max)
-	}
-	if f.MinLength > 0 {
-		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
-	}
-	if f.IMEI {
-		g.p("%s.IMEI(base, %s, %s)", e, name, x)
-	}
-}
-
-func (g *generator) validate(m *message) {
-	n := m.GoName
-	g.p("")
-	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + ". It allocates nothing when v is valid.")
-	g.p("func (v *%s) Validate() error {", n)
-	g.p("var e wire.Errors")
-	g.p("v.validate(&e, \"\")")
-	g.p("return e.Err()")
-	g.p("}")
-	g.p("")
-	g.p("")
-	g.p("func (v *%s) validate(e *wire.Errors, base string) {", n)
-	// The strings held by value, which are "" when absent or null, are
-	// checked for UTF-8 in one call, and one by one, for the paths, only
-	// if one of them fails.
-	var batch []*field
-	for _, f := range m.Fields {
-		if f.inBatch() {
-			batch = append(batch, f)
-		}
-	}
-	batched := len(batch) > 1
-	if batched {
-		var args []string
-		for _, f := range batch {
-			if f.Repr == reprNullable {
-				args = append(args, "v."+f.GoName+".Value()")
-			} else {
-				args = append(args, "v."+f.GoName)
-			}
-		}
-		g.p("if !wire.ValidStrings(%s) {", strings.Join(args, ", "))
-		for i, f := range batch {
-			g.p("e.String(base, %q, %s)", "/"+f.JSON, args[i])
-		}
-		g.p("}")
-	}
-	for _, f := range m.Fields {
-		g.validateField(f, batched && f.inBatch())
-	}
-	// Ranging over a nil map still costs a call.
-	g.p("if len(v.Extra) > 0 {")
-	g.p("for k, raw := range v.Extra {")
-	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
-	g.p("}")
-	g.p("}")
-	g.p("}")
-}
-
-// unset writes what reports the required members still holding their Go
-// zero value: Unset on the root message, and on every message the unset
-// method it and its parents call.
-func (g *generator) unset(m *message, root bool) {
-	n := m.GoName
-	if root {
-		g.p("")
-		g.comment("Unset returns the JSON Pointers of the required members of v, nested ones included, that still hold the zero value of their Go type: an empty string, the nil uuid, the zero time. The schema accepts these values, and so does Validate, which is exact; but in a message built by hand they are most likely members its producer forgot to set, so call Unset before publishing. Numbers and booleans are left out, since 0 and false are values a producer means. It returns nil, allocating nothing, when every required member is set.")
-		g.p("func (v *%s) Unset() []string {", n)
-		g.p("return v.unset(nil, \"\")")
-		g.p("}")
-	}
-	g.p("")
-	g.p("func (v *%s) unset(list []string, base string) []string {", n)
-	for _, f := range m.Fields {
-		x := "v." + f.GoName
-		path := strconv.Quote("/" + f.JSON)
-		if f.Kind == kindObject {
-			switch f.Repr {
-			case reprValue:
-				g.p("list = %s.unset(list, base+%s)", x, path)
-			case reprPointer:
-				g.p("if %s != nil {", x)
-				g.p("list = %s.unset(list, base+%s)", x, path)
-				g.p("}")
-			case reprNullable:
-				g.p("if x, ok := %s.Get(); ok {", x)
-				g.p("list = x.unset(list, base+%s)", path)
-				g.p("}")
-			}
-			continue
-		}
-		if !f.Required || f.Nullable || f.Repr != reprValue {
-			continue
-		}
-		var zero string
-		switch f.Kind {
-		case kindString, kindEnum:
-			zero = x + ` == ""`
-		case kindUUID:
-			zero = x + " == uuid.Nil"
-		case kindDateTime:
-			zero = x + ".IsZero()"
-		default:
-			continue
-		}
-		g.p("if %s {", zero)
-		g.p("list = append(list, base+%s)", path)
-		g.p("}")
-	}
-	g.p("return list")
-	g.p("}")
-}
-
-// checked lists, for Validate's doc comment, what a value of m can hold
-// that its schema rejects.
-func (m *message) checked() string {
-	has := make(map[string]bool)
-	var walk func(m *message)
-	walk = func(m *message) {
-		for _, f := range m.Fields {
-			has["enum values"] = has["enum values"] || f.Kind == kindEnum
-			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
-			has["lengths"] = has["lengths"] || f.MinLength > 0
-			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
-			has["times RFC 3339 cannot express"] = has["times RFC 3339 cannot express"] || f.Kind == kindDateTime
-			if f.Object != nil {
-				walk(f.Object)
-			}
-		}
-	}
-	walk(m)
-	var list []string
-	for _, what := range []string{"enum values", "bounds", "lengths", "the IMEI rule", "times RFC 3339 cannot express"} {
-		if has[what] {
-			list = append(list, what)
-		}
-	}
-	list = append(list, "strings that are not UTF-8", "extra members that are not JSON or are named like declared ones")
-	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
-}
-
 // defaultsTypeToName reports whether m declares a message_type whose
 // default is name.
 func (m *message) defaultsTypeToName(name string) bool {
@@ -808,243 +415,4 @@ func (g *generator) declared(m *message) {
 	g.p("}")
 	g.p("return false")
 	g.p("}")
-}
-
-// sizeHint estimates the encoded size of a message from what does not
-// vary: names, punctuation and the fixed-size values, and a guess at the
-// rest; the generated size method adds the lengths of its strings, so
-// that encoding allocates its buffer once.
-func (m *message) sizeHint() int {
-	n := 2
-	for _, f := range m.Fields {
-		n += len(f.JSON) + 4
-		switch f.Kind {
-		case kindUUID:
-			n += 38
-		case kindDateTime:
-			n += 37
-		case kindInt, kindBool:
-			n += 8
-		case kindString, kindEnum:
-			n += 2
-		case kindStrings:
-			n += 2
-		default:
-			n += 64
-		}
-	}
-	return n
-}
-
-// size writes the method that estimates a message's encoded size.
-func (g *generator) size(m *message) {
-	g.p("")
-	g.p("// size estimates the encoded size of v, for MarshalJSON to allocate once.")
-	g.p("func (v *%s) size() int {", m.GoName)
-	g.p("n := %d", m.sizeHint())
-	for _, f := range m.Fields {
-		x := "v." + f.GoName
-		switch {
-		case f.Kind == kindStrings:
-			g.p("for _, s := range %s {", x)
-			g.p("n += len(s) + 3")
-			g.p("}")
-		case f.Kind != kindString && f.Kind != kindEnum:
-		case f.Repr == reprValue:
-			g.p("n += len(%s)", x)
-		case f.Repr == reprNullable:
-			g.p("n += len(%s.Value())", x)
-		default:
-			g.p("if %s != nil {", x)
-			g.p("n += len(*%s)", x)
-			g.p("}")
-		}
-	}
-	g.p("return n")
-	g.p("}")
-}
-
-// writer returns the Encoder method that writes a member's value.
-func (f *field) writer() string {
-	switch f.Kind {
-	case kindString, kindEnum:
-		return "String"
-	case kindUUID:
-		return "UUID"
-	case kindDateTime:
-		return "Time"
-	case kindInt:
-		return "Int"
-	case kindBool:
-		return "Bool"
-	case kindStrings:
-		return "Strings"
-	case kindRawObject:
-		return "Object"
-	}
-	panic("no writer")
-}
-
-func (g *generator) marshal(m *message, root bool) {
-	n := m.GoName
-	g.p("")
-	what := "a message of schema " + g.sf.Schema.Name
-	if !root {
-		what = fmt.Sprintf("the member %q of a message of schema %s", m.Path, g.sf.Schema.Name)
-	}
-	g.comment(fmt.Sprintf("MarshalJSON encodes v as %s: declared members in the schema's order, then the extra members sorted by name. It does not validate v (call Validate for that), but it fails rather than alter a value it cannot encode as it is: a string that is not UTF-8, raw values that are not JSON, an extra member named like a declared one, a time RFC 3339 cannot express.", what))
-	g.p("func (v %s) MarshalJSON() ([]byte, error) {", n)
-	g.p("e := wire.Encoder{B: make([]byte, 0, v.size())}")
-	g.p("v.encode(&e)")
-	g.p("return e.Bytes()")
-	g.p("}")
-	if root {
-		g.p("")
-		g.comment("AppendJSON appends the encoding of v, as MarshalJSON writes it, to b and returns the extended buffer, or b unchanged and the error. It is the way out without encoding/json, which copies and checks all that MarshalJSON writes, and it can reuse a buffer from message to message.")
-		g.p("func (v *%s) AppendJSON(b []byte) ([]byte, error) {", n)
-		g.p("e := wire.Encoder{B: slices.Grow(b, v.size())}")
-		g.p("v.encode(&e)")
-		g.p("if _, err := e.Bytes(); err != nil {")
-		g.p("return b, err")
-		g.p("}")
-		g.p("return e.B, nil")
-		g.p("}")
-	}
-	g.p("")
-	g.comment(fmt.Sprintf("String returns v as MarshalJSON encodes it, so that fmt prints %s as JSON rather than its Go internals; a value that cannot be encoded is described with the error instead.", what))
-	g.p("func (v %s) String() string {", n)
-	g.p("b, err := v.MarshalJSON()")
-	g.p("if err != nil {")
-	g.p("return %q + err.Error() + \")\"", n+"(cannot be encoded: ")
-	g.p("}")
-	g.p("return string(b)")
-	g.p("}")
-	g.p("")
-	g.p("")
-	g.p("func (v *%s) encode(e *wire.Encoder) {", n)
-	g.p("outer := e.Begin()")
-	for _, f := range m.Fields {
-		member := "`" + strconv.Quote(f.JSON) + ":`"
-		if strings.Contains(member[1:len(member)-1], "`") {
-			member = strconv.Quote(strconv.Quote(f.JSON) + ":")
-		}
-		x := "v." + f.GoName
-		write := func(x string) {
-			if f.Kind == kindObject {
-				g.p("%s.encode(e)", x)
-				return
-			}
-			if f.Kind == kindEnum {
-				x = "string(" + x + ")"
-			}
-			g.p("e.%s(%s)", f.writer(), x)
-		}
-		switch {
-		case f.Repr == reprValue:
-			g.p("e.Member(%s)", member)
-			write(x)
-		case f.Repr == reprNullable:
-			g.p("if !%s.IsAbsent() {", x)
-			g.p("e.Member(%s)", member)
-			g.p("if x, ok := %s.Get(); ok {", x)
-			write("x")
-			g.p("} else {")
-			g.p("e.Null()")
-			g.p("}")
-			g.p("}")
-		case f.Nullable:
-			// Null is the default (or the member is required): nil is written as null.
-			g.p("e.Member(%s)", member)
-			g.p("if %s == nil {", x)
-			g.p("e.Null()")
-			g.p("} else {")
-			if f.Kind == kindStrings || f.Kind == kindObject {
-				write(x)
-			} else {
-				write("*" + x)
-			}
-			g.p("}")
-		default:
-			g.p("if %s != nil {", x)
-			g.p("e.Member(%s)", member)
-			if f.Kind == kindStrings || f.Kind == kindObject {
-				write(x)
-			} else {
-				write("*" + x)
-			}
-			g.p("}")
-		}
-	}
-	g.p("e.Extra(v.Extra, declared%s)", n)
-	g.p("e.End(outer)")
-	g.p("}")
-}
-
-// inBatch reports whether f is a string that Validate checks for UTF-8
-// together with the others of its message: one held by value, not behind
-// a pointer.
-func (f *field) inBatch() bool {
-	return f.Kind == kindString && (f.Repr == reprValue || f.Repr == reprNullable)
-}
-
-// validateField writes the checks of f, if it has any, guarded by its
-// presence; batched says its UTF-8 is checked with the message's other
-// strings.
-func (g *generator) validateField(f *field, batched bool) {
-	name := strconv.Quote("/" + f.JSON)
-	x := "v." + f.GoName
-	guard := ""
-	switch {
-	case f.Repr == reprNullable:
-		guard = "if x, ok := " + x + ".Get(); ok {"
-		x = "x"
-	case f.Repr == reprPointer && f.Kind != kindStrings:
-		guard = "if " + x + " != nil {"
-		if f.Kind != kindObject {
-			x = "*" + x
-		}
-	}
-	outer := g.buf
-	g.buf = bytes.Buffer{}
-	switch f.Kind {
-	case kindString:
-		if !batched {
-			g.p("e.String(base, %s, %s)", name, x)
-		}
-		g.checks(f, "e", name, x)
-	case kindDateTime:
-		g.p("e.Time(base, %s, %s)", name, x)
-	case kindInt:
-		g.checks(f, "e", name, x)
-	case kindEnum:
-		g.p("switch %s {", x)
-		var cases []string
-		for _, v := range f.Enum {
-			cases = append(cases, f.EnumType+exportName(v))
-		}
-		g.p("case %s:", strings.Join(cases, ", "))
-		g.p("default:")
-		g.p("e.Enum(base, %s, wire.Quote(string(%s)), %q)", name, x, f.enumList())
-		g.p("}")
-	case kindStrings:
-		g.p("if !wire.ValidStrings(%s...) {", x)
-		g.p("for i, s := range %s {", x)
-		g.p("e.StringItem(base, %s, i, s)", name)
-		g.p("}")
-		g.p("}")
-	case kindObject:
-		g.p("%s.validate(e, wire.Join(base, %s))", x, name)
-	}
-	body := g.buf.Bytes()
-	g.buf = outer
-	if len(body) == 0 {
-		return
-	}
-	if guard != "" {
-		g.p("%s", guard)
-	}
-	g.buf.Write(body)
-	if guard != "" {
-		g.p("}")
-	}
 }

@@ -109,9 +109,7 @@ func TestMajorsArePackages(t *testing.T) {
 	assert.NotContains(t, string(files["sensor/v2/sensor_gen.go"]), "NewVersion", "a major of one minor needs no more than its type")
 	table := string(files["kinds_gen.go"])
 	assert.Contains(t, table, `sensorv2 "github.com/fleetkit/catalogue/internal/fixture/sensor/v2"`)
-	assert.Contains(t, table, `"1.0": func() msg.Message { return sensor.NewVersion("1.0") },`)
-	assert.Contains(t, table, `"1.1": func() msg.Message { return sensor.New() },`)
-	assert.Contains(t, table, `"2.0": func() msg.Message { return sensorv2.New() },`)
+	assert.Regexp(t, `sensor.NewVersion\("1.0"\).SchemaKind\(\),\s+sensor.New\(\).SchemaKind\(\),\s+sensorv2.New\(\).SchemaKind\(\),`, table, "every version, in order")
 	assert.Regexp(t, `case "demo.sensor":\s+return sensorv2.New\(\)\s+}`, table, "dispatch takes the latest major")
 	// The earlier minor's types are unexported: the package's API is
 	// the latest minor's.
@@ -193,6 +191,8 @@ func TestBuildsRepresentations(t *testing.T) {
 	for _, f := range sf.Root.Fields {
 		got[f.JSON] = f.Repr
 	}
+	delete(got, "message_id") // testSchema's identity members
+	delete(got, "time")
 	assert.Equal(t, map[string]repr{
 		"req":    reprValue,
 		"def":    reprValue,
@@ -203,8 +203,17 @@ func TestBuildsRepresentations(t *testing.T) {
 }
 
 // testSchema returns a catalogue entry for a schema with the given
-// properties, "req" required if declared.
+// properties, "req" required if declared, after the members every message
+// needs on a broker: a required message_id and time.
 func testSchema(t *testing.T, props string) input {
+	t.Helper()
+	const identity = `"message_id": {"type": "string", "format": "uuid"}, "time": {"type": "string", "format": "date-time"}`
+	return testSchemaOf(t, "{"+identity+","+strings.TrimPrefix(strings.TrimSpace(props), "{"), "message_id", "time")
+}
+
+// testSchemaOf returns a catalogue entry for a schema with exactly the
+// given properties and required members, "req" too if declared.
+func testSchemaOf(t *testing.T, props string, required ...string) input {
 	t.Helper()
 	doc := map[string]any{
 		"$schema":    "http://json-schema.org/draft-07/schema#",
@@ -214,7 +223,10 @@ func testSchema(t *testing.T, props string) input {
 		"properties": json.RawMessage(props),
 	}
 	if strings.Contains(props, `"req"`) {
-		doc["required"] = []string{"req"}
+		required = append(required, "req")
+	}
+	if len(required) > 0 {
+		doc["required"] = required
 	}
 	data, err := json.Marshal(doc)
 	require.NoError(t, err)
@@ -293,4 +305,74 @@ func TestCompatibleCatalogueWarns(t *testing.T) {
 	warnings, err = checkCompatible(published())
 	require.NoError(t, err)
 	assert.Empty(t, warnings, "the published catalogue has one version of each schema")
+}
+
+// TestIdentityFollowsTheMemberNames pins how the generator finds the
+// members that identify a message (msg.Kind documents the rules): the
+// record key is the entity's own id, <package>_id, or the id member for a
+// schema without one.
+func TestIdentityFollowsTheMemberNames(t *testing.T) {
+	const (
+		uuidType = `{"type": "string", "format": "uuid"}`
+		timeType = `{"type": "string", "format": "date-time"}`
+		str      = `{"type": "string"}`
+	)
+	for _, tc := range []struct {
+		name, props string
+		required    []string
+		id, time    string
+		tenant, key string
+		source      string
+	}{
+		{"entity", `{"message_id": ` + uuidType + `, "time": ` + timeType + `, "thing_id": ` + uuidType + `, "tenant_id": ` + str + `, "source_id": ` + str + `}`,
+			[]string{"message_id", "time", "thing_id", "tenant_id", "source_id"}, "message_id", "time", "tenant_id", "thing_id", ""},
+		{"event", `{"id": ` + uuidType + `, "occurred_at": ` + timeType + `}`,
+			[]string{"id", "occurred_at"}, "id", "occurred_at", "", "id", "/things"},
+		{"message_id wins over id", `{"id": ` + str + `, "message_id": ` + uuidType + `, "time": ` + timeType + `, "thing_id": ` + str + `}`,
+			[]string{"message_id", "time", "thing_id"}, "message_id", "time", "", "thing_id", "/things"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sf, err := build(testSchemaOf(t, tc.props, tc.required...))
+			require.NoError(t, err)
+			id := sf.Identity
+			assert.Equal(t, tc.id, id.ID.JSON)
+			assert.Equal(t, tc.time, id.Time.JSON)
+			assert.Equal(t, tc.key, id.Key.JSON)
+			assert.Equal(t, tc.source, id.Source)
+			if tc.tenant == "" {
+				assert.Nil(t, id.Tenant)
+			} else {
+				assert.Equal(t, tc.tenant, id.Tenant.JSON)
+			}
+		})
+	}
+}
+
+// TestRefusesASchemaWithoutIdentity pins that a schema whose messages
+// could not be carried on a broker (decision 14) is refused, saying why,
+// rather than generated into a type no binding can name.
+func TestRefusesASchemaWithoutIdentity(t *testing.T) {
+	const (
+		uuidType = `{"type": "string", "format": "uuid"}`
+		timeType = `{"type": "string", "format": "date-time"}`
+	)
+	for _, tc := range []struct {
+		name, props string
+		required    []string
+		want        string
+	}{
+		{"no id", `{"time": ` + timeType + `}`, []string{"time"}, "no id member"},
+		{"optional id", `{"message_id": ` + uuidType + `, "time": ` + timeType + `}`, []string{"time"}, "/message_id: the id member must be a required, non-nullable uuid"},
+		{"id not a uuid", `{"message_id": {"type": "string"}, "time": ` + timeType + `}`, []string{"message_id", "time"}, "must be a required, non-nullable uuid"},
+		{"no time", `{"message_id": ` + uuidType + `}`, []string{"message_id"}, "no time member"},
+		{"nullable time", `{"message_id": ` + uuidType + `, "time": {"type": ["string", "null"], "format": "date-time"}}`, []string{"message_id", "time"}, "/time: the time member must be"},
+		{"tenant without source", `{"message_id": ` + uuidType + `, "time": ` + timeType + `, "tenant_id": {"type": "string"}}`, []string{"message_id", "time", "tenant_id"}, "declare both or neither"},
+		{"optional key", `{"message_id": ` + uuidType + `, "time": ` + timeType + `, "thing_id": ` + uuidType + `}`, []string{"message_id", "time"}, "/thing_id: the record key must be"},
+		{"a method's name", `{"message_id": ` + uuidType + `, "time": ` + timeType + `, "identity": {"type": "string"}}`, []string{"message_id", "time"}, "Identity is a method of every message"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := build(testSchemaOf(t, tc.props, tc.required...))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
 }

@@ -35,6 +35,52 @@
 // single exact pass. It reads nothing but the catalogue, never the
 // network, and its output depends on nothing else: no time stamps, no map
 // order.
+//
+// # Files
+//
+// The generator is split by concern, around one table of field kinds:
+//
+//	main.go       flags, majors and the files written
+//	model.go      the model of a schema: messages, fields, reprs
+//	fieldkind.go  the table of field kinds: a row per kind saying how a
+//	              schema declares it and how it is decoded, validated,
+//	              encoded and documented
+//	emit.go       a package's file: types, doc comments, New, Parse,
+//	              NewVersion and DecodeVersion
+//	decode.go     UnmarshalJSON and the decoders
+//	validate.go   Validate and Unset
+//	encode.go     MarshalJSON, AppendJSON and String
+//	table.go      kinds_gen.go, the table of every schema and version
+//	enforce.go    the compatibility check that runs before generating
+//
+// # Adding a schema, a major version, a format
+//
+// A schema: add its file, <name>-<version>.json, to the catalogue folder
+// (schemas/ for the published catalogue) and run go generate ./... from
+// the module's root. Its package (named after the last part of the name),
+// its row of the kinds table and its identity all follow from the file;
+// nothing else is edited, but the README's package list and, for a
+// published schema, the tests that pin the published ids. A message on a
+// broker names itself by members the generator finds by name (see
+// msg.Kind): a schema without an id member (message_id, or id) and a time
+// member (time, or occurred_at) is refused, saying why, and so is one
+// whose record key, <package>_id when declared, is not a required string
+// or uuid.
+//
+// A major version: add the file of version N.0 beside the others and run
+// go generate ./...: it goes to the package's vN folder. A minor version
+// is the same, and must be compatible with the earlier minors of its major
+// (decision 13), or generation refuses it.
+//
+// A format (a new string format, say): a row in fieldkind.go, whose
+// JSONType and Format say how a schema declares it and whose Reader and
+// Writer name the methods of internal/wire's Decoder and Encoder that read
+// and write it; those methods, over a parser and an appender of the
+// format's text in internal/format; the format's values in compat's
+// model (compat/schema.go and compat/values.go), so that the
+// compatibility checker can reason about it; and, if the oracle
+// (internal/oracle) does not assert the format already, its assertion
+// there. Then go generate ./....
 package main
 
 import (

@@ -10,21 +10,9 @@ import (
 	"strings"
 
 	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
-)
 
-// A kind is what a member holds, as the generated code sees it.
-type kind int
-
-const (
-	kindString kind = iota
-	kindUUID
-	kindDateTime
-	kindInt
-	kindBool
-	kindEnum      // a string from a fixed list
-	kindStrings   // an array of strings
-	kindRawObject // an object with free members holding any JSON
-	kindObject    // an object with declared members: a struct of its own
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // A repr is how a member is held in its Go struct.
@@ -89,8 +77,10 @@ type schemaFile struct {
 	// package exports; for an earlier minor it ends the names of its own
 	// types, unexported, such as sensorV1_0 for demo.sensor 1.0.
 	Suffix string
-	Latest *schemaFile   // for an earlier minor, the latest of its major
-	Older  []*schemaFile // for the latest minor, the earlier ones, oldest first
+	Latest *schemaFile // for an earlier minor, the latest of its major
+	// Identity names the members that identify a message on a broker.
+	Identity *identity
+	Older    []*schemaFile // for the latest minor, the earlier ones, oldest first
 }
 
 // olderMinor renames the types of sf, an earlier minor of its major, so
@@ -117,11 +107,12 @@ func unexport(name string) string {
 	return strings.ToLower(name[:1]) + name[1:]
 }
 
-// extraRules are the catalogue's rules that JSON Schema cannot express,
-// by schema name and member path. The schema files cannot carry them
-// without breaking their own defaults (decision 6).
-var extraRules = map[string]map[string]string{
-	"core.device": {"/imei": "imei"},
+// reserved are the names of the methods of every generated message type
+// (msg.Message's, and String), which no member's field can take.
+var reserved = map[string]bool{
+	"Validate": true, "Unset": true, "SchemaName": true, "SchemaVersion": true,
+	"SchemaKind": true, "Identity": true, "MarshalJSON": true, "AppendJSON": true,
+	"UnmarshalJSON": true, "String": true, "Extra": true,
 }
 
 // keywords are the JSON Schema keywords the generator implements. A schema
@@ -147,7 +138,16 @@ func build(s input) (*schemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
-	return &schemaFile{Schema: s, Package: pkg, Root: root}, nil
+	for _, f := range root.Fields {
+		if reserved[f.GoName] {
+			return nil, fmt.Errorf("%s: /%s: the member's Go name %s is a method of every message", s.File, f.JSON, f.GoName)
+		}
+	}
+	sf := &schemaFile{Schema: s, Package: pkg, Root: root}
+	if sf.Identity, err = identityOf(sf); err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	return sf, nil
 }
 
 func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawMessage) (*message, error) {
@@ -237,16 +237,12 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 		if f.Nullable != f.EnumNull {
 			return nil, fmt.Errorf("%s: a nullable enum must list null, and only a nullable one", path)
 		}
-	case typ == "string" && t.Format == "uuid":
-		f.Kind = kindUUID
-	case typ == "string" && t.Format == "date-time":
-		f.Kind = kindDateTime
-	case typ == "string" && t.Format == "":
-		f.Kind = kindString
-	case typ == "integer":
-		f.Kind = kindInt
-	case typ == "boolean":
-		f.Kind = kindBool
+	case typ != "array" && typ != "object":
+		k, ok := kindOf(typ, t.Format)
+		if !ok {
+			return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, t.Format)
+		}
+		f.Kind = k
 	case typ == "array":
 		if t.Items == nil || !slices.Equal(t.Items.Type, jsonschema.TypeList{"string"}) || t.Items.Format != "" || len(t.Items.Enum) > 0 {
 			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
@@ -271,11 +267,11 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 	default:
 		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, t.Format)
 	}
-	if t.Format != "" && f.Kind != kindUUID && f.Kind != kindDateTime {
+	if t.Format != f.row().Format {
 		return nil, fmt.Errorf("%s: unsupported format %q", path, t.Format)
 	}
 	if t.Minimum != nil || t.Maximum != nil {
-		if f.Kind != kindInt {
+		if !f.row().Bounds {
 			return nil, fmt.Errorf("%s: bounds on a non-integer member", path)
 		}
 		var err error
@@ -286,12 +282,15 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 			return nil, err
 		}
 	}
-	if f.MinLength > 0 && f.Kind != kindString {
+	if f.MinLength > 0 && !f.row().MinLength {
 		return nil, fmt.Errorf("%s: minLength on a member that is not a plain string", path)
 	}
-	if rule, ok := extraRules[schema][path]; ok {
-		if rule != "imei" || f.Kind != kindString || f.Nullable {
-			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, rule)
+	for _, r := range schemas.ExtraRules(schema) { // the catalogue's rules JSON Schema cannot express
+		if r.Pointer() != path {
+			continue
+		}
+		if r.Rule != msg.RuleIMEI || f.Kind != kindString || f.Nullable {
+			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, r.Rule)
 		}
 		f.IMEI = true
 	}
@@ -305,9 +304,13 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 	default:
 		f.Repr = reprPointer
 	}
-	if f.Default != nil && string(f.Default) != "null" && f.Kind != kindString && f.Kind != kindInt &&
-		f.Kind != kindBool && f.Kind != kindStrings && f.Kind != kindEnum {
-		return nil, fmt.Errorf("%s: defaults are not supported on this kind of member", path)
+	if f.Default != nil && string(f.Default) != "null" {
+		if f.row().Default == nil {
+			return nil, fmt.Errorf("%s: defaults are not supported on this kind of member", path)
+		}
+		if _, err := f.row().Default(f.Default); err != nil {
+			return nil, fmt.Errorf("%s: default %s: %v", path, f.Default, err)
+		}
 	}
 	if f.Kind == kindEnum && f.Repr == reprPointer {
 		return nil, fmt.Errorf("%s: enums must be required, have a default, or be nullable without one", path)

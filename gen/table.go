@@ -44,9 +44,9 @@ func emitTable(cfg config, majors []*major) ([]byte, error) {
 	}
 	g.p(")")
 	g.p("")
-	table, latest := "kinds", "newLatest"
+	list, latest := "kindList", "newLatest"
 	if cfg.Export {
-		table, latest = "Kinds", "NewLatest"
+		latest = "NewLatest"
 	}
 	g.comment(fmt.Sprintf("%s returns a new message of the named schema at its latest version, the latest minor of its latest major, with every default of the schema filled in, as the package's New does; nil if the catalogue has no schema of that name. A switch, so that dispatch looks a name up without allocating.", latest))
 	g.p("func %s[S string | []byte](name S) msg.Message {", latest)
@@ -62,26 +62,20 @@ func emitTable(cfg config, majors []*major) ([]byte, error) {
 	g.p("return nil")
 	g.p("}")
 	g.p("")
-	g.comment(fmt.Sprintf("%s makes a new message of each schema of the catalogue, by name and version, with every default of that version filled in. Every version is listed: the latest minor of a major makes the type of the major's package, an earlier minor the type that judges by exactly its own schema file (see NewVersion in the package).", table))
-	g.p("var %s = map[string]map[string]func() msg.Message{", table)
-	name := ""
+	g.comment(fmt.Sprintf("%s lists the kind of every version of every schema of the catalogue, by name, then by version in numeric order: the latest minor of a major is the kind of the major's package's type, an earlier minor that of the type that judges by exactly its own schema file (see NewVersion in the package).", list))
+	g.p("var %s = []*msg.Kind{", list)
 	for _, m := range majors {
-		if m.Latest.Schema.Name != name {
-			if name != "" {
-				g.p("},")
-			}
-			name = m.Latest.Schema.Name
-			g.p("%q: {", name)
-		}
 		for _, o := range m.Older {
-			g.p("%q: func() msg.Message { return %s.NewVersion(%q) },", o.Schema.Version, alias[m], o.Schema.Version)
+			g.p("%s.NewVersion(%q).SchemaKind(),", alias[m], o.Schema.Version)
 		}
-		g.p("%q: func() msg.Message { return %s.New() },", m.Latest.Schema.Version, alias[m])
-	}
-	if name != "" {
-		g.p("},")
+		g.p("%s.New().SchemaKind(),", alias[m])
 	}
 	g.p("}")
+	if cfg.Export {
+		g.p("")
+		g.comment("Kinds is the table of the catalogue's kinds, to decode messages by: it names each schema by name, version and $id. It decodes no message by its message_type alone (Kinds.Decode), which needs the dispatch of package catalogue.")
+		g.p("var Kinds = msg.NewKinds(nil, %s...)", list)
+	}
 	src, err := format.Source(g.buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("kinds_gen.go: generated code does not parse: %v\n%s", err, g.buf.Bytes())

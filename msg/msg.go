@@ -1,6 +1,8 @@
 // Package msg is the runtime shared by the generated message types of the
-// catalogue: the violations their decoding and validation report, and the
-// Nullable type of their optional, nullable fields.
+// catalogue and the bindings that carry them: the violations their
+// decoding and validation report, the Verdict every binding reports, the
+// Object and Nullable types of their free and nullable members, and the
+// JSON Pointers and escaped text of reports.
 //
 // A message that breaks its schema gives an *Error listing every
 // Violation found, each naming the member (a JSON Pointer), the rule it
@@ -10,16 +12,18 @@
 //	var e *msg.Error
 //	if errors.As(err, &e) { // Parse's errors are always an *msg.Error
 //		for _, v := range e.Violations {
-//			log.Printf("%s breaks %s: %s", v.Path, v.Rule, v.Message)
+//			log.Printf("%v [%s]", v, v.Rule) // "path: message", on one line
 //		}
 //	}
+//
+// VerdictOf turns what any decoder of the library returns into the
+// Verdict that msgcheck check -json, the HTTP validation route and a
+// broker's dead letters report.
 package msg
 
 import (
 	"strconv"
 	"strings"
-
-	"github.com/fleetkit/catalogue/internal/textline"
 )
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
@@ -89,7 +93,7 @@ func (v *Violation) Error() string {
 	if path == "" {
 		path = "(root)"
 	}
-	return textline.Escape(path) + ": " + textline.Escape(v.Message)
+	return Escape(path) + ": " + Escape(v.Message)
 }
 
 // MaxViolations is how many violations an Error lists at most. A message
@@ -167,6 +171,12 @@ type Message interface {
 	// SchemaVersion returns the version of the message's schema: the
 	// version it is judged and encoded by.
 	SchemaVersion() string
+	// SchemaKind returns the kind of the message: its schema and the
+	// members that identify a message (see Kind).
+	SchemaKind() *Kind
+	// Identity returns the values of the members that identify the
+	// message, as its kind names them.
+	Identity() Identity
 	// MarshalJSON encodes the message.
 	MarshalJSON() ([]byte, error)
 	// AppendJSON appends the encoding of the message to b.

@@ -264,10 +264,10 @@ func BenchmarkCopy(b *testing.B) {
 					}
 					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
 					d.md.Sequence.Stream = uint64(i)
-					msg, err := ce.NATS.Decode(d.Header(), d.Body())
+					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
 					var out *natsgo.Msg
 					if err == nil {
-						out, err = br.copyOf(d, msg)
+						out, err = br.copyOf(d, id)
 					} else {
 						v := gate.VerdictOf(msg, err)
 						v.Place, v.Deliveries = d.Place(), 1

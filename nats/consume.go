@@ -100,7 +100,7 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 		m.Term() // not a JetStream message: it cannot be delivered again
 		return
 	}
-	msg, err := ce.NATS.Decode(m.Headers(), m.Data())
+	msg, err := ce.NATS.Decode(catalogue.Kinds, m.Headers(), m.Data())
 	if err != nil {
 		c.deadLetter(ctx, m, md, gate.VerdictOf(msg, err))
 		return

@@ -12,9 +12,9 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // A Gate republishes the messages of a JetStream consumer: a valid one to
@@ -64,6 +64,9 @@ type Gate struct {
 	// Log, if not nil, is told of copies JetStream refused and fetches
 	// that failed.
 	Log *slog.Logger
+	// Kinds is the table of the schemas a message may follow; nil means
+	// the published catalogue's, catalogue.Kinds.
+	Kinds *msg.Kinds
 }
 
 // GateStats counts what a gate did (see gate.Stats).
@@ -102,7 +105,7 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 		}
 		pause(ctx, wait)
 	}
-	core := gate.Gate{Broker: b, Binding: ce.NATS, Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
+	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds, Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	return core.Run(ctx)
 }
 
@@ -287,8 +290,8 @@ func consumerGone(err error) error {
 	return err
 }
 
-func (b *jsBroker) Forward(gd gate.Delivery, m catalogue.Message) (gate.Pending, error) {
-	out, err := b.copyOf(gd.(*delivery), m)
+func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	out, err := b.copyOf(gd.(*delivery), id)
 	if err != nil {
 		return nil, err
 	}
@@ -299,13 +302,13 @@ func (b *jsBroker) Forward(gd gate.Delivery, m catalogue.Message) (gate.Pending,
 	return pending{f, b.out}, nil
 }
 
-// copyOf returns the copy of d, the valid message m, to publish to the
-// output.
-func (b *jsBroker) copyOf(d *delivery, m catalogue.Message) (*natsgo.Msg, error) {
+// copyOf returns the copy of d, the valid message whose identity is id,
+// to publish to the output.
+func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*natsgo.Msg, error) {
 	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers()), Data: d.m.Data()}
 	// Overwrite what agreed with the message with the canonical form, and
 	// add what was missing, in one allocation for all their values.
-	if err := ce.NATS.Write(&slabHeader{h: out.Header}, m); err != nil {
+	if err := ce.NATS.WriteIdentity(&slabHeader{h: out.Header}, id); err != nil {
 		return nil, err
 	}
 	out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]

@@ -185,6 +185,41 @@ func (*Vehicle) SchemaName() string { return Name }
 // SchemaVersion returns "1.0", the version of the schema of Vehicle messages.
 func (*Vehicle) SchemaVersion() string { return Version }
 
+// schemaKind is the kind of Vehicle messages.
+var schemaKind = msg.Kind{
+	Name:          Name,
+	Version:       Version,
+	ID:            ID,
+	New:           func() msg.Message { return New() },
+	IDMember:      "/message_id",
+	TimeMember:    "/time",
+	TypeMember:    "/message_type",
+	SourceMembers: []string{"/tenant_id", "/source_type", "/source_id"},
+	KeyMember:     "/vehicle_id",
+}
+
+// SchemaKind returns the kind of Vehicle messages: their schema,
+// core.vehicle version 1.0, and the members that identify a message on a
+// broker.
+func (*Vehicle) SchemaKind() *msg.Kind { return &schemaKind }
+
+// Identity returns the values of the members that identify v on a broker,
+// as its kind names them: its message_id, its time, its source members, its
+// record key vehicle_id. It allocates nothing.
+func (v *Vehicle) Identity() msg.Identity {
+	id := msg.Identity{
+		Kind:     &schemaKind,
+		ID:       v.MessageID,
+		Time:     v.Time,
+		Type:     v.MessageType,
+		Tenant:   msg.StringText(v.TenantID),
+		SourceID: msg.UUIDText(v.SourceID),
+		Key:      msg.UUIDText(v.VehicleID),
+	}
+	id.SourceType = msg.StringText(v.SourceType)
+	return id
+}
+
 // vehiclePointees holds the targets of a decoded Vehicle's pointer members, so that
 // they cost one allocation rather than one each.
 type vehiclePointees struct {

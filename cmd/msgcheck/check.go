@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/internal/textline"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/schemas"
@@ -254,7 +253,7 @@ func (c *checker) writeLine(file string, res ndjson.Result) error {
 	if schema == "" {
 		schema = "?"
 	}
-	fmt.Fprintf(c.out, "%s:%d: %s: ", textline.Escape(file), res.Line, textline.Escape(schema))
+	fmt.Fprintf(c.out, "%s:%d: %s: ", msg.Escape(file), res.Line, msg.Escape(schema))
 	c.out.WriteString(res.Verdict().Err().Error())
 	return c.out.WriteByte('\n')
 }
@@ -269,7 +268,7 @@ func (c *checker) fail(err error) {
 		}
 	}
 	c.progress.clear()
-	fmt.Fprintf(c.stderr, "msgcheck: %s\n", textline.Escape(err.Error())) // it may name a file
+	fmt.Fprintf(c.stderr, "msgcheck: %s\n", msg.Escape(err.Error())) // it may name a file
 }
 
 // summary is the line printed at the end: counts and throughput.

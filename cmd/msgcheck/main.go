@@ -3,12 +3,12 @@
 //
 // Usage:
 //
-//	msgcheck check [-schema NAME[@VERSION]] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
-//	msgcheck schemas                                                              print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]                                              serve the catalogue API over HTTP
-//	msgcheck version                                                              print the version and the schemas it judges by
-//	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                           check a new version of a schema against an old
-//	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                    check every version of a catalogue folder
+//	msgcheck check [-schema NAME[@VERSION]] [-default NAME] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
+//	msgcheck schemas                                                                              print the catalogue: name, version and $id
+//	msgcheck serve [-addr HOST:PORT]                                                              serve the catalogue API over HTTP
+//	msgcheck version                                                                              print the version and the schemas it judges by
+//	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                                           check a new version of a schema against an old
+//	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                                    check every version of a catalogue folder
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
@@ -17,7 +17,10 @@
 // (package ndjson), using every core. -schema NAME@VERSION judges by
 // exactly that version's schema file (decision 13); a name alone, and
 // message_type, judge by the schema's latest version: the latest minor of
-// its latest major. For each invalid message it prints, in input order,
+// its latest major. -default NAME judges the messages that have no
+// message_type member, such as every example.event, by the schema NAME at
+// its latest version; without it such a message is invalid, its schema
+// unknown. For each invalid message it prints, in input order,
 //
 //	FILE:LINE: SCHEMA: violation; violation; ...
 //

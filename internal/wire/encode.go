@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -264,23 +263,3 @@ func cut(s string, max int) int {
 	}
 	return n
 }
-
-// PathToken returns a member name as it is shown in the path of a
-// violation: a JSON Pointer reference token, shortened like Shorten if the
-// name is long, so that a member with a name of a megabyte does not make
-// every report of it a megabyte.
-func PathToken(name string) string {
-	return Pointer(Shorten(name))
-}
-
-// Pointer escapes a member name as a JSON Pointer reference token.
-func Pointer(name string) string {
-	if !strings.ContainsAny(name, "~/") {
-		return name
-	}
-	return pointerEscaper.Replace(name)
-}
-
-// pointerEscaper is built once: a Replacer builds its tables on first use,
-// which costs more than the escaping itself.
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+)
+
+// pointees returns the members held through a pointer to a scalar: when
+// there are several, decoding allocates their targets together, once.
+func (m *message) pointees() []*field {
+	var list []*field
+	for _, f := range m.Fields {
+		if f.Repr == reprPointer && !f.row().Held {
+			list = append(list, f)
+		}
+	}
+	if len(list) < 2 {
+		return nil
+	}
+	return list
+}
+
+func pointeesType(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Pointees"
+}
+
+func (g *generator) unmarshal(m *message) {
+	n := m.GoName
+	if ps := m.pointees(); ps != nil {
+		g.p("")
+		g.p("// %s holds the targets of a decoded %s's pointer members, so that", pointeesType(m), n)
+		g.p("// they cost one allocation rather than one each.")
+		g.p("type %s struct {", pointeesType(m))
+		for _, f := range ps {
+			g.p("%s %s", f.GoName, f.pointeeType())
+		}
+		g.p("}")
+	}
+	g.p("")
+	g.comment("UnmarshalJSON decodes a message from data into v, replacing its contents. It returns nil exactly when data is a message its schema accepts; otherwise an *msg.Error listing every violation found. Unlike encoding/json it rejects invalid UTF-8 and repeated member names, and matches member names case-sensitively.")
+	g.p("func (v *%s) UnmarshalJSON(data []byte) error {", n)
+	g.p("var d wire.Decoder")
+	g.p("d.Reset(data)")
+	g.p("v.decode(&d, \"\")")
+	g.p("d.End()")
+	g.p("return d.Err()")
+	g.p("}")
+
+	g.p("")
+	g.p("func (v *%s) decode(d *wire.Decoder, base string) {", n)
+	g.p("if !d.Object(base, \"\") {")
+	g.p("*v = %s", m.defaults())
+	g.p("return")
+	g.p("}")
+	if m.pointees() != nil {
+		g.p("v.decodeMembers(d, base, nil)")
+	} else {
+		g.p("v.decodeMembers(d, base)")
+	}
+	g.p("}")
+
+	g.p("")
+	if m.pointees() != nil {
+		g.p("// decodeMembers reads the members of the object begun at base. The")
+		g.p("// targets of its pointer members go in p, allocated if nil.")
+		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string, p *%s) {", n, pointeesType(m))
+	} else {
+		g.p("// decodeMembers reads the members of the object begun at base.")
+		g.p("func (v *%s) decodeMembers(d *wire.Decoder, base string) {", n)
+	}
+	g.p("*v = %s", m.defaults())
+	g.p("var seen wire.Seen")
+	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
+	g.p("switch j, key := d.Member(base, %s, &seen); j {", membersVar(m))
+	var required uint64
+	for i, f := range m.Fields {
+		if f.Required {
+			required |= uint64(1) << i
+		}
+		g.p("case %d: // %s", i, f.JSON)
+		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
+	}
+	g.p("case wire.Undeclared:")
+	g.p("d.Extra(&v.Extra, base, key)")
+	g.p("}")
+	g.p("}")
+	if required != 0 {
+		g.p("if seen.Bits&%#x != %#x && !d.Failed() {", required, required)
+		for i, f := range m.Fields {
+			if f.Required {
+				g.p("if seen.Bits&%#x == 0 {", uint64(1)<<i)
+				g.p("d.Required(base, %q)", "/"+f.JSON)
+				g.p("}")
+			}
+		}
+		g.p("}")
+	}
+	g.p("}")
+
+	g.p("")
+	g.p("// %s lists the members %s declares, in the schema's order; the", membersVar(m), n)
+	g.p("// cases of decodeMembers are their places in it.")
+	names := make([]string, len(m.Fields))
+	for i, f := range m.Fields {
+		names[i] = strconv.Quote(f.JSON)
+	}
+	g.p("var %s = wire.NewMembers(%s)", membersVar(m), strings.Join(names, ", "))
+}
+
+// membersVar names the variable that lists the declared members of m.
+func membersVar(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Members"
+}
+
+func (g *generator) decodeField(m *message, f *field, name string) {
+	nullable := f.Repr == reprNullable || f.Nullable
+	if nullable {
+		g.p("if d.Null() {")
+		switch f.Repr {
+		case reprNullable:
+			g.p("v.%s = msg.Null[%s]()", f.GoName, f.goType())
+		default:
+			g.p("v.%s = nil", f.GoName)
+		}
+		g.p("} else {")
+	}
+	if decode := f.row().Decode; decode != nil {
+		decode(g, m, f, name)
+	} else {
+		g.p("if x, ok := d.%s(base, %s); ok {", f.row().Reader, name)
+		g.checks(f, "d", name, "x")
+		if f.Repr == reprPointer && m.pointees() != nil {
+			g.p("if p == nil {")
+			g.p("p = new(%s)", pointeesType(m))
+			g.p("}")
+			g.p("p.%s = x", f.GoName)
+			g.p("v.%s = &p.%s", f.GoName, f.GoName)
+		} else {
+			g.p("v.%s = %s", f.GoName, f.wrap("x"))
+		}
+		g.p("}")
+	}
+	if nullable {
+		g.p("}")
+	}
+}
+
+// wrap returns the expression that stores x in a member of f's repr.
+func (f *field) wrap(x string) string {
+	switch f.Repr {
+	case reprNullable:
+		return "msg.Of(" + x + ")"
+	case reprPointer:
+		return "&" + x
+	}
+	return x
+}
+
+// decodeEnum writes the decoding of an enum: the string, matched against
+// each value.
+func decodeEnum(g *generator, _ *message, f *field, name string) {
+	g.p("if s, ok := d.Bytes(base, %s); ok {", name)
+	g.p("switch string(s) {")
+	for _, v := range f.Enum {
+		g.p("case %q:", v)
+		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumType+exportName(v)))
+	}
+	g.p("default:")
+	g.p("d.Enum(base, %s, d.Last(), %q)", name, f.enumList())
+	g.p("}")
+	g.p("}")
+}
+
+// decodeStrings writes the decoding of an array of strings.
+func decodeStrings(g *generator, _ *message, f *field, name string) {
+	g.p("if x, ok := d.Strings(base, %s); ok {", name)
+	g.p("v.%s = x", f.GoName)
+	g.p("}")
+}
+
+// decodeObject writes the decoding of an object with declared members,
+// by its own decodeMembers.
+func decodeObject(g *generator, m *message, f *field, name string) {
+	g.p("if d.Object(base, %s) {", name)
+	// The object goes with its own pointer targets, and with its
+	// parent's where the parent has a place for them.
+	if m.pointees() != nil {
+		g.p("if p == nil {")
+		g.p("p = new(%s)", pointeesType(m))
+		g.p("}")
+		g.p("x := &p.%s", f.GoName)
+	} else {
+		g.p("x := new(%s)", f.pointeeType())
+	}
+	if f.Object.pointees() != nil {
+		g.p("x.v.decodeMembers(d, wire.Join(base, %s), &x.p)", name)
+		g.p("v.%s = &x.v", f.GoName)
+	} else {
+		g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
+		g.p("v.%s = x", f.GoName)
+	}
+	g.p("}")
+}

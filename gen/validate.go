@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// checks writes the checks of a value x beyond its type and format, which
+// decoding and Validate share; e is a *wire.Errors.
+func (g *generator) checks(f *field, e, name, x string) {
+	if f.Min != nil {
+		g.p("%s.Min(base, %s, %s, %d)", e, name, x, *f.Min)
+	}
+	if f.Max != nil {
+		g.p("%s.Max(base, %s, %s, %d)", e, name, x, *f.Max)
+	}
+	if f.MinLength > 0 {
+		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
+	}
+	if f.IMEI {
+		g.p("%s.IMEI(base, %s, %s)", e, name, x)
+	}
+}
+
+func (g *generator) validate(m *message) {
+	n := m.GoName
+	g.p("")
+	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + ". It allocates nothing when v is valid.")
+	g.p("func (v *%s) Validate() error {", n)
+	g.p("var e wire.Errors")
+	g.p("v.validate(&e, \"\")")
+	g.p("return e.Err()")
+	g.p("}")
+	g.p("")
+	g.p("")
+	g.p("func (v *%s) validate(e *wire.Errors, base string) {", n)
+	// The strings held by value, which are "" when absent or null, are
+	// checked for UTF-8 in one call, and one by one, for the paths, only
+	// if one of them fails.
+	var batch []*field
+	for _, f := range m.Fields {
+		if f.inBatch() {
+			batch = append(batch, f)
+		}
+	}
+	batched := len(batch) > 1
+	if batched {
+		var args []string
+		for _, f := range batch {
+			if f.Repr == reprNullable {
+				args = append(args, "v."+f.GoName+".Value()")
+			} else {
+				args = append(args, "v."+f.GoName)
+			}
+		}
+		g.p("if !wire.ValidStrings(%s) {", strings.Join(args, ", "))
+		for i, f := range batch {
+			g.p("e.String(base, %q, %s)", "/"+f.JSON, args[i])
+		}
+		g.p("}")
+	}
+	for _, f := range m.Fields {
+		g.validateField(f, batched && f.inBatch())
+	}
+	// Ranging over a nil map still costs a call.
+	g.p("if len(v.Extra) > 0 {")
+	g.p("for k, raw := range v.Extra {")
+	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
+	g.p("}")
+	g.p("}")
+	g.p("}")
+}
+
+// unset writes what reports the required members still holding their Go
+// zero value: Unset on the root message, and on every message the unset
+// method it and its parents call.
+func (g *generator) unset(m *message, root bool) {
+	n := m.GoName
+	if root {
+		g.p("")
+		g.comment("Unset returns the JSON Pointers of the required members of v, nested ones included, that still hold the zero value of their Go type: an empty string, the nil uuid, the zero time. The schema accepts these values, and so does Validate, which is exact; but in a message built by hand they are most likely members its producer forgot to set, so call Unset before publishing. Numbers and booleans are left out, since 0 and false are values a producer means. It returns nil, allocating nothing, when every required member is set.")
+		g.p("func (v *%s) Unset() []string {", n)
+		g.p("return v.unset(nil, \"\")")
+		g.p("}")
+	}
+	g.p("")
+	g.p("func (v *%s) unset(list []string, base string) []string {", n)
+	for _, f := range m.Fields {
+		x := "v." + f.GoName
+		path := strconv.Quote("/" + f.JSON)
+		if f.Kind == kindObject {
+			switch f.Repr {
+			case reprValue:
+				g.p("list = %s.unset(list, base+%s)", x, path)
+			case reprPointer:
+				g.p("if %s != nil {", x)
+				g.p("list = %s.unset(list, base+%s)", x, path)
+				g.p("}")
+			case reprNullable:
+				g.p("if x, ok := %s.Get(); ok {", x)
+				g.p("list = x.unset(list, base+%s)", path)
+				g.p("}")
+			}
+			continue
+		}
+		if !f.Required || f.Nullable || f.Repr != reprValue {
+			continue
+		}
+		zero := f.row().Zero
+		if zero == "" {
+			continue
+		}
+		g.p("if "+zero+" {", x)
+		g.p("list = append(list, base+%s)", path)
+		g.p("}")
+	}
+	g.p("return list")
+	g.p("}")
+}
+
+// checked lists, for Validate's doc comment, what a value of m can hold
+// that its schema rejects.
+func (m *message) checked() string {
+	has := make(map[string]bool)
+	var walk func(m *message)
+	walk = func(m *message) {
+		for _, f := range m.Fields {
+			has[f.row().Rejects] = true
+			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
+			has["lengths"] = has["lengths"] || f.MinLength > 0
+			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
+			if f.Object != nil {
+				walk(f.Object)
+			}
+		}
+	}
+	walk(m)
+	// The enum values first, then the schema's own rules, then what else
+	// the kinds reject, in the table's order.
+	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "lengths", "the IMEI rule"}
+	for _, row := range fieldKinds {
+		if row.Rejects != "" && !slices.Contains(order, row.Rejects) {
+			order = append(order, row.Rejects)
+		}
+	}
+	var list []string
+	for _, what := range order {
+		if has[what] {
+			list = append(list, what)
+		}
+	}
+	list = append(list, "strings that are not UTF-8", "extra members that are not JSON or are named like declared ones")
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
+}
+
+// inBatch reports whether f is a string that Validate checks for UTF-8
+// together with the others of its message: one held by value, not behind
+// a pointer.
+func (f *field) inBatch() bool {
+	return f.Kind == kindString && (f.Repr == reprValue || f.Repr == reprNullable)
+}
+
+// validateField writes the checks of f, if it has any, guarded by its
+// presence; batched says its UTF-8 is checked with the message's other
+// strings.
+func (g *generator) validateField(f *field, batched bool) {
+	name := strconv.Quote("/" + f.JSON)
+	x := "v." + f.GoName
+	guard := ""
+	switch {
+	case f.Repr == reprNullable:
+		guard = "if x, ok := " + x + ".Get(); ok {"
+		x = "x"
+	case f.Repr == reprPointer && !f.row().Held:
+		guard = "if " + x + " != nil {"
+		if f.Kind != kindObject {
+			x = "*" + x
+		}
+	}
+	outer := g.buf
+	g.buf = bytes.Buffer{}
+	if validate := f.row().Validate; validate != nil {
+		validate(g, f, name, x, batched)
+	}
+	body := g.buf.Bytes()
+	g.buf = outer
+	if len(body) == 0 {
+		return
+	}
+	if guard != "" {
+		g.p("%s", guard)
+	}
+	g.buf.Write(body)
+	if guard != "" {
+		g.p("}")
+	}
+}
+
+// validateString writes the checks of a string: UTF-8, unless batched,
+// and those of the schema.
+func validateString(g *generator, f *field, name, x string, batched bool) {
+	if !batched {
+		g.p("e.String(base, %s, %s)", name, x)
+	}
+	g.checks(f, "e", name, x)
+}
+
+// validateChecks writes the checks of the schema on a value, its bounds.
+func validateChecks(g *generator, f *field, name, x string, _ bool) {
+	g.checks(f, "e", name, x)
+}
+
+// validateTime writes the check that a time is one RFC 3339 can express.
+func validateTime(g *generator, _ *field, name, x string, _ bool) {
+	g.p("e.Time(base, %s, %s)", name, x)
+}
+
+// validateEnum writes the check that an enum holds one of its values.
+func validateEnum(g *generator, f *field, name, x string, _ bool) {
+	g.p("switch %s {", x)
+	var cases []string
+	for _, v := range f.Enum {
+		cases = append(cases, f.EnumType+exportName(v))
+	}
+	g.p("case %s:", strings.Join(cases, ", "))
+	g.p("default:")
+	g.p("e.Enum(base, %s, wire.Quote(string(%s)), %q)", name, x, f.enumList())
+	g.p("}")
+}
+
+// validateStrings writes the check of an array's strings for UTF-8.
+func validateStrings(g *generator, _ *field, name, x string, _ bool) {
+	g.p("if !wire.ValidStrings(%s...) {", x)
+	g.p("for i, s := range %s {", x)
+	g.p("e.StringItem(base, %s, i, s)", name)
+	g.p("}")
+	g.p("}")
+}
+
+// validateObject writes the call of an object's own validate.
+func validateObject(g *generator, _ *field, name, x string, _ bool) {
+	g.p("%s.validate(e, wire.Join(base, %s))", x, name)
+}

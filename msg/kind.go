@@ -1,0 +1,238 @@
+package msg
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// A Kind describes the messages of one schema at one version, as the
+// generator derives it from the schema file: what a binding needs to name
+// the schema of a message and the message itself on a broker (decisions
+// 14 and 15) without knowing its Go type. Every generated type returns its
+// Kind from its SchemaKind method, and a table of kinds (Kinds) lists
+// those of a catalogue. A Kind is shared: it must not be modified.
+//
+// The members are named by JSON Pointer. The generator finds them by name,
+// and refuses a schema that lacks an id or a time member:
+//
+//   - the id member is message_id, or id when the schema has no
+//     message_id (an example.event); a required uuid;
+//   - the time member is time, or occurred_at when the schema has no time;
+//     a required date-time;
+//   - the type member is message_type, if the schema declares it;
+//   - the source members are tenant_id, source_type and source_id, when
+//     the schema declares tenant_id and source_id (source_type may be
+//     absent from the schema or from a message);
+//   - the key member, the record key of decision 15, is the entity's own
+//     id: the member named after the schema's last name part and "_id"
+//     (device_id, vehicle_id, association_id, sensor_id), or, for a schema
+//     without one, the id member itself (an event's id, as decision 15
+//     says). A key member must be a required string or uuid.
+type Kind struct {
+	Name    string // the schema's name, such as "core.device"
+	Version string // the schema's version, such as "1.0"
+	ID      string // the schema's $id, which names its version
+
+	// New returns a new message of the kind, with every default of its
+	// schema filled in.
+	New func() Message
+
+	IDMember   string // "/message_id", or an event's "/id"
+	TimeMember string // "/time", or an event's "/occurred_at"
+	TypeMember string // "/message_type", or "" for a schema without one
+	// SourceMembers are "/tenant_id", "/source_type" and "/source_id", in
+	// that order, with "" in the place of a source_type the schema does
+	// not declare; nil for a schema without source members.
+	SourceMembers []string
+	// Source is, for a schema without source members, the source of all
+	// its messages: "/" and the last part of its name, with an s ("/events"
+	// for example.event); "" for a schema with source members.
+	Source    string
+	KeyMember string // the member whose value is the record key
+}
+
+// An Identity is the values of the identity members of one message, as
+// its Kind names them: what a binding writes beside the body and checks
+// the headers against. Identity methods of generated types return it
+// without allocating.
+type Identity struct {
+	Kind *Kind
+	ID   uuid.UUID // the id member's value
+	Time time.Time // the time member's value
+	// Type is the value of the type member, message_type; "" when the
+	// schema has none (Kind.TypeMember is "").
+	Type string
+	// Tenant, SourceType and SourceID are the values of the source
+	// members; SourceType is absent (the zero Text) when the message has
+	// none, and all three are absent for a schema without them.
+	Tenant, SourceType, SourceID Text
+	// Key is the value of the key member, the record key.
+	Key Text
+}
+
+// A Text is the value of an identity member that is written as text: a
+// string, or a uuid kept as its value, so that it is compared by meaning
+// (a uuid in either case is the same uuid) and written without building a
+// string. The zero Text is absent.
+type Text struct {
+	s      string
+	u      uuid.UUID
+	isUUID bool
+	set    bool
+}
+
+// StringText returns the Text of a string member.
+func StringText(s string) Text { return Text{s: s, set: true} }
+
+// UUIDText returns the Text of a uuid member.
+func UUIDText(u uuid.UUID) Text { return Text{u: u, isUUID: true, set: true} }
+
+// IsAbsent reports whether t is the zero Text: a member the message does
+// not have.
+func (t Text) IsAbsent() bool { return !t.set }
+
+// UUID returns the uuid t holds, and whether it holds one.
+func (t Text) UUID() (uuid.UUID, bool) { return t.u, t.isUUID }
+
+// String returns t's canonical text: a string as it is, a uuid in lower
+// case, "" for an absent Text.
+func (t Text) String() string {
+	if t.isUUID {
+		return t.u.String()
+	}
+	return t.s
+}
+
+// Append appends t's canonical text, as String returns it, to b.
+func (t Text) Append(b []byte) []byte {
+	if !t.isUUID {
+		return append(b, t.s...)
+	}
+	const hex = "0123456789abcdef"
+	for i, c := range t.u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hex[c>>4], hex[c&0xf])
+	}
+	return b
+}
+
+// Equal reports whether s is a text of t's value: for a string, s itself;
+// for a uuid, its 8-4-4-4-12 hexadecimal form in either case (decision
+// 1). An absent Text equals no text.
+func (t Text) Equal(s string) bool {
+	switch {
+	case !t.set:
+		return false
+	case !t.isUUID:
+		return s == t.s
+	case len(s) != 36:
+		// uuid.Parse also takes braces and a urn: prefix, which are not
+		// the member's format.
+		return false
+	}
+	u, err := uuid.Parse(s)
+	return err == nil && u == t.u
+}
+
+// Kinds is a table of kinds: every version of every schema of a
+// catalogue, as its generated code lists them. Package catalogue exports
+// the published catalogue's (catalogue.Kinds); a binding is given one to
+// decode by, so that it knows no message type of its own. A Kinds is
+// immutable and safe for concurrent use.
+type Kinds struct {
+	all    []*Kind            // sorted by name, then version in numeric order
+	byName map[string][]*Kind // the versions of each name, in order
+	byID   map[string]*Kind   // by $id, in https and in http
+	decode func(data []byte) (Message, error)
+}
+
+// NewKinds returns the table of kinds, which are listed as the generator
+// lists them: by name, then version in numeric order. decode, if not nil,
+// decodes a message by its message_type (catalogue.Decode for the
+// published catalogue); it is what Decode calls.
+func NewKinds(decode func(data []byte) (Message, error), kinds ...*Kind) *Kinds {
+	t := &Kinds{
+		all:    slices.Clone(kinds),
+		byName: make(map[string][]*Kind),
+		byID:   make(map[string]*Kind),
+		decode: decode,
+	}
+	for _, k := range kinds {
+		t.byName[k.Name] = append(t.byName[k.Name], k)
+		t.byID[k.ID] = k
+		if rest, ok := strings.CutPrefix(k.ID, "https://"); ok {
+			t.byID["http://"+rest] = k
+		}
+	}
+	return t
+}
+
+// All returns every kind of the table, sorted by name, then by version in
+// numeric order, in a new slice.
+func (t *Kinds) All() []*Kind { return slices.Clone(t.all) }
+
+// Lookup returns the kind of the named schema at version, or at its latest
+// version (the latest minor of its latest major) when version is ""; nil
+// if the table has none.
+func (t *Kinds) Lookup(name, version string) *Kind {
+	versions := t.byName[name]
+	if len(versions) == 0 {
+		return nil
+	}
+	if version == "" {
+		return versions[len(versions)-1]
+	}
+	for _, k := range versions {
+		if k.Version == version {
+			return k
+		}
+	}
+	return nil
+}
+
+// LookupID returns the kind whose schema has the $id id, nil if none. The
+// scheme may be http or https (decision 9), and the scheme and host are
+// compared regardless of case, as URIs compare them; the path as it is.
+func (t *Kinds) LookupID(id string) *Kind {
+	if k, ok := t.byID[id]; ok {
+		return k
+	}
+	scheme, rest, ok := strings.Cut(id, "://")
+	if !ok {
+		return nil
+	}
+	host, path, ok := strings.Cut(rest, "/")
+	if !ok {
+		return nil
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "http" && scheme != "https" {
+		return nil
+	}
+	return t.byID[scheme+"://"+strings.ToLower(host)+"/"+path]
+}
+
+// CanDecode reports whether the table decodes a message by its
+// message_type: whether Decode is given a function to do it.
+func (t *Kinds) CanDecode() bool { return t.decode != nil }
+
+// Decode decodes data as a message of the schema its message_type names,
+// with the function the table was made with (catalogue.Decode for the
+// published catalogue), which says what it returns. For a table made
+// without one it returns nil and ErrNoDecode.
+func (t *Kinds) Decode(data []byte) (Message, error) {
+	if t.decode == nil {
+		return nil, ErrNoDecode
+	}
+	return t.decode(data)
+}
+
+// ErrNoDecode is the error of Kinds.Decode for a table that cannot decode
+// a message by its message_type.
+var ErrNoDecode = errors.New("this table of kinds cannot choose a schema by message_type")
