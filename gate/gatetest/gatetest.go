@@ -507,18 +507,7 @@ func (b Binding) stop(t *testing.T) {
 	g := newGen(5, b.CE)
 	msgs, valid := g.mix(t, b.Large)
 	places := br.Publish(t, msgs)
-	var once sync.Once
-	progressed := make(chan struct{})
-	gt := br.StartGate(t, GateOptions{Batch: 64, Progress: func(s gate.Stats) {
-		if s.Messages > len(msgs)/4 {
-			once.Do(func() { close(progressed) })
-		}
-	}})
-	select {
-	case <-progressed:
-	case <-time.After(time.Minute):
-		t.Fatal("the gate never got going")
-	}
+	gt := startMidway(t, br, len(msgs)/4)
 	st1, err := waitFor(t, gt.Stop, 30*time.Second)
 	require.NoError(t, err)
 	assert.Less(t, st1.Messages, len(msgs), "stopped midway")
@@ -554,10 +543,22 @@ func (b Binding) restart(t *testing.T) {
 	g := newGen(7, b.CE)
 	msgs, valid := g.mix(t, b.Large)
 	places := br.Publish(t, msgs)
+	gt := startMidway(t, br, len(msgs)/3)
+	br.Stop(t)
+	br.Start(t)
+	st := settle(t, br, gt, len(msgs))
+	l := account(t, br, msgs, places, nil, valid)
+	assert.LessOrEqual(t, st.Messages, l.stored(), "%+v", st)
+	assert.GreaterOrEqual(t, st.Messages+st.Redeliveries, l.stored(), "%+v", st)
+}
+
+// startMidway starts a gate, and returns once it has stored n messages.
+func startMidway(t testing.TB, br Broker, n int) Gate {
+	t.Helper()
 	var once sync.Once
 	progressed := make(chan struct{})
-	gt := br.StartGate(t, GateOptions{Batch: 64, Progress: func(s gate.Stats) {
-		if s.Messages > len(msgs)/3 {
+	g := br.StartGate(t, GateOptions{Batch: 64, Progress: func(s gate.Stats) {
+		if s.Messages > n {
 			once.Do(func() { close(progressed) })
 		}
 	}})
@@ -566,12 +567,7 @@ func (b Binding) restart(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the gate never got going")
 	}
-	br.Stop(t)
-	br.Start(t)
-	st := settle(t, br, gt, len(msgs))
-	l := account(t, br, msgs, places, nil, valid)
-	assert.LessOrEqual(t, st.Messages, l.stored(), "%+v", st)
-	assert.GreaterOrEqual(t, st.Messages+st.Redeliveries, l.stored(), "%+v", st)
+	return g
 }
 
 // settle waits for n messages to be stored, and then for the input to be
@@ -598,19 +594,8 @@ func (b Binding) kill(t *testing.T) {
 	g := newGen(8, b.CE)
 	msgs, valid := g.mix(t, b.Large)
 	places := br.Publish(t, msgs)
-	var once sync.Once
-	progressed := make(chan struct{})
-	victim := br.StartGate(t, GateOptions{Batch: 64, Progress: func(s gate.Stats) {
-		if s.Messages > len(msgs)/4 {
-			once.Do(func() { close(progressed) })
-		}
-	}})
+	victim := startMidway(t, br, len(msgs)/4)
 	other := br.StartGate(t, GateOptions{Batch: 64})
-	select {
-	case <-progressed:
-	case <-time.After(time.Minute):
-		t.Fatal("the gate never got going")
-	}
 	victim.Kill()
 	settle(t, br, other, len(msgs))
 	account(t, br, msgs, places, nil, valid)
