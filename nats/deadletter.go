@@ -23,13 +23,18 @@ const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
 // JetStream headers renamed with OriginalPrefix, the rest as they are.
-func forwardHeaders(h natsgo.Header) natsgo.Header {
+// A Nats-Msg-Id whose value is sameID is left out rather than renamed:
+// the copy's own Nats-Msg-Id says it.
+func forwardHeaders(h natsgo.Header, sameID []byte) natsgo.Header {
 	// Room for the headers of decision 14 and Nats-Msg-Id, which most
-	// messages have, and two more: a map hinted much larger costs a
-	// kilobyte more a message.
-	out := make(natsgo.Header, max(len(h)+2, 9))
+	// messages have: a map of up to 8 is one group, and one hinted much
+	// larger costs a kilobyte more a message.
+	out := make(natsgo.Header, max(len(h), 8))
 	for k, vs := range h {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
+			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == string(sameID) {
+				continue
+			}
 			k = OriginalPrefix + k
 		}
 		// The values are shared, not copied: headers are replaced with
@@ -75,7 +80,7 @@ func deadLetterID(incarnation string, seq uint64) string {
 // for the verdict.
 func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (*natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
-	h := forwardHeaders(m.Headers())
+	h := forwardHeaders(m.Headers(), nil)
 	h.Set(jetstream.MsgIDHeader, id)
 	room := limit - headerSize(h) - len(VerdictHeader+": \r\n")
 	verdict, body, err := gate.Fit(v, m.Data(), room)

@@ -305,7 +305,11 @@ func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, err
 // copyOf returns the copy of d, the valid message whose identity is id,
 // to publish to the output.
 func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*natsgo.Msg, error) {
-	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers()), Data: d.m.Data()}
+	// A Nats-Msg-Id that is the message's id already (a Publisher's) is
+	// not kept twice.
+	var scratch [36]byte
+	sameID := msg.UUIDText(id.ID).Append(scratch[:0])
+	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers(), sameID), Data: d.m.Data()}
 	// Overwrite what agreed with the message with the canonical form, and
 	// add what was missing, in one allocation for all their values.
 	if err := ce.NATS.WriteIdentity(&slabHeader{h: out.Header}, id); err != nil {

@@ -246,3 +246,29 @@ func (emptyBatch) Messages() <-chan jetstream.Msg {
 }
 
 func (emptyBatch) Error() error { return nil }
+
+// A copy keeps the producer's Nats-Msg-Id, renamed, unless it is the
+// message's id already, as a Publisher's is: the copy's own says it.
+func TestGateKeepsAnotherNatsMsgIDRenamed(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(11)
+	ctx := context.Background()
+	published, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	keyed, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	keyed.Header.Set(jetstream.MsgIDHeader, "producer-key-1")
+	for _, m := range []*natsgo.Msg{published, keyed} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	_, err = gt.Run(ctx)
+	require.NoError(t, err)
+	var originals []string
+	b.readStream("OUT", 2, func(m jetstream.Msg) {
+		assert.Equal(t, m.Headers().Get("ce-id"), m.Headers().Get(jetstream.MsgIDHeader))
+		originals = append(originals, m.Headers().Get(OriginalPrefix+jetstream.MsgIDHeader))
+	})
+	assert.Equal(t, []string{"", "producer-key-1"}, originals)
+}
