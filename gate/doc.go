@@ -8,8 +8,10 @@
 // letter with its verdict, or acknowledged as a redelivery of a message
 // already stored; never held, dropped in silence or counted twice.
 //
-// A binding adapts fetching, storing and acknowledging to its broker, as
-// a Broker, and runs a Gate over it:
+// A binding adapts starting, fetching, storing and acknowledging to its
+// broker, as a Broker, and runs a Gate over it; waiting for a broker down
+// at start, the pipeline of batches, a graceful stop and the counts are
+// the Gate's:
 //
 //	g := gate.Gate{Broker: myBroker, Binding: ce.NATS}
 //	stats, err := g.Run(ctx)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,11 @@ type Delivery interface {
 // A Broker is what a binding adapts: fetching input, storing copies and
 // dead letters, and acknowledging. The Gate does the rest.
 type Broker interface {
+	// Start checks, before the first fetch, that the gate can work. An
+	// error wrapping ErrRefused (it cannot store its output or dead
+	// letters, or would read them back) stops the gate; any other (the
+	// broker down) is waited out, with back-off.
+	Start(ctx context.Context) error
 	// Fetch returns the next input messages, at most max of them. With
 	// wait it waits a while for the first one when there is none;
 	// without, it returns what is there at once. An error wrapped by
@@ -159,12 +165,42 @@ type Gate struct {
 	StoreTimeout time.Duration
 }
 
-// Run runs the gate until ctx is done, or with UntilIdle until nothing is
-// left, and returns what it did. When ctx is done it stops fetching and
-// settles what it holds: the batches in flight are confirmed and
-// acknowledged. Errors from the broker are waited out, not returned,
-// except those marked Fatal.
+// Run starts the gate (Broker.Start) and runs it until ctx is done, or
+// with UntilIdle until nothing is left, and returns what it did. A broker
+// down at start is waited for, with back-off (100 ms doubling to 10 s,
+// randomised so that many gates do not come back at once); a gate the
+// broker refuses returns an error wrapping ErrRefused. When ctx is done
+// it stops fetching and settles what it holds: the batches in flight are
+// confirmed and acknowledged. Errors from the broker are waited out, not
+// returned, except those marked Fatal.
 func (g *Gate) Run(ctx context.Context) (Stats, error) {
+	for try := 1; ; try++ {
+		err := g.Broker.Start(ctx)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrRefused) {
+			return Stats{}, err
+		}
+		if ctx.Err() != nil {
+			return Stats{}, nil // stopped before it started
+		}
+		wait := backoff(try)
+		g.log(slog.LevelWarn, "cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
+		pause(ctx, wait)
+	}
+	return g.run(ctx)
+}
+
+// backoff returns how long to wait before the nth attempt (from 1) to
+// start.
+func backoff(n int) time.Duration {
+	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
+	return d/2 + rand.N(d/2+1)
+}
+
+// run runs the gate once it has started.
+func (g *Gate) run(ctx context.Context) (Stats, error) {
 	// Judging and storing one batch overlaps with waiting for the broker
 	// to store the one before: confirm waits and acknowledges, in a
 	// goroutine of its own, up to two batches behind.

@@ -145,7 +145,7 @@ func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consume
 			out = append(out, copied{m, f})
 		}
 		if len(out) == 0 {
-			pause(ctx, 100*time.Microsecond)
+			time.Sleep(100 * time.Microsecond)
 			continue
 		}
 		done += len(out)

@@ -86,7 +86,10 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 			}
 			// The iterator carries on across reconnections; this was a
 			// heartbeat missed or the like.
-			pause(ctx, 50*time.Millisecond)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+			}
 			continue
 		}
 		c.handle(ctx, m, handle)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -87,25 +86,8 @@ const MinMaxPayload = 4 << 10
 // gate cannot work, and an error if From is deleted (its stream deleted
 // or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	var b *jsBroker
-	for try := 1; ; try++ {
-		var err error
-		if b, err = g.prepare(ctx); err == nil {
-			break
-		}
-		if errors.Is(err, ErrRefused) {
-			return GateStats{}, err
-		}
-		if ctx.Err() != nil {
-			return GateStats{}, nil // stopped before it started
-		}
-		wait := backoff(try)
-		if g.Log != nil {
-			g.Log.Warn("cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
-		}
-		pause(ctx, wait)
-	}
-	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds, Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
+	core := gate.Gate{Broker: &jsBroker{g: g, js: g.JetStream}, Binding: ce.NATS, Kinds: g.Kinds,
+		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	return core.Run(ctx)
 }
 
@@ -116,44 +98,44 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // (max_payload), or a stream's, is below MinMaxPayload. Any other error
 // is one asking the server.
 func (g *Gate) Check(ctx context.Context) error {
-	_, err := g.prepare(ctx)
-	return err
+	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
 }
 
-// prepare checks the gate and returns the broker it runs on.
-func (g *Gate) prepare(ctx context.Context) (*jsBroker, error) {
+// Start checks the gate, and reads what the broker needs to run it.
+func (b *jsBroker) Start(ctx context.Context) error {
+	g := b.g
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
 	}
 	if g.Output == "" || g.DeadLetter == "" {
-		return nil, refuse("no output or dead-letter subject")
+		return refuse("no output or dead-letter subject")
 	}
 	if !g.JetStream.Conn().IsConnected() {
-		return nil, errors.New("nats: not connected")
+		return errors.New("nats: not connected")
 	}
 	if g.From == nil {
 		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return nil, refuse("no stream stores the input subject %s", g.Input)
+			return refuse("no stream stores the input subject %s", g.Input)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
+			return fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
 		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
 			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
+			return fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
 		}
 	}
 	info, err := g.From.Info(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("nats: reading the input consumer: %w", err)
+		return fmt.Errorf("nats: reading the input consumer: %w", err)
 	}
 	in, err := g.JetStream.Stream(ctx, info.Stream)
 	if err != nil {
-		return nil, fmt.Errorf("nats: reading the input stream: %w", err)
+		return fmt.Errorf("nats: reading the input stream: %w", err)
 	}
 	inInfo := in.CachedInfo()
 	filters := info.Config.FilterSubjects
@@ -164,7 +146,7 @@ func (g *Gate) prepare(ctx context.Context) (*jsBroker, error) {
 		filters = inInfo.Config.Subjects
 	}
 	maxPayload := int(g.JetStream.Conn().MaxPayload())
-	b := &jsBroker{g: g, js: g.JetStream, incarnation: incarnation(inInfo)}
+	b.incarnation = incarnation(inInfo)
 	for _, out := range []struct {
 		what, subject string
 		stream        *jetstream.Stream
@@ -172,28 +154,28 @@ func (g *Gate) prepare(ctx context.Context) (*jsBroker, error) {
 	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
 		for _, f := range filters {
 			if subjectsOverlap(f, out.subject) {
-				return nil, refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
+				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
 			}
 		}
 		name, err := g.JetStream.StreamNameBySubject(ctx, out.subject)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return nil, refuse("no stream stores the %s subject %s", out.what, out.subject)
+			return refuse("no stream stores the %s subject %s", out.what, out.subject)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
+			return fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
 		}
 		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
-			return nil, fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
+			return fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
 		}
 		*out.limit = maxPayload
 		if m := int((*out.stream).CachedInfo().Config.MaxMsgSize); m > 0 {
 			*out.limit = min(m, maxPayload)
 		}
 		if *out.limit < MinMaxPayload {
-			return nil, refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
+			return refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // incarnation names one life of a stream: its name and the time it was
@@ -342,14 +324,6 @@ func (b *jsBroker) Retry(gd gate.Delivery) {
 	d.m.NakWithDelay(retryDelay(d.Deliveries()))
 }
 
-// backoff returns how long to wait before the nth attempt (from 1) to
-// start: 100 ms doubling up to 10 s, with a random part so that many
-// gates do not come back at the same instant.
-func backoff(n int) time.Duration {
-	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
-	return d/2 + rand.N(d/2+1)
-}
-
 // retryDelay is how long a message whose copy could not be stored waits
 // before it comes again, after its nth delivery: 50 ms, doubling up to
 // 5 s, so that a server that refuses every copy (its stream gone, say) is
@@ -425,14 +399,4 @@ func orDefaultDuration(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-// pause waits for d, or until ctx is done.
-func pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
