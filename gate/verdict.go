@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/msg"
@@ -61,8 +62,10 @@ func VerdictOf(m catalogue.Message, err error) Verdict {
 
 // Encode returns v as JSON, as msg.MarshalHeader writes it, its
 // violations cut to keep it within limit bytes (and msg.MaxVerdictBytes),
-// those cut counted in Omitted. It returns an error wrapping ErrTooLarge
-// if v does not fit even with no violation listed.
+// those cut counted in Omitted. With no violation left, a long handler's
+// Error and then a long Subject (which a producer chooses) are cut too,
+// each ending in "...". It returns an error wrapping ErrTooLarge if v
+// does not fit even then.
 func (v Verdict) Encode(limit int) ([]byte, error) {
 	for {
 		b, err := msg.MarshalHeader(&v)
@@ -72,13 +75,30 @@ func (v Verdict) Encode(limit int) ([]byte, error) {
 		if len(b) <= limit {
 			return b, nil
 		}
-		if len(v.Violations) == 0 {
+		over := len(b) - limit
+		switch {
+		case len(v.Violations) > 0:
+			cut := max(1, len(v.Violations)/2)
+			v.Omitted += cut
+			v.Violations = v.Violations[:len(v.Violations)-cut]
+		case len(v.Error) > 16:
+			v.Error = shorten(v.Error, over)
+		case len(v.Subject) > 16:
+			v.Subject = shorten(v.Subject, over)
+		default:
 			return nil, fmt.Errorf("%w: a verdict of %d bytes, with room for %d", ErrTooLarge, len(b), limit)
 		}
-		cut := max(1, len(v.Violations)/2)
-		v.Omitted += cut
-		v.Violations = v.Violations[:len(v.Violations)-cut]
 	}
+}
+
+// shorten returns s less at least over bytes (more if its JSON escapes
+// them), ending in "...", and no shorter than 16 bytes.
+func shorten(s string, over int) string {
+	n := max(13, len(s)-over-3)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // ParseVerdict reads the JSON of a verdict, as Encode writes it.

@@ -105,3 +105,20 @@ func ExampleFit() {
 	// {"subject":"fleet.in.x","stream":"IN","sequence":6,"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI"}],"deliveries":0,"truncated":true,"body_size":840}
 	// 478 of 840 bytes
 }
+
+// A subject a producer chose, or a handler's error, as long as it likes,
+// is cut before a dead letter is given up: no message is held because its
+// verdict is too long.
+func TestEncodeCutsALongSubjectAndError(t *testing.T) {
+	v := verdict(3)
+	v.Subject = "in." + strings.Repeat("s", 5000)
+	v.Error = strings.Repeat("e", 5000)
+	j, err := v.Encode(1024)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(j), 1024)
+	got, err := gate.ParseVerdict(j)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(v.Subject, strings.TrimSuffix(got.Subject, "...")))
+	assert.True(t, strings.HasSuffix(got.Error, "..."))
+	assert.Equal(t, uint64(7), got.Sequence, "where it was, still")
+}
