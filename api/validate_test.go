@@ -283,3 +283,14 @@ func TestValidateTheREADMEExample(t *testing.T) {
 	assert.True(t, bytes.Contains(readme, []byte("HTTP/1.1 422 Unprocessable Entity\n")))
 	assert.True(t, bytes.Contains(readme, append([]byte("\n"), rec.Body.Bytes()...)), "the README shows %s", rec.Body.String())
 }
+
+// TestValidateWritesTheVerdictWithoutHTMLEscapes pins that a value with
+// '<' and '&' is answered as it is, not as \u003c and \u0026.
+func TestValidateWritesTheVerdictWithoutHTMLEscapes(t *testing.T) {
+	body := strings.Replace(validMessages["example.event"], `"created"`, `"<b>&"`, 1)
+	require.NotEqual(t, validMessages["example.event"], body)
+	rec := post(t, validatePath("example.event", "1.0"), strings.NewReader(body))
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"value":"\"<b>&\""`)
+	assert.NotContains(t, rec.Body.String(), `\u003c`)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -262,4 +263,20 @@ func cut(s string, max int) int {
 		return max // not UTF-8: any place will do
 	}
 	return n
+}
+
+// PathToken returns a member name as it is shown in the path of a
+// violation: a JSON Pointer reference token, shortened like Shorten if the
+// name is long, so that a member with a name of a megabyte does not make
+// every report of it a megabyte.
+func PathToken(name string) string {
+	return Pointer(Shorten(name))
+}
+
+// Pointer escapes a member name as a JSON Pointer reference token.
+func Pointer(name string) string {
+	if !strings.ContainsAny(name, "~/") {
+		return name
+	}
+	return msg.Pointer("", name)[1:] // the library's one escaper
 }

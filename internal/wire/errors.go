@@ -222,14 +222,14 @@ func timeText(t time.Time) string {
 // json.RawMessage("null"), not an empty value.
 func (e *Errors) Member(base, name, key string, raw []byte, declared func(string) bool) {
 	if !ValidStrings(key) {
-		e.Add(base, msg.Pointer(name, Shorten(key)), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
+		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, Quote(key), "invalid UTF-8 in member name")
 	}
 	if declared != nil && declared(key) {
-		e.Add(base, msg.Pointer(name, Shorten(key)), msg.RuleDuplicate, Quote(key),
+		e.Add(base, name+"/"+PathToken(key), msg.RuleDuplicate, Quote(key),
 			"member is declared by the schema and cannot also be an extra member")
 	}
 	if off, reason := Check(raw); reason != "" {
-		e.Add(base, msg.Pointer(name, Shorten(key)), msg.RuleSyntax, ShortenBytes(raw),
+		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, ShortenBytes(raw),
 			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
 	}
 }
