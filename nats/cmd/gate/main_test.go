@@ -279,3 +279,21 @@ func TestDemoRunsAnywhere(t *testing.T) {
 	assert.Contains(t, c.stdout.String(), "stream DEAD (fleet.dead): 14 messages")
 	assert.Contains(t, c.stdout.String(), "testdata/messages.ndjson:6: core.device: /imei")
 }
+
+// A gate whose input stream is deleted under it stops, saying why, with a
+// status that says it stopped on an error.
+func TestGateStopsWhenItsInputIsDeleted(t *testing.T) {
+	s := &server{dir: t.TempDir(), port: freePort(t)}
+	s.up(t, "IN", "VALID", "DEAD")
+	c := start(t, t.TempDir(), "-server", s.url())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := s.js.Consumer(context.Background(), "IN", "gate"); err == nil {
+			break // made: the gate has started
+		}
+		require.True(t, time.Now().Before(deadline), "the gate never made its consumer; it logged:\n%s", c.log())
+	}
+	require.NoError(t, s.js.DeleteStream(context.Background(), "IN"))
+	assert.Equal(t, 2, c.exit(t), c.log())
+	assert.Contains(t, c.log(), "the input consumer is gone")
+	assert.Contains(t, c.log(), "gate: 0 messages", "the summary, still")
+}
