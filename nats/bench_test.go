@@ -1,8 +1,10 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,54 +13,152 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
 )
 
 // BenchmarkGate times a gate through b.N messages of all four schemas,
-// one in eight invalid, beside the same JetStream pipeline that
-// republishes each message as it came, without judging it (passthrough):
-// the ceiling a gate can reach. The server runs in the process, so -cpu
-// limits both.
+// one in eight invalid, beside an independent raw copy (rawCopy) that
+// uses none of the library, and reports the ratio of their rates in the
+// same run: gate/raw. The input comes with the headers of decision 14
+// (headers) or without them (bare: the body and a Nats-Msg-Id, as a
+// producer that knows nothing of the catalogue sends it), when the gate
+// adds them. The server runs in the process, so -cpu limits both.
 //
-// Each mode first runs the whole pipeline once over as many messages,
-// untimed: the first pipeline a process runs is the slower by several
-// microseconds a message, faulting in the memory that the server and the
-// gate grow into, and whichever mode ran first would pay for it alone.
+// Each pipeline runs in rounds, each over b.N messages with a server of
+// its own, the order of the two reversed every other round so that a
+// drift in the machine's load falls on both alike, after an untimed round
+// of each: the first pipeline a process runs is the slower, faulting in
+// the memory that the server and the client grow into.
 func BenchmarkGate(b *testing.B) {
-	for _, mode := range []string{"validate", "passthrough"} {
-		b.Run(mode, func(b *testing.B) {
-			benchGate(b, mode, false)
-			benchGate(b, mode, true)
+	for _, input := range []string{"headers", "bare"} {
+		b.Run(input, func(b *testing.B) {
+			const rounds = 4
+			bare := input == "bare"
+			benchPipeline(b, bare, false, false)
+			benchPipeline(b, bare, true, false)
+			var gate, raw, gateCPU, rawCPU time.Duration
+			var size int64
+			for r := range rounds {
+				for i := range 2 {
+					if (r+i)%2 == 0 {
+						d, cpu, n := benchPipeline(b, bare, false, true)
+						gate, gateCPU, size = gate+d, gateCPU+cpu, n
+					} else {
+						d, cpu, _ := benchPipeline(b, bare, true, true)
+						raw, rawCPU = raw+d, rawCPU+cpu
+					}
+				}
+			}
+			n := float64(b.N * rounds)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(n/gate.Seconds(), "gate-msgs/s")
+			b.ReportMetric(n/raw.Seconds(), "raw-msgs/s")
+			b.ReportMetric(float64(size)*rounds/gate.Seconds()/1e6, "gate-MB/s")
+			b.ReportMetric(raw.Seconds()/gate.Seconds(), "gate/raw")
+			// The process's CPU time a message, the server's included:
+			// what bounds the rate on a core of its own, and drifts less
+			// with the machine's load than the elapsed time.
+			b.ReportMetric(float64(gateCPU.Microseconds())/n, "gate-cpu-µs/msg")
+			b.ReportMetric(float64(rawCPU.Microseconds())/n, "raw-cpu-µs/msg")
+			b.ReportMetric(rawCPU.Seconds()/gateCPU.Seconds(), "cpu-raw/gate")
 		})
 	}
 }
 
-// benchGate runs the pipeline of BenchmarkGate in mode once over b.N
-// messages, timed or not, with a server of its own that it stops after.
-func benchGate(b *testing.B, mode string, timed bool) {
+// benchPipeline runs the gate, or the raw copy, once over n messages,
+// with a server of its own that it stops after, and returns how long it
+// took, the process's CPU time, and the size of the bodies.
+func benchPipeline(b *testing.B, bare, raw, timed bool) (time.Duration, time.Duration, int64) {
+	b.StopTimer()
 	br := startBroker(b)
 	defer br.stop()
-	bytes := publishBench(b, br, b.N)
+	size := publishBench(b, br, b.N, bare)
 	cons := br.durable("gate", "in.>")
-	g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond,
-		passThrough: mode == "passthrough"}
-	if !timed {
-		st, err := g.Run(context.Background())
+	ctx := context.Background()
+	if timed {
+		b.StartTimer()
+	}
+	start, cpu := time.Now(), cpuTime()
+	if raw {
+		require.NoError(b, rawCopy(ctx, br.js, cons, "out", b.N))
+	} else {
+		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+		st, err := g.Run(ctx)
 		require.NoError(b, err)
 		require.Equal(b, b.N, st.Messages)
-		return
 	}
-	b.SetBytes(bytes / int64(b.N))
-	b.ResetTimer()
-	st, err := g.Run(context.Background())
+	d, c := time.Since(start), cpuTime()-cpu
 	b.StopTimer()
-	require.NoError(b, err)
-	require.Equal(b, b.N, st.Messages)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	return d, c, size
 }
 
-// publishBench publishes n messages to in.x, one in eight invalid, and
-// returns the size of their bodies.
-func publishBench(b *testing.B, br *broker, n int) int64 {
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rawCopy copies n messages of cons to subject as a program that knows
+// nothing of the catalogue would, with the gate's discipline: fetch up to
+// 256 at a time, publish each asynchronously with its headers as they
+// came (its Nats-Msg-Id among them), and acknowledge a batch once
+// JetStream has stored its copies, while the next batch is published:
+// two batches in flight.
+func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, subject string, n int) error {
+	type copied struct {
+		m   jetstream.Msg
+		ack jetstream.PubAckFuture
+	}
+	batches := make(chan []copied, 2) // as deep as the gate's pipeline
+	errs := make(chan error, 1)
+	go func() {
+		var err error
+		for batch := range batches {
+			for _, c := range batch {
+				select {
+				case <-c.ack.Ok():
+					c.m.Ack()
+				case e := <-c.ack.Err():
+					err = cmp.Or(err, e)
+				}
+			}
+		}
+		errs <- err
+	}()
+	for done := 0; done < n; {
+		batch, err := cons.FetchNoWait(256)
+		if err != nil {
+			close(batches)
+			return err
+		}
+		var out []copied
+		for m := range batch.Messages() {
+			f, err := js.PublishMsgAsync(&natsgo.Msg{Subject: subject, Header: m.Headers(), Data: m.Data()})
+			if err != nil {
+				close(batches)
+				return err
+			}
+			out = append(out, copied{m, f})
+		}
+		if len(out) == 0 {
+			time.Sleep(100 * time.Microsecond)
+			continue
+		}
+		done += len(out)
+		batches <- out
+	}
+	close(batches)
+	return <-errs
+}
+
+// publishBench publishes n messages to in.x, one in eight invalid, with
+// the headers of decision 14 or bare, and returns the size of their
+// bodies.
+func publishBench(b *testing.B, br *broker, n int, bare bool) int64 {
 	g := newGen(uint64(n))
 	var size int64
 	for i := range n {
@@ -69,6 +169,9 @@ func publishBench(b *testing.B, br *broker, n int) int64 {
 			var err error
 			m, err = newMsg("in.x", g.valid())
 			require.NoError(b, err)
+		}
+		if bare {
+			m.Header = natsgo.Header{jetstream.MsgIDHeader: m.Header[jetstream.MsgIDHeader]}
 		}
 		size += int64(len(m.Data))
 		_, err := br.js.PublishMsgAsync(m)
@@ -120,42 +223,62 @@ func BenchmarkPublish(b *testing.B) {
 	}
 }
 
-// BenchmarkJudge times the gate's own work on one message, without a
-// broker: judging it and making the copy to publish (or its dead letter),
-// on the mix BenchmarkGate gates, beside passthrough's copy. It is the part
-// of BenchmarkGate's difference that is the gate's; the rest is the broker
-// storing dead letters in a stream of their own.
-func BenchmarkJudge(b *testing.B) {
-	const n = 4096
-	g := newGen(n)
-	msgs := make([]jetstream.Msg, n)
-	var size int64
-	for i := range msgs {
-		var m *natsgo.Msg
-		if i%8 == 7 {
-			m = g.invalid(b, fmt.Sprintf("bad-%d", i))
-		} else {
-			var err error
-			m, err = newMsg("in.x", g.valid())
-			require.NoError(b, err)
-		}
-		size += int64(len(m.Data))
-		msgs[i] = &delivered{m: m, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
-		msgs[i].(*delivered).md.Sequence.Stream = uint64(i + 1)
-	}
-	for _, mode := range []string{"validate", "passthrough"} {
-		b.Run(mode, func(b *testing.B) {
-			gt := &Gate{Output: "out", DeadLetter: "dead", passThrough: mode == "passthrough"}
-			b.SetBytes(size / n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if out, _ := gt.judge(msgs[i%n]); out == nil {
-					b.Fatal("no copy")
-				}
-				i++
+// BenchmarkCopy times what the gate does to one message besides the
+// broker's work, on the mix BenchmarkGate gates, without a broker:
+// judging it and making its copy or its dead letter (gate), beside the raw
+// copy's message (raw), with headers and bare.
+func BenchmarkCopy(b *testing.B) {
+	for _, input := range []string{"headers", "bare"} {
+		const n = 4096
+		g := newGen(n)
+		msgs := make([]*natsgo.Msg, n)
+		var size int64
+		for i := range msgs {
+			if i%8 == 7 {
+				msgs[i] = g.invalid(b, fmt.Sprintf("bad-%d", i))
+			} else {
+				var err error
+				msgs[i], err = newMsg("in.x", g.valid())
+				require.NoError(b, err)
 			}
-		})
+			if input == "bare" {
+				msgs[i].Header = natsgo.Header{jetstream.MsgIDHeader: msgs[i].Header[jetstream.MsgIDHeader]}
+			}
+			size += int64(len(msgs[i].Data))
+		}
+		for _, mode := range []string{"gate", "raw"} {
+			b.Run(input+"/"+mode, func(b *testing.B) {
+				br := &jsBroker{g: &Gate{Output: "out", DeadLetter: "dead"}, outLimit: 1 << 20, deadLimit: 1 << 20, incarnation: "IN@2026-01-01T00:00:00Z"}
+				b.SetBytes(size / n)
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					m := msgs[i%n]
+					i++
+					if mode == "raw" {
+						out := &natsgo.Msg{Subject: "out", Header: m.Header, Data: m.Data}
+						if out.Data == nil {
+							b.Fatal("no copy")
+						}
+						continue
+					}
+					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
+					d.md.Sequence.Stream = uint64(i)
+					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
+					var out *natsgo.Msg
+					if err == nil {
+						out, err = br.copyOf(d, id)
+					} else {
+						v := gate.VerdictOf(msg, err)
+						v.Place, v.Deliveries = d.Place(), 1
+						out, err = deadLetter("dead", d.m, v, br.incarnation, br.deadLimit)
+					}
+					if err != nil || out == nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -164,10 +287,8 @@ func BenchmarkJudge(b *testing.B) {
 type delivered struct {
 	jetstream.Msg // not set: calling anything else panics
 	m             *natsgo.Msg
-	md            *jetstream.MsgMetadata
 }
 
-func (d *delivered) Metadata() (*jetstream.MsgMetadata, error) { return d.md, nil }
-func (d *delivered) Data() []byte                              { return d.m.Data }
-func (d *delivered) Headers() natsgo.Header                    { return d.m.Header }
-func (d *delivered) Subject() string                           { return d.m.Subject }
+func (d *delivered) Data() []byte           { return d.m.Data }
+func (d *delivered) Headers() natsgo.Header { return d.m.Header }
+func (d *delivered) Subject() string        { return d.m.Subject }

@@ -19,6 +19,7 @@ import (
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -152,9 +153,9 @@ func publishRaw(t *testing.T, b *broker, m *natsgo.Msg) {
 }
 
 // deadLetters returns the dead letters stored, each with its verdict.
-func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []Verdict) {
+func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []gate.Verdict) {
 	msgs := b.all("DEAD")
-	verdicts := make([]Verdict, len(msgs))
+	verdicts := make([]gate.Verdict, len(msgs))
 	for i, m := range msgs {
 		v, err := ParseVerdict(m.Header)
 		require.NoError(t, err)
@@ -298,7 +299,7 @@ func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
 			}
 			assert.Equal(t, vs, dl.Header[k], "%s: %s", name, k)
 		}
-		assert.Equal(t, "IN:"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
+		assert.Equal(t, b.incarnation("IN")+":"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
 		assert.Empty(t, dl.Header.Get("nats-rollup"), name)
 		found := false
 		for _, v := range verdicts[i].Violations {
@@ -384,5 +385,5 @@ func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
 	_, verdicts := deadLetters(t, b)
 	require.Len(t, verdicts, 1)
 	assert.Len(t, verdicts[0].Violations, msg.MaxViolations)
-	assert.Equal(t, want.Omitted(), verdicts[0].More)
+	assert.Equal(t, want.Omitted(), verdicts[0].Omitted)
 }
