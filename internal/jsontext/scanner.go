@@ -12,7 +12,6 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // MaxDepth is how deeply arrays and objects may nest, as in encoding/json.
@@ -49,6 +48,10 @@ type Scanner struct {
 	// again, whether the text of a value is canonical already.
 	spaced int
 	marked int
+
+	// names finds repeats in large objects, from the first one to the
+	// end of the outermost (see skipLargeObject).
+	names *nameTables
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -290,32 +293,87 @@ func (s *Scanner) word(lit string) {
 	s.Pos += len(lit)
 }
 
-// skipObject skips an object, checking that no member name repeats.
+// skipObject skips an object, checking that no member name repeats. The
+// first few names are compared with each before them; past them, or at
+// the first name with escapes, the object's names go to a table (see
+// skipLargeObject).
 func (s *Scanner) skipObject() {
 	if !s.Enter() {
 		return
 	}
-	var names keySet
-	start := s.Pos
+	// Names read without escapes, where they lie in the input.
+	var names [smallNames]nameRef
+	n := 0
 	for i := 0; s.Next('}', i); i++ {
 		keyStart := s.Pos
 		key := s.plainName()
 		if key == nil {
 			key = s.name(true)
+			if s.Fatal {
+				return
+			}
+			if s.Escaped {
+				s.skipLargeObject(names[:n], keyStart, key)
+				return
+			}
 		}
-		if s.Fatal {
+		if n == len(names) {
+			s.skipLargeObject(names[:n], keyStart, key)
 			return
 		}
-		hint := 0
-		if i == len(names.small) {
-			hint = min(max(i*(len(s.Buf)-s.Pos)/max(s.Pos-start, 1), 4*i), 1<<16)
+		for _, r := range names[:n] {
+			if string(s.Buf[r.off:r.off+r.n]) == string(key) {
+				s.duplicate(keyStart, key)
+				return
+			}
 		}
-		if !names.add(key, s.Escaped, hint) {
-			s.failFor(CauseDuplicate, keyStart, "duplicate member name "+quoteShort(key))
+		names[n] = nameRef{off: s.StrStart, n: len(key)}
+		n++
+		s.Skip()
+	}
+}
+
+// skipLargeObject goes on from skipObject at the name key, read from
+// keyStart, with the names before it, which are distinct views of the
+// input, and finds repeats through a table.
+func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
+	ts := s.names
+	if ts == nil {
+		ts = tablesPool.Get().(*nameTables)
+		ts.buf = s.Buf
+		s.names = ts
+		defer func() {
+			s.names = nil
+			ts.release()
+		}()
+	}
+	t, mark := ts.push()
+	defer ts.pop(mark)
+	for _, r := range first {
+		ts.add(t, r, s.Buf[r.off:r.off+r.n], false)
+	}
+	for i := len(first); ; i++ {
+		if !ts.add(t, nameRef{off: s.StrStart, n: len(key)}, key, s.Escaped) {
+			s.duplicate(keyStart, key)
 			return
 		}
 		s.Skip()
+		if !s.Next('}', i+1) {
+			return
+		}
+		keyStart = s.Pos
+		if key = s.plainName(); key == nil {
+			if key = s.name(true); s.Fatal {
+				return
+			}
+		}
 	}
+}
+
+// duplicate records that the name key, read from off, repeats one before
+// it in its object.
+func (s *Scanner) duplicate(off int, key []byte) {
+	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
 }
 
 // skipStr skips the string at Pos, marking as str(true) does. A string of
@@ -344,58 +402,6 @@ func (s *Scanner) plainName() []byte {
 	s.Pos = n + 2
 	s.Escaped, s.StrStart = false, p
 	return b[p:n:n]
-}
-
-// keySet holds the member names of one object, to find repeats. Small
-// objects are searched linearly; large ones through a map, so that the
-// cost stays linear in the number of members. Names are held without
-// copying where they can be: a name read without escapes is a view of the
-// scanned buffer, which outlives the set.
-type keySet struct {
-	n     int
-	small [16][]byte
-	big   map[string]struct{}
-}
-
-// add adds key and reports whether it was new. A key that points into
-// the input is kept as it is; a scratch one, unescaped, is copied.
-// sizeHint estimates the number of members, for when the set outgrows its
-// list.
-func (s *keySet) add(key []byte, scratch bool, sizeHint int) bool {
-	if scratch {
-		key = append([]byte(nil), key...)
-	}
-	if s.big != nil {
-		// One hash of the key, not two for a look-up and an insertion.
-		n := len(s.big)
-		s.big[view(key)] = struct{}{}
-		return len(s.big) > n
-	}
-	for _, k := range s.small[:s.n] {
-		if string(k) == string(key) {
-			return false
-		}
-	}
-	if s.n < len(s.small) {
-		s.small[s.n] = key
-		s.n++
-		return true
-	}
-	// The map is made once at about its final size, estimated from the
-	// bytes the first members took and those left: growing it member by
-	// member costs more than the rest of the scan.
-	s.big = make(map[string]struct{}, sizeHint)
-	for _, k := range s.small[:s.n] {
-		s.big[view(k)] = struct{}{}
-	}
-	s.big[view(key)] = struct{}{}
-	return true
-}
-
-// view returns b as a string without copying it. The set that holds it
-// never outlives b, and b is never written while it does.
-func view(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.

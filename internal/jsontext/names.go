@@ -1,0 +1,279 @@
+package jsontext
+
+import (
+	"bytes"
+	"hash/maphash"
+	"slices"
+	"sync"
+)
+
+// Finding repeated member names (decision 12) in objects of more than a
+// few members. A fresh map per object cost a third of the time of a
+// message with a large free-form object, and most of its memory; instead
+// each level of nesting of large objects has an open-addressing table,
+// reused from object to object and from message to message, whose slots
+// point into the input (or, for a name with escapes, into an arena of
+// unescaped names). A slot is empty unless it carries the table's current
+// generation, so that starting an object clears nothing.
+//
+// Names are hashed with a seed drawn once per process, which an input
+// cannot know. A probe sequence is nonetheless bounded: past maxProbe
+// slots, the table grows if it is more than an eighth full (a long run by
+// chance, in a crowded table), and otherwise the object's names are, from
+// then on, kept in sorted runs (see sortedNames) searched by binary
+// search, which costs O(log² n) comparisons a name whatever the hashes:
+// an input crafted to collide is slowed, never made quadratic, and never
+// judged wrongly, since every match, in either scheme, is a comparison of
+// the bytes of the unescaped names.
+
+// smallNames is how many names an object may have before it takes a
+// table: below it, a name is compared with each before it.
+const smallNames = 8
+
+// maxProbe bounds the slots an insertion looks at.
+const maxProbe = 64
+
+// maxPooledSlots bounds the table a pool keeps between messages, so that
+// one huge object does not keep its table alive.
+const maxPooledSlots = 1 << 16
+
+var seed = maphash.MakeSeed()
+
+// hashName hashes a member name. Tests replace it to force collisions.
+var hashName = func(name []byte) uint32 {
+	return uint32(maphash.Bytes(seed, name))
+}
+
+// A nameRef is where a name lies: Buf[off:off+n], or, for a negative
+// off, arena[-1-off:][:n].
+type nameRef struct{ off, n int }
+
+// A slot of a nameTable: the index in entries of the name it holds, with
+// that name's hash, if gen is the table's generation; empty otherwise.
+type slot struct{ gen, hash, idx uint32 }
+
+// A nameTable holds the names of the object being read at one level of
+// nesting of large objects.
+type nameTable struct {
+	slots   []slot // a power of two of them
+	gen     uint32
+	entries []nameRef // the names of the object, in order
+	// sorted holds the names instead of the slots once the table has
+	// fallen back.
+	sorted   sortedNames
+	fellBack bool
+}
+
+// nameTables are the tables of a scan, one for each level of nesting of
+// large objects open, and the arena of their unescaped names.
+type nameTables struct {
+	levels []*nameTable
+	depth  int
+	arena  []byte
+	buf    []byte // the input
+}
+
+var tablesPool = sync.Pool{New: func() any { return new(nameTables) }}
+
+// name returns the bytes of r.
+func (ts *nameTables) name(r nameRef) []byte {
+	if r.off < 0 {
+		o := -1 - r.off
+		return ts.arena[o : o+r.n]
+	}
+	return ts.buf[r.off : r.off+r.n]
+}
+
+// push returns the table for an object one level deeper, empty, and the
+// mark to pass to pop when the object ends.
+func (ts *nameTables) push() (*nameTable, int) {
+	if ts.depth == len(ts.levels) {
+		ts.levels = append(ts.levels, new(nameTable))
+	}
+	t := ts.levels[ts.depth]
+	ts.depth++
+	if t.slots == nil {
+		t.slots = make([]slot, 64)
+	}
+	t.gen++
+	if t.gen == 0 { // wrapped: slots of an old generation may carry it
+		clear(t.slots)
+		t.gen = 1
+	}
+	t.entries = t.entries[:0]
+	return t, len(ts.arena)
+}
+
+// pop ends the object of the innermost table.
+func (ts *nameTables) pop(mark int) {
+	ts.depth--
+	t := ts.levels[ts.depth]
+	if t.fellBack {
+		t.sorted.reset()
+		t.fellBack = false
+	}
+	ts.arena = ts.arena[:mark]
+}
+
+// release returns ts to the pool, without the tables too large to keep.
+func (ts *nameTables) release() {
+	for i, t := range ts.levels {
+		if len(t.slots) > maxPooledSlots {
+			ts.levels[i] = new(nameTable)
+		}
+	}
+	if cap(ts.arena) > maxPooledSlots*8 {
+		ts.arena = nil
+	}
+	ts.buf = nil
+	ts.depth = 0
+	tablesPool.Put(ts)
+}
+
+// add adds the name key, found at r, or in the scratch buffer when
+// escaped, to t and reports whether it was new.
+func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) bool {
+	if !t.fellBack {
+		h := hashName(key)
+		switch t.insert(ts, key, h, len(t.entries)) {
+		case found:
+			return false
+		case added:
+			ts.store(t, r, key, escaped)
+			if len(t.entries)*2 > len(t.slots) && !t.grow(ts, 2*len(t.slots)) {
+				ts.fallBack(t)
+			}
+			return true
+		}
+		// A long probe: by chance in a crowded table, or hashes that
+		// collide, by design or by a craft that guessed the seed.
+		if len(t.entries)*8 <= len(t.slots) || !t.grow(ts, 2*len(t.slots)) {
+			ts.fallBack(t)
+		}
+		return ts.add(t, r, key, escaped)
+	}
+	if !t.sorted.add(ts, key) {
+		return false
+	}
+	ts.store(t, r, key, escaped)
+	t.sorted.insertLast(ts, t.entries[len(t.entries)-1])
+	return true
+}
+
+// store appends the name at r, or key copied to the arena if escaped, to
+// the entries of t.
+func (ts *nameTables) store(t *nameTable, r nameRef, key []byte, escaped bool) {
+	if escaped {
+		r = nameRef{off: -1 - len(ts.arena), n: len(key)}
+		ts.arena = append(ts.arena, key...)
+	}
+	t.entries = append(t.entries, r)
+}
+
+// What insert found.
+const (
+	added   = iota // an empty slot, now claimed
+	found          // the same name
+	tooLong        // nothing within maxProbe slots
+)
+
+// insert looks key, of hash h, up in t, and claims an empty slot for it,
+// as the idx-th entry, if it is not there.
+func (t *nameTable) insert(ts *nameTables, key []byte, h uint32, idx int) int {
+	mask := uint32(len(t.slots) - 1)
+	i := h & mask
+	for range maxProbe {
+		sl := &t.slots[i]
+		if sl.gen != t.gen {
+			*sl = slot{gen: t.gen, hash: h, idx: uint32(idx)}
+			return added
+		}
+		if sl.hash == h && string(ts.name(t.entries[sl.idx])) == string(key) {
+			return found
+		}
+		i = (i + 1) & mask
+	}
+	return tooLong
+}
+
+// grow gives t n slots and inserts its entries again. It reports false,
+// leaving t to fall back, if one of them cannot be inserted within
+// maxProbe slots, or the entries would not fit the slots' indexes.
+func (t *nameTable) grow(ts *nameTables, n int) bool {
+	if uint64(len(t.entries)) >= 1<<32-1 {
+		return false
+	}
+	t.slots = make([]slot, n)
+	t.gen = 1
+	for i, r := range t.entries {
+		if t.insert(ts, ts.name(r), hashName(ts.name(r)), i) != added {
+			return false
+		}
+	}
+	return true
+}
+
+// fallBack moves the names of t to sorted runs.
+func (ts *nameTables) fallBack(t *nameTable) {
+	t.fellBack = true
+	t.sorted.reset()
+	for _, r := range t.entries {
+		t.sorted.insertLast(ts, r)
+	}
+	// The table's slots are no longer consulted; the next object starts
+	// it afresh, at a new generation.
+}
+
+// sortedNames holds names in runs, each sorted, of decreasing powers of
+// two in size, as a binary counter holds its bits: a name is looked for
+// by binary search in each run, and added as a run of one, two runs of
+// one size merging into one of twice the size. Each name is merged
+// O(log n) times, and each look-up costs O(log² n) comparisons.
+type sortedNames struct {
+	refs    []nameRef
+	sizes   []int
+	scratch []nameRef
+}
+
+func (s *sortedNames) reset() {
+	s.refs, s.sizes, s.scratch = s.refs[:0], s.sizes[:0], s.scratch[:0]
+}
+
+// add reports whether key is not among the names held.
+func (s *sortedNames) add(ts *nameTables, key []byte) bool {
+	off := 0
+	for _, n := range s.sizes {
+		run := s.refs[off : off+n]
+		if _, ok := slices.BinarySearchFunc(run, key, func(r nameRef, k []byte) int {
+			return bytes.Compare(ts.name(r), k)
+		}); ok {
+			return false
+		}
+		off += n
+	}
+	return true
+}
+
+// insertLast adds r, which is not held, as a run of one, and merges the
+// runs that are then of equal size.
+func (s *sortedNames) insertLast(ts *nameTables, r nameRef) {
+	s.refs = append(s.refs, r)
+	s.sizes = append(s.sizes, 1)
+	for k := len(s.sizes); k >= 2 && s.sizes[k-2] <= s.sizes[k-1]; k = len(s.sizes) {
+		a, b := s.sizes[k-2], s.sizes[k-1]
+		start := len(s.refs) - a - b
+		left, right := s.refs[start:start+a], s.refs[start+a:]
+		merged := s.scratch[:0]
+		for len(left) > 0 && len(right) > 0 {
+			if bytes.Compare(ts.name(left[0]), ts.name(right[0])) <= 0 {
+				merged, left = append(merged, left[0]), left[1:]
+			} else {
+				merged, right = append(merged, right[0]), right[1:]
+			}
+		}
+		merged = append(append(merged, left...), right...)
+		copy(s.refs[start:], merged)
+		s.scratch = merged
+		s.sizes = append(s.sizes[:k-2], a+b)
+	}
+}
