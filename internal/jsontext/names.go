@@ -2,7 +2,9 @@ package jsontext
 
 import (
 	"bytes"
-	"hash/maphash"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"sync"
 )
@@ -35,28 +37,64 @@ const maxProbe = 64
 
 // maxPooledSlots bounds the table a pool keeps between messages, so that
 // one huge object does not keep its table alive.
-const maxPooledSlots = 1 << 16
+const maxPooledSlots = 1 << 20
 
-var seed = maphash.MakeSeed()
+// The seeds of hashName, drawn once per process.
+var seed0, seed1 = rand.Uint64() | 1, rand.Uint64() | 1
 
-// hashName hashes a member name. Tests replace it to force collisions.
-var hashName = func(name []byte) uint32 {
-	return uint32(maphash.Bytes(seed, name))
+// hashName hashes a member name, with the process's seeds: a few
+// multiplications, the way wyhash mixes, over the name's first and last
+// eight bytes and every eight between (member names are short, and
+// maphash's call costs more than this whole function on them). Being
+// fast, and keyed by seeds an input cannot know, it makes collisions
+// unlikely, not impossible to craft: the bound on probes, not the hash,
+// is what keeps crafted collisions from costing more than O(log² n) a
+// name. Tests replace it to force collisions.
+var hashName = func(b []byte) uint32 {
+	n := len(b)
+	var x, y uint64
+	switch {
+	case n > 16:
+		x, y = le64(b), le64(b[n-8:])
+		for i := 8; i < n-8; i += 8 {
+			x = mix(x^seed1, le64(b[i:])^seed0)
+		}
+	case n >= 8:
+		x, y = le64(b), le64(b[n-8:])
+	case n >= 4:
+		x, y = uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	case n > 0:
+		x = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
+	}
+	return uint32(mix(x^seed0^uint64(n), y^seed1))
+}
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// mix folds the 128-bit product of a and b to 64 bits.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // A nameRef is where a name lies: Buf[off:off+n], or, for a negative
 // off, arena[-1-off:][:n].
 type nameRef struct{ off, n int }
 
-// A slot of a nameTable: the index in entries of the name it holds, with
-// that name's hash, if gen is the table's generation; empty otherwise.
-type slot struct{ gen, hash, idx uint32 }
+// A slot of a nameTable holds the index in entries of a name and a tag:
+// the table's generation when the slot was filled, in the top 16 bits,
+// and 16 bits of the name's hash. It is empty unless that generation is
+// the table's: 8 bytes, so that eight fit a cache line.
+type slot struct{ tag, idx uint32 }
+
+// tagOf returns the tag of a slot filled at generation gen for hash h.
+func tagOf(gen, h uint32) uint32 { return gen<<16 | h>>16 }
 
 // A nameTable holds the names of the object being read at one level of
 // nesting of large objects.
 type nameTable struct {
-	slots   []slot // a power of two of them
-	gen     uint32
+	slots   []slot    // a power of two of them
+	gen     uint32    // of the object being read, from 1 to 1<<16-1
 	entries []nameRef // the names of the object, in order
 	// sorted holds the names instead of the slots once the table has
 	// fallen back.
@@ -96,7 +134,7 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.slots = make([]slot, 64)
 	}
 	t.gen++
-	if t.gen == 0 { // wrapped: slots of an old generation may carry it
+	if t.gen == 1<<16 { // wrapped: slots of an old generation may carry it
 		clear(t.slots)
 		t.gen = 1
 	}
@@ -182,13 +220,14 @@ const (
 func (t *nameTable) insert(ts *nameTables, key []byte, h uint32, idx int) int {
 	mask := uint32(len(t.slots) - 1)
 	i := h & mask
+	tag := tagOf(t.gen, h)
 	for range maxProbe {
 		sl := &t.slots[i]
-		if sl.gen != t.gen {
-			*sl = slot{gen: t.gen, hash: h, idx: uint32(idx)}
+		if sl.tag>>16 != t.gen {
+			*sl = slot{tag: tag, idx: uint32(idx)}
 			return added
 		}
-		if sl.hash == h && string(ts.name(t.entries[sl.idx])) == string(key) {
+		if sl.tag == tag && string(ts.name(t.entries[sl.idx])) == string(key) {
 			return found
 		}
 		i = (i + 1) & mask
