@@ -707,17 +707,81 @@ func hex4(b []byte) rune {
 // decoder reads messages. When it is not, it returns the byte offset and
 // the reason of the first problem.
 func Check(b []byte) (off int, reason string) {
+	off, reason, _ = CheckCause(b)
+	return off, reason
+}
+
+// CheckCause is Check, also returning the cause of the problem, if there
+// is one: for a repeated member name, PathTo(b, off) says where it is.
+func CheckCause(b []byte) (off int, reason string, cause Cause) {
 	if simple(b) {
-		return 0, ""
+		return 0, "", 0
 	}
 	var s Scanner
 	s.Reset(b)
 	s.Skip()
 	s.End()
 	if s.Fatal {
-		return s.Off, s.Reason
+		return s.Off, s.Reason, s.Cause
 	}
-	return 0, ""
+	return 0, "", 0
+}
+
+// PathTo returns the steps from the root of the JSON text b to byte
+// offset off: the name of each member and the index of each item (in
+// decimal) whose value holds it, and last the name of the member, if
+// any, that begins there, as the offset of a repeated name does. It reads
+// b from its start to off, which must be well-formed up to there, as it
+// is up to the first problem a scan finds; it is for the error path, and
+// costs a scan of that much.
+func PathTo(b []byte, off int) []string {
+	var s Scanner
+	s.Reset(b)
+	var path []string
+	s.pathTo(off, &path)
+	return path
+}
+
+// pathTo reads the value at Pos, appending to path the steps into it
+// that lead to off, and reports whether it reached off (or an error,
+// where it stops as well).
+func (s *Scanner) pathTo(off int, path *[]string) bool {
+	c := s.WS()
+	if s.Fatal || s.Pos >= off {
+		return true
+	}
+	switch c {
+	case '{':
+		if !s.Enter() {
+			return true
+		}
+		for i := 0; s.Next('}', i); i++ {
+			at := s.Pos
+			name := s.Name()
+			if s.Fatal {
+				return true
+			}
+			*path = append(*path, string(name))
+			if at >= off || s.pathTo(off, path) {
+				return true
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	case '[':
+		if !s.Enter() {
+			return true
+		}
+		for i := 0; s.Next(']', i); i++ {
+			*path = append(*path, strconv.Itoa(i))
+			if s.pathTo(off, path) {
+				return true
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	default:
+		s.Skip()
+	}
+	return s.Fatal || s.Pos > off
 }
 
 // simple reports whether b is one of the values free-form members mostly
