@@ -52,6 +52,10 @@ type Scanner struct {
 	// names finds repeats in large objects, from the first one to the
 	// end of the outermost (see skipLargeObject).
 	names *nameTables
+
+	// unmarked is set by a caller that keeps nothing (Check), for which
+	// finding the bytes json.Marshal escapes is wasted work.
+	unmarked bool
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -380,7 +384,7 @@ func (s *Scanner) duplicate(off int, key []byte) {
 // plain bytes is stepped over at once; any other is read by str.
 func (s *Scanner) skipStr() {
 	b, p := s.Buf, s.Pos+1
-	if n := p + plainMarking(b[p:]); n < len(b) && b[n] == '"' {
+	if n := p + s.plain(b[p:]); n < len(b) && b[n] == '"' {
 		s.Pos = n + 1
 		return
 	}
@@ -395,7 +399,7 @@ func (s *Scanner) plainName() []byte {
 	if p > len(b) || b[p-1] != '"' {
 		return nil
 	}
-	n := p + plainMarking(b[p:])
+	n := p + s.plain(b[p:])
 	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
 		return nil
 	}
@@ -534,6 +538,15 @@ func Plain(b []byte) int {
 // a MarshalJSON method returns, as AppendCanonical does.
 func escapedByMarshal(r rune) bool {
 	return r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029'
+}
+
+// plain is plainMarking, or Plain for a scanner that keeps nothing and
+// so need not mark.
+func (s *Scanner) plain(b []byte) int {
+	if s.unmarked {
+		return Plain(b)
+	}
+	return plainMarking(b)
 }
 
 // plainMarking is Plain, but stops at '<', '>' and '&' too, which
@@ -719,6 +732,7 @@ func CheckCause(b []byte) (off int, reason string, cause Cause) {
 	}
 	var s Scanner
 	s.Reset(b)
+	s.unmarked = true
 	s.Skip()
 	s.End()
 	if s.Fatal {
