@@ -15,10 +15,16 @@ n=${2:-20000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go test -c -o "$dir/bench.test" .
+# anchored makes a benchmark's name a pattern that matches it alone: -bench
+# matches each level of a name apart, unanchored, so input=meta1000 would
+# also run input=meta1000shuffled, and BenchmarkScan any BenchmarkScanX.
+anchored() {
+	printf '^%s$' "$(printf '%s' "$1" | sed 's|/|$/^|g')"
+}
 count() { # benchmark, iterations
 	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
 		--callgrind-out-file="$dir/out" "$dir/bench.test" \
-		-test.run '^$' -test.bench "^Benchmark$1\$" -test.benchtime "${2}x" >/dev/null 2>"$dir/err"
+		-test.run '^$' -test.bench "$(anchored "Benchmark$1")" -test.benchtime "${2}x" >/dev/null 2>"$dir/err"
 	grep -a -o 'Collected : [0-9]*' "$dir/err" | awk '{print $3}'
 }
 for name in $("$dir/bench.test" -test.run '^$' -test.bench "$pattern" -test.benchtime 1x |
