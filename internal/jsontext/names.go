@@ -39,6 +39,9 @@ const maxProbe = 64
 // one huge object does not keep its table alive.
 const maxPooledSlots = 1 << 20
 
+// maxPooledLevels bounds the levels of nesting whose tables a pool keeps.
+const maxPooledLevels = 16
+
 // The seeds of hashName, drawn once per process.
 var seed0, seed1 = rand.Uint64() | 1, rand.Uint64() | 1
 
@@ -155,6 +158,9 @@ func (ts *nameTables) pop(mark int) {
 
 // release returns ts to the pool, without the tables too large to keep.
 func (ts *nameTables) release() {
+	// Deeply nested large objects are rare: keep the tables of a few
+	// levels only.
+	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
 		if len(t.slots) > maxPooledSlots {
 			ts.levels[i] = new(nameTable)
