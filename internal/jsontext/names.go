@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
@@ -31,6 +32,12 @@ import (
 // smallNames is how many names an object may have before it takes a
 // table: below it, a name is compared with each before it.
 const smallNames = 8
+
+// deferAfter is how many names of an object are looked up as they are
+// read; past it, they are gathered and checked when the object ends (see
+// checkGathered), since a table larger than a cache costs a miss a name.
+// Tests lower it.
+var deferAfter = 1 << 12
 
 // maxProbe bounds the slots an insertion looks at.
 const maxProbe = 64
@@ -103,6 +110,14 @@ type nameTable struct {
 	// fallen back.
 	sorted   sortedNames
 	fellBack bool
+
+	// From deferFrom on (-1 until then), names are gathered, not
+	// looked up, with their hashes and the offsets of their opening
+	// quotes, and checked when the object ends (see checkGathered).
+	deferFrom int
+	hashes    []uint32
+	starts    []int
+	keys, tmp []uint64 // scratch for checkGathered
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -142,6 +157,7 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.gen = 1
 	}
 	t.entries = t.entries[:0]
+	t.deferFrom, t.hashes, t.starts = -1, t.hashes[:0], t.starts[:0]
 	return t, len(ts.arena)
 }
 
@@ -162,7 +178,7 @@ func (ts *nameTables) release() {
 	// levels only.
 	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
-		if len(t.slots) > maxPooledSlots {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledSlots || cap(t.keys) > maxPooledSlots {
 			ts.levels[i] = new(nameTable)
 		}
 	}
@@ -202,6 +218,116 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 	ts.store(t, r, key, escaped)
 	t.sorted.insertLast(ts, t.entries[len(t.entries)-1])
 	return true
+}
+
+// gather adds the name key, found at r or escaped, whose opening quote is
+// at start, to t without looking it up: the object's names are checked
+// when it ends, by checkGathered.
+func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, start int) {
+	if t.deferFrom < 0 {
+		t.deferFrom = len(t.entries)
+	}
+	t.hashes = append(t.hashes, hashName(key))
+	t.starts = append(t.starts, start)
+	ts.store(t, r, key, escaped)
+}
+
+// checkGathered finds the first name of t's object, in the order of the
+// input, that repeats one before it, among names of which those before
+// t.deferFrom are known to be distinct, and returns the offset of its
+// opening quote, or -1 if there is none.
+//
+// A table of millions of slots costs a cache miss a name, which made a
+// message of megabytes scan at a tenth of the speed of one of kilobytes.
+// Instead the names past deferAfter are sorted by hash, which reads and
+// writes memory in order (a radix sort), and only names of equal hashes
+// are compared: those of a run of a few one with another, those of a
+// longer run, which only colliding hashes make, by sorting it by name,
+// so that even an input crafted to collide costs O(n log n) comparisons.
+func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
+	keys := slices.Grow(t.keys[:0], len(t.entries))
+	for i, r := range t.entries {
+		var h uint32
+		if i >= t.deferFrom {
+			h = t.hashes[i-t.deferFrom]
+		} else {
+			h = hashName(ts.name(r))
+		}
+		keys = append(keys, uint64(h)<<32|uint64(i))
+	}
+	keys, t.tmp = sortByHash(keys, t.tmp)
+	t.keys = keys
+	first := -1
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
+		}
+		if hi-lo > 1 {
+			if i := ts.firstRepeat(t, keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
+				first = i
+			}
+		}
+		lo = hi
+	}
+	if first < 0 {
+		return -1, nil
+	}
+	// A repeat is never before deferFrom: those names are distinct.
+	return t.starts[first-t.deferFrom], ts.name(t.entries[first])
+}
+
+// firstRepeat returns the least index of a name of run (keys of equal
+// hash, in the order of their indexes) that repeats one before it, or
+// -1.
+func (ts *nameTables) firstRepeat(t *nameTable, run []uint64) int {
+	name := func(k uint64) []byte { return ts.name(t.entries[uint32(k)]) }
+	if len(run) <= 16 {
+		for j := 1; j < len(run); j++ {
+			for _, k := range run[:j] {
+				if string(name(k)) == string(name(run[j])) {
+					return int(uint32(run[j]))
+				}
+			}
+		}
+		return -1
+	}
+	slices.SortFunc(run, func(a, b uint64) int {
+		return cmp.Or(bytes.Compare(name(a), name(b)), cmp.Compare(uint32(a), uint32(b)))
+	})
+	first := -1
+	for j := 1; j < len(run); j++ {
+		if i := int(uint32(run[j])); string(name(run[j-1])) == string(name(run[j])) && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
+// sortByHash sorts keys by their top 32 bits, stably, in three passes of
+// a radix sort through tmp, and returns the sorted keys and the other
+// buffer.
+func sortByHash(keys, tmp []uint64) (sorted, other []uint64) {
+	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
+	const bits = 11
+	for shift := 32; shift < 64; shift += bits {
+		var count [1 << bits]int
+		for _, k := range keys {
+			count[k>>shift&(1<<bits-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<bits - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, tmp
 }
 
 // store appends the name at r, or key copied to the arena if escaped, to

@@ -123,6 +123,19 @@ func withHash(h func([]byte) uint32, f func()) {
 	f()
 }
 
+// defers are the values of deferAfter the tests run under: its own, and
+// one that gathers the names of every object past its first few, so
+// that checkGathered meets every kind of object.
+var defers = []int{deferAfter, 9}
+
+// withDefer runs f with deferAfter set to n.
+func withDefer(n int, f func()) {
+	saved := deferAfter
+	deferAfter = n
+	defer func() { deferAfter = saved }()
+	f()
+}
+
 // spellings writes the name s in JSON in several ways, all the same name
 // once unescaped.
 func spelling(r *rand.Rand, s string) string {
@@ -214,23 +227,27 @@ func TestTablesAgreeWithOldDetector(t *testing.T) {
 		docs = append(docs, b.String())
 	}
 	for _, h := range hashes {
-		withHash(h.hash, func() {
-			for _, doc := range docs {
-				want := scanWith([]byte(doc), refSkip)
-				got := scanWith([]byte(doc), (*Scanner).Skip)
-				if got != want {
-					t.Fatalf("hash %s: %.200q:\ngot  %+v\nwant %+v", h.name, doc, got, want)
-				}
-				if want.cause == CauseDuplicate {
-					dups++
-				}
-			}
-		})
+		for _, n := range defers {
+			withDefer(n, func() {
+				withHash(h.hash, func() {
+					for _, doc := range docs {
+						want := scanWith([]byte(doc), refSkip)
+						got := scanWith([]byte(doc), (*Scanner).Skip)
+						if got != want {
+							t.Fatalf("hash %s, deferAfter %d: %.200q:\ngot  %+v\nwant %+v", h.name, n, doc, got, want)
+						}
+						if want.cause == CauseDuplicate {
+							dups++
+						}
+					}
+				})
+			})
+		}
 	}
 	// Both kinds of input must have been met for the test to mean
 	// anything.
-	if dups == 0 || dups == len(docs)*len(hashes) {
-		t.Fatalf("%d of %d inputs repeat a name", dups, len(docs)*len(hashes))
+	if total := len(docs) * len(hashes) * len(defers); dups == 0 || dups == total {
+		t.Fatalf("%d of %d inputs repeat a name", dups, total)
 	}
 }
 
@@ -261,14 +278,28 @@ func TestRepeatsFoundAfterUnescaping(t *testing.T) {
 			{`{` + many(100) + `"x":{` + many(100) + `"y":1},"k0":1}`, `duplicate member name "k0"`},
 			{`{` + many(100) + `"x":{` + many(100) + `"k100":1},"k100":1}`, ``},
 			{`[{` + many(20) + `"x":1},{` + many(20) + `"x":1}]`, ``},
+			// What comes first in the input is reported first, though
+			// names past deferAfter are checked at the object's end.
+			{`{` + many(100) + `"k1":1,"x":[1,]}`, `duplicate member name "k1"`},
+			{`{` + many(100) + `"x":[1,],"k1":1}`, `trailing comma before ']'`},
+			{`{` + many(100) + `"k1":1,"x":"\ud800"}`, `duplicate member name "k1"`},
+			{`{` + many(100) + `"k3":0,"x":{` + many(100) + `"q":[1,]}}`, `duplicate member name "k3"`},
+			{`{` + many(100) + `"x":{` + many(100) + `"k1":{"a":1,"a":2}}}`, `duplicate member name "k1"`},
+			{`{` + many(100) + `"x":{` + many(20) + `"y":{"a":1,"a":2},"k1":1},"k2":1}`, `duplicate member name "a"`},
+			{`{` + many(100) + `"x":{` + many(100) + `"k1":1},"k2":1`, `duplicate member name "k1"`},
+			{`{` + many(100) + `"x":1`, `want ',' or '}', got end of input`},
 		} {
-			withHash(h.hash, func() {
-				want := scanWith([]byte(tc.doc), refSkip)
-				got := scanWith([]byte(tc.doc), (*Scanner).Skip)
-				if got != want || got.reason != tc.want {
-					t.Errorf("hash %s: %.80q: got %+v, want %+v (reason %q)", h.name, tc.doc, got, want, tc.want)
-				}
-			})
+			for _, n := range defers {
+				withDefer(n, func() {
+					withHash(h.hash, func() {
+						want := scanWith([]byte(tc.doc), refSkip)
+						got := scanWith([]byte(tc.doc), (*Scanner).Skip)
+						if got != want || got.reason != tc.want {
+							t.Errorf("hash %s, deferAfter %d: %.80q: got %+v, want %+v (reason %q)", h.name, n, tc.doc, got, want, tc.want)
+						}
+					})
+				})
+			}
 		}
 	}
 }
@@ -342,7 +373,8 @@ func TestLargeObjectsAllocateNothing(t *testing.T) {
 
 // FuzzDuplicates holds the scanner to the old detector on any input, and
 // on a large object whose names the input picks, under the seeded hash
-// and under one that makes every name collide.
+// and under one that makes every name collide, with names looked up as
+// they are read and gathered to be checked at the object's end.
 func FuzzDuplicates(f *testing.F) {
 	f.Add([]byte(`{"a":1,"\u0061":2}`))
 	f.Add([]byte(`{"a":{"b":[{"c":1,"c":2}]}}`))
@@ -365,12 +397,16 @@ func FuzzDuplicates(f *testing.F) {
 		b.WriteByte('}')
 		for _, doc := range [][]byte{data, []byte(b.String())} {
 			for _, h := range []func([]byte) uint32{hashName, func([]byte) uint32 { return 0 }} {
-				withHash(h, func() {
-					want := scanWith(doc, refSkip)
-					if got := scanWith(doc, (*Scanner).Skip); got != want {
-						t.Fatalf("%q: got %+v, want %+v", doc, got, want)
-					}
-				})
+				for _, n := range defers {
+					withDefer(n, func() {
+						withHash(h, func() {
+							want := scanWith(doc, refSkip)
+							if got := scanWith(doc, (*Scanner).Skip); got != want {
+								t.Fatalf("deferAfter %d: %q: got %+v, want %+v", n, doc, got, want)
+							}
+						})
+					})
+				}
 			}
 		}
 	})

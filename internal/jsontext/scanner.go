@@ -339,7 +339,8 @@ func (s *Scanner) skipObject() {
 
 // skipLargeObject goes on from skipObject at the name key, read from
 // keyStart, with the names before it, which are distinct views of the
-// input, and finds repeats through a table.
+// input, and finds repeats through a table, or, past deferAfter names,
+// by gathering them and checking them all when the object ends.
 func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
 	ts := s.names
 	if ts == nil {
@@ -352,12 +353,29 @@ func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
 		}()
 	}
 	t, mark := ts.push()
-	defer ts.pop(mark)
+	s.readLargeObject(ts, t, first, keyStart, key)
+	if t.deferFrom >= 0 {
+		// A repeat among the names gathered is before whatever else
+		// stopped the reading, if anything did: it comes first.
+		if start, name := ts.checkGathered(t); start >= 0 && (!s.Fatal || start < s.Off) {
+			s.Fatal = false
+			s.duplicate(start, name)
+		}
+	}
+	ts.pop(mark)
+}
+
+// readLargeObject is skipLargeObject's reading of the object's members.
+func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef, keyStart int, key []byte) {
 	for _, r := range first {
 		ts.add(t, r, s.Buf[r.off:r.off+r.n], false)
 	}
 	for i := len(first); ; i++ {
-		if !ts.add(t, nameRef{off: s.StrStart, n: len(key)}, key, s.Escaped) {
+		r := nameRef{off: s.StrStart, n: len(key)}
+		switch {
+		case len(t.entries) >= deferAfter:
+			ts.gather(t, r, key, s.Escaped, keyStart)
+		case !ts.add(t, r, key, s.Escaped):
 			s.duplicate(keyStart, key)
 			return
 		}
