@@ -112,11 +112,11 @@ type nameTable struct {
 	fellBack bool
 
 	// From deferFrom on (-1 until then), names are gathered, not
-	// looked up, with their hashes and the offsets of their opening
-	// quotes, and checked when the object ends (see checkGathered).
+	// looked up, and checked when the object ends (see checkGathered).
+	// The opening quote of a gathered name without escapes is just
+	// before it; escStarts has those of the others, by index.
 	deferFrom int
-	hashes    []uint32
-	starts    []int
+	escStarts map[int]int
 	keys, tmp []uint64 // scratch for checkGathered
 }
 
@@ -157,7 +157,8 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.gen = 1
 	}
 	t.entries = t.entries[:0]
-	t.deferFrom, t.hashes, t.starts = -1, t.hashes[:0], t.starts[:0]
+	t.deferFrom = -1
+	clear(t.escStarts)
 	return t, len(ts.arena)
 }
 
@@ -227,8 +228,17 @@ func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, 
 	if t.deferFrom < 0 {
 		t.deferFrom = len(t.entries)
 	}
-	t.hashes = append(t.hashes, hashName(key))
-	t.starts = append(t.starts, start)
+	if len(t.entries) == cap(t.entries) {
+		// Doubling, where append grows a large slice by a quarter: the
+		// garbage left behind is then at most the final size.
+		t.entries = slices.Grow(t.entries, len(t.entries))
+	}
+	if escaped {
+		if t.escStarts == nil {
+			t.escStarts = make(map[int]int)
+		}
+		t.escStarts[len(t.entries)] = start
+	}
 	ts.store(t, r, key, escaped)
 }
 
@@ -247,13 +257,7 @@ func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, 
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	keys := slices.Grow(t.keys[:0], len(t.entries))
 	for i, r := range t.entries {
-		var h uint32
-		if i >= t.deferFrom {
-			h = t.hashes[i-t.deferFrom]
-		} else {
-			h = hashName(ts.name(r))
-		}
-		keys = append(keys, uint64(h)<<32|uint64(i))
+		keys = append(keys, uint64(hashName(ts.name(r)))<<32|uint64(i))
 	}
 	keys, t.tmp = sortByHash(keys, t.tmp)
 	t.keys = keys
@@ -274,7 +278,11 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 		return -1, nil
 	}
 	// A repeat is never before deferFrom: those names are distinct.
-	return t.starts[first-t.deferFrom], ts.name(t.entries[first])
+	r := t.entries[first]
+	if r.off < 0 {
+		return t.escStarts[first], ts.name(r)
+	}
+	return r.off - 1, ts.name(r)
 }
 
 // firstRepeat returns the least index of a name of run (keys of equal
