@@ -48,7 +48,11 @@ func ParseObject(data []byte) (Object, error) {
 	end := s.Pos
 	s.End()
 	if s.Fatal {
-		return Object{}, &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		v := &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		if s.Cause == jsontext.CauseDuplicate {
+			v.Path = pointerTo(jsontext.PathTo(data, s.Off)) // the repeated member's own
+		}
+		return Object{}, v
 	}
 	return newObject(jsontext.AppendCanonical(nil, data[start:end])), nil
 }
@@ -76,7 +80,11 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 		if !utf8.ValidString(name) {
 			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
 		}
-		if off, reason := jsontext.Check(members[name]); reason != "" {
+		switch off, reason, cause := jsontext.CheckCause(members[name]); {
+		case cause == jsontext.CauseDuplicate:
+			return Object{}, &Violation{Path: "/" + pointer(name) + pointerTo(jsontext.PathTo(members[name], off)), Rule: RuleDuplicate,
+				Message: reason + " at byte offset " + strconv.Itoa(off) + " of the value"}
+		case reason != "":
 			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax,
 				Message: "not a JSON value: " + reason + " at byte offset " + strconv.Itoa(off)}
 		}
@@ -178,6 +186,17 @@ func (o Object) Map() map[string]json.RawMessage {
 }
 
 // pointer escapes a member name as a JSON Pointer reference token.
+// pointerTo returns the JSON Pointer of steps, as jsontext.PathTo gives
+// them.
+func pointerTo(steps []string) string {
+	var b strings.Builder
+	for _, step := range steps {
+		b.WriteByte('/')
+		b.WriteString(pointer(step))
+	}
+	return b.String()
+}
+
 func pointer(name string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
