@@ -50,7 +50,7 @@ func ParseObject(data []byte) (Object, error) {
 	if s.Fatal {
 		v := &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
 		if s.Cause == jsontext.CauseDuplicate {
-			v.Path = pointerTo(jsontext.PathTo(data, s.Off)) // the repeated member's own
+			v.Path = jsontext.PointerTo(data, s.Off, pointer) // the repeated member's own
 		}
 		return Object{}, v
 	}
@@ -82,7 +82,7 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 		}
 		switch off, reason, cause := jsontext.CheckCause(members[name]); {
 		case cause == jsontext.CauseDuplicate:
-			return Object{}, &Violation{Path: "/" + pointer(name) + pointerTo(jsontext.PathTo(members[name], off)), Rule: RuleDuplicate,
+			return Object{}, &Violation{Path: "/" + pointer(name) + jsontext.PointerTo(members[name], off, pointer), Rule: RuleDuplicate,
 				Message: reason + " at byte offset " + strconv.Itoa(off) + " of the value"}
 		case reason != "":
 			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax,
@@ -186,17 +186,6 @@ func (o Object) Map() map[string]json.RawMessage {
 }
 
 // pointer escapes a member name as a JSON Pointer reference token.
-// pointerTo returns the JSON Pointer of steps, as jsontext.PathTo gives
-// them.
-func pointerTo(steps []string) string {
-	var b strings.Builder
-	for _, step := range steps {
-		b.WriteByte('/')
-		b.WriteString(pointer(step))
-	}
-	return b.String()
-}
-
 func pointer(name string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }

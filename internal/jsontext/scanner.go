@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -772,6 +773,18 @@ func PathTo(b []byte, off int) []string {
 	var path []string
 	s.pathTo(off, &path)
 	return path
+}
+
+// PointerTo is PathTo as a JSON Pointer: each step, made a reference
+// token by token (which escapes '~' and '/', and may shorten), after a
+// '/'. The caller's token keeps how names are shown in one place.
+func PointerTo(b []byte, off int, token func(string) string) string {
+	var p strings.Builder
+	for _, step := range PathTo(b, off) {
+		p.WriteByte('/')
+		p.WriteString(token(step))
+	}
+	return p.String()
 }
 
 // pathTo reads the value at Pos, appending to path the steps into it

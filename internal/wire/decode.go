@@ -84,7 +84,7 @@ func (d *Decoder) place(base, name, sub string) {
 		// The scanner found it in a value read whole, where the path
 		// says no more than where that value is: the repeated member's
 		// own path is found by reading the document again up to it.
-		base, path = "", pointerTo(jsontext.PathTo(d.Buf, d.Off))
+		base, path = "", jsontext.PointerTo(d.Buf, d.Off, PathToken)
 	}
 	if d.Full() {
 		// The error that stopped the reading is the one a reader most

@@ -273,17 +273,6 @@ func PathToken(name string) string {
 	return Pointer(Shorten(name))
 }
 
-// pointerTo returns the JSON Pointer of steps, as jsontext.PathTo gives
-// them: member names (shortened if long) and item indexes.
-func pointerTo(steps []string) string {
-	var b strings.Builder
-	for _, step := range steps {
-		b.WriteByte('/')
-		b.WriteString(PathToken(step))
-	}
-	return b.String()
-}
-
 // Pointer escapes a member name as a JSON Pointer reference token.
 func Pointer(name string) string {
 	if !strings.ContainsAny(name, "~/") {

@@ -232,7 +232,7 @@ func (e *Errors) Member(base, name, key string, raw []byte, declared func(string
 	switch off, reason, cause := jsontext.CheckCause(raw); {
 	case cause == jsontext.CauseDuplicate:
 		// At the repeated member, as the decoder reports it.
-		e.Add(base, name+"/"+PathToken(key)+pointerTo(jsontext.PathTo(raw, off)), msg.RuleDuplicate, ShortenBytes(raw),
+		e.Add(base, name+"/"+PathToken(key)+jsontext.PointerTo(raw, off, PathToken), msg.RuleDuplicate, ShortenBytes(raw),
 			reason+" at byte offset "+strconv.Itoa(off)+" of the value")
 	case reason != "":
 		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, ShortenBytes(raw),
