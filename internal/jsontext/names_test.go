@@ -365,8 +365,14 @@ func TestLargeObjectsAllocateNothing(t *testing.T) {
 		if off, reason := Check(doc); reason != "" {
 			t.Fatalf("Check: %s at %d", reason, off)
 		}
-		if n := testing.AllocsPerRun(50, func() { Check(doc) }); n > tc.want {
-			t.Errorf("Check of 1000 objects with a member named %s: %v allocations a call, want at most %v", tc.name, n, tc.want)
+		want := tc.want
+		if raceEnabled {
+			// The pool drops tables at random: a call may make its
+			// tables afresh, a few allocations, never one an object.
+			want += 200
+		}
+		if n := testing.AllocsPerRun(50, func() { Check(doc) }); n > want {
+			t.Errorf("Check of 1000 objects with a member named %s: %v allocations a call, want at most %v", tc.name, n, want)
 		}
 	}
 }
