@@ -377,6 +377,38 @@ func TestLargeObjectsAllocateNothing(t *testing.T) {
 	}
 }
 
+// TestNoEstimateMisfire pins the case issue 20 measured: Check of a
+// message of 22 members, a large meta among them, built a second large
+// map for the message's own members, sized by an estimate from the bytes
+// its first 16 took and the many left (82 KB a call). Nothing is sized by
+// an estimate now, and nothing is allocated.
+func TestNoEstimateMisfire(t *testing.T) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range 17 {
+		fmt.Fprintf(&b, `"member_%d":"value %d",`, i, i)
+	}
+	b.WriteString(`"meta":{`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"attr_%04d":%d`, i, i)
+	}
+	b.WriteString(`},"x1":1,"x2":2,"x3":3,"x4":4}`)
+	doc := []byte(b.String())
+	if off, reason := Check(doc); reason != "" {
+		t.Fatalf("Check: %s at %d", reason, off)
+	}
+	want := 0.0
+	if raceEnabled {
+		want = 200 // see TestLargeObjectsAllocateNothing
+	}
+	if n := testing.AllocsPerRun(50, func() { Check(doc) }); n > want {
+		t.Errorf("Check of a 22-member object holding a large one: %v allocations a call, want %v", n, want)
+	}
+}
+
 // FuzzDuplicates holds the scanner to the old detector on any input, and
 // on a large object whose names the input picks, under the seeded hash
 // and under one that makes every name collide, with names looked up as
