@@ -28,6 +28,11 @@ import (
 // an input crafted to collide is slowed, never made quadratic, and never
 // judged wrongly, since every match, in either scheme, is a comparison of
 // the bytes of the unescaped names.
+//
+// Past deferAfter names, a table would outgrow the caches and cost a
+// miss a name, so an object's further names are only gathered, and
+// checked together when it ends (see checkGathered), the first repeat in
+// the input still being the one reported.
 
 // smallNames is how many names an object may have before it takes a
 // table: below it, a name is compared with each before it.
@@ -42,9 +47,13 @@ var deferAfter = 1 << 12
 // maxProbe bounds the slots an insertion looks at.
 const maxProbe = 64
 
-// maxPooledSlots bounds the table a pool keeps between messages, so that
-// one huge object does not keep its table alive.
-const maxPooledSlots = 1 << 20
+// maxPooledSlots and maxPooledNames bound the tables and lists of names a
+// pool keeps between messages, so that one huge object does not keep
+// them alive.
+const (
+	maxPooledSlots = 1 << 14 // more than deferAfter names need
+	maxPooledNames = 1 << 16
+)
 
 // maxPooledLevels bounds the levels of nesting whose tables a pool keeps.
 const maxPooledLevels = 16
@@ -179,11 +188,11 @@ func (ts *nameTables) release() {
 	// levels only.
 	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
-		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledSlots || cap(t.keys) > maxPooledSlots {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.keys) > maxPooledNames {
 			ts.levels[i] = new(nameTable)
 		}
 	}
-	if cap(ts.arena) > maxPooledSlots*8 {
+	if cap(ts.arena) > maxPooledNames*16 {
 		ts.arena = nil
 	}
 	ts.buf = nil
