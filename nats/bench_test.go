@@ -23,70 +23,79 @@ import (
 // same run: gate/raw. The input comes with the headers of decision 14
 // (headers) or without them (bare: the body and a Nats-Msg-Id, as a
 // producer that knows nothing of the catalogue sends it), when the gate
-// adds them. The server runs in the process, so -cpu limits both.
+// adds them; on bare input a third peer, rawhdrs, is the raw copy adding
+// the very headers the gate writes, made before the clock starts: what
+// carrying them costs, apart from working them out. The server runs in
+// the process, so -cpu limits all.
 //
-// Each pipeline runs in rounds, each over b.N messages with a server of
-// its own, the order of the two reversed every other round so that a
-// drift in the machine's load falls on both alike, after an untimed round
-// of each: the first pipeline a process runs is the slower, faulting in
-// the memory that the server and the client grow into.
+// Each peer runs in rounds, each over b.N messages with a server of its
+// own, their order turned every round so that a drift in the machine's
+// load falls on all alike, after an untimed round of each: the first
+// pipeline a process runs is the slower, faulting in the memory that the
+// server and the client grow into. Besides the rates, it reports the
+// process's CPU time a message of each (the server's included), which
+// bounds the rate on a core of its own and drifts less with the machine's
+// load than the elapsed time, and their ratio: cpu-raw/gate.
 func BenchmarkGate(b *testing.B) {
 	for _, input := range []string{"headers", "bare"} {
 		b.Run(input, func(b *testing.B) {
 			const rounds = 4
 			bare := input == "bare"
-			benchPipeline(b, bare, false, false)
-			benchPipeline(b, bare, true, false)
-			var gate, raw, gateCPU, rawCPU time.Duration
+			peers := []string{"gate", "raw"}
+			if bare {
+				peers = append(peers, "rawhdrs")
+			}
+			for _, p := range peers {
+				benchPipeline(b, bare, p, false)
+			}
+			elapsed, cpu := map[string]time.Duration{}, map[string]time.Duration{}
 			var size int64
 			for r := range rounds {
-				for i := range 2 {
-					if (r+i)%2 == 0 {
-						d, cpu, n := benchPipeline(b, bare, false, true)
-						gate, gateCPU, size = gate+d, gateCPU+cpu, n
-					} else {
-						d, cpu, _ := benchPipeline(b, bare, true, true)
-						raw, rawCPU = raw+d, rawCPU+cpu
-					}
+				for i := range peers {
+					p := peers[(r+i)%len(peers)]
+					d, c, n := benchPipeline(b, bare, p, true)
+					elapsed[p], cpu[p], size = elapsed[p]+d, cpu[p]+c, n
 				}
 			}
 			n := float64(b.N * rounds)
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(n/gate.Seconds(), "gate-msgs/s")
-			b.ReportMetric(n/raw.Seconds(), "raw-msgs/s")
-			b.ReportMetric(float64(size)*rounds/gate.Seconds()/1e6, "gate-MB/s")
-			b.ReportMetric(raw.Seconds()/gate.Seconds(), "gate/raw")
-			// The process's CPU time a message, the server's included:
-			// what bounds the rate on a core of its own, and drifts less
-			// with the machine's load than the elapsed time.
-			b.ReportMetric(float64(gateCPU.Microseconds())/n, "gate-cpu-µs/msg")
-			b.ReportMetric(float64(rawCPU.Microseconds())/n, "raw-cpu-µs/msg")
-			b.ReportMetric(rawCPU.Seconds()/gateCPU.Seconds(), "cpu-raw/gate")
+			b.ReportMetric(float64(size)*rounds/elapsed["gate"].Seconds()/1e6, "gate-MB/s")
+			for _, p := range peers {
+				b.ReportMetric(n/elapsed[p].Seconds(), p+"-msgs/s")
+				b.ReportMetric(float64(cpu[p].Microseconds())/n, p+"-cpu-µs/msg")
+				if p != "gate" {
+					b.ReportMetric(elapsed[p].Seconds()/elapsed["gate"].Seconds(), "gate/"+p)
+					b.ReportMetric(cpu[p].Seconds()/cpu["gate"].Seconds(), "cpu-"+p+"/gate")
+				}
+			}
 		})
 	}
 }
 
-// benchPipeline runs the gate, or the raw copy, once over n messages,
-// with a server of its own that it stops after, and returns how long it
-// took, the process's CPU time, and the size of the bodies.
-func benchPipeline(b *testing.B, bare, raw, timed bool) (time.Duration, time.Duration, int64) {
+// benchPipeline runs a peer of BenchmarkGate once over n messages, with a
+// server of its own that it stops after, and returns how long it took,
+// the process's CPU time, and the size of the bodies.
+func benchPipeline(b *testing.B, bare bool, peer string, timed bool) (time.Duration, time.Duration, int64) {
 	b.StopTimer()
 	br := startBroker(b)
 	defer br.stop()
-	size := publishBench(b, br, b.N, bare)
+	size, hdrs := publishBench(b, br, b.N, bare)
+	if peer != "rawhdrs" {
+		hdrs = nil
+	}
 	cons := br.durable("gate", "in.>")
 	ctx := context.Background()
 	if timed {
 		b.StartTimer()
 	}
 	start, cpu := time.Now(), cpuTime()
-	if raw {
-		require.NoError(b, rawCopy(ctx, br.js, cons, "out", b.N))
-	} else {
+	if peer == "gate" {
 		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
 		st, err := g.Run(ctx)
 		require.NoError(b, err)
 		require.Equal(b, b.N, st.Messages)
+	} else {
+		require.NoError(b, rawCopy(ctx, br.js, cons, "out", b.N, hdrs))
 	}
 	d, c := time.Since(start), cpuTime()-cpu
 	b.StopTimer()
@@ -108,7 +117,10 @@ func cpuTime() time.Duration {
 // came (its Nats-Msg-Id among them), and acknowledge a batch once
 // JetStream has stored its copies, while the next batch is published:
 // two batches in flight.
-func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, subject string, n int) error {
+//
+// With hdrs, a copy whose Nats-Msg-Id is a key of hdrs has those headers
+// instead of its own.
+func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, subject string, n int, hdrs map[string]natsgo.Header) error {
 	type copied struct {
 		m   jetstream.Msg
 		ack jetstream.PubAckFuture
@@ -137,7 +149,11 @@ func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consume
 		}
 		var out []copied
 		for m := range batch.Messages() {
-			f, err := js.PublishMsgAsync(&natsgo.Msg{Subject: subject, Header: m.Headers(), Data: m.Data()})
+			h := m.Headers()
+			if hh, ok := hdrs[h.Get(jetstream.MsgIDHeader)]; ok {
+				h = hh
+			}
+			f, err := js.PublishMsgAsync(&natsgo.Msg{Subject: subject, Header: h, Data: m.Data()})
 			if err != nil {
 				close(batches)
 				return err
@@ -156,11 +172,13 @@ func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consume
 }
 
 // publishBench publishes n messages to in.x, one in eight invalid, with
-// the headers of decision 14 or bare, and returns the size of their
-// bodies.
-func publishBench(b *testing.B, br *broker, n int, bare bool) int64 {
+// the headers of decision 14 or bare, and returns the size of their bodies
+// and, for bare valid messages, by their Nats-Msg-Id, the headers a gate
+// writes on their copies.
+func publishBench(b *testing.B, br *broker, n int, bare bool) (int64, map[string]natsgo.Header) {
 	g := newGen(uint64(n))
 	var size int64
+	hdrs := make(map[string]natsgo.Header)
 	for i := range n {
 		var m *natsgo.Msg
 		if i%8 == 7 {
@@ -171,7 +189,11 @@ func publishBench(b *testing.B, br *broker, n int, bare bool) int64 {
 			require.NoError(b, err)
 		}
 		if bare {
-			m.Header = natsgo.Header{jetstream.MsgIDHeader: m.Header[jetstream.MsgIDHeader]}
+			id := m.Header.Get(jetstream.MsgIDHeader)
+			if i%8 != 7 {
+				hdrs[id] = m.Header // Nats-Msg-Id the message's id: the gate keeps no other
+			}
+			m.Header = natsgo.Header{jetstream.MsgIDHeader: {id}}
 		}
 		size += int64(len(m.Data))
 		_, err := br.js.PublishMsgAsync(m)
@@ -181,7 +203,7 @@ func publishBench(b *testing.B, br *broker, n int, bare bool) int64 {
 		}
 	}
 	<-br.js.PublishAsyncComplete()
-	return size
+	return size, hdrs
 }
 
 // BenchmarkPublish times publishing a message and waiting for JetStream

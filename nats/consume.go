@@ -14,9 +14,11 @@ import (
 
 // DurableConfig returns the configuration of a durable pull consumer named
 // name, of the messages on subject, as Consumer and Gate expect it:
-// explicit acknowledgement, and no limit on deliveries, since they bound
-// deliveries themselves and dead-letter a message at the bound where
-// JetStream would drop it silently.
+// explicit acknowledgement, an AckWait of 30 s, room for 8,192 messages
+// awaiting acknowledgement (several gates' batches in flight), and no
+// limit on deliveries, since they bound deliveries themselves and
+// dead-letter a message at the bound where JetStream would drop it
+// silently.
 func DurableConfig(name, subject string) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       name,

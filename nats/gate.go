@@ -130,6 +130,14 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 	}
 	info, err := g.From.Info(ctx)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		if g.Input == "" {
+			return refuse("the input consumer is gone: %v", err)
+		}
+		// Deleted since it was found or made: find or make it again,
+		// the next time.
+		g.From = nil
+	}
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
 	}
@@ -260,13 +268,20 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 	if len(ds) == 0 && batch.Error() != nil {
 		return nil, consumerGone(batch.Error())
 	}
+	if len(ds) == 0 && wait {
+		// Nothing came for a while. A pull from a consumer that is gone
+		// finds no one to answer it and looks the same: ask.
+		if _, err := b.g.From.Info(ctx); err != nil {
+			return nil, consumerGone(err)
+		}
+	}
 	return ds, nil
 }
 
 // consumerGone marks as fatal the error of a fetch from a consumer that
 // no longer exists.
 func consumerGone(err error) error {
-	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 		return gate.Fatal(fmt.Errorf("nats: the input consumer is gone (its stream deleted or made again?): %w", err))
 	}
 	return err

@@ -287,10 +287,10 @@ func TestGateStopsWhenItsInputIsDeleted(t *testing.T) {
 	s.up(t, "IN", "VALID", "DEAD")
 	c := start(t, t.TempDir(), "-server", s.url())
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := s.js.Consumer(context.Background(), "IN", "gate"); err == nil {
-			break // made: the gate has started
+		if cons, err := s.js.Consumer(context.Background(), "IN", "gate"); err == nil && cons.CachedInfo().NumWaiting > 0 {
+			break // it has started, and waits for messages
 		}
-		require.True(t, time.Now().Before(deadline), "the gate never made its consumer; it logged:\n%s", c.log())
+		require.True(t, time.Now().Before(deadline), "the gate never started; it logged:\n%s", c.log())
 	}
 	require.NoError(t, s.js.DeleteStream(context.Background(), "IN"))
 	assert.Equal(t, 2, c.exit(t), c.log())
