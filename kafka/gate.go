@@ -86,6 +86,7 @@ type Gate struct {
 	UntilIdle bool
 
 	window *window
+	limit  int // recordLimit, read once: the client's options are read by reflection
 }
 
 // Run checks that the gate can work (decision 16: its output and dead
@@ -100,6 +101,7 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		return gate.Stats{}, err
 	}
 	g.window = newWindow(orDefault(g.DuplicateWindow, 100_000))
+	g.limit = g.recordLimit()
 	var st gate.Stats
 	for ctx.Err() == nil {
 		poll := ctx
@@ -365,7 +367,11 @@ func recordSize(r *kgo.Record) int {
 }
 
 // maxRecord returns the size a record the gate produces must keep within.
-func (g *Gate) maxRecord() int {
+func (g *Gate) maxRecord() int { return g.limit }
+
+// recordLimit returns the size a record the gate produces must keep
+// within: MaxRecordBytes, and no more than the client puts in a batch.
+func (g *Gate) recordLimit() int {
 	batch, _ := g.Session.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
 	limit := int(batch) - batchOverhead
 	if g.MaxRecordBytes > 0 {

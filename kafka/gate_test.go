@@ -213,7 +213,7 @@ func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate 
 		kgo.ConsumeTopics(consume...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.TransactionalID(fmt.Sprintf("gate-%d", n)),
-		kgo.TransactionTimeout(3*time.Second),
+		kgo.TransactionTimeout(10*time.Second),
 		kgo.SessionTimeout(2*time.Second),
 		kgo.HeartbeatInterval(200*time.Millisecond),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
