@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -127,7 +126,7 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 			continue
 		}
 		done, err := g.transact(ctx, records)
-		st = add(st, done)
+		st.Add(done)
 		if err != nil {
 			return st, err
 		}
@@ -170,7 +169,7 @@ func (g *Gate) start(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		wait := backoff(try)
+		wait := gate.Backoff(try)
 		g.log(slog.LevelWarn, "cannot reach the broker yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
 		select {
 		case <-ctx.Done():
@@ -202,12 +201,6 @@ func (g *Gate) idle(ctx context.Context) bool {
 		}
 	})
 	return idle
-}
-
-// backoff returns how long to wait before the nth attempt (from 1).
-func backoff(n int) time.Duration {
-	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
-	return d/2 + rand.N(d/2+1)
 }
 
 // transact judges records and produces what becomes of each in one
@@ -422,16 +415,6 @@ func (w *window) add(id uuid.UUID, sum [sha256.Size]byte) {
 		w.next = (w.next + 1) % len(w.order)
 	}
 	w.sums[id] = sum
-}
-
-func add(a, b gate.Stats) gate.Stats {
-	a.Messages += b.Messages
-	a.Forwarded += b.Forwarded
-	a.DeadLetters += b.DeadLetters
-	a.Bytes += b.Bytes
-	a.Redeliveries += b.Redeliveries
-	a.Retries += b.Retries
-	return a
 }
 
 // orDefault returns n, or def if n is not positive.
