@@ -307,11 +307,11 @@ func (g *Gate) decide(r *kgo.Record, seen map[uuid.UUID][sha256.Size]byte) (out,
 		}}
 		return nil, g.deadLetter(r, v), fw
 	}
-	out = &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value, Headers: slices.Clone(r.Headers)}
+	out = &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
 	if len(out.Key) == 0 {
 		out.Key = id.Key.Append(nil)
 	}
-	if err := ce.Kafka.WriteIdentity(Header{out}, id); err != nil {
+	if out.Headers, err = withIdentity(r.Headers, id); err != nil {
 		return nil, g.deadLetter(r, gate.VerdictOf(m, err)), fw
 	}
 	if size := recordSize(out); size > g.maxRecord() {
@@ -320,6 +320,27 @@ func (g *Gate) decide(r *kgo.Record, seen map[uuid.UUID][sha256.Size]byte) (out,
 		return nil, g.deadLetter(r, v), fw
 	}
 	return out, nil, fw
+}
+
+// withIdentity returns the headers of a copy: those of hs that are not
+// the ones ce.Kafka writes, then those, written for the message of
+// identity id (which the input's agree with, or were absent), their
+// values in one allocation.
+func withIdentity(hs []kgo.RecordHeader, id msg.Identity) ([]kgo.RecordHeader, error) {
+	out := make([]kgo.RecordHeader, 0, len(hs)+7)
+	written := make([]kgo.RecordHeader, 0, 7)
+	_, err := ce.Kafka.AppendHeaders(make([]byte, 0, 256), id, func(key string, value []byte) {
+		written = append(written, kgo.RecordHeader{Key: key, Value: value})
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hs {
+		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
+			out = append(out, h)
+		}
+	}
+	return append(out, written...), nil
 }
 
 // deadLetter returns the dead letter of r with verdict v: r's key, its

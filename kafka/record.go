@@ -41,6 +41,63 @@ func (h Header) Set(key, value string) {
 	h.Record.Headers = append(hs, kgo.RecordHeader{Key: key, Value: []byte(value)})
 }
 
+// readOnly is a record's headers as ce reads them: their values as
+// strings, made with one allocation for all of them, so that judging a
+// record does not make a string of each value it reads.
+type readOnly struct {
+	keys, values []string
+}
+
+func readHeaders(r *kgo.Record) readOnly {
+	n := 0
+	for _, h := range r.Headers {
+		n += len(h.Value)
+	}
+	buf := make([]byte, 0, n)
+	for _, h := range r.Headers {
+		buf = append(buf, h.Value...)
+	}
+	all := string(buf)
+	ro := readOnly{keys: make([]string, len(r.Headers)), values: make([]string, len(r.Headers))}
+	at := 0
+	for i, h := range r.Headers {
+		ro.keys[i] = h.Key
+		ro.values[i] = all[at : at+len(h.Value)]
+		at += len(h.Value)
+	}
+	return ro
+}
+
+// Values returns the values of the headers named key, in order: a slice
+// of the record's when there is one, which the caller must not modify.
+func (ro readOnly) Values(key string) []string {
+	first, n := -1, 0
+	for i, k := range ro.keys {
+		if k == key {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return ro.values[first : first+1 : first+1]
+	}
+	vs := make([]string, 0, n)
+	for i, k := range ro.keys {
+		if k == key {
+			vs = append(vs, ro.values[i])
+		}
+	}
+	return vs
+}
+
+// Set panics: decoding reads headers, never writes them.
+func (readOnly) Set(key, value string) { panic("kafka: a record's headers are read only while it is decoded") }
+
 // Record returns m as a record to topic (decision 15), without validating
 // it: its value is the message's JSON, framed in the registry wire format
 // when framed is set (which takes a kind with a registry id); its key is
@@ -145,7 +202,7 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 	if err != nil {
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
-	h := Header{r}
+	h := readHeaders(r)
 	if !framed {
 		return ce.Kafka.DecodeIdentity(kinds, h, body)
 	}
