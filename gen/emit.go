@@ -25,11 +25,17 @@ func (g *generator) p(format string, args ...any) {
 func emit(sf *schemaFile) ([]byte, error) {
 	g := &generator{sf: sf}
 	g.file()
-	src, err := format.Source(g.buf.Bytes())
+	return formatSource(sf.Schema.File, g.buf.Bytes())
+}
+
+// formatSource returns src gofmt'd, or an error naming what it was
+// generated from.
+func formatSource(from string, src []byte) ([]byte, error) {
+	out, err := format.Source(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: generated code does not parse: %v\n%s", sf.Schema.File, err, g.buf.Bytes())
+		return nil, fmt.Errorf("%s: generated code does not parse: %v\n%s", from, err, src)
 	}
-	return src, nil
+	return out, nil
 }
 
 func (g *generator) file() {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -117,14 +119,14 @@ func init() {
 			JSONType: "integer", GoType: "int64",
 			Reader: "Int", Validate: validateChecks,
 			Writer: "Int", Size: 8,
-			Default: defaultLiteral, Bounds: true,
+			Default: defaultInt, Bounds: true,
 		},
 		kindBool: {
 			What:     "boolean",
 			JSONType: "boolean", GoType: "bool",
 			Reader: "Bool",
 			Writer: "Bool", Size: 8,
-			Default: defaultLiteral,
+			Default: defaultBool,
 		},
 		kindEnum: {
 			What:   "enum",
@@ -177,13 +179,28 @@ func defaultString(raw json.RawMessage) (string, error) {
 	return strconv.Quote(s), nil
 }
 
-// defaultLiteral is the literal of a number's or boolean's default: its
-// JSON text.
-func defaultLiteral(raw json.RawMessage) (string, error) {
-	if string(raw) == "0" || string(raw) == "false" {
+// defaultInt is the literal of an integer's default, which may be
+// written 1.0 or 1e2 in the schema.
+func defaultInt(raw json.RawMessage) (string, error) {
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return "", fmt.Errorf("not an integer that fits in an int64")
+	}
+	if r.Sign() == 0 {
 		return "", nil
 	}
-	return string(raw), nil
+	return r.Num().String(), nil
+}
+
+// defaultBool is the literal of a boolean's default.
+func defaultBool(raw json.RawMessage) (string, error) {
+	switch string(raw) {
+	case "false":
+		return "", nil
+	case "true":
+		return "true", nil
+	}
+	return "", fmt.Errorf("not a boolean")
 }
 
 // defaultStrings is the literal of an array of strings' default.

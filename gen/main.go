@@ -100,8 +100,15 @@ func main() {
 	out := flag.String("out", ".", "the `folder` under which each package's directory and the table are written")
 	imp := flag.String("import", "github.com/fleetkit/catalogue", "the import `path` of the -out folder")
 	export := flag.Bool("export", false, "export the names of kinds_gen.go, written in the -out folder's package: NewLatest and Kinds rather than newLatest and kinds")
+	suite := flag.String("suite", "", "the `folder` of the official JSON-Schema-Test-Suite: generate a package for each of its groups the generator accepts, and the table of all of them, for the suite's test (see suite.go), instead of a catalogue")
 	flag.Parse()
-	if err := run(*dir, *out, *imp, *export); err != nil {
+	var err error
+	if *suite != "" {
+		err = runSuite(*suite, *out, *imp)
+	} else {
+		err = run(*dir, *out, *imp, *export)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -128,6 +135,12 @@ func run(dir, out, imp string, export bool) error {
 	if err != nil {
 		return err
 	}
+	return writeFiles(out, files)
+}
+
+// writeFiles writes each file, by its slash-separated path under out,
+// leaving alone those whose content is already the same.
+func writeFiles(out string, files map[string][]byte) error {
 	for name, src := range files {
 		path := filepath.Join(out, filepath.FromSlash(name))
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, src) {

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
 )
@@ -208,6 +212,9 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 	if err := supported(path, node); err != nil {
 		return nil, err
 	}
+	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
+		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
+	}
 	f := &field{
 		JSON:        name,
 		GoName:      exportName(name),
@@ -241,6 +248,8 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 		if f.Nullable != f.EnumNull {
 			return nil, fmt.Errorf("%s: a nullable enum must list null, and only a nullable one", path)
 		}
+	case len(t.Enum) > 0:
+		return nil, fmt.Errorf("%s: enum on a member of type %s", path, typ)
 	case typ != "array" && typ != "object":
 		k, ok := kindOf(typ, t.Format)
 		if !ok {
@@ -259,6 +268,8 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 			return nil, err
 		}
 		f.Kind = kindStrings
+	case typ == "object" && node["properties"] == nil && len(t.Required) > 0:
+		return nil, fmt.Errorf("%s: required names members the object does not declare in properties", path)
 	case typ == "object" && node["properties"] == nil:
 		f.Kind = kindRawObject
 	case typ == "object":
@@ -311,6 +322,12 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 		}
 		if _, err := f.row().Default(f.Default); err != nil {
 			return nil, fmt.Errorf("%s: default %s: %v", path, f.Default, err)
+		}
+		// Decoding fills an absent member with its default, and encoding
+		// writes it: a default the member's own schema refuses would turn
+		// a valid message into one that is not.
+		if err := f.checkDefault(); err != nil {
+			return nil, fmt.Errorf("%s: default %s breaks the member's own schema: %v", path, f.Default, err)
 		}
 	}
 	if f.Kind == kindEnum && f.Repr == reprPointer {
@@ -392,4 +409,36 @@ func exportName(name string) string {
 		b.WriteString(part[1:])
 	}
 	return b.String()
+}
+
+// checkDefault returns what of f's schema its default breaks, if
+// anything; the default is already known to be of f's kind.
+func (f *field) checkDefault() error {
+	switch f.Kind {
+	case kindInt:
+		var n int64
+		if err := json.Unmarshal(f.Default, &n); err != nil {
+			// An integer written as 1.0 or 1e2.
+			r, _ := new(big.Rat).SetString(string(f.Default))
+			n = r.Num().Int64()
+		}
+		if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
+			return fmt.Errorf("out of bounds")
+		}
+	case kindString, kindEnum:
+		var s string
+		if err := json.Unmarshal(f.Default, &s); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(s) < f.MinLength {
+			return fmt.Errorf("shorter than minLength %d", f.MinLength)
+		}
+		if f.Kind == kindEnum && !slices.Contains(f.Enum, s) {
+			return fmt.Errorf("not one of the enum's values")
+		}
+		if f.IMEI && s != "" {
+			return fmt.Errorf("not an IMEI")
+		}
+	}
+	return nil
 }
