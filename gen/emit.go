@@ -249,6 +249,9 @@ func (f *field) doc() string {
 	if f.MinLength > 0 {
 		fmt.Fprintf(&b, " When a string, at least %d characters.", f.MinLength)
 	}
+	if f.MaxLength != nil {
+		fmt.Fprintf(&b, " At most %d characters.", *f.MaxLength)
+	}
 	return b.String()
 }
 

@@ -83,9 +83,10 @@ type fieldKind struct {
 	// a member of the kind, or "" for the Go zero value; a schema giving a
 	// default (other than null) to a kind without it is refused.
 	Default func(raw json.RawMessage) (string, error)
-	// Bounds and MinLength say whether the schema may bound the value
-	// (minimum, maximum) or its length (minLength).
-	Bounds, MinLength bool
+	// Bounds and Lengths say whether the schema may bound the value
+	// (minimum, maximum) or its length in characters (minLength,
+	// maxLength).
+	Bounds, Lengths bool
 }
 
 // fieldKinds is the table of kinds, a row for each. It is filled in by
@@ -99,7 +100,7 @@ func init() {
 			JSONType: "string", GoType: "string",
 			Reader: "String", Validate: validateString, Zero: `%s == ""`,
 			Writer: "String", Size: 2, Sized: "string",
-			Default: defaultString, MinLength: true,
+			Default: defaultString, Lengths: true,
 		},
 		kindUUID: {
 			What:     "uuid",

@@ -157,17 +157,25 @@ func TestSentenceKeepsNames(t *testing.T) {
 // the generated code would otherwise accept messages the schema rejects.
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
-		"pattern":              `{"a": {"type": "string", "pattern": "^x$"}}`,
-		"maxLength":            `{"a": {"type": "string", "maxLength": 3}}`,
-		"oneOf":                `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
-		"$ref":                 `{"a": {"$ref": "#/definitions/x"}}`,
-		"two types":            `{"a": {"type": ["string", "integer"]}}`,
-		"number":               `{"a": {"type": "number"}}`,
-		"unknown format":       `{"a": {"type": "string", "format": "email"}}`,
-		"array of integers":    `{"a": {"type": "array", "items": {"type": "integer"}}}`,
-		"fractional bound":     `{"a": {"type": "integer", "minimum": 0.5}}`,
-		"enum without null":    `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
-		"additionalProperties": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}}`,
+		"pattern":                    `{"a": {"type": "string", "pattern": "^x$"}}`,
+		"uniqueItems":                `{"a": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}}`,
+		"items with a bound":         `{"a": {"type": "array", "items": {"type": "string", "maxLength": 3}}}`,
+		"boolean schema":             `{"a": true}`,
+		"enum of no string":          `{"a": {"type": "string", "enum": [1, null]}}`,
+		"default of no kind":         `{"a": {"type": "integer", "default": []}}`,
+		"default the member refuses": `{"a": {"type": "string", "maxLength": 2, "default": "abc"}}`,
+		"enum on an integer":         `{"a": {"type": "integer", "enum": [1, 2]}}`,
+		"required undeclared":        `{"a": {"type": "object", "required": ["b"]}}`,
+		"no Go name":                 `{"$a": {"type": "string"}}`,
+		"oneOf":                      `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
+		"$ref":                       `{"a": {"$ref": "#/definitions/x"}}`,
+		"two types":                  `{"a": {"type": ["string", "integer"]}}`,
+		"number":                     `{"a": {"type": "number"}}`,
+		"unknown format":             `{"a": {"type": "string", "format": "email"}}`,
+		"array of integers":          `{"a": {"type": "array", "items": {"type": "integer"}}}`,
+		"bound beyond int64":         `{"a": {"type": "integer", "minimum": 1e19}}`,
+		"enum without null":          `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
+		"additionalProperties":       `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testSchema(t, props)
@@ -374,5 +382,26 @@ func TestRefusesASchemaWithoutIdentity(t *testing.T) {
 			_, err := build(testSchemaOf(t, tc.props, tc.required...))
 			require.ErrorContains(t, err, tc.want)
 		})
+	}
+}
+
+// TestBoundsOfIntegers pins that a fractional bound on an integer member
+// becomes the integer bound that allows exactly the same integers, and
+// that a keyword which applies to no type of the member asserts nothing.
+func TestBoundsOfIntegers(t *testing.T) {
+	for props, want := range map[string][2]int64{
+		`{"a": {"type": "integer", "minimum": 0.5, "maximum": 2.5}}`:             {1, 2},
+		`{"a": {"type": "integer", "minimum": -2.5, "maximum": -0.5}}`:           {-2, -1},
+		`{"a": {"type": "integer", "minimum": 3, "maximum": 3.0}}`:               {3, 3},
+		`{"a": {"type": "integer", "minimum": -1e2, "maximum": 1.5e2}}`:          {-100, 150},
+		`{"a": {"type": "integer", "minimum": 0, "maximum": 0, "minLength": 9}}`: {0, 0},
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		require.NotNil(t, f.Min, props)
+		require.NotNil(t, f.Max, props)
+		assert.Equal(t, want, [2]int64{*f.Min, *f.Max}, props)
+		assert.Zero(t, f.MinLength, props)
 	}
 }

@@ -30,9 +30,9 @@
 // a major of several minors) and through the table: judging a message by
 // a named version applies exactly that version's file.
 //
-// It uses go-jsonschema's schema model to read the schemas and writes the
-// structs, decoders, validators and encoders itself, so that decoding is a
-// single exact pass. It reads nothing but the catalogue, never the
+// It reads the schemas keyword by keyword (node.go), refusing any keyword
+// it does not implement, and writes the structs, decoders, validators and
+// encoders itself, so that decoding is a single exact pass. It reads nothing but the catalogue, never the
 // network, and its output depends on nothing else: no time stamps, no map
 // order.
 //
@@ -41,6 +41,7 @@
 // The generator is split by concern, around one table of field kinds:
 //
 //	main.go       flags, majors and the files written
+//	node.go       a schema object read keyword by keyword
 //	model.go      the model of a schema: messages, fields, reprs
 //	fieldkind.go  the table of field kinds: a row per kind saying how a
 //	              schema declares it and how it is decoded, validated,
@@ -52,6 +53,7 @@
 //	encode.go     MarshalJSON, AppendJSON and String
 //	table.go      kinds_gen.go, the table of every schema and version
 //	enforce.go    the compatibility check that runs before generating
+//	suite.go      -suite: the official JSON-Schema-Test-Suite as a test
 //
 // # Adding a schema, a major version, a format
 //

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	jsonschema "github.com/atombender/go-jsonschema/pkg/schemas"
 )
 
 // A repr is how a member is held in its Go struct.
@@ -56,6 +53,7 @@ type field struct {
 	EnumType    string          // for kindEnum, the Go type of the values
 	Min, Max    *int64
 	MinLength   int
+	MaxLength   *int
 	IMEI        bool     // the catalogue's IMEI rule applies (decision 6)
 	Object      *message // for kindObject
 }
@@ -129,20 +127,14 @@ var keywords = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true,
 	"type": true, "required": true, "properties": true, "items": true,
 	"format": true, "default": true, "enum": true,
-	"minimum": true, "maximum": true, "minLength": true,
+	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 }
 
-// build turns a catalogue schema into the model of its package, using
-// go-jsonschema's parsed schema for the keywords and the raw text for what
-// it does not keep: member order and whether a default is given at all.
+// build turns a catalogue schema into the model of its package, reading
+// the schema keyword by keyword (see node).
 func build(s input) (*schemaFile, error) {
-	data := s.Data
-	parsed, err := jsonschema.FromJSONReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", s.File, err)
-	}
 	pkg := s.Name[strings.LastIndexByte(s.Name, '.')+1:]
-	root, err := buildMessage(s.Name, exportName(pkg), "", (*jsonschema.Type)(parsed.ObjectAsType), data)
+	root, err := buildMessage(s.Name, exportName(pkg), "", s.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
@@ -158,18 +150,26 @@ func build(s input) (*schemaFile, error) {
 	return sf, nil
 }
 
-func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawMessage) (*message, error) {
-	var node map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &node); err != nil {
+func buildMessage(schema, goName, path string, raw json.RawMessage) (*message, error) {
+	node, err := parseNode(path, raw)
+	if err != nil {
 		return nil, err
+	}
+	types, err := node.types(path)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(types, []string{"object"}) {
+		return nil, fmt.Errorf("%s: a message must be an object, not %v", orRoot(path), types)
 	}
 	if err := supported(path, node); err != nil {
 		return nil, err
 	}
-	if !slices.Equal(t.Type, jsonschema.TypeList{"object"}) {
-		return nil, fmt.Errorf("%s: a message must be an object, not %v", orRoot(path), t.Type)
+	description, err := node.text(path, "description")
+	if err != nil {
+		return nil, err
 	}
-	m := &message{GoName: goName, Path: path, Description: t.Description}
+	m := &message{GoName: goName, Path: path, Description: description}
 	order, err := memberOrder(node["properties"])
 	if err != nil {
 		return nil, err
@@ -178,13 +178,17 @@ func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawM
 	if err := json.Unmarshal(node["properties"], &props); err != nil && node["properties"] != nil {
 		return nil, err
 	}
-	for _, name := range t.Required {
-		if t.Properties[name] == nil {
+	required, err := node.names(path, "required")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range required {
+		if props[name] == nil {
 			return nil, fmt.Errorf("%s: required member %q is not declared", orRoot(path), name)
 		}
 	}
 	for _, name := range order {
-		f, err := buildField(schema, path, name, t.Properties[name], props[name], slices.Contains(t.Required, name))
+		f, err := buildField(schema, path, name, props[name], slices.Contains(required, name))
 		if err != nil {
 			return nil, err
 		}
@@ -199,106 +203,152 @@ func buildMessage(schema, goName, path string, t *jsonschema.Type, raw json.RawM
 	return m, nil
 }
 
-func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessage, required bool) (*field, error) {
+func buildField(schema, base, name string, raw json.RawMessage, required bool) (*field, error) {
 	path := base + "/" + name
 	if q := strconv.Quote(name); q[1:len(q)-1] != name {
 		// The decoder matches declared names byte for byte.
 		return nil, fmt.Errorf("%s: a member name JSON must escape is not supported", path)
 	}
-	var node map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &node); err != nil {
+	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
+		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
+	}
+	node, err := parseNode(path, raw)
+	if err != nil {
 		return nil, err
 	}
+	all, err := node.types(path)
+	if err != nil {
+		return nil, err
+	}
+	// The keywords that apply to none of the member's types assert
+	// nothing of its values.
+	node = node.without(all)
 	if err := supported(path, node); err != nil {
 		return nil, err
 	}
-	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
-		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
+	description, err := node.text(path, "description")
+	if err != nil {
+		return nil, err
+	}
+	format, err := node.text(path, "format")
+	if err != nil {
+		return nil, err
+	}
+	enum, err := node.list(path, "enum")
+	if err != nil {
+		return nil, err
 	}
 	f := &field{
 		JSON:        name,
 		GoName:      exportName(name),
-		Description: t.Description,
+		Description: description,
 		Required:    required,
 		Default:     node["default"],
-		MinLength:   t.MinLength,
 	}
-	types := slices.Clone([]string(t.Type))
+	types := slices.Clone(all)
 	if i := slices.Index(types, "null"); i >= 0 {
 		f.Nullable = true
 		types = slices.Delete(types, i, i+1)
 	}
 	if len(types) != 1 {
-		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, t.Type)
+		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
 	}
 	switch typ := types[0]; {
-	case typ == "string" && len(t.Enum) > 0:
+	case typ == "string" && node["enum"] != nil:
 		f.Kind = kindEnum
 		f.EnumType = f.GoName
-		for _, v := range t.Enum {
+		for _, raw := range enum {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, err
+			}
 			switch v := v.(type) {
 			case string:
-				f.Enum = append(f.Enum, v)
+				if !slices.Contains(f.Enum, v) {
+					f.Enum = append(f.Enum, v)
+				}
 			case nil:
-				f.EnumNull = true
-			default:
-				return nil, fmt.Errorf("%s: enum value %v is not a string or null", path, v)
+				f.EnumNull = f.Nullable
 			}
+			// A value of another type is one the member's type refuses.
+		}
+		if len(f.Enum) == 0 {
+			return nil, fmt.Errorf("%s: the enum allows no string", path)
 		}
 		if f.Nullable != f.EnumNull {
 			return nil, fmt.Errorf("%s: a nullable enum must list null, and only a nullable one", path)
 		}
-	case len(t.Enum) > 0:
+	case node["enum"] != nil:
 		return nil, fmt.Errorf("%s: enum on a member of type %s", path, typ)
 	case typ != "array" && typ != "object":
-		k, ok := kindOf(typ, t.Format)
+		k, ok := kindOf(typ, format)
 		if !ok {
-			return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, t.Format)
+			return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, format)
 		}
 		f.Kind = k
 	case typ == "array":
-		if t.Items == nil || !slices.Equal(t.Items.Type, jsonschema.TypeList{"string"}) || t.Items.Format != "" || len(t.Items.Enum) > 0 {
+		items, err := parseNode(path+"/items", node["items"])
+		if err != nil {
 			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
 		}
-		var items map[string]json.RawMessage
-		if err := json.Unmarshal(node["items"], &items); err != nil {
-			return nil, err
+		for k := range items {
+			// What items say beyond their type is not checked yet.
+			if k != "type" && k != "title" && k != "description" {
+				return nil, fmt.Errorf("%s/items: keyword %q on the items of an array is not supported by the generator", path, k)
+			}
 		}
-		if err := supported(path+"/items", items); err != nil {
-			return nil, err
+		if it, err := items.types(path + "/items"); err != nil || !slices.Equal(it, []string{"string"}) {
+			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
 		}
 		f.Kind = kindStrings
-	case typ == "object" && node["properties"] == nil && len(t.Required) > 0:
+	case typ == "object" && node["properties"] == nil && node["required"] != nil:
 		return nil, fmt.Errorf("%s: required names members the object does not declare in properties", path)
 	case typ == "object" && node["properties"] == nil:
 		f.Kind = kindRawObject
 	case typ == "object":
 		f.Kind = kindObject
-		obj, err := buildMessage(schema, f.GoName, path, t, raw)
+		obj, err := buildMessage(schema, f.GoName, path, raw)
 		if err != nil {
 			return nil, err
 		}
 		f.Object = obj
 	default:
-		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, t.Format)
+		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, format)
 	}
-	if t.Format != f.row().Format {
-		return nil, fmt.Errorf("%s: unsupported format %q", path, t.Format)
+	if format != f.row().Format {
+		return nil, fmt.Errorf("%s: unsupported format %q", path, format)
 	}
-	if t.Minimum != nil || t.Maximum != nil {
+	min, err := node.number(path, "minimum")
+	if err != nil {
+		return nil, err
+	}
+	max, err := node.number(path, "maximum")
+	if err != nil {
+		return nil, err
+	}
+	if min != nil || max != nil {
 		if !f.row().Bounds {
 			return nil, fmt.Errorf("%s: bounds on a non-integer member", path)
 		}
-		var err error
-		if f.Min, err = bound(path, t.Minimum); err != nil {
+		if f.Min, err = bound(path, min, true); err != nil {
 			return nil, err
 		}
-		if f.Max, err = bound(path, t.Maximum); err != nil {
+		if f.Max, err = bound(path, max, false); err != nil {
 			return nil, err
 		}
 	}
-	if f.MinLength > 0 && !f.row().MinLength {
-		return nil, fmt.Errorf("%s: minLength on a member that is not a plain string", path)
+	minLength, err := node.count(path, "minLength")
+	if err != nil {
+		return nil, err
+	}
+	if minLength != nil {
+		f.MinLength = *minLength
+	}
+	if f.MaxLength, err = node.count(path, "maxLength"); err != nil {
+		return nil, err
+	}
+	if (minLength != nil || f.MaxLength != nil) && !f.row().Lengths {
+		return nil, fmt.Errorf("%s: minLength or maxLength on a member that is not a plain string", path)
 	}
 	if rule, ok := extraRules[schema][path]; ok {
 		if rule != "imei" || f.Kind != kindString || f.Nullable {
@@ -339,14 +389,26 @@ func buildField(schema, base, name string, t *jsonschema.Type, raw json.RawMessa
 	return f, nil
 }
 
-func bound(path string, v *float64) (*int64, error) {
-	if v == nil {
+// bound returns the bound of an integer member given by a minimum (or a
+// maximum): the least (or greatest) integer it allows, exactly, so that
+// a minimum of 0.5 is 1.
+func bound(path string, r *big.Rat, min bool) (*int64, error) {
+	if r == nil {
 		return nil, nil
 	}
-	if *v != math.Trunc(*v) || math.Abs(*v) > 1<<53 {
-		return nil, fmt.Errorf("%s: bound %v is not a small integer", path, *v)
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	// QuoRem truncates toward zero: move to the ceiling or the floor.
+	if m.Sign() != 0 && (m.Sign() > 0) == min {
+		if min {
+			q.Add(q, big.NewInt(1))
+		} else {
+			q.Sub(q, big.NewInt(1))
+		}
 	}
-	n := int64(*v)
+	if !q.IsInt64() {
+		return nil, fmt.Errorf("%s: bound %s is beyond an int64", path, r.RatString())
+	}
+	n := q.Int64()
 	return &n, nil
 }
 
@@ -432,6 +494,9 @@ func (f *field) checkDefault() error {
 		}
 		if utf8.RuneCountInString(s) < f.MinLength {
 			return fmt.Errorf("shorter than minLength %d", f.MinLength)
+		}
+		if f.MaxLength != nil && utf8.RuneCountInString(s) > *f.MaxLength {
+			return fmt.Errorf("longer than maxLength %d", *f.MaxLength)
 		}
 		if f.Kind == kindEnum && !slices.Contains(f.Enum, s) {
 			return fmt.Errorf("not one of the enum's values")

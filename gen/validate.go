@@ -19,6 +19,9 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.MinLength > 0 {
 		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
 	}
+	if f.MaxLength != nil {
+		g.p("%s.MaxLength(base, %s, %s, %d)", e, name, x, *f.MaxLength)
+	}
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
@@ -129,7 +132,7 @@ func (m *message) checked() string {
 		for _, f := range m.Fields {
 			has[f.row().Rejects] = true
 			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
-			has["lengths"] = has["lengths"] || f.MinLength > 0
+			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
 			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
 			if f.Object != nil {
 				walk(f.Object)

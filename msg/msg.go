@@ -37,6 +37,7 @@ const (
 	RuleMinimum   Rule = "minimum"   // the number is below the minimum
 	RuleMaximum   Rule = "maximum"   // the number is above the maximum
 	RuleMinLength Rule = "minLength" // the string is shorter than allowed
+	RuleMaxLength Rule = "maxLength" // the string is longer than allowed
 	RuleRange     Rule = "range"     // the integer does not fit in an int64, a documented limit of the library
 	RuleDepth     Rule = "depth"     // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI

@@ -122,6 +122,25 @@ func (e *Errors) minLength(base, name string, s string, min int) {
 	}
 }
 
+// MaxLength checks that s has at most max characters (Unicode code
+// points, as JSON Schema counts them).
+func (e *Errors) MaxLength(base, name string, s string, max int) {
+	if len(s) > max { // else it is short enough: a character takes at least one byte
+		e.maxLength(base, name, s, max)
+	}
+}
+
+func (e *Errors) maxLength(base, name string, s string, max int) {
+	if n := utf8.RuneCountInString(s); n > max {
+		if e.Full() {
+			e.Omit()
+			return
+		}
+		e.Add(base, name, msg.RuleMaxLength, Quote(s),
+			"want at most "+characters(max)+", got "+strconv.Itoa(n))
+	}
+}
+
 // IMEI checks the device message's IMEI rule (decision 6): s is empty,
 // meaning not set, or a valid IMEI.
 func (e *Errors) IMEI(base, name string, s string) {

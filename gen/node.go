@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+)
+
+// A node is one schema object, keyword by keyword, each as its JSON
+// text. The generator reads schemas this way rather than through a
+// schema model so that it sees every keyword exactly as written (a
+// count written 2.0, a bound beyond a float64's precision, a default
+// given as null) and can refuse what it does not implement.
+type node map[string]json.RawMessage
+
+// parseNode reads the schema at path.
+func parseNode(path string, raw json.RawMessage) (node, error) {
+	var n node
+	if err := json.Unmarshal(raw, &n); err != nil || n == nil {
+		var b bool
+		if json.Unmarshal(raw, &b) == nil {
+			return nil, fmt.Errorf("%s: a boolean schema (%t) is not supported by the generator", orRoot(path), b)
+		}
+		return nil, fmt.Errorf("%s: a schema must be an object", orRoot(path))
+	}
+	return n, nil
+}
+
+// types returns the schema's types: its type keyword, a string or a
+// list of them; nil when it has none.
+func (n node) types(path string) ([]string, error) {
+	raw, ok := n["type"]
+	if !ok {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("%s: type %s is neither a type nor a list of them", orRoot(path), raw)
+	}
+	return list, nil
+}
+
+// text returns the value of a keyword whose value is a string, such as
+// format or description; "" when absent.
+func (n node) text(path, keyword string) (string, error) {
+	raw, ok := n[keyword]
+	if !ok {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s: %s %s is not a string", orRoot(path), keyword, raw)
+	}
+	return s, nil
+}
+
+// names returns the value of a keyword whose value is a list of
+// strings, such as required.
+func (n node) names(path, keyword string) ([]string, error) {
+	raw, ok := n[keyword]
+	if !ok {
+		return nil, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("%s: %s %s is not a list of strings", orRoot(path), keyword, raw)
+	}
+	return list, nil
+}
+
+// number returns the value of a keyword whose value is a number, such as
+// minimum, exactly; nil when absent.
+func (n node) number(path, keyword string) (*big.Rat, error) {
+	raw, ok := n[keyword]
+	if !ok {
+		return nil, nil
+	}
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || len(raw) == 0 || raw[0] == '+' || raw[0] == '.' {
+		return nil, fmt.Errorf("%s: %s %s is not a number", orRoot(path), keyword, raw)
+	}
+	return r, nil
+}
+
+// count returns the value of a keyword that counts (maxLength, maxItems
+// and the like): a non-negative integer, which JSON Schema lets a schema
+// write 2.0; nil when the keyword is absent.
+func (n node) count(path, keyword string) (*int, error) {
+	r, err := n.number(path, keyword)
+	if r == nil || err != nil {
+		return nil, err
+	}
+	if !r.IsInt() || r.Sign() < 0 || r.Num().Cmp(big.NewInt(math.MaxInt32)) > 0 {
+		return nil, fmt.Errorf("%s: %s %s is not a count (a non-negative integer below 2^31)", orRoot(path), keyword, n[keyword])
+	}
+	c := int(r.Num().Int64())
+	return &c, nil
+}
+
+// list returns the values of a keyword whose value is a list, such as
+// enum, each as its JSON text.
+func (n node) list(path, keyword string) ([]json.RawMessage, error) {
+	raw, ok := n[keyword]
+	if !ok {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("%s: %s %s is not a list", orRoot(path), keyword, raw)
+	}
+	return list, nil
+}
+
+// appliesTo lists, for the keywords that assert something of one kind of
+// value only, the JSON types they apply to: on a value of any other type
+// JSON Schema ignores them. A member whose type rules them out can
+// ignore them too, and stay exact: {"type": "integer", "minLength": 2}
+// accepts every integer.
+var appliesTo = map[string][]string{
+	"minLength": {"string"}, "maxLength": {"string"}, "pattern": {"string"},
+	"format": {"string"}, "contentEncoding": {"string"}, "contentMediaType": {"string"}, "contentSchema": {"string"},
+	"minimum": {"number"}, "maximum": {"number"}, "exclusiveMinimum": {"number"},
+	"exclusiveMaximum": {"number"}, "multipleOf": {"number"},
+	"items": {"array"}, "additionalItems": {"array"}, "prefixItems": {"array"},
+	"contains": {"array"}, "minContains": {"array"}, "maxContains": {"array"},
+	"minItems": {"array"}, "maxItems": {"array"}, "uniqueItems": {"array"},
+	"unevaluatedItems": {"array"},
+	"properties":       {"object"}, "required": {"object"}, "additionalProperties": {"object"},
+	"patternProperties": {"object"}, "propertyNames": {"object"},
+	"minProperties": {"object"}, "maxProperties": {"object"},
+	"dependentRequired": {"object"}, "dependentSchemas": {"object"},
+	"dependencies": {"object"}, "unevaluatedProperties": {"object"},
+}
+
+// without returns n without the keywords that apply to none of types
+// (integer counting as a number).
+func (n node) without(types []string) node {
+	out := make(node, len(n))
+	for k, v := range n {
+		if on, ok := appliesTo[k]; ok && !slices.ContainsFunc(types, func(t string) bool {
+			return slices.Contains(on, t) || t == "integer" && slices.Contains(on, "number")
+		}) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
