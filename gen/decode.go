@@ -161,12 +161,12 @@ func (f *field) wrap(x string) string {
 func decodeEnum(g *generator, _ *message, f *field, name string) {
 	g.p("if s, ok := d.Bytes(base, %s); ok {", name)
 	g.p("switch string(s) {")
-	for _, v := range f.Enum {
+	for i, v := range f.Enum {
 		g.p("case %q:", v)
-		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumType+exportName(v)))
+		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumConsts[i]))
 	}
 	g.p("default:")
-	g.p("d.Enum(base, %s, d.Last(), %q)", name, f.enumList())
+	g.p("d.%s(base, %s, d.Last(), %q)", f.valuesCheck(), name, f.enumList())
 	g.p("}")
 	g.p("}")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -252,6 +253,13 @@ func (f *field) doc() string {
 	if f.MaxLength != nil {
 		fmt.Fprintf(&b, " At most %d characters.", *f.MaxLength)
 	}
+	if f.Allowed != nil {
+		if len(f.Allowed) == 1 {
+			fmt.Fprintf(&b, " Always %s.", f.Allowed[0])
+		} else {
+			fmt.Fprintf(&b, " One of %s.", f.enumList())
+		}
+	}
 	return b.String()
 }
 
@@ -323,15 +331,12 @@ func (g *generator) enum(m *message, f *field) {
 	g.p("")
 	g.p("// The values %s may take.", f.EnumType)
 	g.p("const (")
-	for _, v := range f.Enum {
-		g.p("%s%s %s = %q", f.EnumType, exportName(v), f.EnumType, v)
+	for i, v := range f.Enum {
+		g.p("%s %s = %q", f.EnumConsts[i], f.EnumType, v)
 	}
 	g.p(")")
 	g.p("")
-	values := make([]string, len(f.Enum))
-	for i, v := range f.Enum {
-		values[i] = f.EnumType + exportName(v)
-	}
+	values := f.EnumConsts
 	g.comment(fmt.Sprintf("%sValues returns the values %s may take, in the schema's order, in a new slice.", f.EnumType, f.EnumType))
 	g.p("func %sValues() []%s {", f.EnumType, f.EnumType)
 	g.p("return []%s{%s}", f.EnumType, strings.Join(values, ", "))
@@ -340,7 +345,7 @@ func (g *generator) enum(m *message, f *field) {
 
 // enumList is how violations list an enum's values.
 func (f *field) enumList() string {
-	var parts []string
+	parts := slices.Clone(f.Allowed)
 	for _, v := range f.Enum {
 		parts = append(parts, strconv.Quote(v))
 	}

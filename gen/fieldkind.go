@@ -125,7 +125,7 @@ func init() {
 		kindBool: {
 			What:     "boolean",
 			JSONType: "boolean", GoType: "bool",
-			Reader: "Bool",
+			Reader: "Bool", Validate: validateChecks,
 			Writer: "Bool", Size: 8,
 			Default: defaultBool,
 		},

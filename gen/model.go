@@ -51,11 +51,18 @@ type field struct {
 	Enum        []string        // for kindEnum, the allowed strings
 	EnumNull    bool            // for kindEnum, whether null is allowed
 	EnumType    string          // for kindEnum, the Go type of the values
+	EnumConsts  []string        // for kindEnum, the Go constant of each value
 	Min, Max    *int64
 	MinLength   int
 	MaxLength   *int
-	IMEI        bool     // the catalogue's IMEI rule applies (decision 6)
-	Object      *message // for kindObject
+	// Values is "enum" or "const" when the schema lists the member's
+	// values, by the keyword whose rule a value outside them breaks;
+	// Allowed are those values, as Go literals, for the kinds other than
+	// kindEnum (whose values are Enum).
+	Values  string
+	Allowed []string
+	IMEI    bool     // the catalogue's IMEI rule applies (decision 6)
+	Object  *message // for kindObject
 }
 
 // An input is one schema of the catalogue, as the generator reads it.
@@ -92,6 +99,7 @@ func (sf *schemaFile) olderMinor() {
 		for _, f := range m.Fields {
 			if f.Kind == kindEnum {
 				f.EnumType = unexport(f.EnumType) + sf.Suffix
+				f.nameEnum()
 			}
 		}
 		for _, n := range m.Nested {
@@ -126,7 +134,8 @@ var reserved = map[string]bool{
 var keywords = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true,
 	"type": true, "required": true, "properties": true, "items": true,
-	"format": true, "default": true, "enum": true,
+	"format": true, "default": true, "enum": true, "const": true,
+	"$comment": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true,
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 }
 
@@ -234,7 +243,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if err != nil {
 		return nil, err
 	}
-	enum, err := node.list(path, "enum")
+	enum, valuesRule, err := node.values(path)
 	if err != nil {
 		return nil, err
 	}
@@ -253,33 +262,30 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if len(types) != 1 {
 		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
 	}
+	if enum != nil {
+		// Only the values of the member's types can be its values.
+		var null bool
+		enum, null = enumOf(types[0], enum)
+		if len(enum) == 0 {
+			return nil, fmt.Errorf("%s: %s allows no value of type %s", path, valuesRule, types[0])
+		}
+		if f.Nullable != null {
+			return nil, fmt.Errorf("%s: the %s of a nullable member must list null, and only a nullable one's", path, valuesRule)
+		}
+		f.EnumNull = null
+		f.Values = valuesRule
+	}
 	switch typ := types[0]; {
-	case typ == "string" && node["enum"] != nil:
+	case typ == "string" && enum != nil:
 		f.Kind = kindEnum
 		f.EnumType = f.GoName
-		for _, raw := range enum {
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, err
-			}
-			switch v := v.(type) {
-			case string:
-				if !slices.Contains(f.Enum, v) {
-					f.Enum = append(f.Enum, v)
-				}
-			case nil:
-				f.EnumNull = f.Nullable
-			}
-			// A value of another type is one the member's type refuses.
+		for _, v := range enum {
+			s, _ := strconv.Unquote(v)
+			f.Enum = append(f.Enum, s)
 		}
-		if len(f.Enum) == 0 {
-			return nil, fmt.Errorf("%s: the enum allows no string", path)
-		}
-		if f.Nullable != f.EnumNull {
-			return nil, fmt.Errorf("%s: a nullable enum must list null, and only a nullable one", path)
-		}
-	case node["enum"] != nil:
-		return nil, fmt.Errorf("%s: enum on a member of type %s", path, typ)
+		f.nameEnum()
+	case enum != nil && typ != "integer" && typ != "boolean":
+		return nil, fmt.Errorf("%s: %s on a member of type %s is not supported by the generator", path, valuesRule, typ)
 	case typ != "array" && typ != "object":
 		k, ok := kindOf(typ, format)
 		if !ok {
@@ -314,6 +320,9 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 		f.Object = obj
 	default:
 		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, format)
+	}
+	if enum != nil && f.Kind != kindEnum {
+		f.Allowed = enum
 	}
 	if format != f.row().Format {
 		return nil, fmt.Errorf("%s: unsupported format %q", path, format)
@@ -467,8 +476,9 @@ func exportName(name string) string {
 			b.WriteString(strings.ToUpper(part))
 			continue
 		}
-		b.WriteString(strings.ToUpper(part[:1]))
-		b.WriteString(part[1:])
+		r, n := utf8.DecodeRuneInString(part)
+		b.WriteRune(unicode.ToUpper(r))
+		b.WriteString(part[n:])
 	}
 	return b.String()
 }
@@ -487,6 +497,13 @@ func (f *field) checkDefault() error {
 		if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
 			return fmt.Errorf("out of bounds")
 		}
+		if f.Allowed != nil && !slices.Contains(f.Allowed, strconv.FormatInt(n, 10)) {
+			return fmt.Errorf("not one of the %s's values", f.Values)
+		}
+	case kindBool:
+		if f.Allowed != nil && !slices.Contains(f.Allowed, string(f.Default)) {
+			return fmt.Errorf("not one of the %s's values", f.Values)
+		}
 	case kindString, kindEnum:
 		var s string
 		if err := json.Unmarshal(f.Default, &s); err != nil {
@@ -499,11 +516,32 @@ func (f *field) checkDefault() error {
 			return fmt.Errorf("longer than maxLength %d", *f.MaxLength)
 		}
 		if f.Kind == kindEnum && !slices.Contains(f.Enum, s) {
-			return fmt.Errorf("not one of the enum's values")
+			return fmt.Errorf("not one of the %s's values", f.Values)
 		}
 		if f.IMEI && s != "" {
 			return fmt.Errorf("not an IMEI")
 		}
 	}
 	return nil
+}
+
+// nameEnum names the Go constant of each value of an enum: the type's
+// name and the value's, as exportName writes it, or for every value, if
+// one makes no name of its own (an empty string, a space, a control
+// character), the type's name and the value's place, from 1.
+func (f *field) nameEnum() {
+	f.EnumConsts = make([]string, len(f.Enum))
+	// EnumType+"Values" is the function that lists them.
+	seen := map[string]bool{f.EnumType + "Values": true}
+	for i, v := range f.Enum {
+		c := f.EnumType + exportName(v)
+		if v == "" || !token.IsIdentifier(c) || seen[c] {
+			for i := range f.Enum {
+				f.EnumConsts[i] = f.EnumType + "Value" + strconv.Itoa(i+1)
+			}
+			return
+		}
+		seen[c] = true
+		f.EnumConsts[i] = c
+	}
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // A node is one schema object, keyword by keyword, each as its JSON
@@ -151,4 +155,121 @@ func (n node) without(types []string) node {
 		out[k] = v
 	}
 	return out
+}
+
+// values returns the values a schema allows by enum and const, each as
+// the canonical JSON text of jsonCanonical, and the keyword whose rule a
+// value outside them breaks: const when the schema gives one (enum then
+// keeps it or allows nothing). It returns nil when the schema gives
+// neither.
+func (n node) values(path string) ([]string, string, error) {
+	enum, err := n.list(path, "enum")
+	if err != nil {
+		return nil, "", err
+	}
+	var list []string
+	for _, raw := range enum {
+		c, err := jsonCanonical(raw)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: enum: %v", orRoot(path), err)
+		}
+		if !slices.Contains(list, c) {
+			list = append(list, c)
+		}
+	}
+	raw, ok := n["const"]
+	if !ok {
+		if n["enum"] == nil {
+			return nil, "", nil
+		}
+		return list, "enum", nil
+	}
+	c, err := jsonCanonical(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: const: %v", orRoot(path), err)
+	}
+	if n["enum"] != nil && !slices.Contains(list, c) {
+		return []string{}, "const", nil
+	}
+	return []string{c}, "const", nil
+}
+
+// enumOf returns, of values in canonical JSON, those a member of type typ
+// can hold, as Go literals (a string quoted, an integer in decimal, a
+// boolean), and whether null is one of values.
+func enumOf(typ string, values []string) (list []string, null bool) {
+	for _, v := range values {
+		switch {
+		case v == "null":
+			null = true
+		case typ == "string" && v[0] == '"',
+			typ == "boolean" && (v == "true" || v == "false"):
+			list = append(list, v)
+		case typ == "integer" && (v[0] == '-' || v[0] >= '0' && v[0] <= '9'):
+			r, _ := new(big.Rat).SetString(v)
+			if r.IsInt() && r.Num().IsInt64() {
+				list = append(list, r.Num().String())
+			}
+		}
+	}
+	return list, null
+}
+
+// jsonCanonical returns the canonical text of a JSON value, the same for
+// two values exactly when JSON Schema calls them equal: numbers by their
+// value (1, 1.0 and 1e0 alike), objects whatever the order of their
+// members, strings with the escapes of strconv.Quote.
+func jsonCanonical(raw json.RawMessage) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var write func(v any)
+	write = func(v any) {
+		switch v := v.(type) {
+		case nil:
+			b.WriteString("null")
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case string:
+			b.WriteString(strconv.Quote(v))
+		case json.Number:
+			r, _ := new(big.Rat).SetString(string(v))
+			if r.IsInt() {
+				b.WriteString(r.Num().String())
+			} else {
+				b.WriteString(r.RatString())
+			}
+		case []any:
+			b.WriteByte('[')
+			for i, x := range v {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				write(x)
+			}
+			b.WriteByte(']')
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.Quote(k))
+				b.WriteByte(':')
+				write(v[k])
+			}
+			b.WriteByte('}')
+		}
+	}
+	write(v)
+	return b.String(), nil
 }

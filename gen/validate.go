@@ -25,6 +25,28 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
+	if f.Allowed != nil {
+		var tests []string
+		for _, v := range f.Allowed {
+			tests = append(tests, x+" != "+v)
+		}
+		what := "Int"
+		if f.Kind == kindBool {
+			what = "Bool"
+		}
+		g.p("if %s {", strings.Join(tests, " && "))
+		g.p("%s.%s%s(base, %s, %s, %q)", e, what, f.valuesCheck(), name, x, f.enumList())
+		g.p("}")
+	}
+}
+
+// valuesCheck names the check of wire.Errors that reports a value outside
+// those the schema lists: Enum, or Const when the schema gives a const.
+func (f *field) valuesCheck() string {
+	if f.Values == "const" {
+		return "Const"
+	}
+	return "Enum"
 }
 
 func (g *generator) validate(m *message) {
@@ -134,6 +156,7 @@ func (m *message) checked() string {
 			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
 			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
 			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
+			has[fieldKinds[kindEnum].Rejects] = has[fieldKinds[kindEnum].Rejects] || f.Allowed != nil
 			if f.Object != nil {
 				walk(f.Object)
 			}
@@ -224,12 +247,12 @@ func validateTime(g *generator, _ *field, name, x string, _ bool) {
 func validateEnum(g *generator, f *field, name, x string, _ bool) {
 	g.p("switch %s {", x)
 	var cases []string
-	for _, v := range f.Enum {
-		cases = append(cases, f.EnumType+exportName(v))
+	for i := range f.Enum {
+		cases = append(cases, f.EnumConsts[i])
 	}
 	g.p("case %s:", strings.Join(cases, ", "))
 	g.p("default:")
-	g.p("e.Enum(base, %s, wire.Quote(string(%s)), %q)", name, x, f.enumList())
+	g.p("e.%s(base, %s, wire.Quote(string(%s)), %q)", f.valuesCheck(), name, x, f.enumList())
 	g.p("}")
 }
 

@@ -34,6 +34,7 @@ const (
 	RuleRequired  Rule = "required"  // a required member is absent
 	RuleFormat    Rule = "format"    // the string is not of the declared format (uuid, date-time)
 	RuleEnum      Rule = "enum"      // the value is not one of those allowed
+	RuleConst     Rule = "const"     // the value is not the one allowed
 	RuleMinimum   Rule = "minimum"   // the number is below the minimum
 	RuleMaximum   Rule = "maximum"   // the number is above the maximum
 	RuleMinLength Rule = "minLength" // the string is shorter than allowed

@@ -167,6 +167,39 @@ func (e *Errors) Enum(base, name string, value, want string) {
 	e.Add(base, name, msg.RuleEnum, value, "want one of "+want+", got "+value)
 }
 
+// Const records that value is not the one the schema allows, want, as
+// it appears in a message.
+func (e *Errors) Const(base, name string, value, want string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleConst, value, "want "+want+", got "+value)
+}
+
+// IntEnum records that the integer n is not one of the allowed values,
+// and IntConst that it is not the one: the generated code tests the
+// values, and calls these only when n fails.
+func (e *Errors) IntEnum(base, name string, n int64, want string) {
+	e.Enum(base, name, strconv.FormatInt(n, 10), want)
+}
+
+// IntConst: see IntEnum.
+func (e *Errors) IntConst(base, name string, n int64, want string) {
+	e.Const(base, name, strconv.FormatInt(n, 10), want)
+}
+
+// BoolEnum records that the boolean b is not one of the allowed values,
+// and BoolConst that it is not the one (see IntEnum).
+func (e *Errors) BoolEnum(base, name string, b bool, want string) {
+	e.Enum(base, name, strconv.FormatBool(b), want)
+}
+
+// BoolConst: see BoolEnum.
+func (e *Errors) BoolConst(base, name string, b bool, want string) {
+	e.Const(base, name, strconv.FormatBool(b), want)
+}
+
 // String checks that a Go string can be encoded as it is: valid UTF-8,
 // which is all a message may hold (decision 11).
 func (e *Errors) String(base, name string, s string) {
