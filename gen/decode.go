@@ -129,7 +129,7 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 	} else {
 		g.p("if x, ok := d.%s(base, %s); ok {", f.row().Reader, name)
 		g.checks(f, "d", name, "x")
-		if f.Repr == reprPointer && m.pointees() != nil {
+		if f.Repr == reprPointer && !f.row().Held && m.pointees() != nil {
 			g.p("if p == nil {")
 			g.p("p = new(%s)", pointeesType(m))
 			g.p("}")
@@ -151,6 +151,9 @@ func (f *field) wrap(x string) string {
 	case reprNullable:
 		return "msg.Of(" + x + ")"
 	case reprPointer:
+		if f.row().Held {
+			return x
+		}
 		return "&" + x
 	}
 	return x
@@ -174,6 +177,7 @@ func decodeEnum(g *generator, _ *message, f *field, name string) {
 // decodeStrings writes the decoding of an array of strings.
 func decodeStrings(g *generator, _ *message, f *field, name string) {
 	g.p("if x, ok := d.Strings(base, %s); ok {", name)
+	g.checks(f, "d", name, "x")
 	g.p("v.%s = x", f.GoName)
 	g.p("}")
 }

@@ -253,6 +253,15 @@ func (f *field) doc() string {
 	if f.MaxLength != nil {
 		fmt.Fprintf(&b, " At most %d characters.", *f.MaxLength)
 	}
+	if f.MinItems != nil {
+		fmt.Fprintf(&b, " At least %d items.", *f.MinItems)
+	}
+	if f.MaxItems != nil {
+		fmt.Fprintf(&b, " At most %d items.", *f.MaxItems)
+	}
+	if f.Unique {
+		b.WriteString(" No two items are equal.")
+	}
 	if f.Allowed != nil {
 		if len(f.Allowed) == 1 {
 			fmt.Fprintf(&b, " Always %s.", f.Allowed[0])

@@ -20,6 +20,7 @@ const (
 	kindBool
 	kindEnum      // a string from a fixed list
 	kindStrings   // an array of strings
+	kindRawArray  // an array whose items may be any JSON values
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -87,6 +88,9 @@ type fieldKind struct {
 	// (minimum, maximum) or its length in characters (minLength,
 	// maxLength).
 	Bounds, Lengths bool
+	// Items says whether the schema may count or compare the items of
+	// the value (minItems, maxItems, uniqueItems).
+	Items bool
 }
 
 // fieldKinds is the table of kinds, a row for each. It is filled in by
@@ -140,7 +144,15 @@ func init() {
 			GoType: "[]string", Held: true,
 			Decode: decodeStrings, Validate: validateStrings,
 			Writer: "Strings", Size: 2, Sized: "strings",
-			Default: defaultStrings,
+			Default: defaultStrings, Items: true,
+		},
+		kindRawArray: {
+			What:   "array",
+			GoType: "[]json.RawMessage", Import: "encoding/json", Held: true,
+			Reader: "RawArray", Validate: validateRawArray,
+			Writer: "RawArray", Size: 64,
+			Items: true,
+			Note:  " Each item is any JSON value, null included, kept as its text.",
 		},
 		kindRawObject: {
 			What:   "free object",

@@ -158,7 +158,7 @@ func TestSentenceKeepsNames(t *testing.T) {
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
 		"pattern":                    `{"a": {"type": "string", "pattern": "^x$"}}`,
-		"uniqueItems":                `{"a": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}}`,
+		"contains":                   `{"a": {"type": "array", "contains": {"type": "string"}}}`,
 		"items with a bound":         `{"a": {"type": "array", "items": {"type": "string", "maxLength": 3}}}`,
 		"boolean schema":             `{"a": true}`,
 		"enum of no string":          `{"a": {"type": "string", "enum": [1, null]}}`,

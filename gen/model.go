@@ -61,8 +61,12 @@ type field struct {
 	// kindEnum (whose values are Enum).
 	Values  string
 	Allowed []string
-	IMEI    bool     // the catalogue's IMEI rule applies (decision 6)
-	Object  *message // for kindObject
+	// MinItems, MaxItems and Unique are an array's minItems, maxItems and
+	// uniqueItems.
+	MinItems, MaxItems *int
+	Unique             bool
+	IMEI               bool     // the catalogue's IMEI rule applies (decision 6)
+	Object             *message // for kindObject
 }
 
 // An input is one schema of the catalogue, as the generator reads it.
@@ -137,6 +141,7 @@ var keywords = map[string]bool{
 	"format": true, "default": true, "enum": true, "const": true,
 	"$comment": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true,
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
+	"minItems": true, "maxItems": true, "uniqueItems": true,
 }
 
 // build turns a catalogue schema into the model of its package, reading
@@ -292,6 +297,8 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 			return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, format)
 		}
 		f.Kind = k
+	case typ == "array" && (node["items"] == nil || string(node["items"]) == "true" || string(node["items"]) == "{}"):
+		f.Kind = kindRawArray
 	case typ == "array":
 		items, err := parseNode(path+"/items", node["items"])
 		if err != nil {
@@ -358,6 +365,20 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	}
 	if (minLength != nil || f.MaxLength != nil) && !f.row().Lengths {
 		return nil, fmt.Errorf("%s: minLength or maxLength on a member that is not a plain string", path)
+	}
+	if f.MinItems, err = node.count(path, "minItems"); err != nil {
+		return nil, err
+	}
+	if f.MaxItems, err = node.count(path, "maxItems"); err != nil {
+		return nil, err
+	}
+	if raw, ok := node["uniqueItems"]; ok {
+		if err := json.Unmarshal(raw, &f.Unique); err != nil {
+			return nil, fmt.Errorf("%s: uniqueItems %s is not a boolean", path, raw)
+		}
+	}
+	if (f.MinItems != nil || f.MaxItems != nil || f.Unique) && !f.row().Items {
+		return nil, fmt.Errorf("%s: minItems, maxItems or uniqueItems on a member that is not an array", path)
 	}
 	if rule, ok := extraRules[schema][path]; ok {
 		if rule != "imei" || f.Kind != kindString || f.Nullable {

@@ -25,6 +25,18 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
+	if f.MinItems != nil {
+		g.p("%s.MinItems(base, %s, len(%s), %d)", e, name, x, *f.MinItems)
+	}
+	if f.MaxItems != nil {
+		g.p("%s.MaxItems(base, %s, len(%s), %d)", e, name, x, *f.MaxItems)
+	}
+	if f.Unique && f.Kind == kindStrings {
+		g.p("%s.UniqueStrings(base, %s, %s)", e, name, x)
+	}
+	if f.Unique && f.Kind == kindRawArray {
+		g.p("%s.UniqueRaw(base, %s, %s)", e, name, x)
+	}
 	if f.Allowed != nil {
 		var tests []string
 		for _, v := range f.Allowed {
@@ -155,6 +167,8 @@ func (m *message) checked() string {
 			has[f.row().Rejects] = true
 			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
 			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
+			has["item counts"] = has["item counts"] || f.MinItems != nil || f.MaxItems != nil
+			has["repeated items"] = has["repeated items"] || f.Unique
 			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
 			has[fieldKinds[kindEnum].Rejects] = has[fieldKinds[kindEnum].Rejects] || f.Allowed != nil
 			if f.Object != nil {
@@ -165,7 +179,7 @@ func (m *message) checked() string {
 	walk(m)
 	// The enum values first, then the schema's own rules, then what else
 	// the kinds reject, in the table's order.
-	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "lengths", "the IMEI rule"}
+	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "lengths", "item counts", "repeated items", "the IMEI rule"}
 	for _, row := range fieldKinds {
 		if row.Rejects != "" && !slices.Contains(order, row.Rejects) {
 			order = append(order, row.Rejects)
@@ -204,6 +218,9 @@ func (g *generator) validateField(f *field, batched bool) {
 		if f.Kind != kindObject {
 			x = "*" + x
 		}
+	case f.Repr == reprPointer && f.MinItems != nil:
+		// A nil slice is an absent member, which minItems allows.
+		guard = "if " + x + " != nil {"
 	}
 	outer := g.buf
 	g.buf = bytes.Buffer{}
@@ -256,13 +273,22 @@ func validateEnum(g *generator, f *field, name, x string, _ bool) {
 	g.p("}")
 }
 
-// validateStrings writes the check of an array's strings for UTF-8.
-func validateStrings(g *generator, _ *field, name, x string, _ bool) {
+// validateStrings writes the check of an array's strings for UTF-8, and
+// those of the schema.
+func validateStrings(g *generator, f *field, name, x string, _ bool) {
 	g.p("if !wire.ValidStrings(%s...) {", x)
 	g.p("for i, s := range %s {", x)
 	g.p("e.StringItem(base, %s, i, s)", name)
 	g.p("}")
 	g.p("}")
+	g.checks(f, "e", name, x)
+}
+
+// validateRawArray writes the check that an array's items are JSON, and
+// those of the schema.
+func validateRawArray(g *generator, f *field, name, x string, _ bool) {
+	g.p("e.RawItems(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
 }
 
 // validateObject writes the call of an object's own validate.

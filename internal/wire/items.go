@@ -1,0 +1,345 @@
+package wire
+
+import (
+	"encoding/json"
+	"math/big"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// RawArray reads an array whose items may be any JSON values, each kept
+// as its text in canonical form (see Raw). An empty array gives an
+// empty, non-nil slice.
+func (d *Decoder) RawArray(base, name string) ([]json.RawMessage, bool) {
+	if !d.Array(base, name) {
+		return nil, false
+	}
+	list := []json.RawMessage{}
+	for i := 0; d.More(base, name, ']', i); i++ {
+		d.item = i
+		v := d.raw(base, name, "")
+		d.item = -1
+		if d.Fatal {
+			break
+		}
+		list = append(list, v)
+	}
+	return list, !d.Fatal
+}
+
+// RawArray writes an array of JSON values, each in canonical form.
+func (e *Encoder) RawArray(list []json.RawMessage) {
+	e.B = append(e.B, '[')
+	for i, raw := range list {
+		if i > 0 {
+			e.B = append(e.B, ',')
+		}
+		e.Raw(raw)
+	}
+	e.B = append(e.B, ']')
+}
+
+// RawItems checks that every item of an array of JSON values is one, as
+// a Go value built by hand may not be.
+func (e *Errors) RawItems(base, name string, list []json.RawMessage) {
+	for i, raw := range list {
+		if off, reason := Check(raw); reason != "" {
+			e.Add(base, name+"/"+strconv.Itoa(i), msg.RuleSyntax, ShortenBytes(raw),
+				"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
+		}
+	}
+}
+
+// MinItems checks that an array of n items has at least min.
+func (e *Errors) MinItems(base, name string, n, min int) {
+	if n < min {
+		e.count(base, name, msg.RuleMinItems, "want at least ", n, min, " items")
+	}
+}
+
+// MaxItems checks that an array of n items has at most max.
+func (e *Errors) MaxItems(base, name string, n, max int) {
+	if n > max {
+		e.count(base, name, msg.RuleMaxItems, "want at most ", n, max, " items")
+	}
+}
+
+func (e *Errors) count(base, name string, rule msg.Rule, want string, n, limit int, what string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, rule, "", want+strconv.Itoa(limit)+what+", got "+strconv.Itoa(n))
+}
+
+// uniqueScan is the length up to which uniqueness is checked by comparing
+// every pair, which allocates nothing; longer arrays go through a map,
+// so that the check stays linear.
+const uniqueScan = 16
+
+// UniqueStrings checks that no two strings of list are equal.
+func (e *Errors) UniqueStrings(base, name string, list []string) {
+	if len(list) <= uniqueScan {
+		for i := range list {
+			for j := i + 1; j < len(list); j++ {
+				if list[i] == list[j] {
+					e.notUnique(base, name, i, j)
+					return
+				}
+			}
+		}
+		return
+	}
+	seen := make(map[string]int, len(list))
+	for j, s := range list {
+		if i, dup := seen[s]; dup {
+			e.notUnique(base, name, i, j)
+			return
+		}
+		seen[s] = j
+	}
+}
+
+// UniqueRaw checks that no two items of list are equal as JSON Schema
+// compares values: 1 equals 1.0, "\u0041" equals "A", and objects equal
+// whatever the order of their members. Each item is turned into a form
+// that is the same exactly for equal values, and the forms are compared
+// through a map, so that the check is linear in the array's text.
+func (e *Errors) UniqueRaw(base, name string, list []json.RawMessage) {
+	if len(list) < 2 {
+		return
+	}
+	seen := make(map[string]int, len(list))
+	var buf []byte
+	for j, raw := range list {
+		buf = equalForm(buf[:0], raw)
+		if i, dup := seen[string(buf)]; dup {
+			e.notUnique(base, name, i, j)
+			return
+		}
+		seen[string(buf)] = j
+	}
+}
+
+func (e *Errors) notUnique(base, name string, i, j int) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleUniqueItems, "", "want unique items, got items "+strconv.Itoa(i)+" and "+strconv.Itoa(j)+" equal")
+}
+
+// equalForm appends to dst the form of the JSON value raw that is the
+// same for two values exactly when JSON Schema calls them equal. raw
+// must be valid JSON: what decoding keeps, or what RawItems accepts
+// (text that is not JSON gives a form of its own, equal to no other).
+func equalForm(dst, raw []byte) []byte {
+	if _, reason := Check(raw); reason != "" {
+		return append(append(dst, 0xff), raw...)
+	}
+	f := former{b: raw}
+	return f.value(dst)
+}
+
+type former struct {
+	b []byte
+	p int
+}
+
+func (f *former) ws() {
+	for f.p < len(f.b) && (f.b[f.p] == ' ' || f.b[f.p] == '\t' || f.b[f.p] == '\n' || f.b[f.p] == '\r') {
+		f.p++
+	}
+}
+
+func (f *former) value(dst []byte) []byte {
+	f.ws()
+	switch c := f.b[f.p]; {
+	case c == 'n':
+		f.p += 4
+		return append(dst, 'n')
+	case c == 't':
+		f.p += 4
+		return append(dst, 't')
+	case c == 'f':
+		f.p += 5
+		return append(dst, 'f')
+	case c == '"':
+		return f.str(append(dst, '"'))
+	case c == '[':
+		f.p++
+		dst = append(dst, '[')
+		f.ws()
+		if f.b[f.p] == ']' {
+			f.p++
+			return append(dst, ']')
+		}
+		for {
+			dst = f.value(dst)
+			f.ws()
+			c := f.b[f.p]
+			f.p++
+			if c == ']' {
+				return append(dst, ']')
+			}
+			dst = append(dst, ',')
+		}
+	case c == '{':
+		return f.object(dst)
+	default:
+		return f.number(dst)
+	}
+}
+
+// str appends a string's value, unescaped, with its length before it so
+// that no two sequences of strings run together alike.
+func (f *former) str(dst []byte) []byte {
+	f.p++ // the opening quote
+	var v []byte
+	for {
+		c := f.b[f.p]
+		switch {
+		case c == '"':
+			f.p++
+			dst = strconv.AppendInt(dst, int64(len(v)), 10)
+			dst = append(dst, ':')
+			return append(dst, v...)
+		case c == '\\':
+			e := f.b[f.p+1]
+			f.p += 2
+			switch e {
+			case 'b':
+				v = append(v, '\b')
+			case 'f':
+				v = append(v, '\f')
+			case 'n':
+				v = append(v, '\n')
+			case 'r':
+				v = append(v, '\r')
+			case 't':
+				v = append(v, '\t')
+			case 'u':
+				r := rune(hex4(f.b[f.p:]))
+				f.p += 4
+				if utf16.IsSurrogate(r) && f.p+6 <= len(f.b) && f.b[f.p] == '\\' && f.b[f.p+1] == 'u' {
+					r = utf16.DecodeRune(r, rune(hex4(f.b[f.p+2:])))
+					f.p += 6
+				}
+				v = utf8.AppendRune(v, r)
+			default: // '"', '\\', '/'
+				v = append(v, e)
+			}
+		default:
+			v = append(v, c)
+			f.p++
+		}
+	}
+}
+
+func hex4(b []byte) int {
+	n := 0
+	for _, c := range b[:4] {
+		n <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			n |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			n |= int(c - 'a' + 10)
+		default:
+			n |= int(c - 'A' + 10)
+		}
+	}
+	return n
+}
+
+// object appends an object's members sorted by the forms of their names.
+func (f *former) object(dst []byte) []byte {
+	f.p++
+	type member struct{ name, value []byte }
+	var members []member
+	for {
+		f.ws()
+		if f.b[f.p] == '}' {
+			f.p++
+			break
+		}
+		name := f.str(nil)
+		f.ws()
+		f.p++ // ':'
+		value := f.value(nil)
+		members = append(members, member{name, value})
+		f.ws()
+		if f.b[f.p] == ',' {
+			f.p++
+		}
+	}
+	// Insertion sort: objects inside array items are small, and names
+	// are unique (decoding refuses repeated ones).
+	for i := 1; i < len(members); i++ {
+		for j := i; j > 0 && string(members[j].name) < string(members[j-1].name); j-- {
+			members[j], members[j-1] = members[j-1], members[j]
+		}
+	}
+	dst = append(dst, '{')
+	for _, m := range members {
+		dst = append(dst, m.name...)
+		dst = append(dst, m.value...)
+	}
+	return append(dst, '}')
+}
+
+// number appends a number's value: "0" for zero (-0 included), else its
+// sign, its significant digits without leading or trailing zeros, and
+// the exponent of the first of them.
+func (f *former) number(dst []byte) []byte {
+	neg := f.b[f.p] == '-'
+	if neg {
+		f.p++
+	}
+	var digits []byte
+	point := 0 // digits before the decimal point
+	for f.p < len(f.b) && f.b[f.p] >= '0' && f.b[f.p] <= '9' {
+		digits = append(digits, f.b[f.p])
+		point++
+		f.p++
+	}
+	if f.p < len(f.b) && f.b[f.p] == '.' {
+		f.p++
+		for f.p < len(f.b) && f.b[f.p] >= '0' && f.b[f.p] <= '9' {
+			digits = append(digits, f.b[f.p])
+			f.p++
+		}
+	}
+	exp := new(big.Int)
+	if f.p < len(f.b) && (f.b[f.p] == 'e' || f.b[f.p] == 'E') {
+		f.p++
+		s := f.p
+		if f.b[f.p] == '+' || f.b[f.p] == '-' {
+			f.p++
+		}
+		for f.p < len(f.b) && f.b[f.p] >= '0' && f.b[f.p] <= '9' {
+			f.p++
+		}
+		exp.SetString(string(f.b[s:f.p]), 10)
+	}
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	digits = digits[lead:]
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		return append(dst, '0')
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, digits...)
+	dst = append(dst, 'e')
+	return exp.Add(exp, big.NewInt(int64(point-lead))).Append(dst, 10)
+}
