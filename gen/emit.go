@@ -247,6 +247,15 @@ func (f *field) doc() string {
 	if f.Max != nil {
 		fmt.Fprintf(&b, " At most %d.", *f.Max)
 	}
+	if f.Above != nil {
+		fmt.Fprintf(&b, " More than %d.", *f.Above)
+	}
+	if f.Below != nil {
+		fmt.Fprintf(&b, " Less than %d.", *f.Below)
+	}
+	if f.MultipleOf != nil {
+		fmt.Fprintf(&b, " A multiple of %s.", f.Factor)
+	}
 	if f.MinLength > 0 {
 		fmt.Fprintf(&b, " When a string, at least %d characters.", f.MinLength)
 	}

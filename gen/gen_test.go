@@ -406,3 +406,28 @@ func TestBoundsOfIntegers(t *testing.T) {
 		assert.Zero(t, f.MinLength, props)
 	}
 }
+
+// TestExclusiveBoundsAndMultiplesOfIntegers pins the integer forms of
+// exclusiveMinimum, exclusiveMaximum and multipleOf: p/q in lowest terms
+// divides an integer exactly when p does, so that multipleOf 0.5 allows
+// every integer and 2.5 the multiples of 5.
+func TestExclusiveBoundsAndMultiplesOfIntegers(t *testing.T) {
+	for props, want := range map[string][3]int64{
+		`{"a": {"type": "integer", "exclusiveMinimum": 2.5, "exclusiveMaximum": 7.5, "multipleOf": 2.5}}`: {2, 8, 5},
+		`{"a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 3, "multipleOf": 6e-1}}`:  {-3, 3, 3},
+		`{"a": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1e1, "multipleOf": 0.5}}`:  {0, 10, 0},
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		require.NotNil(t, f.Above, props)
+		require.NotNil(t, f.Below, props)
+		got := [3]int64{*f.Above, *f.Below, 0}
+		if f.MultipleOf != nil {
+			got[2] = *f.MultipleOf
+		}
+		assert.Equal(t, want, got, props)
+	}
+	_, err := build(testSchema(t, `{"a": {"type": "integer", "multipleOf": 0}}`))
+	assert.ErrorContains(t, err, "not positive")
+}

@@ -53,8 +53,16 @@ type field struct {
 	EnumType    string          // for kindEnum, the Go type of the values
 	EnumConsts  []string        // for kindEnum, the Go constant of each value
 	Min, Max    *int64
-	MinLength   int
-	MaxLength   *int
+	// Above and Below are an integer's exclusive bounds, as integers: a
+	// value must be more than Above and less than Below.
+	Above, Below *int64
+	// MultipleOf is p of the schema's multipleOf p/q in lowest terms: an
+	// integer is a multiple of p/q exactly when p divides it. Factor is
+	// the schema's text, for messages.
+	MultipleOf *int64
+	Factor     string
+	MinLength  int
+	MaxLength  *int
 	// Values is "enum" or "const" when the schema lists the member's
 	// values, by the keyword whose rule a value outside them breaks;
 	// Allowed are those values, as Go literals, for the kinds other than
@@ -142,6 +150,7 @@ var keywords = map[string]bool{
 	"$comment": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true,
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true,
+	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 }
 
 // build turns a catalogue schema into the model of its package, reading
@@ -342,6 +351,41 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if err != nil {
 		return nil, err
 	}
+	above, err := node.number(path, "exclusiveMinimum")
+	if err != nil {
+		return nil, err
+	}
+	below, err := node.number(path, "exclusiveMaximum")
+	if err != nil {
+		return nil, err
+	}
+	factor, err := node.number(path, "multipleOf")
+	if err != nil {
+		return nil, err
+	}
+	if above != nil || below != nil || factor != nil {
+		if !f.row().Bounds {
+			return nil, fmt.Errorf("%s: exclusive bounds or multipleOf on a non-integer member", path)
+		}
+		// x > 2.5 is x > 2 for an integer, and x < 2.5 is x < 3.
+		if f.Above, err = bound(path, above, false); err != nil {
+			return nil, err
+		}
+		if f.Below, err = bound(path, below, true); err != nil {
+			return nil, err
+		}
+	}
+	if factor != nil {
+		if factor.Sign() <= 0 {
+			return nil, fmt.Errorf("%s: multipleOf %s is not positive", path, node["multipleOf"])
+		}
+		if !factor.Num().IsInt64() {
+			return nil, fmt.Errorf("%s: multipleOf %s: its numerator in lowest terms is beyond an int64", path, node["multipleOf"])
+		}
+		if p := factor.Num().Int64(); p != 1 {
+			f.MultipleOf, f.Factor = &p, string(node["multipleOf"])
+		}
+	}
 	if min != nil || max != nil {
 		if !f.row().Bounds {
 			return nil, fmt.Errorf("%s: bounds on a non-integer member", path)
@@ -515,8 +559,12 @@ func (f *field) checkDefault() error {
 			r, _ := new(big.Rat).SetString(string(f.Default))
 			n = r.Num().Int64()
 		}
-		if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
+		if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max ||
+			f.Above != nil && n <= *f.Above || f.Below != nil && n >= *f.Below {
 			return fmt.Errorf("out of bounds")
+		}
+		if f.MultipleOf != nil && n%*f.MultipleOf != 0 {
+			return fmt.Errorf("not a multiple of %s", f.Factor)
 		}
 		if f.Allowed != nil && !slices.Contains(f.Allowed, strconv.FormatInt(n, 10)) {
 			return fmt.Errorf("not one of the %s's values", f.Values)

@@ -16,6 +16,15 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.Max != nil {
 		g.p("%s.Max(base, %s, %s, %d)", e, name, x, *f.Max)
 	}
+	if f.Above != nil {
+		g.p("%s.Above(base, %s, %s, %d)", e, name, x, *f.Above)
+	}
+	if f.Below != nil {
+		g.p("%s.Below(base, %s, %s, %d)", e, name, x, *f.Below)
+	}
+	if f.MultipleOf != nil {
+		g.p("%s.MultipleOf(base, %s, %s, %d, %q)", e, name, x, *f.MultipleOf, f.Factor)
+	}
 	if f.MinLength > 0 {
 		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
 	}
@@ -165,7 +174,8 @@ func (m *message) checked() string {
 	walk = func(m *message) {
 		for _, f := range m.Fields {
 			has[f.row().Rejects] = true
-			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
+			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil || f.Above != nil || f.Below != nil
+			has["multiples"] = has["multiples"] || f.MultipleOf != nil
 			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
 			has["item counts"] = has["item counts"] || f.MinItems != nil || f.MaxItems != nil
 			has["repeated items"] = has["repeated items"] || f.Unique
@@ -179,7 +189,7 @@ func (m *message) checked() string {
 	walk(m)
 	// The enum values first, then the schema's own rules, then what else
 	// the kinds reject, in the table's order.
-	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "lengths", "item counts", "repeated items", "the IMEI rule"}
+	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "multiples", "lengths", "item counts", "repeated items", "the IMEI rule"}
 	for _, row := range fieldKinds {
 		if row.Rejects != "" && !slices.Contains(order, row.Rejects) {
 			order = append(order, row.Rejects)

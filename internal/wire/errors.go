@@ -94,6 +94,37 @@ func (e *Errors) Max(base, name string, n, max int64) {
 	}
 }
 
+// Above checks that n is more than limit (exclusiveMinimum).
+func (e *Errors) Above(base, name string, n, limit int64) {
+	if n <= limit {
+		e.bound(base, name, msg.RuleExclusiveMinimum, "want more than ", n, limit)
+	}
+}
+
+// Below checks that n is less than limit (exclusiveMaximum).
+func (e *Errors) Below(base, name string, n, limit int64) {
+	if n >= limit {
+		e.bound(base, name, msg.RuleExclusiveMaximum, "want less than ", n, limit)
+	}
+}
+
+// MultipleOf checks that n is a multiple of the schema's multipleOf,
+// written factor, whose numerator in lowest terms is p: n is a multiple
+// of p/q exactly when p divides it, which needs no division of decimals.
+func (e *Errors) MultipleOf(base, name string, n, p int64, factor string) {
+	if n%p != 0 {
+		e.notMultiple(base, name, n, factor)
+	}
+}
+
+func (e *Errors) notMultiple(base, name string, n int64, factor string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleMultipleOf, strconv.FormatInt(n, 10), "want a multiple of "+factor+", got "+strconv.FormatInt(n, 10))
+}
+
 func (e *Errors) bound(base, name string, rule msg.Rule, want string, n, limit int64) {
 	if e.Full() {
 		e.Omit()
