@@ -414,8 +414,8 @@ func TestBoundsOfIntegers(t *testing.T) {
 func TestExclusiveBoundsAndMultiplesOfIntegers(t *testing.T) {
 	for props, want := range map[string][3]int64{
 		`{"a": {"type": "integer", "exclusiveMinimum": 2.5, "exclusiveMaximum": 7.5, "multipleOf": 2.5}}`: {2, 8, 5},
-		`{"a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 3, "multipleOf": 6e-1}}`:  {-3, 3, 3},
-		`{"a": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1e1, "multipleOf": 0.5}}`:  {0, 10, 0},
+		`{"a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 3, "multipleOf": 6e-1}}`:   {-3, 3, 3},
+		`{"a": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1e1, "multipleOf": 0.5}}`:   {0, 10, 0},
 	} {
 		sf, err := build(testSchema(t, props))
 		require.NoError(t, err, props)
