@@ -5,7 +5,8 @@
 //
 //	msgcheck check [-schema NAME[@VERSION]] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
 //	msgcheck schemas                                                              print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT]                                              serve the catalogue API over HTTP
+//	msgcheck serve [-addr HOST:PORT] [-catalogue DIR]                             serve the catalogue API and its pages over HTTP
+//	msgcheck pages -o DIR [-catalogue DIR]                                        write the catalogue's pages as a static site
 //	msgcheck version                                                              print the version and the schemas it judges by
 //	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                           check a new version of a schema against an old
 //	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                    check every version of a catalogue folder
@@ -60,6 +61,16 @@
 // if compatible, 1 if anything breaks, 2 for a usage error or a schema it
 // cannot read.
 //
+// serve serves the API (package api) under /api/ and the catalogue's pages
+// (package pages) at every other path: an index at /, a page per version
+// of each schema and a page comparing any two versions, whose "try a
+// message" form judges a posted message with the library. With -catalogue
+// DIR the pages show that folder's schemas (a fixture, a proposed
+// version); the library's types judge the versions whose files are the
+// published ones, and the API serves the published catalogue. pages -o
+// DIR writes the same pages as a static site, whose version pages have
+// no form, since no server is there to judge.
+//
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
 // a free port), logs the address it listens on to stderr, and shuts down
 // gracefully on SIGINT or SIGTERM: it answers every request in flight,
@@ -98,7 +109,8 @@ type command struct {
 var commands = []command{
 	{"check", "judge newline-delimited JSON messages from files or standard input", check},
 	{"schemas", "print the catalogue: name, version and $id of every schema", listSchemas},
-	{"serve", "serve the catalogue API over HTTP (-addr, default " + defaultAddr + ")", serve},
+	{"serve", "serve the catalogue API and its pages over HTTP (-addr, default " + defaultAddr + ")", serve},
+	{"pages", "write the catalogue's pages as a static site (-o DIR)", pagesCmd},
 	{"version", "print msgcheck's version and the catalogue's schemas it was built with", version},
 	{"compat", "check that a new version of a schema is compatible with the old (or a whole -catalogue folder)", compatCmd},
 }

@@ -227,26 +227,38 @@ func TestServeServesUntilSignalledThenExits0(t *testing.T) {
 // signal cannot, such as a listen error.
 
 func TestRunServeStopsWhenTheContextIsDone(t *testing.T) {
+	base, stop := serveInProcess(t)
+	checkServes(t, base)
+	assert.Equal(t, 0, stop())
+}
+
+// serveInProcess runs serve with args in the process, on a free port of
+// loopback, and returns the URL it serves on and a function that stops it
+// as a signal would, returning its exit status.
+func serveInProcess(t *testing.T, args ...string) (base string, stop func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	r, w := io.Pipe()
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	code := make(chan int, 1)
 	go func() {
 		defer w.Close()
-		code <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0"}, nil, io.Discard, w)
+		code <- run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), nil, io.Discard, w)
 	}()
 	log := lines(r)
-	checkServes(t, servingURL(t, log))
-
-	cancel()
-	select {
-	case c := <-code:
-		assert.Equal(t, 0, c)
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "serve did not return in time")
-	}
-	for range log {
+	base = servingURL(t, log)
+	return base, func() int {
+		cancel()
+		select {
+		case c := <-code:
+			for range log {
+			}
+			return c
+		case <-time.After(5 * time.Second):
+			require.FailNow(t, "serve did not return in time")
+			return -1
+		}
 	}
 }
 

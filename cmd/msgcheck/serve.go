@@ -42,12 +42,19 @@ func (t serverTimeouts) shutdown() time.Duration {
 	return t.readHeader + max(t.read, t.write) + 5*time.Second
 }
 
-// serve serves api.Handler until ctx is done, then shuts down gracefully.
+// serve serves api.Handler, and the catalogue's pages beside it, until ctx
+// is done, then shuts down gracefully.
 func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port]\n\nServe the catalogue API over HTTP until SIGINT or SIGTERM.\n")
+	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-catalogue DIR]\n\nServe the catalogue over HTTP until SIGINT or SIGTERM: the API under /api/, and its pages at every other path, from / on.\n")
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free port")
+	dir := fs.String("catalogue", "", "show the pages of the schema files in `folder` rather than the published catalogue's; the API under /api/ serves the published catalogue, by which the library judges")
 	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
+	}
+	site, _, err := siteOf(*dir, "/api")
+	if err != nil {
+		fmt.Fprintf(stderr, "msgcheck: %v\n", err)
+		return 1
 	}
 
 	// Listen before logging, so that the log names the port actually bound.
@@ -57,7 +64,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		return 1
 	}
 	srv := &http.Server{
-		Handler:           api.Handler(),
+		Handler:           api.Handler(api.Fallback(site)),
 		ReadHeaderTimeout: timeouts.readHeader,
 		ReadTimeout:       timeouts.read,
 		WriteTimeout:      timeouts.write,
