@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -486,8 +487,11 @@ func bound(path string, r *big.Rat, min bool) (*int64, error) {
 	return &n, nil
 }
 
+// supported refuses the first keyword of node, in sorted order so that
+// the refusal is the same from run to run, that the generator does not
+// implement.
 func supported(path string, node map[string]json.RawMessage) error {
-	for k := range node {
+	for _, k := range slices.Sorted(maps.Keys(node)) {
 		if !keywords[k] {
 			return fmt.Errorf("%s: keyword %q is not supported by the generator", orRoot(path), k)
 		}

@@ -884,7 +884,7 @@ var Groups = []Group{
 			{"valid when if test fails", "3", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "if-then-else.json", Index: 4, Description: "if and else without then",
-		Refused: "/as_integer: keyword \"if\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"else\" is not supported by the generator",
 		Tests: []Test{
 			{"valid when if test passes", "-1", "as_integer", true},
 			{"valid through else", "4", "as_integer", true},
@@ -905,13 +905,13 @@ var Groups = []Group{
 			{"valid, but would have been invalid through else", "3", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "if-then-else.json", Index: 7, Description: "if with boolean schema true",
-		Refused: "/as_string: keyword \"if\" is not supported by the generator",
+		Refused: "/as_string: keyword \"else\" is not supported by the generator",
 		Tests: []Test{
 			{"boolean schema true in if always chooses the then path (valid)", "\"then\"", "as_string", true},
 			{"boolean schema true in if always chooses the then path (invalid)", "\"else\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "if-then-else.json", Index: 8, Description: "if with boolean schema false",
-		Refused: "/as_string: keyword \"then\" is not supported by the generator",
+		Refused: "/as_string: keyword \"else\" is not supported by the generator",
 		Tests: []Test{
 			{"boolean schema false in if always chooses the else path (invalid)", "\"then\"", "as_string", false},
 			{"boolean schema false in if always chooses the else path (valid)", "\"else\"", "as_string", true},
@@ -937,7 +937,7 @@ var Groups = []Group{
 			{"does not match if → else executes → invalid", "2", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "infinite-loop-detection.json", Index: 0, Description: "evaluating the same schema location against the same data location twice is not a sign of an infinite loop",
-		Refused: "/as_object: keyword \"definitions\" is not supported by the generator",
+		Refused: "/as_object: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"passing case", "{\"foo\":1}", "as_object", true},
 			{"failing case", "{\"foo\":\"a string\"}", "as_object", false},
@@ -980,7 +980,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "as_array", true},
 		}},
 	{Draft: "draft7", File: "items.json", Index: 5, Description: "items and subitems",
-		Refused: "/value: keyword \"definitions\" is not supported by the generator",
+		Refused: "/value: keyword \"additionalItems\" is not supported by the generator",
 		Tests: []Test{
 			{"valid items", "[[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}]]", "value", true},
 			{"too many items", "[[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}]]", "value", false},
@@ -1923,7 +1923,7 @@ var Groups = []Group{
 			{"ref invalid", "{\"foo\":\"string\"}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 6, Description: "$ref prevents a sibling $id from changing the base uri",
-		Refused: "/as_integer: keyword \"definitions\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"$ref resolves to /definitions/base_foo, data does not validate", "\"a\"", "as_string", false},
 			{"$ref resolves to /definitions/base_foo, data validates", "1", "as_integer", true},
@@ -2080,19 +2080,19 @@ var Groups = []Group{
 			{"an integer is invalid", "12", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 32, Description: "$id with file URI still resolves pointers - *nix",
-		Refused: "/as_integer: keyword \"definitions\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 33, Description: "$id with file URI still resolves pointers - windows",
-		Refused: "/as_integer: keyword \"definitions\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 34, Description: "empty tokens in $ref json-pointer",
-		Refused: "/as_integer: keyword \"definitions\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
@@ -2116,7 +2116,7 @@ var Groups = []Group{
 			{"ref within ref invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "refRemote.json", Index: 3, Description: "base URI change",
-		Refused: "/as_array/items: keyword \"items\" on the items of an array is not supported by the generator",
+		Refused: "/as_array/items: keyword \"$id\" on the items of an array is not supported by the generator",
 		Tests: []Test{
 			{"base URI change ref valid", "[[1]]", "as_array", true},
 			{"base URI change ref invalid", "[[\"a\"]]", "as_array", false},
@@ -2561,7 +2561,7 @@ var Groups = []Group{
 			{"mismatch", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "anchor.json", Index: 1, Description: "Location-independent identifier with absolute URI",
-		Refused: "/as_integer: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"match", "1", "as_integer", true},
 			{"mismatch", "\"a\"", "as_string", false},
@@ -2848,7 +2848,7 @@ var Groups = []Group{
 			{"ignores non-strings", "100", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "content.json", Index: 3, Description: "validation of binary-encoded media type documents with schema",
-		Refused: "/as_string: keyword \"contentMediaType\" is not supported by the generator",
+		Refused: "/as_string: keyword \"contentEncoding\" is not supported by the generator",
 		Tests: []Test{
 			{"a valid base64-encoded JSON document", "\"eyJmb28iOiAiYmFyIn0K\"", "as_string", true},
 			{"another valid base64-encoded JSON document", "\"eyJib28iOiAyMCwgImZvbyI6ICJiYXoifQ==\"", "as_string", true},
@@ -2975,30 +2975,30 @@ var Groups = []Group{
 			{"An array containing non-strings is invalid", "[\"foo\",42]", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 3, Description: "A $dynamicRef resolves to the first $dynamicAnchor still in scope that is encountered when the schema is evaluated",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"An array of strings is valid", "[\"foo\",\"bar\"]", "as_array", true},
 			{"An array containing non-strings is invalid", "[\"foo\",42]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 4, Description: "A $dynamicRef without anchor in fragment behaves identical to $ref",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"An array of strings is invalid", "[\"foo\",\"bar\"]", "as_array", false},
 			{"An array of numbers is valid", "[24,42]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 5, Description: "A $dynamicRef with intermediate scopes that don't include a matching $dynamicAnchor does not affect dynamic scope resolution",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"An array of strings is valid", "[\"foo\",\"bar\"]", "as_array", true},
 			{"An array containing non-strings is invalid", "[\"foo\",42]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 6, Description: "An $anchor with the same name as a $dynamicAnchor is not used for dynamic scope resolution",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"Any array is valid", "[\"foo\",42]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 7, Description: "A $dynamicRef without a matching $dynamicAnchor in the same schema resource behaves like a normal $ref to $anchor",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"Any array is valid", "[\"foo\",42]", "as_array", true},
 		}},
@@ -3008,18 +3008,18 @@ var Groups = []Group{
 			{"Any array is valid", "[\"foo\",42]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 9, Description: "A $dynamicRef that initially resolves to a schema with a matching $dynamicAnchor resolves to the first $dynamicAnchor in the dynamic scope",
-		Refused: "/value: keyword \"$ref\" is not supported by the generator",
+		Refused: "/value: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"The recursive part is valid against the root", "{\"foo\":\"pass\",\"bar\":{\"baz\":{\"foo\":\"pass\"}}}", "value", true},
 			{"The recursive part is not valid against the root", "{\"foo\":\"pass\",\"bar\":{\"baz\":{\"foo\":\"fail\"}}}", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 10, Description: "A $dynamicRef that initially resolves to a schema without a matching $dynamicAnchor behaves like a normal $ref to $anchor",
-		Refused: "/value: keyword \"$ref\" is not supported by the generator",
+		Refused: "/value: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"The recursive part doesn't need to validate against the root", "{\"foo\":\"pass\",\"bar\":{\"baz\":{\"foo\":\"fail\"}}}", "value", true},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 11, Description: "multiple dynamic paths to the $dynamicRef keyword",
-		Refused: "/as_object: keyword \"then\" is not supported by the generator",
+		Refused: "/as_object: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"number list with number values", "{\"kindOfList\":\"numbers\",\"list\":[1.1]}", "as_object", true},
 			{"number list with string values", "{\"kindOfList\":\"numbers\",\"list\":[\"foo\"]}", "as_object", false},
@@ -3027,7 +3027,7 @@ var Groups = []Group{
 			{"string list with string values", "{\"kindOfList\":\"strings\",\"list\":[\"foo\"]}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 12, Description: "after leaving a dynamic scope, it is not used by a $dynamicRef",
-		Refused: "/as_integer: keyword \"if\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"string matches /$defs/thingy, but the $dynamicRef does not stop here", "\"a string\"", "as_string", false},
 			{"first_scope is not in dynamic scope for the $dynamicRef", "42", "as_integer", false},
@@ -3079,7 +3079,7 @@ var Groups = []Group{
 			{"string property fails", "{\"bar-item\":{\"content\":\"value\"}}", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "dynamicRef.json", Index: 20, Description: "$dynamicRef avoids the root of each schema, but scopes are still registered",
-		Refused: "/as_string: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_string: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"data is sufficient for schema at second#/$defs/length", "\"hi\"", "as_string", true},
 			{"data is not sufficient for schema at second#/$defs/length", "\"hey\"", "as_string", false},
@@ -3467,7 +3467,7 @@ var Groups = []Group{
 			{"valid, but would have been invalid through else", "3", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "if-then-else.json", Index: 7, Description: "if with boolean schema true",
-		Refused: "/as_string: keyword \"if\" is not supported by the generator",
+		Refused: "/as_string: keyword \"else\" is not supported by the generator",
 		Tests: []Test{
 			{"boolean schema true in if always chooses the then path (valid)", "\"then\"", "as_string", true},
 			{"boolean schema true in if always chooses the then path (invalid)", "\"else\"", "as_string", false},
@@ -3479,7 +3479,7 @@ var Groups = []Group{
 			{"boolean schema false in if always chooses the else path (valid)", "\"else\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "if-then-else.json", Index: 9, Description: "if appears at the end when serialized (keyword processing sequence)",
-		Refused: "/as_string: keyword \"then\" is not supported by the generator",
+		Refused: "/as_string: keyword \"else\" is not supported by the generator",
 		Tests: []Test{
 			{"yes redirects to then and passes", "\"yes\"", "as_string", true},
 			{"other redirects to else and passes", "\"other\"", "as_string", true},
@@ -3525,7 +3525,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "items.json", Index: 3, Description: "items and subitems",
-		Refused: "/value: keyword \"prefixItems\" is not supported by the generator",
+		Refused: "/value: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"valid items", "[[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}]]", "value", true},
 			{"too many items", "[[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}],[{\"foo\":null},{\"foo\":null}]]", "value", false},
@@ -3580,7 +3580,7 @@ var Groups = []Group{
 			{"two items still valid against lone maxContains", "[1,2]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "maxContains.json", Index: 1, Description: "maxContains with contains",
-		Refused: "/as_array: keyword \"maxContains\" is not supported by the generator",
+		Refused: "/as_array: keyword \"contains\" is not supported by the generator",
 		Tests: []Test{
 			{"empty data", "[]", "as_array", false},
 			{"all elements match, valid maxContains", "[1]", "as_array", true},
@@ -4765,7 +4765,7 @@ var Groups = []Group{
 			{"object with strings is invalid", "{\"foo\\\"bar\":\"1\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 13, Description: "ref creates new scope when adjacent to keywords",
-		Refused: "/as_object: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_object: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"referenced subschema doesn't see annotations from properties", "{\"prop1\":\"match\"}", "as_object", false},
 		}},
@@ -4887,13 +4887,13 @@ var Groups = []Group{
 			{"an integer is invalid", "12", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 33, Description: "$id with file URI still resolves pointers - *nix",
-		Refused: "/as_integer: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 34, Description: "$id with file URI still resolves pointers - windows",
-		Refused: "/as_integer: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_integer: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
@@ -5199,7 +5199,7 @@ var Groups = []Group{
 			{"invalid under items", "[\"foo\",\"bar\",\"baz\"]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 7, Description: "unevaluatedItems with nested tuple",
-		Refused: "/as_array: keyword \"prefixItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated items", "[\"foo\",42]", "as_array", true},
 			{"with unevaluated items", "[\"foo\",42,true]", "as_array", false},
@@ -5224,7 +5224,7 @@ var Groups = []Group{
 			{"with additional items", "[\"foo\",42,true]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 11, Description: "unevaluatedItems with anyOf",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"anyOf\" is not supported by the generator",
 		Tests: []Test{
 			{"when one schema matches and has no unevaluated items", "[\"foo\",\"bar\"]", "as_array", true},
 			{"when one schema matches and has unevaluated items", "[\"foo\",\"bar\",42]", "as_array", false},
@@ -5238,7 +5238,7 @@ var Groups = []Group{
 			{"with unevaluated items", "[\"foo\",\"bar\",42]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 13, Description: "unevaluatedItems with not",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"not\" is not supported by the generator",
 		Tests: []Test{
 			{"with unevaluated items", "[\"foo\",\"bar\"]", "as_array", false},
 		}},
@@ -5251,25 +5251,25 @@ var Groups = []Group{
 			{"when if doesn't match and it has unevaluated items", "[\"foo\",42,42,\"else\",42]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 15, Description: "unevaluatedItems with boolean schemas",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated items", "[]", "as_array", true},
 			{"with unevaluated items", "[\"foo\"]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 16, Description: "unevaluatedItems with $ref",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated items", "[\"foo\",\"bar\"]", "as_array", true},
 			{"with unevaluated items", "[\"foo\",\"bar\",\"baz\"]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 17, Description: "unevaluatedItems before $ref",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated items", "[\"foo\",\"bar\"]", "as_array", true},
 			{"with unevaluated items", "[\"foo\",\"bar\",\"baz\"]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 18, Description: "unevaluatedItems with $dynamicRef",
-		Refused: "/as_array: keyword \"$ref\" is not supported by the generator",
+		Refused: "/as_array: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated items", "[\"foo\",\"bar\"]", "as_array", true},
 			{"with unevaluated items", "[\"foo\",\"bar\",\"baz\"]", "as_array", false},
@@ -5299,7 +5299,7 @@ var Groups = []Group{
 			{"7 not evaluated, fails unevaluatedItems", "[2,3,4,7,8]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 23, Description: "unevaluatedItems and contains interact to control item dependency relationship",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"if\" is not supported by the generator",
 		Tests: []Test{
 			{"empty array is valid", "[]", "as_array", true},
 			{"only a's are valid", "[\"a\",\"a\"]", "as_array", true},
@@ -5311,7 +5311,7 @@ var Groups = []Group{
 			{"only a's and c's are invalid", "[\"c\",\"a\",\"c\",\"a\",\"c\"]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 24, Description: "unevaluatedItems with minContains = 0",
-		Refused: "/as_array: keyword \"unevaluatedItems\" is not supported by the generator",
+		Refused: "/as_array: keyword \"contains\" is not supported by the generator",
 		Tests: []Test{
 			{"empty array is valid", "[]", "as_array", true},
 			{"no items evaluated by contains", "[0]", "as_array", false},
@@ -5388,7 +5388,7 @@ var Groups = []Group{
 			{"with additional properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "value", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 7, Description: "unevaluatedProperties with nested properties",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no additional properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 			{"with additional properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"baz\":\"baz\"}", "as_object", false},
@@ -5400,7 +5400,7 @@ var Groups = []Group{
 			{"with additional properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"baz\":\"baz\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 9, Description: "unevaluatedProperties with nested additionalProperties",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no additional properties", "{\"foo\":\"foo\"}", "as_object", true},
 			{"with additional properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
@@ -5412,7 +5412,7 @@ var Groups = []Group{
 			{"with nested unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 11, Description: "unevaluatedProperties with anyOf",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"anyOf\" is not supported by the generator",
 		Tests: []Test{
 			{"when one matches and has no unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 			{"when one matches and has unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"baz\":\"not-baz\"}", "as_object", false},
@@ -5426,7 +5426,7 @@ var Groups = []Group{
 			{"with unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"quux\":\"quux\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 13, Description: "unevaluatedProperties with not",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"not\" is not supported by the generator",
 		Tests: []Test{
 			{"with unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", false},
 		}},
@@ -5447,7 +5447,7 @@ var Groups = []Group{
 			{"when if is false and has unevaluated properties", "{\"foo\":\"else\",\"baz\":\"baz\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 16, Description: "unevaluatedProperties with if/then/else, else not defined",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"if\" is not supported by the generator",
 		Tests: []Test{
 			{"when if is true and has no unevaluated properties", "{\"foo\":\"then\",\"bar\":\"bar\"}", "as_object", true},
 			{"when if is true and has unevaluated properties", "{\"foo\":\"then\",\"bar\":\"bar\",\"baz\":\"baz\"}", "as_object", false},
@@ -5455,7 +5455,7 @@ var Groups = []Group{
 			{"when if is false and has unevaluated properties", "{\"foo\":\"else\",\"baz\":\"baz\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 17, Description: "unevaluatedProperties with dependentSchemas",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"dependentSchemas\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 			{"with unevaluated properties", "{\"bar\":\"bar\"}", "as_object", false},
@@ -5467,13 +5467,13 @@ var Groups = []Group{
 			{"with unevaluated properties", "{\"bar\":\"bar\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 19, Description: "unevaluatedProperties with $ref",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 			{"with unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"baz\":\"baz\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 20, Description: "unevaluatedProperties before $ref",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"with no unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 			{"with unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\",\"baz\":\"baz\"}", "as_object", false},
@@ -5495,7 +5495,7 @@ var Groups = []Group{
 			{"always fails", "{\"foo\":1}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 24, Description: "nested unevaluatedProperties, outer false, inner true, properties outside",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no nested unevaluated properties", "{\"foo\":\"foo\"}", "as_object", true},
 			{"with nested unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
@@ -5507,7 +5507,7 @@ var Groups = []Group{
 			{"with nested unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 26, Description: "nested unevaluatedProperties, outer true, inner false, properties outside",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"allOf\" is not supported by the generator",
 		Tests: []Test{
 			{"with no nested unevaluated properties", "{\"foo\":\"foo\"}", "as_object", false},
 			{"with nested unevaluated properties", "{\"foo\":\"foo\",\"bar\":\"bar\"}", "as_object", false},
@@ -5562,7 +5562,7 @@ var Groups = []Group{
 			{"Unevaluated on 3rd level is invalid", "{\"x\":{\"x\":{\"x\":{},\"y\":{}}}}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 34, Description: "unevaluatedProperties + ref inside allOf / oneOf",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"$defs\" is not supported by the generator",
 		Tests: []Test{
 			{"Empty is invalid (no x or y)", "{}", "as_object", false},
 			{"a and b are invalid (no x or y)", "{\"a\":1,\"b\":1}", "as_object", false},
@@ -5620,13 +5620,13 @@ var Groups = []Group{
 			{"string property is invalid", "{\"a\":\"b\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 39, Description: "unevaluatedProperties can see annotations from if without then and else",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"if\" is not supported by the generator",
 		Tests: []Test{
 			{"valid in case if is evaluated", "{\"foo\":\"a\"}", "as_object", true},
 			{"invalid in case if is evaluated", "{\"bar\":\"a\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 40, Description: "dependentSchemas with unevaluatedProperties",
-		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
+		Refused: "/as_object: keyword \"dependentSchemas\" is not supported by the generator",
 		Tests: []Test{
 			{"unevaluatedProperties doesn't consider dependentSchemas", "{\"foo\":\"\"}", "as_object", false},
 			{"unevaluatedProperties doesn't see bar when foo2 is absent", "{\"bar\":\"\"}", "as_object", false},
