@@ -21,6 +21,7 @@ const (
 	kindEnum      // a string from a fixed list
 	kindStrings   // an array of strings
 	kindRawArray  // an array whose items may be any JSON values
+	kindNull      // null, a member's only value
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -153,6 +154,13 @@ func init() {
 			Writer: "RawArray", Size: 64,
 			Items: true,
 			Note:  " Each item is any JSON value, null included, kept as its text.",
+		},
+		kindNull: {
+			What:   "null",
+			GoType: "struct{}",
+			Reader: "NullValue",
+			Writer: "NullValue", Size: 4,
+			Note: " Its only value is null: a member of type struct{} is present, and encodes as null.",
 		},
 		kindRawObject: {
 			What:   "free object",

@@ -274,6 +274,13 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 		f.Nullable = true
 		types = slices.Delete(types, i, i+1)
 	}
+	if len(types) == 0 && f.Nullable {
+		// A member whose only value is null.
+		types, f.Nullable = []string{"null"}, false
+		if string(f.Default) == "null" {
+			f.Default = nil
+		}
+	}
 	if len(types) != 1 {
 		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
 	}
@@ -281,6 +288,10 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 		// Only the values of the member's types can be its values.
 		var null bool
 		enum, null = enumOf(types[0], enum)
+		if types[0] == "null" && null {
+			// Null is the member's only value, and one the enum allows.
+			enum, null = []string{"null"}, f.Nullable
+		}
 		if len(enum) == 0 {
 			return nil, fmt.Errorf("%s: %s allows no value of type %s", path, valuesRule, types[0])
 		}
@@ -299,6 +310,8 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 			f.Enum = append(f.Enum, s)
 		}
 		f.nameEnum()
+	case typ == "null":
+		f.Kind = kindNull
 	case enum != nil && typ != "integer" && typ != "boolean":
 		return nil, fmt.Errorf("%s: %s on a member of type %s is not supported by the generator", path, valuesRule, typ)
 	case typ != "array" && typ != "object":
@@ -338,7 +351,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	default:
 		return nil, fmt.Errorf("%s: unsupported type %q (format %q)", path, typ, format)
 	}
-	if enum != nil && f.Kind != kindEnum {
+	if enum != nil && f.Kind != kindEnum && f.Kind != kindNull {
 		f.Allowed = enum
 	}
 	if format != f.row().Format {

@@ -167,7 +167,7 @@ func (n node) values(path string) ([]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var list []string
+	list := []string{}
 	for _, raw := range enum {
 		c, err := jsonCanonical(raw)
 		if err != nil {

@@ -18,12 +18,16 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type5"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type6"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type8"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020unevaluateditems25"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020unevaluatedproperties36"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020uniqueitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020uniqueitems3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const13"
@@ -41,18 +45,20 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type5"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type6"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type8"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7uniqueitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7uniqueitems3"
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// Groups are the suite's 660 groups, 46 of them generated, in the order of its files.
+// Groups are the suite's 660 groups, 52 of them generated, in the order of its files.
 var Groups = []Group{
 	{Draft: "draft7", File: "additionalItems.json", Index: 0, Description: "additionalItems as schema",
 		Refused: "/as_array: keyword \"additionalItems\" is not supported by the generator",
@@ -689,7 +695,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 0, Description: "email format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -699,7 +705,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 1, Description: "idn-email format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -709,7 +715,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 2, Description: "regex format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -719,7 +725,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 3, Description: "ipv4 format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -729,7 +735,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 4, Description: "ipv6 format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -739,7 +745,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 5, Description: "idn-hostname format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -749,7 +755,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 6, Description: "hostname format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -759,7 +765,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 7, Description: "date format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -769,7 +775,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 8, Description: "date-time format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -779,7 +785,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 9, Description: "time format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -789,7 +795,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 10, Description: "json-pointer format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -799,7 +805,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 11, Description: "relative-json-pointer format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -809,7 +815,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 12, Description: "iri format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -819,7 +825,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 13, Description: "iri-reference format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -829,7 +835,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 14, Description: "uri format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -839,7 +845,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 15, Description: "uri-reference format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -849,7 +855,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 16, Description: "uri-template format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1103,7 +1109,7 @@ var Groups = []Group{
 			{"too short is invalid", "\"f\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "minProperties.json", Index: 0, Description: "minProperties validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object: keyword \"minProperties\" is not supported by the generator",
 		Tests: []Test{
 			{"longer is valid", "{\"foo\":1,\"bar\":2}", "as_object", true},
 			{"exact length is valid", "{\"foo\":1}", "as_object", true},
@@ -1312,7 +1318,7 @@ var Groups = []Group{
 			{"anything non-null is invalid", "123", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "optional/format/date-time.json", Index: 0, Description: "validation of date-time strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1349,7 +1355,7 @@ var Groups = []Group{
 			{"a trailing newline is invalid", "\"1985-04-12T23:20:50Z\\n\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/date.json", Index: 0, Description: "validation of date strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1434,7 +1440,7 @@ var Groups = []Group{
 			{"invalid: NUL character after an otherwise valid full-date", "\"2020-01-01\\u0000\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/email.json", Index: 0, Description: "validation of e-mail addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1458,7 +1464,7 @@ var Groups = []Group{
 			{"unquoted space in local part is invalid", "\"joe bloggs@example.com\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/hostname.json", Index: 0, Description: "validation of host names",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1530,7 +1536,7 @@ var Groups = []Group{
 			{"contains \"--\" in the 3rd and 4th position", "\"XN--aa---o47jg78q\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/ipv4.json", Index: 0, Description: "validation of IP addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1575,7 +1581,7 @@ var Groups = []Group{
 			{"single octet out of range in last position", "\"192.168.0.256\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/ipv6.json", Index: 0, Description: "validation of IPv6 addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1621,7 +1627,7 @@ var Groups = []Group{
 			{"a leading zero in the last IPv4 octet is invalid", "\"::ffff:192.168.0.01\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/time.json", Index: 0, Description: "validation of time strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1672,7 +1678,7 @@ var Groups = []Group{
 			{"an invalid time string in date-time format", "\"2020-11-28T23:55:45Z\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/uri.json", Index: 0, Description: "validation of URIs",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1722,7 +1728,7 @@ var Groups = []Group{
 			{"square brackets are not allowed in a path segment", "\"http:/[::1]\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "pattern.json", Index: 0, Description: "pattern validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_string: keyword \"pattern\" is not supported by the generator",
 		Tests: []Test{
 			{"a matching pattern is valid", "\"aaa\"", "as_string", true},
 			{"a non-matching pattern is invalid", "\"abc\"", "as_string", false},
@@ -1818,7 +1824,7 @@ var Groups = []Group{
 			{"object with strings is invalid", "{\"foo\\nbar\":\"1\",\"foo\\\"bar\":\"1\",\"foo\\\\bar\":\"1\",\"foo\\rbar\":\"1\",\"foo\\tbar\":\"1\",\"foo\\fbar\":\"1\"}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "properties.json", Index: 4, Description: "properties with null valued instance properties",
-		Refused: "/as_object/foo: want one type besides null, got [null]",
+		New: func() msg.Message { return d7properties4.New() },
 		Tests: []Test{
 			{"allows null values", "{\"foo\":null}", "as_object", true},
 		}},
@@ -1834,7 +1840,7 @@ var Groups = []Group{
 			{"all present and valid", "{\"__proto__\":12,\"toString\":{\"length\":\"foo\"},\"constructor\":37}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 0, Description: "propertyNames validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
 		Tests: []Test{
 			{"all property names valid", "{\"f\":{},\"foo\":{}}", "as_object", true},
 			{"some property names invalid", "{\"foo\":{},\"foobar\":{}}", "as_object", false},
@@ -2165,7 +2171,7 @@ var Groups = []Group{
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "required.json", Index: 0, Description: "required validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object/foo: want one type besides null, got []",
 		Tests: []Test{
 			{"present required property is valid", "{\"foo\":1}", "as_object", true},
 			{"non-present required property is invalid", "{\"bar\":1}", "as_object", false},
@@ -2278,7 +2284,7 @@ var Groups = []Group{
 			{"null is not a boolean", "null", "value", false},
 		}},
 	{Draft: "draft7", File: "type.json", Index: 6, Description: "null type matches only the null object",
-		Refused: "/value: want one type besides null, got [null]",
+		New: func() msg.Message { return d7type6.New() },
 		Tests: []Test{
 			{"an integer is not null", "1", "value", false},
 			{"a float is not null", "1.1", "value", false},
@@ -3186,7 +3192,7 @@ var Groups = []Group{
 			{"do not match string lacking nul", "\"hellothere\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 14, Description: "empty enum",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_array: enum allows no value of type array",
 		Tests: []Test{
 			{"string is invalid", "\"foo\"", "as_string", false},
 			{"number is invalid", "42", "as_integer", false},
@@ -3212,7 +3218,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 0, Description: "email format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3223,7 +3229,7 @@ var Groups = []Group{
 			{"invalid email string is only an annotation by default", "\"2962\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 1, Description: "idn-email format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3234,7 +3240,7 @@ var Groups = []Group{
 			{"invalid idn-email string is only an annotation by default", "\"2962\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 2, Description: "regex format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3245,7 +3251,7 @@ var Groups = []Group{
 			{"invalid regex string is only an annotation by default", "\"^(abc]\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 3, Description: "ipv4 format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3256,7 +3262,7 @@ var Groups = []Group{
 			{"invalid ipv4 string is only an annotation by default", "\"127.0.0.0.1\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 4, Description: "ipv6 format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3267,7 +3273,7 @@ var Groups = []Group{
 			{"invalid ipv6 string is only an annotation by default", "\"12345::\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 5, Description: "idn-hostname format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3278,7 +3284,7 @@ var Groups = []Group{
 			{"invalid idn-hostname string is only an annotation by default", "\"〮실례.테스트\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 6, Description: "hostname format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3289,7 +3295,7 @@ var Groups = []Group{
 			{"invalid hostname string is only an annotation by default", "\"-a-host-name-that-starts-with--\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 7, Description: "date format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3300,7 +3306,7 @@ var Groups = []Group{
 			{"invalid date string is only an annotation by default", "\"06/19/1963\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 8, Description: "date-time format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3311,7 +3317,7 @@ var Groups = []Group{
 			{"invalid date-time string is only an annotation by default", "\"1990-02-31T15:59:60.123-08:00\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 9, Description: "time format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3322,7 +3328,7 @@ var Groups = []Group{
 			{"invalid time string is only an annotation by default", "\"08:30:06 PST\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 10, Description: "json-pointer format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3333,7 +3339,7 @@ var Groups = []Group{
 			{"invalid json-pointer string is only an annotation by default", "\"/foo/bar~\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 11, Description: "relative-json-pointer format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3344,7 +3350,7 @@ var Groups = []Group{
 			{"invalid relative-json-pointer string is only an annotation by default", "\"/foo/bar\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 12, Description: "iri format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3355,7 +3361,7 @@ var Groups = []Group{
 			{"invalid iri string is only an annotation by default", "\"http://2001:0db8:85a3:0000:0000:8a2e:0370:7334\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 13, Description: "iri-reference format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3366,7 +3372,7 @@ var Groups = []Group{
 			{"invalid iri-reference string is only an annotation by default", "\"\\\\\\\\WINDOWS\\\\filëßåré\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 14, Description: "uri format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3377,7 +3383,7 @@ var Groups = []Group{
 			{"invalid uri string is only an annotation by default", "\"//foo.bar/?baz=qux#quux\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 15, Description: "uri-reference format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3388,7 +3394,7 @@ var Groups = []Group{
 			{"invalid uri-reference string is only an annotation by default", "\"\\\\\\\\WINDOWS\\\\fileshare\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 16, Description: "uri-template format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3399,7 +3405,7 @@ var Groups = []Group{
 			{"invalid uri-template string is only an annotation by default", "\"http://example.com/dictionary/{term:1}/{term\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 17, Description: "uuid format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3410,7 +3416,7 @@ var Groups = []Group{
 			{"invalid uuid string is only an annotation by default", "\"2eb8aa08-aa98-11ea-b4aa-73b441d1638\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 18, Description: "duration format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3764,7 +3770,7 @@ var Groups = []Group{
 			{"too short is invalid", "\"f\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "minProperties.json", Index: 0, Description: "minProperties validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object: keyword \"minProperties\" is not supported by the generator",
 		Tests: []Test{
 			{"longer is valid", "{\"foo\":1,\"bar\":2}", "as_object", true},
 			{"exact length is valid", "{\"foo\":1}", "as_object", true},
@@ -3979,7 +3985,7 @@ var Groups = []Group{
 			{"anything non-null is invalid", "123", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/date-time.json", Index: 0, Description: "validation of date-time strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4016,7 +4022,7 @@ var Groups = []Group{
 			{"a trailing newline is invalid", "\"1985-04-12T23:20:50Z\\n\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/date.json", Index: 0, Description: "validation of date strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4101,7 +4107,7 @@ var Groups = []Group{
 			{"invalid: NUL character after an otherwise valid full-date", "\"2020-01-01\\u0000\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/duration.json", Index: 0, Description: "validation of duration strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4157,7 +4163,7 @@ var Groups = []Group{
 			{"a sign inside a component is invalid", "\"P-1D\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/email.json", Index: 0, Description: "validation of e-mail addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4188,7 +4194,7 @@ var Groups = []Group{
 			{"unquoted space in local part is invalid", "\"joe bloggs@example.com\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/hostname.json", Index: 0, Description: "validation of host names",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4260,7 +4266,7 @@ var Groups = []Group{
 			{"contains \"--\" in the 3rd and 4th position", "\"XN--aa---o47jg78q\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/ipv4.json", Index: 0, Description: "validation of IP addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4305,7 +4311,7 @@ var Groups = []Group{
 			{"single octet out of range in last position", "\"192.168.0.256\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/ipv6.json", Index: 0, Description: "validation of IPv6 addresses",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4351,7 +4357,7 @@ var Groups = []Group{
 			{"a leading zero in the last IPv4 octet is invalid", "\"::ffff:192.168.0.01\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/time.json", Index: 0, Description: "validation of time strings",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4402,7 +4408,7 @@ var Groups = []Group{
 			{"an invalid time string in date-time format", "\"2020-11-28T23:55:45Z\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/uri.json", Index: 0, Description: "validation of URIs",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4452,7 +4458,7 @@ var Groups = []Group{
 			{"square brackets are not allowed in a path segment", "\"http:/[::1]\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/uuid.json", Index: 0, Description: "uuid format",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_number: unsupported type \"number\" (format \"\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4484,7 +4490,7 @@ var Groups = []Group{
 			{"a variant nibble not defined by RFC 4122 is valid", "\"2eb8aa08-aa98-11ea-f4aa-73b441d16380\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "pattern.json", Index: 0, Description: "pattern validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_string: keyword \"pattern\" is not supported by the generator",
 		Tests: []Test{
 			{"a matching pattern is valid", "\"aaa\"", "as_string", true},
 			{"a non-matching pattern is invalid", "\"abc\"", "as_string", false},
@@ -4620,7 +4626,7 @@ var Groups = []Group{
 			{"object with strings is invalid", "{\"foo\\nbar\":\"1\",\"foo\\\"bar\":\"1\",\"foo\\\\bar\":\"1\",\"foo\\rbar\":\"1\",\"foo\\tbar\":\"1\",\"foo\\fbar\":\"1\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "properties.json", Index: 4, Description: "properties with null valued instance properties",
-		Refused: "/as_object/foo: want one type besides null, got [null]",
+		New: func() msg.Message { return d2020properties4.New() },
 		Tests: []Test{
 			{"allows null values", "{\"foo\":null}", "as_object", true},
 		}},
@@ -4636,7 +4642,7 @@ var Groups = []Group{
 			{"all present and valid", "{\"__proto__\":12,\"toString\":{\"length\":\"foo\"},\"constructor\":37}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 0, Description: "propertyNames validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
 		Tests: []Test{
 			{"all property names valid", "{\"f\":{},\"foo\":{}}", "as_object", true},
 			{"some property names invalid", "{\"foo\":{},\"foobar\":{}}", "as_object", false},
@@ -4996,7 +5002,7 @@ var Groups = []Group{
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "required.json", Index: 0, Description: "required validation",
-		Refused: "/as_null: want one type besides null, got [null]",
+		Refused: "/as_object/foo: want one type besides null, got []",
 		Tests: []Test{
 			{"present required property is valid", "{\"foo\":1}", "as_object", true},
 			{"non-present required property is invalid", "{\"bar\":1}", "as_object", false},
@@ -5109,7 +5115,7 @@ var Groups = []Group{
 			{"null is not a boolean", "null", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "type.json", Index: 6, Description: "null type matches only the null object",
-		Refused: "/value: want one type besides null, got [null]",
+		New: func() msg.Message { return d2020type6.New() },
 		Tests: []Test{
 			{"an integer is not null", "1", "value", false},
 			{"a float is not null", "1.1", "value", false},
@@ -5319,7 +5325,7 @@ var Groups = []Group{
 			{"all items evaluated by contains", "[\"foo\",\"bar\"]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedItems.json", Index: 25, Description: "non-array instances are valid",
-		Refused: "/as_null: want one type besides null, got [null]",
+		New: func() msg.Message { return d2020unevaluateditems25.New() },
 		Tests: []Test{
 			{"ignores booleans", "true", "as_boolean", true},
 			{"ignores integers", "123", "as_integer", true},
@@ -5599,7 +5605,7 @@ var Groups = []Group{
 			{"all + a is invalid", "{\"all\":1,\"a\":1}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 36, Description: "non-object instances are valid",
-		Refused: "/as_null: want one type besides null, got [null]",
+		New: func() msg.Message { return d2020unevaluatedproperties36.New() },
 		Tests: []Test{
 			{"ignores booleans", "true", "as_boolean", true},
 			{"ignores integers", "123", "as_integer", true},

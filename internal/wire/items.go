@@ -343,3 +343,18 @@ func (f *former) number(dst []byte) []byte {
 	dst = append(dst, 'e')
 	return exp.Add(exp, big.NewInt(int64(point-lead))).Append(dst, 10)
 }
+
+// NullValue reads the value of a member whose only type is null.
+func (d *Decoder) NullValue(base, name string) (struct{}, bool) {
+	if d.Fatal {
+		return struct{}{}, false
+	}
+	if d.Null() {
+		return struct{}{}, true
+	}
+	d.mistyped(base, name, "", "null")
+	return struct{}{}, false
+}
+
+// NullValue writes the value of a member whose only type is null.
+func (e *Encoder) NullValue(struct{}) { e.Null() }
