@@ -69,6 +69,7 @@ func (g *generator) file() {
 		g.p(")")
 	}
 	g.message(g.sf.Root, true)
+	g.patterns()
 	if len(g.sf.Older) > 0 {
 		g.versions()
 	}
@@ -124,6 +125,9 @@ func (g *generator) imports() []string {
 			if f.Repr == reprNullable {
 				uses["github.com/fleetkit/catalogue/msg"] = true
 			}
+			if f.Pattern != "" {
+				uses["regexp"] = true
+			}
 			if f.Object != nil {
 				walk(f.Object)
 			}
@@ -137,7 +141,7 @@ func (g *generator) imports() []string {
 	}
 	var list []string
 	for _, imp := range []string{
-		"encoding/json", "fmt", "slices", "time",
+		"encoding/json", "fmt", "regexp", "slices", "time",
 		"github.com/fleetkit/catalogue/internal/wire", "github.com/fleetkit/catalogue/msg",
 		"github.com/fleetkit/catalogue/schemas", "github.com/google/uuid",
 	} {
@@ -261,6 +265,9 @@ func (f *field) doc() string {
 	}
 	if f.MaxLength != nil {
 		fmt.Fprintf(&b, " At most %d characters.", *f.MaxLength)
+	}
+	if f.Pattern != "" {
+		fmt.Fprintf(&b, " Matches the pattern %s.", strconv.Quote(f.Pattern))
 	}
 	if f.MinItems != nil {
 		fmt.Fprintf(&b, " At least %d items.", *f.MinItems)
@@ -447,4 +454,33 @@ func (g *generator) declared(m *message) {
 	g.p("}")
 	g.p("return false")
 	g.p("}")
+}
+
+// patterns writes the compiled regular expression of every pattern of
+// the file's messages, compiled once, when the package is loaded.
+func (g *generator) patterns() {
+	var list []*field
+	var walk func(m *message)
+	walk = func(m *message) {
+		for _, f := range m.Fields {
+			if f.Pattern != "" {
+				list = append(list, f)
+			}
+			if f.Object != nil {
+				walk(f.Object)
+			}
+		}
+	}
+	walk(g.sf.Root)
+	if len(list) == 0 {
+		return
+	}
+	g.p("")
+	g.p("// The patterns of the schema's members, as Go's regexp reads them:")
+	g.p("// each matches exactly the strings the ECMA-262 pattern does.")
+	g.p("var (")
+	for _, f := range list {
+		g.p("%s = regexp.MustCompile(%s) // %s", f.PatternVar, strconv.Quote(f.RE2), strconv.Quote(f.Pattern))
+	}
+	g.p(")")
 }

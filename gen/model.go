@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"maps"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,10 @@ type field struct {
 	Factor     string
 	MinLength  int
 	MaxLength  *int
+	// Pattern is the schema's pattern, an ECMA-262 regular expression;
+	// RE2 the Go expression that matches the same strings, compiled once
+	// into the package variable PatternVar.
+	Pattern, RE2, PatternVar string
 	// Values is "enum" or "const" when the schema lists the member's
 	// values, by the keyword whose rule a value outside them breaks;
 	// Allowed are those values, as Go literals, for the kinds other than
@@ -114,6 +119,9 @@ func (sf *schemaFile) olderMinor() {
 				f.EnumType = unexport(f.EnumType) + sf.Suffix
 				f.nameEnum()
 			}
+			if f.Pattern != "" {
+				f.PatternVar += sf.Suffix
+			}
 		}
 		for _, n := range m.Nested {
 			walk(n)
@@ -150,7 +158,7 @@ var keywords = map[string]bool{
 	"format": true, "default": true, "enum": true, "const": true,
 	"$comment": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true,
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
-	"minItems": true, "maxItems": true, "uniqueItems": true,
+	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 }
 
@@ -168,6 +176,7 @@ func build(s input) (*schemaFile, error) {
 		}
 	}
 	sf := &schemaFile{Schema: s, Package: pkg, Root: root}
+	sf.namePatterns()
 	if sf.Identity, err = identityOf(sf); err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
@@ -421,8 +430,16 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if f.MaxLength, err = node.count(path, "maxLength"); err != nil {
 		return nil, err
 	}
-	if (minLength != nil || f.MaxLength != nil) && !f.row().Lengths {
-		return nil, fmt.Errorf("%s: minLength or maxLength on a member that is not a plain string", path)
+	if f.Pattern, err = node.text(path, "pattern"); err != nil {
+		return nil, err
+	}
+	if f.Pattern != "" {
+		if f.RE2, err = ecmaToRE2(f.Pattern); err != nil {
+			return nil, fmt.Errorf("%s: pattern %s: %v", path, strconv.Quote(f.Pattern), err)
+		}
+	}
+	if (minLength != nil || f.MaxLength != nil || f.Pattern != "") && !f.row().Lengths {
+		return nil, fmt.Errorf("%s: minLength, maxLength or pattern on a member that is not a plain string", path)
 	}
 	if f.MinItems, err = node.count(path, "minItems"); err != nil {
 		return nil, err
@@ -601,6 +618,9 @@ func (f *field) checkDefault() error {
 		if f.MaxLength != nil && utf8.RuneCountInString(s) > *f.MaxLength {
 			return fmt.Errorf("longer than maxLength %d", *f.MaxLength)
 		}
+		if f.Pattern != "" && !regexp.MustCompile(f.RE2).MatchString(s) {
+			return fmt.Errorf("no match of its pattern")
+		}
 		if f.Kind == kindEnum && !slices.Contains(f.Enum, s) {
 			return fmt.Errorf("not one of the %s's values", f.Values)
 		}
@@ -630,4 +650,23 @@ func (f *field) nameEnum() {
 		seen[c] = true
 		f.EnumConsts[i] = c
 	}
+}
+
+// namePatterns names the package variable of each pattern of sf's
+// messages by its place among them.
+func (sf *schemaFile) namePatterns() {
+	n := 0
+	var walk func(m *message)
+	walk = func(m *message) {
+		for _, f := range m.Fields {
+			if f.Pattern != "" {
+				n++
+				f.PatternVar = "pattern" + strconv.Itoa(n)
+			}
+			if f.Object != nil {
+				walk(f.Object)
+			}
+		}
+	}
+	walk(sf.Root)
 }

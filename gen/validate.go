@@ -31,6 +31,9 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.MaxLength != nil {
 		g.p("%s.MaxLength(base, %s, %s, %d)", e, name, x, *f.MaxLength)
 	}
+	if f.Pattern != "" {
+		g.p("%s.Pattern(base, %s, %s, %s, %q)", e, name, x, f.PatternVar, f.Pattern)
+	}
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
@@ -178,6 +181,7 @@ func (m *message) checked() string {
 			has["multiples"] = has["multiples"] || f.MultipleOf != nil
 			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
 			has["item counts"] = has["item counts"] || f.MinItems != nil || f.MaxItems != nil
+			has["patterns"] = has["patterns"] || f.Pattern != ""
 			has["repeated items"] = has["repeated items"] || f.Unique
 			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
 			has[fieldKinds[kindEnum].Rejects] = has[fieldKinds[kindEnum].Rejects] || f.Allowed != nil
@@ -189,7 +193,7 @@ func (m *message) checked() string {
 	walk(m)
 	// The enum values first, then the schema's own rules, then what else
 	// the kinds reject, in the table's order.
-	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "multiples", "lengths", "item counts", "repeated items", "the IMEI rule"}
+	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "multiples", "lengths", "patterns", "item counts", "repeated items", "the IMEI rule"}
 	for _, row := range fieldKinds {
 		if row.Rejects != "" && !slices.Contains(order, row.Rejects) {
 			order = append(order, row.Rejects)

@@ -42,6 +42,7 @@ const (
 	RuleMultipleOf       Rule = "multipleOf"       // the number is not a multiple of the one given
 	RuleMinLength        Rule = "minLength"        // the string is shorter than allowed
 	RuleMaxLength        Rule = "maxLength"        // the string is longer than allowed
+	RulePattern          Rule = "pattern"          // the string does not match the pattern
 	RuleMinItems         Rule = "minItems"         // the array has fewer items than allowed
 	RuleMaxItems         Rule = "maxItems"         // the array has more items than allowed
 	RuleUniqueItems      Rule = "uniqueItems"      // two items of the array are equal

@@ -10,6 +10,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"regexp"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -170,6 +171,22 @@ func (e *Errors) maxLength(base, name string, s string, max int) {
 		e.Add(base, name, msg.RuleMaxLength, Quote(s),
 			"want at most "+characters(max)+", got "+strconv.Itoa(n))
 	}
+}
+
+// Pattern checks that s matches re, the Go form of the schema's pattern,
+// which the message names.
+func (e *Errors) Pattern(base, name string, s string, re *regexp.Regexp, pattern string) {
+	if !re.MatchString(s) {
+		e.noMatch(base, name, s, pattern)
+	}
+}
+
+func (e *Errors) noMatch(base, name string, s, pattern string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RulePattern, Quote(s), "want a match of the pattern "+strconv.Quote(pattern))
 }
 
 // IMEI checks the device message's IMEI rule (decision 6): s is empty,
