@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,7 +71,13 @@ func (g *generator) unmarshal(m *message) {
 	}
 	g.p("*v = %s", m.defaults())
 	g.p("var seen wire.Seen")
-	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
+	if m.MinProps != nil || m.MaxProps != nil {
+		// The count of members, after the loop.
+		g.p("i := 0")
+		g.p("for ; d.More(base, \"\", '}', i); i++ {")
+	} else {
+		g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
+	}
 	g.p("switch j, key := d.Member(base, %s, &seen); j {", membersVar(m))
 	var required uint64
 	for i, f := range m.Fields {
@@ -81,9 +88,28 @@ func (g *generator) unmarshal(m *message) {
 		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
 	}
 	g.p("case wire.Undeclared:")
-	g.p("d.Extra(&v.Extra, base, key)")
+	if m.Closed {
+		g.p("d.Additional(base, key)")
+	} else {
+		g.p("d.Extra(&v.Extra, base, key)")
+	}
 	g.p("}")
 	g.p("}")
+	if m.MinProps != nil || m.MaxProps != nil {
+		g.p("if !d.Failed() {")
+		if m.MinProps != nil {
+			g.p("d.MinProperties(base, i, %d)", *m.MinProps)
+		}
+		if m.MaxProps != nil {
+			g.p("d.MaxProperties(base, i, %d)", *m.MaxProps)
+		}
+		g.p("}")
+	}
+	for _, dep := range m.Dependents {
+		g.p("if seen.Bits&%#x != 0 && seen.Bits&%#x == 0 && !d.Failed() {", uint64(1)<<m.index(dep.If), uint64(1)<<m.index(dep.Then))
+		g.p("d.Dependent(base, %q, msg.Rule%s, %q)", "/"+dep.Then.JSON, exportName(m.DependentRule), dep.If.JSON)
+		g.p("}")
+	}
 	if required != 0 {
 		g.p("if seen.Bits&%#x != %#x && !d.Failed() {", required, required)
 		for i, f := range m.Fields {
@@ -205,3 +231,6 @@ func decodeObject(g *generator, m *message, f *field, name string) {
 	}
 	g.p("}")
 }
+
+// index returns f's place among m's members.
+func (m *message) index(f *field) int { return slices.Index(m.Fields, f) }

@@ -444,6 +444,11 @@ func (g *generator) declared(m *message) {
 	g.p("")
 	g.p("// declared%s reports whether the schema declares a member of %s named name.", m.GoName, m.GoName)
 	g.p("func declared%s(name string) bool {", m.GoName)
+	if len(m.Fields) == 0 {
+		g.p("return false")
+		g.p("}")
+		return
+	}
 	g.p("switch name {")
 	var names []string
 	for _, f := range m.Fields {

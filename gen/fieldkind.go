@@ -22,6 +22,7 @@ const (
 	kindStrings   // an array of strings
 	kindRawArray  // an array whose items may be any JSON values
 	kindNull      // null, a member's only value
+	kindAny       // any JSON value: a member whose schema asserts nothing
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -161,6 +162,13 @@ func init() {
 			Reader: "NullValue",
 			Writer: "NullValue", Size: 4,
 			Note: " Its only value is null: a member of type struct{} is present, and encodes as null.",
+		},
+		kindAny: {
+			What:   "any value",
+			GoType: "json.RawMessage", Import: "encoding/json", Held: true,
+			Reader: "AnyValue", Validate: validateAny,
+			Writer: "Raw", Size: 16,
+			Note: " Any JSON value, null included, kept as its text; nil is absent.",
 		},
 		kindRawObject: {
 			What:   "free object",

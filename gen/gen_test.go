@@ -157,26 +157,27 @@ func TestSentenceKeepsNames(t *testing.T) {
 // the generated code would otherwise accept messages the schema rejects.
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
-		"backreference":              `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
-		"contains":                   `{"a": {"type": "array", "contains": {"type": "string"}}}`,
-		"items with a bound":         `{"a": {"type": "array", "items": {"type": "string", "maxLength": 3}}}`,
-		"boolean schema":             `{"a": true}`,
-		"enum of no string":          `{"a": {"type": "string", "enum": [1, null]}}`,
-		"default of no kind":         `{"a": {"type": "integer", "default": []}}`,
-		"default the member refuses": `{"a": {"type": "string", "maxLength": 2, "default": "abc"}}`,
-		"enum on a number":           `{"a": {"type": "number", "enum": [1, 2]}}`,
-		"enum on an object":          `{"a": {"type": "object", "enum": [{}]}}`,
-		"required undeclared":        `{"a": {"type": "object", "required": ["b"]}}`,
-		"no Go name":                 `{"$a": {"type": "string"}}`,
-		"oneOf":                      `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
-		"$ref":                       `{"a": {"$ref": "#/definitions/x"}}`,
-		"two types":                  `{"a": {"type": ["string", "integer"]}}`,
-		"number":                     `{"a": {"type": "number"}}`,
-		"unknown format":             `{"a": {"type": "string", "format": "email"}}`,
-		"array of integers":          `{"a": {"type": "array", "items": {"type": "integer"}}}`,
-		"bound beyond int64":         `{"a": {"type": "integer", "minimum": 1e19}}`,
-		"enum without null":          `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
-		"additionalProperties":       `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}}`,
+		"backreference":               `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
+		"contains":                    `{"a": {"type": "array", "contains": {"type": "string"}}}`,
+		"items with a bound":          `{"a": {"type": "array", "items": {"type": "string", "maxLength": 3}}}`,
+		"boolean schema":              `{"a": false}`,
+		"enum of no string":           `{"a": {"type": "string", "enum": [1, null]}}`,
+		"default of no kind":          `{"a": {"type": "integer", "default": []}}`,
+		"default the member refuses":  `{"a": {"type": "string", "maxLength": 2, "default": "abc"}}`,
+		"enum on a number":            `{"a": {"type": "number", "enum": [1, 2]}}`,
+		"enum on an object":           `{"a": {"type": "object", "enum": [{}]}}`,
+		"no Go name":                  `{"$a": {"type": "string"}}`,
+		"oneOf":                       `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
+		"$ref":                        `{"a": {"$ref": "#/definitions/x"}}`,
+		"two types":                   `{"a": {"type": ["string", "integer"]}}`,
+		"number":                      `{"a": {"type": "number"}}`,
+		"unknown format":              `{"a": {"type": "string", "format": "email"}}`,
+		"array of integers":           `{"a": {"type": "array", "items": {"type": "integer"}}}`,
+		"bound beyond int64":          `{"a": {"type": "integer", "minimum": 1e19}}`,
+		"enum without null":           `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
+		"additionalProperties schema": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`,
+		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
+		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testSchema(t, props)
@@ -430,4 +431,28 @@ func TestExclusiveBoundsAndMultiplesOfIntegers(t *testing.T) {
 	}
 	_, err := build(testSchema(t, `{"a": {"type": "integer", "multipleOf": 0}}`))
 	assert.ErrorContains(t, err, "not positive")
+}
+
+// TestObjectKeywords pins how an object's own keywords are read: a
+// member named only by required or dependentRequired is declared, as
+// one holding any value; additionalProperties false closes the object.
+func TestObjectKeywords(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "object", "properties": {"b": {"type": "string"}},
+		"required": ["c"], "dependentRequired": {"b": ["d"]}, "additionalProperties": false,
+		"minProperties": 1, "maxProperties": 3}}`))
+	require.NoError(t, err)
+	m := sf.Root.Fields[2].Object
+	require.NotNil(t, m)
+	var names []string
+	for _, f := range m.Fields {
+		names = append(names, f.JSON+":"+fieldKinds[f.Kind].What)
+	}
+	assert.Equal(t, []string{"b:string", "c:any value", "d:any value"}, names)
+	assert.True(t, m.Closed)
+	assert.Equal(t, 1, *m.MinProps)
+	assert.Equal(t, 3, *m.MaxProps)
+	require.Len(t, m.Dependents, 1)
+	assert.Equal(t, "b", m.Dependents[0].If.JSON)
+	assert.Equal(t, "d", m.Dependents[0].Then.JSON)
+	assert.Equal(t, "dependentRequired", m.DependentRule)
 }

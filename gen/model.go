@@ -38,7 +38,21 @@ type message struct {
 	Description string
 	Fields      []*field
 	Nested      []*message
+	// Closed says the schema allows no member it does not declare
+	// (additionalProperties false).
+	Closed bool
+	// MinProps and MaxProps are the schema's minProperties and
+	// maxProperties.
+	MinProps, MaxProps *int
+	// Dependents are the schema's dependentRequired (or draft 7's array
+	// dependencies), by the keyword DependentRule.
+	Dependents    []dependent
+	DependentRule string
 }
+
+// A dependent says that when the member If is present, the member Then
+// must be too.
+type dependent struct{ If, Then *field }
 
 // A field is one declared member of a message.
 type field struct {
@@ -160,6 +174,8 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"additionalProperties": true, "minProperties": true, "maxProperties": true,
+	"dependentRequired": true, "dependencies": true,
 }
 
 // build turns a catalogue schema into the model of its package, reading
@@ -215,10 +231,34 @@ func buildMessage(schema, goName, path string, raw json.RawMessage) (*message, e
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range required {
+	// A member the object names in required or dependentRequired
+	// without declaring it may hold any value: it is declared here as
+	// one of kindAny, after the others.
+	deps, depRule, err := node.dependents(path)
+	if err != nil {
+		return nil, err
+	}
+	implied := slices.Clone(required)
+	for _, d := range deps {
+		implied = append(append(implied, d[0]), d[1:]...)
+	}
+	if props == nil {
+		props = make(map[string]json.RawMessage)
+	}
+	for _, name := range implied {
 		if props[name] == nil {
-			return nil, fmt.Errorf("%s: required member %q is not declared", orRoot(path), name)
+			props[name] = json.RawMessage("true")
+			order = append(order, name)
 		}
+	}
+	if err := m.closed(path, node); err != nil {
+		return nil, err
+	}
+	if m.MinProps, err = node.count(path, "minProperties"); err != nil {
+		return nil, err
+	}
+	if m.MaxProps, err = node.count(path, "maxProperties"); err != nil {
+		return nil, err
 	}
 	for _, name := range order {
 		f, err := buildField(schema, path, name, props[name], slices.Contains(required, name))
@@ -233,7 +273,46 @@ func buildMessage(schema, goName, path string, raw json.RawMessage) (*message, e
 	if len(m.Fields) > 64 {
 		return nil, fmt.Errorf("%s: more than 64 members", orRoot(path))
 	}
+	byName := make(map[string]*field)
+	for _, f := range m.Fields {
+		byName[f.JSON] = f
+	}
+	m.DependentRule = depRule
+	for _, d := range deps {
+		for _, then := range d[1:] {
+			m.Dependents = append(m.Dependents, dependent{byName[d[0]], byName[then]})
+		}
+	}
+	// A member that decoding fills in with its default when absent, and
+	// encoding writes, would make a valid message encode as one these
+	// keywords refuse.
+	for _, f := range m.Fields {
+		if f.Default != nil && !f.Required {
+			if m.MaxProps != nil {
+				return nil, fmt.Errorf("%s: maxProperties with a member that has a default (%s)", orRoot(path), f.JSON)
+			}
+			for _, d := range m.Dependents {
+				if d.If == f {
+					return nil, fmt.Errorf("%s: %s on a member that has a default (%s)", orRoot(path), depRule, f.JSON)
+				}
+			}
+		}
+	}
 	return m, nil
+}
+
+// closed reads additionalProperties, which the generator implements when
+// it allows anything (true, {}) or nothing but the declared members
+// (false).
+func (m *message) closed(path string, node node) error {
+	switch raw := string(node["additionalProperties"]); raw {
+	case "", "true", "{}":
+	case "false":
+		m.Closed = true
+	default:
+		return fmt.Errorf("%s: additionalProperties other than true or false is not supported by the generator", orRoot(path))
+	}
+	return nil
 }
 
 func buildField(schema, base, name string, raw json.RawMessage, required bool) (*field, error) {
@@ -255,7 +334,9 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	}
 	// The keywords that apply to none of the member's types assert
 	// nothing of its values.
-	node = node.without(all)
+	if len(all) > 0 {
+		node = node.without(all)
+	}
 	if err := supported(path, node); err != nil {
 		return nil, err
 	}
@@ -282,6 +363,10 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if i := slices.Index(types, "null"); i >= 0 {
 		f.Nullable = true
 		types = slices.Delete(types, i, i+1)
+	}
+	if len(all) == 0 && enum == nil && onlyAnnotations(node) {
+		// A schema that asserts nothing: any value.
+		types = []string{"any"}
 	}
 	if len(types) == 0 && f.Nullable {
 		// A member whose only value is null.
@@ -321,6 +406,8 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 		f.nameEnum()
 	case typ == "null":
 		f.Kind = kindNull
+	case typ == "any":
+		f.Kind = kindAny
 	case enum != nil && typ != "integer" && typ != "boolean":
 		return nil, fmt.Errorf("%s: %s on a member of type %s is not supported by the generator", path, valuesRule, typ)
 	case typ != "array" && typ != "object":
@@ -346,9 +433,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
 		}
 		f.Kind = kindStrings
-	case typ == "object" && node["properties"] == nil && node["required"] != nil:
-		return nil, fmt.Errorf("%s: required names members the object does not declare in properties", path)
-	case typ == "object" && node["properties"] == nil:
+	case typ == "object" && node["properties"] == nil && !slices.ContainsFunc(objectKeywords, func(k string) bool { return node[k] != nil }):
 		f.Kind = kindRawObject
 	case typ == "object":
 		f.Kind = kindObject
@@ -669,4 +754,21 @@ func (sf *schemaFile) namePatterns() {
 		}
 	}
 	walk(sf.Root)
+}
+
+// objectKeywords are those that make an object without properties one
+// with a type of its own (kindObject) rather than a free one.
+var objectKeywords = []string{"required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies"}
+
+// onlyAnnotations reports whether a schema asserts nothing: it has no
+// keyword but those that only describe.
+func onlyAnnotations(n node) bool {
+	for k := range n {
+		switch k {
+		case "title", "description", "$comment", "examples", "deprecated", "readOnly", "writeOnly", "default":
+		default:
+			return false
+		}
+	}
+	return true
 }

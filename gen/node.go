@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -21,6 +22,10 @@ type node map[string]json.RawMessage
 
 // parseNode reads the schema at path.
 func parseNode(path string, raw json.RawMessage) (node, error) {
+	if string(raw) == "true" {
+		// The schema that allows everything, as {} does.
+		return node{}, nil
+	}
 	var n node
 	if err := json.Unmarshal(raw, &n); err != nil || n == nil {
 		var b bool
@@ -272,4 +277,35 @@ func jsonCanonical(raw json.RawMessage) (string, error) {
 	}
 	write(v)
 	return b.String(), nil
+}
+
+// dependents returns a schema's dependentRequired, or the array form of
+// draft 7's dependencies, each as the member and those it requires,
+// sorted by member so that the generated code is the same from run to
+// run; and the keyword giving them. A dependency on a schema is refused.
+func (n node) dependents(path string) ([][]string, string, error) {
+	keyword := "dependentRequired"
+	raw, ok := n[keyword]
+	if !ok {
+		keyword = "dependencies"
+		if raw, ok = n[keyword]; !ok {
+			return nil, "", nil
+		}
+	}
+	if n["dependentRequired"] != nil && n["dependencies"] != nil {
+		return nil, "", fmt.Errorf("%s: both dependentRequired and dependencies", orRoot(path))
+	}
+	var deps map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &deps); err != nil {
+		return nil, "", fmt.Errorf("%s: %s is not an object", orRoot(path), keyword)
+	}
+	var list [][]string
+	for _, name := range slices.Sorted(maps.Keys(deps)) {
+		var then []string
+		if err := json.Unmarshal(deps[name], &then); err != nil {
+			return nil, "", fmt.Errorf("%s: %s of %q: only lists of member names are supported by the generator", orRoot(path), keyword, name)
+		}
+		list = append(list, append([]string{name}, then...))
+	}
+	return list, keyword, nil
 }

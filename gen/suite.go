@@ -284,7 +284,8 @@ func suitePackage(pkg, source string, schema []byte) (src []byte, refused string
 	}
 	src, err = emit(sf)
 	if err != nil {
-		return nil, "the generated code does not compile: " + err.Error()
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, "the generated code does not compile: " + first
 	}
 	return src, ""
 }

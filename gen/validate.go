@@ -113,10 +113,14 @@ func (g *generator) validate(m *message) {
 	for _, f := range m.Fields {
 		g.validateField(f, batched && f.inBatch())
 	}
+	g.objectChecks(m)
 	// Ranging over a nil map still costs a call.
 	g.p("if len(v.Extra) > 0 {")
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
+	if m.Closed {
+		g.p("e.Additional(base, k)")
+	}
 	g.p("}")
 	g.p("}")
 	g.p("}")
@@ -308,4 +312,56 @@ func validateRawArray(g *generator, f *field, name, x string, _ bool) {
 // validateObject writes the call of an object's own validate.
 func validateObject(g *generator, _ *field, name, x string, _ bool) {
 	g.p("%s.validate(e, wire.Join(base, %s))", x, name)
+}
+
+// validateAny writes the check that a value built by hand is JSON.
+func validateAny(g *generator, f *field, name, x string, _ bool) {
+	if f.Repr == reprPointer {
+		// nil is absent.
+		g.p("if %s != nil {", x)
+		g.p("e.RawValue(base, %s, %s)", name, x)
+		g.p("}")
+		return
+	}
+	g.p("e.RawValue(base, %s, %s)", name, x)
+}
+
+// present returns the expression that tells whether f, held in x, is
+// present in the message as it would be encoded.
+func (f *field) present(x string) string {
+	switch f.Repr {
+	case reprNullable:
+		return "!" + x + ".IsAbsent()"
+	case reprPointer:
+		return x + " != nil"
+	}
+	return "true"
+}
+
+// objectChecks writes the checks of Validate on the object as a whole:
+// its count of members and its dependent members.
+func (g *generator) objectChecks(m *message) {
+	if m.MinProps != nil || m.MaxProps != nil {
+		g.p("n := len(v.Extra)")
+		for _, f := range m.Fields {
+			if p := f.present("v." + f.GoName); p == "true" {
+				g.p("n++")
+			} else {
+				g.p("if %s {", p)
+				g.p("n++")
+				g.p("}")
+			}
+		}
+		if m.MinProps != nil {
+			g.p("e.MinProperties(base, n, %d)", *m.MinProps)
+		}
+		if m.MaxProps != nil {
+			g.p("e.MaxProperties(base, n, %d)", *m.MaxProps)
+		}
+	}
+	for _, d := range m.Dependents {
+		g.p("if %s && !(%s) {", d.If.present("v."+d.If.GoName), d.Then.present("v."+d.Then.GoName))
+		g.p("e.Dependent(base, %q, msg.Rule%s, %q)", "/"+d.Then.JSON, exportName(m.DependentRule), d.If.JSON)
+		g.p("}")
+	}
 }

@@ -358,3 +358,65 @@ func (d *Decoder) NullValue(base, name string) (struct{}, bool) {
 
 // NullValue writes the value of a member whose only type is null.
 func (e *Encoder) NullValue(struct{}) { e.Null() }
+
+// AnyValue reads a member whose value may be any JSON value, as Raw does.
+func (d *Decoder) AnyValue(base, name string) (json.RawMessage, bool) {
+	v := d.raw(base, name, "")
+	return v, !d.Fatal
+}
+
+// RawValue checks that raw, a member's value built by hand, is JSON.
+func (e *Errors) RawValue(base, name string, raw json.RawMessage) {
+	if off, reason := Check(raw); reason != "" {
+		e.Add(base, name, msg.RuleSyntax, ShortenBytes(raw),
+			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
+	}
+}
+
+// Additional records that the member key of the object at base is one
+// the schema does not allow (additionalProperties false), and skips its
+// value.
+func (d *Decoder) Additional(base string, key []byte) {
+	name := "/" + PathToken(string(key[:min(len(key), shortLen+utf8.UTFMax)]))
+	d.additional(&d.Errors, base, name, key)
+	d.skip(base, name, "")
+}
+
+// Additional records that the extra member key, built by hand, is one
+// the schema does not allow.
+func (e *Errors) Additional(base, key string) {
+	e.additional(e, base, "/"+PathToken(key), []byte(key))
+}
+
+func (e *Errors) additional(to *Errors, base, name string, key []byte) {
+	if to.Full() {
+		to.Omit()
+		return
+	}
+	to.Add(base, name, msg.RuleAdditionalProperties, Quote(string(key[:min(len(key), shortLen+utf8.UTFMax)])), "member not allowed: the schema allows only the members it declares")
+}
+
+// MinProperties checks that an object of n members has at least min.
+func (e *Errors) MinProperties(base string, n, min int) {
+	if n < min {
+		e.count(base, "", msg.RuleMinProperties, "want at least ", n, min, " members")
+	}
+}
+
+// MaxProperties checks that an object of n members has at most max.
+func (e *Errors) MaxProperties(base string, n, max int) {
+	if n > max {
+		e.count(base, "", msg.RuleMaxProperties, "want at most ", n, max, " members")
+	}
+}
+
+// Dependent records that the member base+name is absent while the member
+// named by, which requires it, is present (dependentRequired, or the
+// dependencies of draft 7, the rule).
+func (e *Errors) Dependent(base, name string, rule msg.Rule, by string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, rule, "", "required member is missing: the member "+strconv.Quote(by)+" is present")
+}
