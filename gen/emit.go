@@ -257,8 +257,15 @@ func (f *field) doc() string {
 	if f.Below != nil {
 		fmt.Fprintf(&b, " Less than %d.", *f.Below)
 	}
-	if f.MultipleOf != nil {
+	if f.MultipleOf != nil || f.FactorVar != "" {
 		fmt.Fprintf(&b, " A multiple of %s.", f.Factor)
+	}
+	for _, n := range []struct{ what, limit string }{
+		{"At least", f.NumMin}, {"At most", f.NumMax}, {"More than", f.NumAbove}, {"Less than", f.NumBelow},
+	} {
+		if n.limit != "" {
+			fmt.Fprintf(&b, " %s %s.", n.what, n.limit)
+		}
 	}
 	if f.MinLength > 0 {
 		fmt.Fprintf(&b, " When a string, at least %d characters.", f.MinLength)
@@ -468,7 +475,7 @@ func (g *generator) patterns() {
 	var walk func(m *message)
 	walk = func(m *message) {
 		for _, f := range m.Fields {
-			if f.Pattern != "" {
+			if f.Pattern != "" || f.FactorVar != "" {
 				list = append(list, f)
 			}
 			if f.Object != nil {
@@ -481,11 +488,17 @@ func (g *generator) patterns() {
 		return
 	}
 	g.p("")
-	g.p("// The patterns of the schema's members, as Go's regexp reads them:")
-	g.p("// each matches exactly the strings the ECMA-262 pattern does.")
+	g.p("// The patterns of the schema's members, as Go's regexp reads them")
+	g.p("// (each matches exactly the strings the ECMA-262 pattern does), and")
+	g.p("// their multipleOf values, read once.")
 	g.p("var (")
 	for _, f := range list {
-		g.p("%s = regexp.MustCompile(%s) // %s", f.PatternVar, strconv.Quote(f.RE2), strconv.Quote(f.Pattern))
+		if f.Pattern != "" {
+			g.p("%s = regexp.MustCompile(%s) // %s", f.PatternVar, strconv.Quote(f.RE2), strconv.Quote(f.Pattern))
+		}
+		if f.FactorVar != "" {
+			g.p("%s = wire.NewFactor(%q)", f.FactorVar, f.Factor)
+		}
 	}
 	g.p(")")
 }

@@ -18,6 +18,7 @@ const (
 	kindDateTime
 	kindInt
 	kindBool
+	kindNumber    // any JSON number, held as its text
 	kindEnum      // a string from a fixed list
 	kindStrings   // an array of strings
 	kindRawArray  // an array whose items may be any JSON values
@@ -90,6 +91,10 @@ type fieldKind struct {
 	// (minimum, maximum) or its length in characters (minLength,
 	// maxLength).
 	Bounds, Lengths bool
+	// NumberBounds says whether the schema may bound a number of any
+	// value, compared exactly as text (minimum, maximum, the exclusive
+	// bounds, multipleOf).
+	NumberBounds bool
 	// Items says whether the schema may count or compare the items of
 	// the value (minItems, maxItems, uniqueItems).
 	Items bool
@@ -127,6 +132,14 @@ func init() {
 			Reader: "Int", Validate: validateChecks,
 			Writer: "Int", Size: 8,
 			Default: defaultInt, Bounds: true,
+		},
+		kindNumber: {
+			What:     "number",
+			JSONType: "number", GoType: "json.Number", Import: "encoding/json",
+			Reader: "NumberValue", Validate: validateNumber, Rejects: "numbers that are not JSON",
+			Writer: "Number", Size: 2, Sized: "string",
+			Default: defaultNumber, NumberBounds: true,
+			Note: " A JSON number, held as its text (json.Number), so that no digit is lost and bounds are compared exactly.",
 		},
 		kindBool: {
 			What:     "boolean",
@@ -243,4 +256,12 @@ func defaultStrings(raw json.RawMessage) (string, error) {
 		items[i] = strconv.Quote(s)
 	}
 	return "[]string{" + strings.Join(items, ", ") + "}", nil
+}
+
+// defaultNumber is the literal of a number's default: its text.
+func defaultNumber(raw json.RawMessage) (string, error) {
+	if _, ok := new(big.Rat).SetString(string(raw)); !ok || raw[0] == '"' {
+		return "", fmt.Errorf("not a number")
+	}
+	return strconv.Quote(string(raw)), nil
 }

@@ -170,7 +170,7 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"oneOf":                       `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
 		"$ref":                        `{"a": {"$ref": "#/definitions/x"}}`,
 		"two types":                   `{"a": {"type": ["string", "integer"]}}`,
-		"number":                      `{"a": {"type": "number"}}`,
+		"number with a bad default":   `{"a": {"type": "number", "maximum": 1.5, "default": 1.6}}`,
 		"unknown format":              `{"a": {"type": "string", "format": "email"}}`,
 		"array of integers":           `{"a": {"type": "array", "items": {"type": "integer"}}}`,
 		"bound beyond int64":          `{"a": {"type": "integer", "minimum": 1e19}}`,

@@ -77,8 +77,13 @@ type field struct {
 	// the schema's text, for messages.
 	MultipleOf *int64
 	Factor     string
-	MinLength  int
-	MaxLength  *int
+	// NumMin, NumMax, NumAbove and NumBelow are a number's bounds, as
+	// the schema's text, compared exactly; FactorVar names the package
+	// variable holding its multipleOf, Factor.
+	NumMin, NumMax, NumAbove, NumBelow string
+	FactorVar                          string
+	MinLength                          int
+	MaxLength                          *int
 	// Pattern is the schema's pattern, an ECMA-262 regular expression;
 	// RE2 the Go expression that matches the same strings, compiled once
 	// into the package variable PatternVar.
@@ -135,6 +140,9 @@ func (sf *schemaFile) olderMinor() {
 			}
 			if f.Pattern != "" {
 				f.PatternVar += sf.Suffix
+			}
+			if f.FactorVar != "" {
+				f.FactorVar += sf.Suffix
 			}
 		}
 		for _, n := range m.Nested {
@@ -471,6 +479,24 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if err != nil {
 		return nil, err
 	}
+	if f.row().NumberBounds {
+		text := func(k string) string {
+			if node[k] == nil {
+				return ""
+			}
+			r, _ := new(big.Rat).SetString(string(node[k]))
+			return numberText(r)
+		}
+		f.NumMin, f.NumMax = text("minimum"), text("maximum")
+		f.NumAbove, f.NumBelow = text("exclusiveMinimum"), text("exclusiveMaximum")
+		if factor != nil {
+			if factor.Sign() <= 0 {
+				return nil, fmt.Errorf("%s: multipleOf %s is not positive", path, node["multipleOf"])
+			}
+			f.Factor = string(node["multipleOf"])
+		}
+		above, below, factor, min, max = nil, nil, nil, nil, nil
+	}
 	if above != nil || below != nil || factor != nil {
 		if !f.row().Bounds {
 			return nil, fmt.Errorf("%s: exclusive bounds or multipleOf on a non-integer member", path)
@@ -688,6 +714,25 @@ func (f *field) checkDefault() error {
 		if f.Allowed != nil && !slices.Contains(f.Allowed, strconv.FormatInt(n, 10)) {
 			return fmt.Errorf("not one of the %s's values", f.Values)
 		}
+	case kindNumber:
+		n, _ := new(big.Rat).SetString(string(f.Default))
+		for _, b := range []struct {
+			limit string
+			ok    func(c int) bool
+		}{
+			{f.NumMin, func(c int) bool { return c >= 0 }}, {f.NumMax, func(c int) bool { return c <= 0 }},
+			{f.NumAbove, func(c int) bool { return c > 0 }}, {f.NumBelow, func(c int) bool { return c < 0 }},
+		} {
+			if l, ok := new(big.Rat).SetString(b.limit); ok && !b.ok(n.Cmp(l)) {
+				return fmt.Errorf("out of bounds")
+			}
+		}
+		if f.Factor != "" {
+			m, _ := new(big.Rat).SetString(f.Factor)
+			if !new(big.Rat).Quo(n, m).IsInt() {
+				return fmt.Errorf("not a multiple of %s", f.Factor)
+			}
+		}
 	case kindBool:
 		if f.Allowed != nil && !slices.Contains(f.Allowed, string(f.Default)) {
 			return fmt.Errorf("not one of the %s's values", f.Values)
@@ -740,13 +785,17 @@ func (f *field) nameEnum() {
 // namePatterns names the package variable of each pattern of sf's
 // messages by its place among them.
 func (sf *schemaFile) namePatterns() {
-	n := 0
+	n, k := 0, 0
 	var walk func(m *message)
 	walk = func(m *message) {
 		for _, f := range m.Fields {
 			if f.Pattern != "" {
 				n++
 				f.PatternVar = "pattern" + strconv.Itoa(n)
+			}
+			if f.Kind == kindNumber && f.Factor != "" {
+				k++
+				f.FactorVar = "factor" + strconv.Itoa(k)
 			}
 			if f.Object != nil {
 				walk(f.Object)
@@ -771,4 +820,17 @@ func onlyAnnotations(n node) bool {
 		}
 	}
 	return true
+}
+
+// numberText writes an exact number as a JSON number literal: an integer
+// in decimal, anything else as the decimal it is when it has one of at
+// most 40 digits after the point, which every literal of a schema has.
+func numberText(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	if s, exact := r.FloatPrec(); exact {
+		return r.FloatString(s)
+	}
+	return r.FloatString(40)
 }

@@ -48,6 +48,14 @@ var suiteDrafts = []struct{ Dir, Prefix, Schema string }{
 	{"draft2020-12", "d2020", "https://json-schema.org/draft/2020-12/schema"},
 }
 
+// suiteDeviations are the suite's files whose groups the generator
+// would generate but judges by a rule of the catalogue that the file
+// does not follow, by path and with the reason; they are refused here,
+// and the table says why.
+var suiteDeviations = map[string]string{
+	"draft2020-12/format.json": "formats are asserted (decision 1), while this file expects 2020-12's default of format as an annotation only; optional/format holds the assertions",
+}
+
 // A suiteGroup is one group of the suite: a schema and its tests.
 type suiteGroup struct {
 	Description string          `json:"description"`
@@ -102,6 +110,9 @@ func runSuite(dir, out, imp string) error {
 					return fmt.Errorf("%s: %v", source, err)
 				}
 				src, refused := suitePackage(pkg, source, schema)
+				if why, ok := suiteDeviations[draft.Dir+"/"+name]; ok && refused == "" {
+					src, refused = nil, why
+				}
 				fmt.Fprintf(&rows, "{Draft: %q, File: %q, Index: %d, Description: %q,\n", draft.Dir, name, i, grp.Description)
 				if refused != "" {
 					counts[refused]++

@@ -25,6 +25,16 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.MultipleOf != nil {
 		g.p("%s.MultipleOf(base, %s, %s, %d, %q)", e, name, x, *f.MultipleOf, f.Factor)
 	}
+	for _, b := range []struct{ check, limit string }{
+		{"NumberMin", f.NumMin}, {"NumberMax", f.NumMax}, {"NumberAbove", f.NumAbove}, {"NumberBelow", f.NumBelow},
+	} {
+		if b.limit != "" {
+			g.p("%s.%s(base, %s, %s, %q)", e, b.check, name, x, b.limit)
+		}
+	}
+	if f.FactorVar != "" {
+		g.p("%s.NumberMultipleOf(base, %s, %s, %s, %q)", e, name, x, f.FactorVar, f.Factor)
+	}
 	if f.MinLength > 0 {
 		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
 	}
@@ -181,8 +191,9 @@ func (m *message) checked() string {
 	walk = func(m *message) {
 		for _, f := range m.Fields {
 			has[f.row().Rejects] = true
-			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil || f.Above != nil || f.Below != nil
-			has["multiples"] = has["multiples"] || f.MultipleOf != nil
+			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil || f.Above != nil || f.Below != nil ||
+				f.NumMin != "" || f.NumMax != "" || f.NumAbove != "" || f.NumBelow != ""
+			has["multiples"] = has["multiples"] || f.MultipleOf != nil || f.FactorVar != ""
 			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
 			has["item counts"] = has["item counts"] || f.MinItems != nil || f.MaxItems != nil
 			has["patterns"] = has["patterns"] || f.Pattern != ""
@@ -364,4 +375,11 @@ func (g *generator) objectChecks(m *message) {
 		g.p("e.Dependent(base, %q, msg.Rule%s, %q)", "/"+d.Then.JSON, exportName(m.DependentRule), d.If.JSON)
 		g.p("}")
 	}
+}
+
+// validateNumber writes the check that a number built by hand is JSON,
+// and those of the schema.
+func validateNumber(g *generator, f *field, name, x string, _ bool) {
+	g.p("e.NumberText(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
 }

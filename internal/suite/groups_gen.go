@@ -10,7 +10,13 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020dependentrequired1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020dependentrequired2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020exclusivemaximum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020exclusiveminimum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020formatdatetime0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020formatuuid0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020items1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maximum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maximum1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxitems1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxlength0"
@@ -18,6 +24,8 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxproperties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxproperties1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020maxproperties2"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minimum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minimum1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minitems1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minlength0"
@@ -25,6 +33,8 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minproperties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020minproperties1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020multipleof4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020pattern0"
@@ -36,6 +46,7 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020required2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020required4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020type4"
@@ -46,6 +57,7 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020unevaluatedproperties36"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020uniqueitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020uniqueitems3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020vocabulary1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7additionalproperties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7booleanschema0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const13"
@@ -53,7 +65,29 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7dependencies1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7dependencies2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7exclusivemaximum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7exclusiveminimum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format10"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format11"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format12"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format13"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format14"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format15"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format16"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format2"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format5"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format6"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format7"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format8"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format9"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7formatdatetime0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7items2"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maximum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maximum1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxitems1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxlength0"
@@ -61,6 +95,8 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxproperties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxproperties1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7maxproperties2"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minimum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minimum1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minitems0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minitems1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minlength0"
@@ -68,6 +104,8 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minproperties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7minproperties1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7multipleof4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7pattern0"
@@ -79,6 +117,7 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7required2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7required4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type3"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7type4"
@@ -90,7 +129,7 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// Groups are the suite's 660 groups, 84 of them generated, in the order of its files.
+// Groups are the suite's 660 groups, 123 of them generated, in the order of its files.
 var Groups = []Group{
 	{Draft: "draft7", File: "additionalItems.json", Index: 0, Description: "additionalItems as schema",
 		Refused: "/as_array: keyword \"additionalItems\" is not supported by the generator",
@@ -533,7 +572,7 @@ var Groups = []Group{
 			{"still valid when the invalid default is used", "{}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "default.json", Index: 2, Description: "the default keyword does not do anything if the property is missing",
-		Refused: "/value/alpha: unsupported type \"number\" (format \"\")",
+		Refused: "/value/alpha: default 5 breaks the member's own schema: out of bounds",
 		Tests: []Test{
 			{"an explicit property value is checked against maximum (passing)", "{\"alpha\":1}", "value", true},
 			{"an explicit property value is checked against maximum (failing)", "{\"alpha\":5}", "value", false},
@@ -711,7 +750,7 @@ var Groups = []Group{
 			{"do not match string lacking nul", "\"hellothere\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "exclusiveMaximum.json", Index: 0, Description: "exclusiveMaximum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7exclusivemaximum0.New() },
 		Tests: []Test{
 			{"below the exclusiveMaximum is valid", "2.2", "as_number", true},
 			{"boundary point is invalid", "3.0", "as_integer", false},
@@ -719,7 +758,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "exclusiveMinimum.json", Index: 0, Description: "exclusiveMinimum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7exclusiveminimum0.New() },
 		Tests: []Test{
 			{"above the exclusiveMinimum is valid", "1.2", "as_number", true},
 			{"boundary point is invalid", "1.1", "as_number", false},
@@ -727,7 +766,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 0, Description: "email format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format0.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -737,7 +776,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 1, Description: "idn-email format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format1.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -747,7 +786,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 2, Description: "regex format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format2.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -757,7 +796,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 3, Description: "ipv4 format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format3.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -767,7 +806,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 4, Description: "ipv6 format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format4.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -777,7 +816,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 5, Description: "idn-hostname format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format5.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -787,7 +826,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 6, Description: "hostname format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format6.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -797,7 +836,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 7, Description: "date format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format7.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -807,7 +846,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 8, Description: "date-time format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format8.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -817,7 +856,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 9, Description: "time format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format9.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -827,7 +866,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 10, Description: "json-pointer format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format10.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -837,7 +876,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 11, Description: "relative-json-pointer format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format11.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -847,7 +886,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 12, Description: "iri format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format12.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -857,7 +896,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 13, Description: "iri-reference format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format13.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -867,7 +906,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 14, Description: "uri format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format14.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -877,7 +916,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 15, Description: "uri-reference format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format15.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -887,7 +926,7 @@ var Groups = []Group{
 			{"all string formats ignore nulls", "null", "as_null", true},
 		}},
 	{Draft: "draft7", File: "format.json", Index: 16, Description: "uri-template format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7format16.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1096,7 +1135,7 @@ var Groups = []Group{
 			{"one property is invalid", "{\"foo\":1}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "maximum.json", Index: 0, Description: "maximum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7maximum0.New() },
 		Tests: []Test{
 			{"below the maximum is valid", "2.6", "as_number", true},
 			{"boundary point is valid", "3.0", "as_integer", true},
@@ -1104,7 +1143,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "maximum.json", Index: 1, Description: "maximum validation with unsigned integer",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7maximum1.New() },
 		Tests: []Test{
 			{"below the maximum is valid", "299.97", "as_number", true},
 			{"boundary point integer is valid", "300", "as_integer", true},
@@ -1159,7 +1198,7 @@ var Groups = []Group{
 			{"too short is invalid", "{}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "minimum.json", Index: 0, Description: "minimum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7minimum0.New() },
 		Tests: []Test{
 			{"above the minimum is valid", "2.6", "as_number", true},
 			{"boundary point is valid", "1.1", "as_number", true},
@@ -1167,7 +1206,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "minimum.json", Index: 1, Description: "minimum validation with signed integer",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7minimum1.New() },
 		Tests: []Test{
 			{"negative above the minimum is valid", "-1", "as_integer", true},
 			{"positive above the minimum is valid", "0", "as_integer", true},
@@ -1185,7 +1224,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "multipleOf.json", Index: 1, Description: "by number",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7multipleof1.New() },
 		Tests: []Test{
 			{"zero is multiple of anything", "0", "as_integer", true},
 			{"4.5 is multiple of 1.5", "4.5", "as_number", true},
@@ -1193,7 +1232,7 @@ var Groups = []Group{
 			{"35 is not multiple of 1.5", "35", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "multipleOf.json", Index: 2, Description: "by small number",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7multipleof2.New() },
 		Tests: []Test{
 			{"0.0075 is multiple of 0.0001", "0.0075", "as_number", true},
 			{"0.00751 is not multiple of 0.0001", "0.00751", "as_number", false},
@@ -1350,7 +1389,7 @@ var Groups = []Group{
 			{"anything non-null is invalid", "123", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "optional/format/date-time.json", Index: 0, Description: "validation of date-time strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7formatdatetime0.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1387,7 +1426,7 @@ var Groups = []Group{
 			{"a trailing newline is invalid", "\"1985-04-12T23:20:50Z\\n\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/date.json", Index: 0, Description: "validation of date strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"date\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1472,7 +1511,7 @@ var Groups = []Group{
 			{"invalid: NUL character after an otherwise valid full-date", "\"2020-01-01\\u0000\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/email.json", Index: 0, Description: "validation of e-mail addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"email\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1496,7 +1535,7 @@ var Groups = []Group{
 			{"unquoted space in local part is invalid", "\"joe bloggs@example.com\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/hostname.json", Index: 0, Description: "validation of host names",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"hostname\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1568,7 +1607,7 @@ var Groups = []Group{
 			{"contains \"--\" in the 3rd and 4th position", "\"XN--aa---o47jg78q\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/ipv4.json", Index: 0, Description: "validation of IP addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv4\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1613,7 +1652,7 @@ var Groups = []Group{
 			{"single octet out of range in last position", "\"192.168.0.256\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/ipv6.json", Index: 0, Description: "validation of IPv6 addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv6\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1659,7 +1698,7 @@ var Groups = []Group{
 			{"a leading zero in the last IPv4 octet is invalid", "\"::ffff:192.168.0.01\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/time.json", Index: 0, Description: "validation of time strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"time\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1710,7 +1749,7 @@ var Groups = []Group{
 			{"an invalid time string in date-time format", "\"2020-11-28T23:55:45Z\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "optional/format/uri.json", Index: 0, Description: "validation of URIs",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"uri\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -1861,7 +1900,7 @@ var Groups = []Group{
 			{"allows null values", "{\"foo\":null}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "properties.json", Index: 5, Description: "properties whose names are Javascript object property names",
-		Refused: "/as_object/__proto__: unsupported type \"number\" (format \"\")",
+		Refused: "/as_object/toString: want one type besides null, got []",
 		Tests: []Test{
 			{"ignores arrays", "[]", "as_array", true},
 			{"ignores other non-objects", "12", "as_integer", true},
@@ -2254,7 +2293,7 @@ var Groups = []Group{
 			{"null is not an integer", "null", "value", false},
 		}},
 	{Draft: "draft7", File: "type.json", Index: 1, Description: "number type matches numbers",
-		Refused: "/value: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d7type1.New() },
 		Tests: []Test{
 			{"an integer is a number", "1", "value", true},
 			{"a float with zero fractional part is a number (and an integer)", "1.0", "value", true},
@@ -2910,7 +2949,7 @@ var Groups = []Group{
 			{"still valid when the invalid default is used", "{}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "default.json", Index: 2, Description: "the default keyword does not do anything if the property is missing",
-		Refused: "/value/alpha: unsupported type \"number\" (format \"\")",
+		Refused: "/value/alpha: default 5 breaks the member's own schema: out of bounds",
 		Tests: []Test{
 			{"an explicit property value is checked against maximum (passing)", "{\"alpha\":1}", "value", true},
 			{"an explicit property value is checked against maximum (failing)", "{\"alpha\":5}", "value", false},
@@ -3234,7 +3273,7 @@ var Groups = []Group{
 			{"boolean is invalid", "false", "as_boolean", false},
 		}},
 	{Draft: "draft2020-12", File: "exclusiveMaximum.json", Index: 0, Description: "exclusiveMaximum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020exclusivemaximum0.New() },
 		Tests: []Test{
 			{"below the exclusiveMaximum is valid", "2.2", "as_number", true},
 			{"boundary point is invalid", "3.0", "as_integer", false},
@@ -3242,7 +3281,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "exclusiveMinimum.json", Index: 0, Description: "exclusiveMinimum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020exclusiveminimum0.New() },
 		Tests: []Test{
 			{"above the exclusiveMinimum is valid", "1.2", "as_number", true},
 			{"boundary point is invalid", "1.1", "as_number", false},
@@ -3250,7 +3289,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 0, Description: "email format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"email\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3261,7 +3300,7 @@ var Groups = []Group{
 			{"invalid email string is only an annotation by default", "\"2962\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 1, Description: "idn-email format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"idn-email\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3272,7 +3311,7 @@ var Groups = []Group{
 			{"invalid idn-email string is only an annotation by default", "\"2962\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 2, Description: "regex format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"regex\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3283,7 +3322,7 @@ var Groups = []Group{
 			{"invalid regex string is only an annotation by default", "\"^(abc]\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 3, Description: "ipv4 format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv4\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3294,7 +3333,7 @@ var Groups = []Group{
 			{"invalid ipv4 string is only an annotation by default", "\"127.0.0.0.1\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 4, Description: "ipv6 format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv6\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3305,7 +3344,7 @@ var Groups = []Group{
 			{"invalid ipv6 string is only an annotation by default", "\"12345::\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 5, Description: "idn-hostname format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"idn-hostname\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3316,7 +3355,7 @@ var Groups = []Group{
 			{"invalid idn-hostname string is only an annotation by default", "\"〮실례.테스트\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 6, Description: "hostname format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"hostname\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3327,7 +3366,7 @@ var Groups = []Group{
 			{"invalid hostname string is only an annotation by default", "\"-a-host-name-that-starts-with--\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 7, Description: "date format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"date\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3338,7 +3377,7 @@ var Groups = []Group{
 			{"invalid date string is only an annotation by default", "\"06/19/1963\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 8, Description: "date-time format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "formats are asserted (decision 1), while this file expects 2020-12's default of format as an annotation only; optional/format holds the assertions",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3349,7 +3388,7 @@ var Groups = []Group{
 			{"invalid date-time string is only an annotation by default", "\"1990-02-31T15:59:60.123-08:00\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 9, Description: "time format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"time\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3360,7 +3399,7 @@ var Groups = []Group{
 			{"invalid time string is only an annotation by default", "\"08:30:06 PST\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 10, Description: "json-pointer format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"json-pointer\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3371,7 +3410,7 @@ var Groups = []Group{
 			{"invalid json-pointer string is only an annotation by default", "\"/foo/bar~\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 11, Description: "relative-json-pointer format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"relative-json-pointer\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3382,7 +3421,7 @@ var Groups = []Group{
 			{"invalid relative-json-pointer string is only an annotation by default", "\"/foo/bar\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 12, Description: "iri format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"iri\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3393,7 +3432,7 @@ var Groups = []Group{
 			{"invalid iri string is only an annotation by default", "\"http://2001:0db8:85a3:0000:0000:8a2e:0370:7334\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 13, Description: "iri-reference format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"iri-reference\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3404,7 +3443,7 @@ var Groups = []Group{
 			{"invalid iri-reference string is only an annotation by default", "\"\\\\\\\\WINDOWS\\\\filëßåré\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 14, Description: "uri format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"uri\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3415,7 +3454,7 @@ var Groups = []Group{
 			{"invalid uri string is only an annotation by default", "\"//foo.bar/?baz=qux#quux\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 15, Description: "uri-reference format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"uri-reference\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3426,7 +3465,7 @@ var Groups = []Group{
 			{"invalid uri-reference string is only an annotation by default", "\"\\\\\\\\WINDOWS\\\\fileshare\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 16, Description: "uri-template format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"uri-template\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3437,7 +3476,7 @@ var Groups = []Group{
 			{"invalid uri-template string is only an annotation by default", "\"http://example.com/dictionary/{term:1}/{term\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 17, Description: "uuid format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "formats are asserted (decision 1), while this file expects 2020-12's default of format as an annotation only; optional/format holds the assertions",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3448,7 +3487,7 @@ var Groups = []Group{
 			{"invalid uuid string is only an annotation by default", "\"2eb8aa08-aa98-11ea-b4aa-73b441d1638\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "format.json", Index: 18, Description: "duration format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"duration\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -3697,7 +3736,7 @@ var Groups = []Group{
 			{"one property is invalid", "{\"foo\":1}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "maximum.json", Index: 0, Description: "maximum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020maximum0.New() },
 		Tests: []Test{
 			{"below the maximum is valid", "2.6", "as_number", true},
 			{"boundary point is valid", "3.0", "as_integer", true},
@@ -3705,7 +3744,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "maximum.json", Index: 1, Description: "maximum validation with unsigned integer",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020maximum1.New() },
 		Tests: []Test{
 			{"below the maximum is valid", "299.97", "as_number", true},
 			{"boundary point integer is valid", "300", "as_integer", true},
@@ -3820,7 +3859,7 @@ var Groups = []Group{
 			{"too short is invalid", "{}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "minimum.json", Index: 0, Description: "minimum validation",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020minimum0.New() },
 		Tests: []Test{
 			{"above the minimum is valid", "2.6", "as_number", true},
 			{"boundary point is valid", "1.1", "as_number", true},
@@ -3828,7 +3867,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"x\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "minimum.json", Index: 1, Description: "minimum validation with signed integer",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020minimum1.New() },
 		Tests: []Test{
 			{"negative above the minimum is valid", "-1", "as_integer", true},
 			{"positive above the minimum is valid", "0", "as_integer", true},
@@ -3846,7 +3885,7 @@ var Groups = []Group{
 			{"ignores non-numbers", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "multipleOf.json", Index: 1, Description: "by number",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020multipleof1.New() },
 		Tests: []Test{
 			{"zero is multiple of anything", "0", "as_integer", true},
 			{"4.5 is multiple of 1.5", "4.5", "as_number", true},
@@ -3854,7 +3893,7 @@ var Groups = []Group{
 			{"35 is not multiple of 1.5", "35", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "multipleOf.json", Index: 2, Description: "by small number",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020multipleof2.New() },
 		Tests: []Test{
 			{"0.0075 is multiple of 0.0001", "0.0075", "as_number", true},
 			{"0.00751 is not multiple of 0.0001", "0.00751", "as_number", false},
@@ -4017,7 +4056,7 @@ var Groups = []Group{
 			{"anything non-null is invalid", "123", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/date-time.json", Index: 0, Description: "validation of date-time strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020formatdatetime0.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4054,7 +4093,7 @@ var Groups = []Group{
 			{"a trailing newline is invalid", "\"1985-04-12T23:20:50Z\\n\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/date.json", Index: 0, Description: "validation of date strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"date\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4139,7 +4178,7 @@ var Groups = []Group{
 			{"invalid: NUL character after an otherwise valid full-date", "\"2020-01-01\\u0000\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/duration.json", Index: 0, Description: "validation of duration strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"duration\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4195,7 +4234,7 @@ var Groups = []Group{
 			{"a sign inside a component is invalid", "\"P-1D\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/email.json", Index: 0, Description: "validation of e-mail addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"email\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4226,7 +4265,7 @@ var Groups = []Group{
 			{"unquoted space in local part is invalid", "\"joe bloggs@example.com\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/hostname.json", Index: 0, Description: "validation of host names",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"hostname\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4298,7 +4337,7 @@ var Groups = []Group{
 			{"contains \"--\" in the 3rd and 4th position", "\"XN--aa---o47jg78q\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/ipv4.json", Index: 0, Description: "validation of IP addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv4\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4343,7 +4382,7 @@ var Groups = []Group{
 			{"single octet out of range in last position", "\"192.168.0.256\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/ipv6.json", Index: 0, Description: "validation of IPv6 addresses",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"ipv6\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4389,7 +4428,7 @@ var Groups = []Group{
 			{"a leading zero in the last IPv4 octet is invalid", "\"::ffff:192.168.0.01\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/time.json", Index: 0, Description: "validation of time strings",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"time\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4440,7 +4479,7 @@ var Groups = []Group{
 			{"an invalid time string in date-time format", "\"2020-11-28T23:55:45Z\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/uri.json", Index: 0, Description: "validation of URIs",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		Refused: "/as_string: unsupported type \"string\" (format \"uri\")",
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4490,7 +4529,7 @@ var Groups = []Group{
 			{"square brackets are not allowed in a path segment", "\"http:/[::1]\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "optional/format/uuid.json", Index: 0, Description: "uuid format",
-		Refused: "/as_number: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020formatuuid0.New() },
 		Tests: []Test{
 			{"all string formats ignore integers", "12", "as_integer", true},
 			{"all string formats ignore floats", "13.7", "as_number", true},
@@ -4663,7 +4702,7 @@ var Groups = []Group{
 			{"allows null values", "{\"foo\":null}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "properties.json", Index: 5, Description: "properties whose names are Javascript object property names",
-		Refused: "/as_object/__proto__: unsupported type \"number\" (format \"\")",
+		Refused: "/as_object/toString: want one type besides null, got []",
 		Tests: []Test{
 			{"ignores arrays", "[]", "as_array", true},
 			{"ignores other non-objects", "12", "as_integer", true},
@@ -5085,7 +5124,7 @@ var Groups = []Group{
 			{"null is not an integer", "null", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "type.json", Index: 1, Description: "number type matches numbers",
-		Refused: "/value: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020type1.New() },
 		Tests: []Test{
 			{"an integer is a number", "1", "value", true},
 			{"a float with zero fractional part is a number (and an integer)", "1.0", "value", true},
@@ -5788,7 +5827,7 @@ var Groups = []Group{
 			{"no validation: invalid number, but it still validates", "{\"numberProperty\":1}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "vocabulary.json", Index: 1, Description: "ignore unrecognized optional vocabulary",
-		Refused: "/value: unsupported type \"number\" (format \"\")",
+		New: func() msg.Message { return d2020vocabulary1.New() },
 		Tests: []Test{
 			{"string value", "\"foobar\"", "value", false},
 			{"number value", "20", "value", true},

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -419,4 +421,100 @@ func (e *Errors) Dependent(base, name string, rule msg.Rule, by string) {
 		return
 	}
 	e.Add(base, name, rule, "", "required member is missing: the member "+strconv.Quote(by)+" is present")
+}
+
+// NumberValue reads a number, any JSON number, as its text: nothing of
+// its digits is lost, and checks compare it exactly.
+func (d *Decoder) NumberValue(base, name string) (json.Number, bool) {
+	if d.Fatal {
+		return "", false
+	}
+	c := d.WS()
+	if c != '-' && (c < '0' || c > '9') {
+		d.mistyped(base, name, "", "a number")
+		return "", false
+	}
+	d.last = d.Pos
+	num := d.Number()
+	if d.Fatal {
+		d.place(base, name, "")
+		return "", false
+	}
+	k := d.Keep(d.last, d.last+len(num))
+	return json.Number(unsafe.String(unsafe.SliceData(k), len(k))), true
+}
+
+// Number writes a number as its text, which must be a JSON number.
+func (e *Encoder) Number(n json.Number) {
+	if !format.ValidNumber([]byte(n)) {
+		e.fail("cannot encode number " + strconv.Quote(Shorten(string(n))) + ": not a JSON number")
+		return
+	}
+	e.B = append(e.B, n...)
+}
+
+// NumberText checks that a number built by hand is a JSON number.
+func (e *Errors) NumberText(base, name string, n json.Number) {
+	if !format.ValidNumber([]byte(n)) {
+		e.Add(base, name, msg.RuleSyntax, Quote(string(n)), "not a JSON number")
+	}
+}
+
+// A Factor is a multipleOf read once, in a package variable of the
+// generated code (see format.Factor).
+type Factor = format.Factor
+
+// NewFactor reads a multipleOf (see format.NewFactor).
+func NewFactor(s string) *Factor { return format.NewFactor(s) }
+
+// NumberMin checks that n is at least min, exactly; NumberMax that it is
+// at most max, NumberAbove that it is more than limit, NumberBelow that
+// it is less. A text that is not a number is NumberText's to report.
+func (e *Errors) NumberMin(base, name string, n json.Number, min string) {
+	if format.CompareNumbers([]byte(n), []byte(min)) < 0 && format.ValidNumber([]byte(n)) {
+		e.numberBound(base, name, msg.RuleMinimum, "want at least ", n, min)
+	}
+}
+
+// NumberMax: see NumberMin.
+func (e *Errors) NumberMax(base, name string, n json.Number, max string) {
+	if format.CompareNumbers([]byte(n), []byte(max)) > 0 && format.ValidNumber([]byte(n)) {
+		e.numberBound(base, name, msg.RuleMaximum, "want at most ", n, max)
+	}
+}
+
+// NumberAbove: see NumberMin.
+func (e *Errors) NumberAbove(base, name string, n json.Number, limit string) {
+	if format.CompareNumbers([]byte(n), []byte(limit)) <= 0 && format.ValidNumber([]byte(n)) {
+		e.numberBound(base, name, msg.RuleExclusiveMinimum, "want more than ", n, limit)
+	}
+}
+
+// NumberBelow: see NumberMin.
+func (e *Errors) NumberBelow(base, name string, n json.Number, limit string) {
+	if format.CompareNumbers([]byte(n), []byte(limit)) >= 0 && format.ValidNumber([]byte(n)) {
+		e.numberBound(base, name, msg.RuleExclusiveMaximum, "want less than ", n, limit)
+	}
+}
+
+func (e *Errors) numberBound(base, name string, rule msg.Rule, want string, n json.Number, limit string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	v := Shorten(string(n))
+	e.Add(base, name, rule, v, want+limit+", got "+v)
+}
+
+// NumberMultipleOf checks that n is a multiple of f, exactly (0.3 is a
+// multiple of 0.1); factor is the schema's text of f, for the message.
+func (e *Errors) NumberMultipleOf(base, name string, n json.Number, f *Factor, factor string) {
+	if !f.MultipleOf([]byte(n)) && format.ValidNumber([]byte(n)) {
+		if e.Full() {
+			e.Omit()
+			return
+		}
+		v := Shorten(string(n))
+		e.Add(base, name, msg.RuleMultipleOf, v, "want a multiple of "+factor+", got "+v)
+	}
 }

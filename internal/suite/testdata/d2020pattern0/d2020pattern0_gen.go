@@ -367,8 +367,9 @@ func declaredD2020pattern0(name string) bool {
 	return false
 }
 
-// The patterns of the schema's members, as Go's regexp reads them:
-// each matches exactly the strings the ECMA-262 pattern does.
+// The patterns of the schema's members, as Go's regexp reads them
+// (each matches exactly the strings the ECMA-262 pattern does), and
+// their multipleOf values, read once.
 var (
 	pattern1 = regexp.MustCompile("^a*$") // "^a*$"
 )
