@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/big"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -90,12 +91,20 @@ func (n node) number(path, keyword string) (*big.Rat, error) {
 	if !ok {
 		return nil, nil
 	}
+	if m := exponent.FindSubmatch(raw); m != nil && len(m[1]) > 3 {
+		// 1e1000000000 would take gigabytes as an exact rational.
+		return nil, fmt.Errorf("%s: %s %s: an exponent beyond ±999 is not supported by the generator", orRoot(path), keyword, raw)
+	}
 	r, ok := new(big.Rat).SetString(string(raw))
 	if !ok || len(raw) == 0 || raw[0] == '+' || raw[0] == '.' {
 		return nil, fmt.Errorf("%s: %s %s is not a number", orRoot(path), keyword, raw)
 	}
 	return r, nil
 }
+
+// exponent finds the digits of a number's exponent, leading zeros left
+// out.
+var exponent = regexp.MustCompile(`[eE][+-]?0*([0-9]+)`)
 
 // count returns the value of a keyword that counts (maxLength, maxItems
 // and the like): a non-negative integer, which JSON Schema lets a schema

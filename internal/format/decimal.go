@@ -124,8 +124,6 @@ func boolCmp(a, b bool) int {
 // read once, for MultipleOf.
 type Factor struct {
 	p, q *big.Int
-	r    *big.Int // p without its factors 2 and 5
-	pow  int64    // the largest power of 2 or 5 in p
 }
 
 // NewFactor reads a multipleOf value, a positive JSON number literal; it
@@ -135,52 +133,50 @@ func NewFactor(s string) *Factor {
 	if !ok || r.Sign() <= 0 {
 		panic("format: multipleOf " + s + " is not a positive number")
 	}
-	f := &Factor{p: new(big.Int).Set(r.Num()), q: new(big.Int).Set(r.Denom())}
-	f.r = new(big.Int).Set(f.p)
-	for _, k := range []int64{2, 5} {
-		n := int64(0)
-		for new(big.Int).Mod(f.r, big.NewInt(k)).Sign() == 0 {
-			f.r.Quo(f.r, big.NewInt(k))
-			n++
-		}
-		f.pow = max(f.pow, n)
-	}
-	return f
+	return &Factor{p: new(big.Int).Set(r.Num()), q: new(big.Int).Set(r.Denom())}
 }
+
+// MaxMultipleDigits is how many significant digits a number may have
+// for MultipleOf to decide it: beyond, the arithmetic would cost more
+// than a small factor of the input, and the library refuses the number
+// instead, a documented limit.
+const MaxMultipleDigits = 10000
 
 // MultipleOf reports whether the JSON number literal b is an integer
 // multiple of f, exactly: x = X × 10^e is a multiple of p/q exactly when
-// p divides X × 10^e × q, that is (p and q having no common factor) when
-// p divides X × 10^e. Its cost grows with the digits of b, not with its
-// exponent.
-func (f *Factor) MultipleOf(b []byte) bool {
+// p × 10^-e divides X × q (e < 0), or p divides X × 10^e (e ≥ 0). ok is
+// false, and the answer unknown, when b has more than MaxMultipleDigits
+// significant digits. The cost grows with the digits of b and of f, not
+// with b's exponent: 1e1000000000 costs what 1 does.
+func (f *Factor) MultipleOf(b []byte) (multiple, ok bool) {
 	d := readDecimal(b)
 	if d.bad {
-		return false
+		return false, true
 	}
 	if d.zero {
-		return true
+		return true, true
 	}
-	x := new(big.Int)
-	for i := 0; i < d.n; i++ {
-		x.Mul(x, big.NewInt(10))
-		x.Add(x, big.NewInt(int64(d.sig(i)-'0')))
+	if d.n > MaxMultipleDigits {
+		return false, false
 	}
+	digits := make([]byte, d.n)
+	for i := range digits {
+		digits[i] = d.sig(i)
+	}
+	x, _ := new(big.Int).SetString(string(digits), 10)
 	e := d.exp - int64(d.n) // b's value is X × 10^e
-	switch {
-	case e >= f.pow:
-		// 10^e holds every factor 2 and 5 of p: the rest must divide X.
-		return new(big.Int).Mod(x, f.r).Sign() == 0
-	case e >= 0:
-		x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(e), nil))
-		return new(big.Int).Mod(x, f.p).Sign() == 0
+	if e >= 0 {
+		// X × 10^e mod p, with 10^e taken mod p.
+		t := new(big.Int).Exp(big.NewInt(10), big.NewInt(e), f.p)
+		t.Mul(t, x)
+		return t.Mod(t, f.p).Sign() == 0, true
 	}
-	// The quotient X × q / (p × 10^-e) must be an integer; when 10^-e
-	// alone exceeds X × q, which has fewer digits than -e, it cannot be.
-	if int64(len(x.String())+len(f.q.String())) < -e {
-		return false
+	// 10^-e alone exceeds X × q when -e is beyond their digits, and then
+	// cannot divide it.
+	if int64(len(digits)+len(f.q.String())) < -e {
+		return false, true
 	}
 	num := new(big.Int).Mul(x, f.q)
 	den := new(big.Int).Mul(f.p, new(big.Int).Exp(big.NewInt(10), big.NewInt(-e), nil))
-	return new(big.Int).Mod(num, den).Sign() == 0
+	return num.Mod(num, den).Sign() == 0, true
 }

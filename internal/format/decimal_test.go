@@ -2,6 +2,7 @@ package format
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,6 +47,14 @@ func TestMultipleOf(t *testing.T) {
 		{"19.99", "0.01", true},
 		{"12391239123", "1e-8", true},
 	} {
-		assert.Equal(t, tc.want, NewFactor(tc.factor).MultipleOf([]byte(tc.x)), "%s multipleOf %s", tc.x, tc.factor)
+		got, ok := NewFactor(tc.factor).MultipleOf([]byte(tc.x))
+		assert.True(t, ok)
+		assert.Equal(t, tc.want, got, "%s multipleOf %s", tc.x, tc.factor)
 	}
+	long := "1" + strings.Repeat("3", MaxMultipleDigits)
+	_, ok := NewFactor("2").MultipleOf([]byte(long))
+	assert.False(t, ok, "a number of more than MaxMultipleDigits digits is beyond the limit")
+	got, ok := NewFactor("3").MultipleOf([]byte(long[:MaxMultipleDigits]))
+	assert.True(t, ok)
+	assert.False(t, got)
 }

@@ -2193,7 +2193,7 @@ var Groups = []Group{
 			{"ref within ref invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "refRemote.json", Index: 3, Description: "base URI change",
-		Refused: "/as_array/items: keyword \"$id\" on the items of an array is not supported by the generator",
+		Refused: "/as_array/items: keyword \"items\" on the items of an array is not supported by the generator",
 		Tests: []Test{
 			{"base URI change ref valid", "[[1]]", "as_array", true},
 			{"base URI change ref invalid", "[[\"a\"]]", "as_array", false},

@@ -509,12 +509,18 @@ func (e *Errors) numberBound(base, name string, rule msg.Rule, want string, n js
 // NumberMultipleOf checks that n is a multiple of f, exactly (0.3 is a
 // multiple of 0.1); factor is the schema's text of f, for the message.
 func (e *Errors) NumberMultipleOf(base, name string, n json.Number, f *Factor, factor string) {
-	if !f.MultipleOf([]byte(n)) && format.ValidNumber([]byte(n)) {
-		if e.Full() {
-			e.Omit()
-			return
-		}
-		v := Shorten(string(n))
-		e.Add(base, name, msg.RuleMultipleOf, v, "want a multiple of "+factor+", got "+v)
+	multiple, ok := f.MultipleOf([]byte(n))
+	if multiple || !format.ValidNumber([]byte(n)) {
+		return
 	}
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	v := Shorten(string(n))
+	if !ok {
+		e.Add(base, name, msg.RuleRange, v, "a number of more than "+strconv.Itoa(format.MaxMultipleDigits)+" significant digits cannot be checked for multipleOf, a documented limit of the library")
+		return
+	}
+	e.Add(base, name, msg.RuleMultipleOf, v, "want a multiple of "+factor+", got "+v)
 }
