@@ -456,3 +456,47 @@ func TestObjectKeywords(t *testing.T) {
 	assert.Equal(t, "d", m.Dependents[0].Then.JSON)
 	assert.Equal(t, "dependentRequired", m.DependentRule)
 }
+
+// TestRefAndAllOf pins that a $ref to $defs reads the schema it names,
+// and that allOf is merged into the schema that asserts all of it: the
+// tighter bounds, the members of every branch, the least common multiple.
+func TestRefAndAllOf(t *testing.T) {
+	s := testSchema(t, `{"a": {"$ref": "#/$defs/bounded"}, "b": {"allOf": [
+		{"type": "object", "properties": {"x": {"type": "integer", "minimum": 1, "multipleOf": 4}}, "required": ["x"]},
+		{"properties": {"x": {"maximum": 10, "minimum": 2, "multipleOf": 6}, "y": {"type": "string"}}}]}}`)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(s.Data, &doc))
+	doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	doc["$defs"] = map[string]any{"bounded": map[string]any{"type": "string", "maxLength": 3}}
+	data, err := json.Marshal(doc)
+	require.NoError(t, err)
+	s.Data = data
+	sf, err := build(s)
+	require.NoError(t, err)
+	byName := make(map[string]*field)
+	for _, f := range sf.Root.Fields {
+		byName[f.JSON] = f
+	}
+	a := byName["a"]
+	require.NotNil(t, a.MaxLength)
+	assert.Equal(t, 3, *a.MaxLength)
+	obj := byName["b"].Object
+	require.NotNil(t, obj)
+	require.Len(t, obj.Fields, 2)
+	x := obj.Fields[0]
+	assert.True(t, x.Required)
+	assert.Equal(t, int64(2), *x.Min)
+	assert.Equal(t, int64(10), *x.Max)
+	assert.Equal(t, int64(12), *x.MultipleOf)
+	assert.Equal(t, "y", obj.Fields[1].JSON)
+
+	for props, why := range map[string]string{
+		`{"a": {"allOf": [{"type": "string", "pattern": "a"}, {"pattern": "b"}]}}`:                         "two values of pattern",
+		`{"a": {"allOf": [{"type": "object", "additionalProperties": false}, {"properties": {"b": {}}}]}}`: "does not declare",
+		`{"a": {"$ref": "#"}}`:          "recursive",
+		`{"a": {"$ref": "other.json"}}`: "names no schema of the catalogue",
+	} {
+		_, err := build(testSchema(t, props))
+		assert.ErrorContains(t, err, why, props)
+	}
+}

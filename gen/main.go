@@ -251,7 +251,11 @@ func buildMajor(cfg config, versions []schemas.Schema) (*major, error) {
 
 // inputOf returns the generator's view of a schema of cfg's catalogue.
 func (cfg config) inputOf(s schemas.Schema) input {
-	return input{Name: s.Name, Version: s.Version, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
+	others := make(map[string][]byte)
+	for _, o := range cfg.Catalogue.All() {
+		others[withoutScheme(o.ID)] = o.JSON()
+	}
+	return input{Name: s.Name, Version: s.Version, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON(), Others: others}
 }
 
 // fileName returns the name of the file generated for sf in its package:

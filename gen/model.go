@@ -109,6 +109,9 @@ type input struct {
 	File              string // its file name in the catalogue
 	Source            string // its path from the module's root, for the generated header
 	Data              []byte
+	// Others are the schemas of the catalogue by $id, the scheme left
+	// out (decision 9), for a $ref to another schema.
+	Others map[string][]byte
 }
 
 // A schemaFile is one schema turned into the model of its package.
@@ -182,6 +185,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true,
 	"additionalProperties": true, "minProperties": true, "maxProperties": true,
 	"dependentRequired": true, "dependencies": true,
 }
@@ -190,7 +194,11 @@ var keywords = map[string]bool{
 // the schema keyword by keyword (see node).
 func build(s input) (*schemaFile, error) {
 	pkg := s.Name[strings.LastIndexByte(s.Name, '.')+1:]
-	root, err := buildMessage(s.Name, exportName(pkg), "", s.Data)
+	b, err := newBuilder(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	root, err := b.buildMessage(exportName(pkg), "", s.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
@@ -207,8 +215,8 @@ func build(s input) (*schemaFile, error) {
 	return sf, nil
 }
 
-func buildMessage(schema, goName, path string, raw json.RawMessage) (*message, error) {
-	node, err := parseNode(path, raw)
+func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*message, error) {
+	node, err := b.parseNode(path, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +277,7 @@ func buildMessage(schema, goName, path string, raw json.RawMessage) (*message, e
 		return nil, err
 	}
 	for _, name := range order {
-		f, err := buildField(schema, path, name, props[name], slices.Contains(required, name))
+		f, err := b.buildField(path, name, props[name], slices.Contains(required, name))
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +331,7 @@ func (m *message) closed(path string, node node) error {
 	return nil
 }
 
-func buildField(schema, base, name string, raw json.RawMessage, required bool) (*field, error) {
+func (b *builder) buildField(base, name string, raw json.RawMessage, required bool) (*field, error) {
 	path := base + "/" + name
 	if q := strconv.Quote(name); q[1:len(q)-1] != name {
 		// The decoder matches declared names byte for byte.
@@ -332,7 +340,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
 		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
 	}
-	node, err := parseNode(path, raw)
+	node, err := b.parseNode(path, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +350,9 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	}
 	// The keywords that apply to none of the member's types assert
 	// nothing of its values.
+	if node["$id"] != nil {
+		return nil, fmt.Errorf("%s: $id in a member's schema, which changes what its $refs name, is not supported by the generator", path)
+	}
 	if len(all) > 0 {
 		node = node.without(all)
 	}
@@ -427,7 +438,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	case typ == "array" && (node["items"] == nil || string(node["items"]) == "true" || string(node["items"]) == "{}"):
 		f.Kind = kindRawArray
 	case typ == "array":
-		items, err := parseNode(path+"/items", node["items"])
+		items, err := b.parseNode(path+"/items", node["items"])
 		if err != nil {
 			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
 		}
@@ -445,7 +456,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 		f.Kind = kindRawObject
 	case typ == "object":
 		f.Kind = kindObject
-		obj, err := buildMessage(schema, f.GoName, path, raw)
+		obj, err := b.buildMessage(f.GoName, path, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -566,7 +577,7 @@ func buildField(schema, base, name string, raw json.RawMessage, required bool) (
 	if (f.MinItems != nil || f.MaxItems != nil || f.Unique) && !f.row().Items {
 		return nil, fmt.Errorf("%s: minItems, maxItems or uniqueItems on a member that is not an array", path)
 	}
-	if rule, ok := extraRules[schema][path]; ok {
+	if rule, ok := extraRules[b.schema][path]; ok {
 		if rule != "imei" || f.Kind != kindString || f.Nullable {
 			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, rule)
 		}

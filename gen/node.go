@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/big"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -20,6 +21,154 @@ import (
 // count written 2.0, a bound beyond a float64's precision, a default
 // given as null) and can refuse what it does not implement.
 type node map[string]json.RawMessage
+
+// A builder reads the schema objects of one schema file, resolving each
+// $ref to the schema it names.
+type builder struct {
+	schema string          // the schema's name, for the catalogue's own rules
+	root   json.RawMessage // the schema file, which "#..." refers into
+	draft7 bool            // the file's dialect is draft 7, where $ref hides its siblings
+	others map[string][]byte
+}
+
+func newBuilder(s input) (*builder, error) {
+	b := &builder{schema: s.Name, root: s.Data, others: s.Others}
+	var head struct {
+		Schema string `json:"$schema"`
+	}
+	if err := json.Unmarshal(s.Data, &head); err != nil {
+		return nil, err
+	}
+	b.draft7 = strings.Contains(head.Schema, "draft-07")
+	return b, nil
+}
+
+// maxDepth is how deeply the members of a message may nest: deep enough
+// for any message, and a bound on a $ref that refers to itself.
+const maxDepth = 32
+
+// parseNode reads the schema at path, the one its $ref names if it has
+// one.
+func (b *builder) parseNode(path string, raw json.RawMessage) (node, error) {
+	return b.parseNodeDepth(path, raw, 0)
+}
+
+func (b *builder) parseNodeDepth(path string, raw json.RawMessage, depth int) (node, error) {
+	n, err := parseNode(path, raw)
+	if err != nil || n["$ref"] == nil && n["allOf"] == nil {
+		return n, err
+	}
+	if depth > maxDepth || strings.Count(path, "/") > maxDepth {
+		return nil, fmt.Errorf("%s: members nest more than %d deep, or a $ref refers to a schema that holds it", orRoot(path), maxDepth)
+	}
+	var branches []node
+	if raw, ok := n["$ref"]; ok {
+		var ref string
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			return nil, fmt.Errorf("%s: $ref %s is not a string", orRoot(path), raw)
+		}
+		target, err := b.resolve(ref)
+		if err != nil {
+			return nil, fmt.Errorf("%s: $ref %q: %v", orRoot(path), ref, err)
+		}
+		t, err := b.parseNodeDepth(path, target, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if b.draft7 {
+			// Draft 7 ignores what stands beside a $ref.
+			return t, nil
+		}
+		// 2020-12 applies both, as allOf does.
+		branches = append(branches, t)
+		n = maps.Clone(n)
+		delete(n, "$ref")
+	}
+	if raw, ok := n["allOf"]; ok {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
+			return nil, fmt.Errorf("%s: allOf %s is not a list of schemas", orRoot(path), raw)
+		}
+		for i, raw := range list {
+			t, err := b.parseNodeDepth(path+"/allOf/"+strconv.Itoa(i), raw, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			branches = append(branches, t)
+		}
+		n = maps.Clone(n)
+		delete(n, "allOf")
+	}
+	// What stands beside them is one more branch, first, so that its
+	// members keep their place.
+	return b.merge(path, append([]node{n}, branches...))
+}
+
+// annotation are the keywords that only describe.
+var annotation = map[string]bool{
+	"title": true, "description": true, "$comment": true, "examples": true,
+	"deprecated": true, "readOnly": true, "writeOnly": true,
+}
+
+// resolve returns the schema a $ref names: a JSON Pointer into the same
+// file ("#/$defs/point"), or another schema of the catalogue by its $id,
+// whole or with a pointer, which may hold no $ref of its own.
+func (b *builder) resolve(ref string) (json.RawMessage, error) {
+	uri, fragment, _ := strings.Cut(ref, "#")
+	doc := b.root
+	if uri != "" {
+		other, ok := b.others[withoutScheme(uri)]
+		if !ok {
+			return nil, fmt.Errorf("names no schema of the catalogue")
+		}
+		if strings.Contains(string(other), `"$ref"`) {
+			return nil, fmt.Errorf("the schema it names holds a $ref of its own, which is not supported by the generator")
+		}
+		doc = other
+	}
+	if fragment != "" && !strings.HasPrefix(fragment, "/") {
+		return nil, fmt.Errorf("an anchor, which is not supported by the generator")
+	}
+	fragment, err := url.PathUnescape(fragment)
+	if err != nil {
+		return nil, err
+	}
+	at := json.RawMessage(doc)
+	if fragment == "" {
+		if uri == "" {
+			return nil, fmt.Errorf("the whole schema, which holds it: a recursive schema is not supported by the generator")
+		}
+		return at, nil
+	}
+	for _, tok := range strings.Split(fragment[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(at, &obj) == nil {
+			next, ok := obj[tok]
+			if !ok {
+				return nil, fmt.Errorf("nothing at %s", fragment)
+			}
+			at = next
+			continue
+		}
+		var list []json.RawMessage
+		i, err := strconv.Atoi(tok)
+		if json.Unmarshal(at, &list) != nil || err != nil || i < 0 || i >= len(list) {
+			return nil, fmt.Errorf("nothing at %s", fragment)
+		}
+		at = list[i]
+	}
+	return at, nil
+}
+
+// withoutScheme returns a URI without its scheme, so that http and https
+// name the same schema (decision 9).
+func withoutScheme(uri string) string {
+	if _, rest, ok := strings.Cut(uri, "://"); ok {
+		return rest
+	}
+	return uri
+}
 
 // parseNode reads the schema at path.
 func parseNode(path string, raw json.RawMessage) (node, error) {

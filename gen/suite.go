@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/big"
 	"os"
 	"path"
@@ -192,11 +193,30 @@ func suiteWord(name string) string {
 
 // suiteWrapper returns the wrapper schema of a group (see the top of
 // this file) and, for each test, the member its instance goes in.
-func suiteWrapper(dialect string, grp suiteGroup) ([]byte, []string, error) {
+func suiteWrapper(dialect string, grp suiteGroup) (_ []byte, _ []string, err error) {
 	var s map[string]json.RawMessage
 	typed := true
+	// The schema's definitions go to the wrapper's root, where the
+	// pointers of its $refs ("#/$defs/a") find them; its $id and $schema
+	// go with them, since a member's schema may not change either.
+	defs := make(map[string]json.RawMessage)
 	if json.Unmarshal(grp.Schema, &s) == nil {
+		for _, k := range []string{"$defs", "definitions", "$id", "$schema"} {
+			if v, ok := s[k]; ok {
+				defs[k] = v
+				delete(s, k)
+			}
+		}
+		if defs["$id"] != nil && bytes.Contains(grp.Schema, []byte(`"$ref"`)) {
+			// Its $refs are relative to an $id the wrapper does not have.
+			s["$id"] = defs["$id"]
+		}
+		delete(defs, "$id")
+		delete(defs, "$schema")
 		_, typed = s["type"]
+		if grp.Schema, err = json.Marshal(s); err != nil {
+			return nil, nil, err
+		}
 	}
 	members := make([]string, len(grp.Tests))
 	props := [][2]string{
@@ -243,7 +263,11 @@ func suiteWrapper(dialect string, grp suiteGroup) ([]byte, []string, error) {
 		}
 		fmt.Fprintf(&b, "%q:%s", p[0], p[1])
 	}
-	b.WriteString("}}")
+	b.WriteString("}")
+	for _, k := range slices.Sorted(maps.Keys(defs)) {
+		fmt.Fprintf(&b, ",%q:%s", k, defs[k])
+	}
+	b.WriteString("}")
 	return b.Bytes(), members, nil
 }
 
