@@ -155,7 +155,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rMinLength, rRequired, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rRequired, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -226,6 +226,18 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("min-length-raised", "min-length-lowered")
 		msg = fmt.Sprintf("the minimum length changes from %d in %s to %d in %s, so %s accepts %s and %s does not; keep the minimum length, or publish a new major version",
 			o.minLen, ov, n.minLen, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rExMinimum:
+		code = pick("exclusive-minimum-raised", "exclusive-minimum-lowered")
+		msg = fmt.Sprintf("the exclusive minimum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive minimum, or publish a new major version",
+			boundText(o.exMin), ov, boundText(n.exMin), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rExMaximum:
+		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
+		msg = fmt.Sprintf("the exclusive maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive maximum, or publish a new major version",
+			boundText(o.exMax), ov, boundText(n.exMax), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMaxLength:
+		code = pick("max-length-lowered", "max-length-raised")
+		msg = fmt.Sprintf("the maximum length changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum length, or publish a new major version",
+			lengthText(o.maxLen), ov, lengthText(n.maxLen), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rRequired:
 		name := named[0]
 		key = name
@@ -577,4 +589,11 @@ func memberPointer(path []step) string {
 		}
 	}
 	return b.String()
+}
+
+func lengthText(l *int) string {
+	if l == nil {
+		return "none"
+	}
+	return strconv.Itoa(*l)
 }

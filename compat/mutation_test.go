@@ -213,7 +213,7 @@ func (m *mutator) mutate(doc obj) string {
 		p = it
 		name += "[]"
 	}
-	switch m.pick(17) {
+	switch m.pick(21) {
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -288,6 +288,30 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
 		return name + ": minLength set"
+	case 17: // maxLength
+		if _, ok := p["maxLength"]; ok && m.pick(3) == 0 {
+			delete(p, "maxLength")
+			return name + ": maxLength removed"
+		}
+		p["maxLength"] = json.Number(fmt.Sprint(m.pick(5)))
+		return name + ": maxLength set"
+	case 18, 19: // move, add or remove an exclusive bound
+		kw := []string{"exclusiveMinimum", "exclusiveMaximum"}[m.pick(2)]
+		if _, ok := p[kw]; ok && m.pick(3) == 0 {
+			delete(p, kw)
+			return name + ": " + kw + " removed"
+		}
+		p[kw] = m.anyOf(numberPool)
+		return name + ": " + kw + " set"
+	case 20: // const
+		if _, ok := p["const"]; ok && m.pick(2) == 0 {
+			delete(p, "const")
+			return name + ": const removed"
+		}
+		// Strings only: the oracle refuses numeric consts, as it does
+		// numeric enums (its number stand-ins).
+		p["const"] = m.anyOf(stringPool)
+		return name + ": const set"
 	case 9, 10: // add or remove a required member
 		req, _ := site["required"].([]any)
 		if len(req) > 0 && m.pick(2) == 0 {
@@ -476,11 +500,22 @@ func pool(a, b obj) []any {
 				}
 			}
 		}
-		for _, kw := range []string{"minimum", "maximum"} {
+		if c, ok := s["const"]; ok {
+			vs = append(vs, c)
+		}
+		for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
 			if n, ok := s[kw].(json.Number); ok {
 				f, _ := n.Float64()
 				for _, d := range []float64{-1, -0.5, 0, 0.5, 1} {
 					vs = append(vs, json.Number(fmt.Sprint(f+d)))
+				}
+			}
+		}
+		if n, ok := s["maxLength"].(json.Number); ok {
+			l, _ := n.Int64()
+			for _, d := range []int64{-1, 0, 1} {
+				if l+d >= 0 {
+					vs = append(vs, strings.Repeat("w", int(l+d)))
 				}
 			}
 		}

@@ -71,19 +71,22 @@ type node struct {
 	enumSet  map[string]bool // the JSON text of each value of enum
 	format   string          // "", "uuid" or "date-time"
 	min, max *big.Rat
-	minLen   int
-	pattern  *string
-	regexp   *regexp.Regexp // the pattern, if Go's regexp reads it
-	def      *value         // the default, if any
-	imei     bool           // core.device's imei: decision 6 applies to strings
-	device   bool           // the root of core.device, whose imei is always judged
-	items    *node          // nil: any item
-	props    map[string]*node
-	order    []string            // property names in the schema's order
-	required []string            // in the schema's order, without repeats
-	isReq    map[string]bool     // the members of required
-	refused  []refusal           // keywords the checker cannot decide
-	examples map[*node]exampleOf // example's answers, by the other node
+	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
+	exMin, exMax *big.Rat
+	minLen       int
+	maxLen       *int // maxLength; nil without one
+	pattern      *string
+	regexp       *regexp.Regexp // the pattern, if Go's regexp reads it
+	def          *value         // the default, if any
+	imei         bool           // core.device's imei: decision 6 applies to strings
+	device       bool           // the root of core.device, whose imei is always judged
+	items        *node          // nil: any item
+	props        map[string]*node
+	order        []string            // property names in the schema's order
+	required     []string            // in the schema's order, without repeats
+	isReq        map[string]bool     // the members of required
+	refused      []refusal           // keywords the checker cannot decide
+	examples     map[*node]exampleOf // example's answers, by the other node
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -246,6 +249,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			}
 			enum = append(enum, e)
 		}
+		if n.hasEnum {
+			// A const came first: the values both allow.
+			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[jsonText(e)] })
+		}
 		n.hasEnum, n.enum = true, enum
 		n.enumSet = make(map[string]bool, len(enum))
 		for _, e := range enum {
@@ -274,6 +281,53 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.min = r
 		} else {
 			n.max = r
+		}
+	case "exclusiveMinimum", "exclusiveMaximum":
+		r, ok := v.(*big.Rat)
+		if !ok {
+			return errors.New("want a number")
+		}
+		if tooLong(r) {
+			n.refuse(kw, "limit-exceeded", "a bound with more than 100 digits")
+			return nil
+		}
+		if kw == "exclusiveMinimum" {
+			n.exMin = r
+		} else {
+			n.exMax = r
+		}
+	case "maxLength":
+		r, ok := v.(*big.Rat)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return errors.New("want a non-negative integer")
+		}
+		if r.Cmp(big.NewRat(maxMinLength, 1)) > 0 {
+			n.refuse(kw, "limit-exceeded", fmt.Sprintf("a maximum length over %d", maxMinLength))
+			return nil
+		}
+		l := int(r.Num().Int64())
+		n.maxLen = &l
+	case "const":
+		// An enumeration of one value; beside an enum, the values both
+		// allow.
+		switch v.(type) {
+		case []value, *object:
+			n.refuse(kw, "undecidable-enum", "a const array or object, which the checker does not compare")
+			return nil
+		case *big.Rat:
+			if tooLong(v.(*big.Rat)) {
+				n.refuse(kw, "limit-exceeded", "a const number with more than 100 digits")
+				return nil
+			}
+		}
+		enum := []value{v}
+		if n.hasEnum && !n.enumSet[jsonText(v)] {
+			enum = nil
+		}
+		n.hasEnum, n.enum = true, enum
+		n.enumSet = make(map[string]bool, len(enum))
+		for _, e := range enum {
+			n.enumSet[jsonText(e)] = true
 		}
 	case "minLength":
 		r, ok := v.(*big.Rat)

@@ -29,6 +29,9 @@ const (
 	rIMEI                         // neither "" nor a valid IMEI (decision 6)
 	rRequired                     // an object lacks a required member
 	rMember                       // a member or item is rejected
+	rMaxLength                    // longer than the maximum length
+	rExMinimum                    // not above the exclusive minimum
+	rExMaximum                    // not below the exclusive maximum
 )
 
 var (
@@ -114,9 +117,18 @@ func (n *node) rejects(v value) reason {
 		if n.max != nil && v.Cmp(n.max) > 0 {
 			r |= rMaximum
 		}
+		if n.exMin != nil && v.Cmp(n.exMin) <= 0 {
+			r |= rExMinimum
+		}
+		if n.exMax != nil && v.Cmp(n.exMax) >= 0 {
+			r |= rExMaximum
+		}
 	case string:
 		if n.minLen > 0 && utf8.RuneCountInString(v) < n.minLen {
 			r |= rMinLength
+		}
+		if n.maxLen != nil && utf8.RuneCountInString(v) > *n.maxLen {
+			r |= rMaxLength
 		}
 		switch n.format {
 		case "uuid":
@@ -236,7 +248,7 @@ func numbers(a, b *node, enums []value) []value {
 		if n == nil {
 			continue
 		}
-		for _, r := range []*big.Rat{n.min, n.max} {
+		for _, r := range []*big.Rat{n.min, n.max, n.exMin, n.exMax} {
 			if r != nil {
 				points = append(points, r)
 			}
@@ -325,6 +337,10 @@ func stringsOf(a, b *node, enums []value) []value {
 	for _, n := range []*node{a, b} {
 		if n != nil && n.minLen > 0 {
 			bounds = append(bounds, n.minLen)
+		}
+		if n != nil && n.maxLen != nil {
+			// The lengths above the maximum begin a cell of their own.
+			bounds = append(bounds, *n.maxLen+1)
 		}
 	}
 	slices.Sort(bounds)
@@ -419,7 +435,8 @@ func patternsDecidable(a, b *node) bool {
 	}
 	sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
 		!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
-	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && a.imei == b.imei && sameEnum
+	sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
+	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum
 }
 
 // example returns a value both a and b accept (b nil: any), preferring

@@ -153,7 +153,8 @@ func (cs *compiled) walk(sch any, path []string) error {
 	for _, kw := range slices.Sorted(mapKeys(obj)) {
 		v := obj[kw]
 		switch kw {
-		case "$schema", "$id", "title", "description", "default", "required", "minLength", "minimum", "maximum":
+		case "$schema", "$id", "title", "description", "default", "required", "minLength", "maxLength", "minimum", "maximum",
+			"exclusiveMinimum", "exclusiveMaximum":
 		case "type":
 			if slices.Contains(typeNames(v), "integer") {
 				cs.integers = append(cs.integers, path)
@@ -161,6 +162,10 @@ func (cs *compiled) walk(sch any, path []string) error {
 		case "format":
 			if v == "date-time" {
 				cs.dateTimes = append(cs.dateTimes, path)
+			}
+		case "const":
+			if _, ok := v.(json.Number); ok {
+				return fmt.Errorf("%s: numeric const %v, which the oracle's number stand-ins do not preserve", pointer(path), v)
 			}
 		case "enum":
 			for _, e := range v.([]any) {

@@ -1,0 +1,47 @@
+package compat_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/compat"
+)
+
+// TestNewKeywordsProvablyHold pins, for maxLength, the exclusive bounds
+// and const, the direction that provably holds when a version tightens or
+// loosens one: the checker must say it holds, and break only the other
+// direction, with a witness the oracle confirms.
+func TestNewKeywordsProvablyHold(t *testing.T) {
+	for _, tc := range []struct {
+		old, new          string
+		backward, forward bool
+	}{
+		{`{"type": "string", "maxLength": 10}`, `{"type": "string", "maxLength": 5}`, false, true},
+		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 10}`, true, false},
+		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 5, "description": "x"}`, true, true},
+		{`{"type": "string"}`, `{"type": "string", "maxLength": 3}`, false, true},
+		{`{"type": "number", "exclusiveMinimum": 0}`, `{"type": "number", "exclusiveMinimum": 1}`, false, true},
+		{`{"type": "number", "exclusiveMinimum": 0}`, `{"type": "number", "minimum": 0}`, true, false},
+		{`{"type": "integer", "exclusiveMaximum": 10}`, `{"type": "integer", "maximum": 9}`, true, true},
+		{`{"type": "number", "exclusiveMaximum": 10}`, `{"type": "number", "maximum": 9}`, false, true},
+		{`{"type": "string", "enum": ["a", "b"]}`, `{"type": "string", "const": "a"}`, false, true},
+		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a", "b"]}`, true, false},
+		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a"]}`, true, true},
+	} {
+		doc := func(member string) obj {
+			return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
+				"required": ["message_id", "time", "sensor_id", "a"],
+				"properties": {"message_id": {"type": "string", "format": "uuid"}, "time": {"type": "string", "format": "date-time"},
+				"sensor_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+		}
+		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
