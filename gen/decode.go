@@ -192,6 +192,12 @@ func decodeEnum(g *generator, _ *message, f *field, name string) {
 	g.p("switch string(s) {")
 	for i, v := range f.Enum {
 		g.p("case %q:", v)
+		if f.Repr == reprPointer {
+			// A constant has no address.
+			g.p("x := %s", f.EnumConsts[i])
+			g.p("v.%s = &x", f.GoName)
+			continue
+		}
 		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumConsts[i]))
 	}
 	g.p("default:")

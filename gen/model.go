@@ -607,8 +607,8 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 			return nil, fmt.Errorf("%s: default %s breaks the member's own schema: %v", path, f.Default, err)
 		}
 	}
-	if f.Kind == kindEnum && f.Repr == reprPointer {
-		return nil, fmt.Errorf("%s: enums must be required, have a default, or be nullable without one", path)
+	if f.Kind == kindEnum && f.Repr == reprPointer && f.Nullable {
+		return nil, fmt.Errorf("%s: a nullable enum must be required, or have a default, or none", path)
 	}
 	if f.Kind == kindObject && f.Repr != reprPointer {
 		return nil, fmt.Errorf("%s: objects with declared members must be optional and not nullable", path)
