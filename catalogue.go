@@ -38,14 +38,18 @@ import (
 // the unexported type of that version in the major's package.
 type Message = msg.Message
 
-// ErrNoType is the error, wrapped, of Decode given a message that has no
+// ErrNoType is wrapped by the error of Decode given a message that has no
 // message_type member, such as every example.event: its schema cannot be
 // told from the message. Decode such messages with DecodeOr or DecodeAs.
+// The error is an *msg.Error whose one violation, at /message_type, of
+// rule msg.RuleMessageType, unwraps to ErrNoType.
 var ErrNoType = errors.New("no message_type")
 
-// ErrUnknownType is the error, wrapped, of Decode given a message whose
+// ErrUnknownType is wrapped by the error of Decode given a message whose
 // message_type names no schema of the catalogue, or is null or not a
-// string. Its text lists the types known.
+// string. The error is an *msg.Error whose one violation, at
+// /message_type, of rule msg.RuleMessageType, unwraps to ErrUnknownType;
+// its text lists the types known.
 var ErrUnknownType = errors.New("unknown message type")
 
 // newLatest and kindList, in kinds_gen.go, make a new message of each
@@ -106,10 +110,16 @@ func (s set) new(name, version string) (Message, error) {
 // judged by exactly that version's schema file (decision 13): under an
 // earlier minor, a member only a later minor declares is an extra member
 // like any other. With version "" it judges by the latest version, the
-// latest minor of the latest major, as Decode does. The message is
-// returned even when it breaks its schema, with an *msg.Error listing the
-// violations; an unknown schema or version gives an error wrapping
-// schemas.ErrUnknown and no message.
+// latest minor of the latest major, as Decode does.
+//
+// Its errors are always an *msg.Error. Unlike a typed package's Parse,
+// which returns no message with an error, DecodeAs returns the message
+// even when it breaks its schema, holding what could be decoded, so that
+// the caller learns which schema and version judged it (msg.VerdictOf
+// reports them); such a message must not be used as a valid one. An
+// unknown schema or version gives no message, and an error whose one
+// violation, at the document's root, of rule msg.RuleSchema, unwraps to
+// schemas.ErrUnknown.
 func DecodeAs(name, version string, data []byte) (Message, error) {
 	return published.decodeAs(name, version, data)
 }
@@ -117,19 +127,22 @@ func DecodeAs(name, version string, data []byte) (Message, error) {
 func (s set) decodeAs(name, version string, data []byte) (Message, error) {
 	m, err := s.new(name, version)
 	if err != nil {
-		return nil, err
+		return nil, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSchema, Message: err.Error(), Err: err}}}
 	}
 	return m, m.UnmarshalJSON(data)
 }
 
 // Decode decodes data as a message of the schema its message_type names,
 // at that schema's latest version, the latest minor of its latest major
-// (the message carries its family, not its version). A document that is
-// not an object, or is not JSON at all, gives an *msg.Error; an absent
-// message_type an error wrapping ErrNoType, and a null, non-string or
-// unknown one an error wrapping ErrUnknownType, each with no message.
-// Otherwise it is DecodeAs: the message is returned even when it breaks
-// its schema, with an *msg.Error.
+// (the message carries its family, not its version). Its errors are
+// always an *msg.Error. When no schema can be chosen there is no message:
+// a document that is not an object, or is not JSON at all, gives the
+// violation that says so; an absent message_type one that unwraps to
+// ErrNoType, and a null, non-string or unknown one one that unwraps to
+// ErrUnknownType (errors.Is finds either through the *msg.Error).
+// Otherwise it is DecodeAs: unlike a typed package's Parse, the message
+// is returned even when it breaks its schema, with its *msg.Error, so
+// that the caller learns which schema judged it.
 //
 // When message_type is the first member, or the second after a
 // message_id, as this library's encoders write them, Decode finds it with
@@ -158,7 +171,8 @@ func DecodeOr(data []byte, def string) (Message, error) {
 	m := newLatest(typ)
 	if m == nil {
 		// Shortened: a report must not grow with the input.
-		return nil, unknownType(ErrUnknownType, " "+strconv.Quote(wire.ShortenBytes(typ)))
+		value := strconv.Quote(wire.ShortenBytes(typ))
+		return nil, unknownType(ErrUnknownType, " "+value, value)
 	}
 	return m, m.UnmarshalJSON(data)
 }
@@ -249,10 +263,10 @@ var idBytes, typeBytes = func() (id, typ [256]bool) {
 }()
 
 // messageType reads the top-level message_type of a message, reading no
-// further than it. It returns an error wrapping ErrNoType if there is
-// none, one wrapping ErrUnknownType if it is not a string, each listing
-// the known types, and an *msg.Error if the document is malformed or not
-// an object. The name returned is in data.
+// further than it. Its errors are an *msg.Error: one wrapping ErrNoType
+// if there is none, one wrapping ErrUnknownType if it is not a string,
+// each listing the known types, and the decoder's if the document is
+// malformed or not an object. The name returned is in data.
 func messageType(data []byte) ([]byte, error) {
 	var d wire.Decoder
 	d.Reset(data)
@@ -267,7 +281,7 @@ func messageType(data []byte) ([]byte, error) {
 		}
 		if string(key) == "message_type" {
 			if d.Null() {
-				return nil, unknownType(ErrUnknownType, ": message_type is null")
+				return nil, unknownType(ErrUnknownType, ": message_type is null", "null")
 			}
 			if s, ok := d.Bytes("", "/message_type"); ok {
 				return s, nil
@@ -275,7 +289,7 @@ func messageType(data []byte) ([]byte, error) {
 			if d.Failed() {
 				return nil, d.Err()
 			}
-			return nil, unknownType(ErrUnknownType, ": message_type is "+d.Last()+", not a string")
+			return nil, unknownType(ErrUnknownType, ": message_type is "+d.Last()+", not a string", d.Last())
 		}
 		d.Skip("", "")
 	}
@@ -285,11 +299,19 @@ func messageType(data []byte) ([]byte, error) {
 	if d.Failed() {
 		return nil, d.Err()
 	}
-	return nil, unknownType(ErrNoType, " member: the message does not name its schema")
+	return nil, unknownType(ErrNoType, " member: the message does not name its schema", "")
 }
 
-// unknownType returns an error wrapping sentinel, its text followed by
-// what and the list of the known types.
-func unknownType(sentinel error, what string) error {
-	return fmt.Errorf("%w%s (known types: %s)", sentinel, what, strings.Join(Types(), ", "))
+// unknownType returns the *msg.Error of a message whose schema cannot be
+// chosen: one violation at /message_type, of the value given (JSON text,
+// "" when absent), unwrapping to sentinel, its text sentinel's followed
+// by what and the list of the known types.
+func unknownType(sentinel error, what, value string) error {
+	return &msg.Error{Violations: []*msg.Violation{{
+		Path:    "/message_type",
+		Rule:    msg.RuleMessageType,
+		Message: fmt.Sprintf("%v%s (known types: %s)", sentinel, what, strings.Join(Types(), ", ")),
+		Value:   value,
+		Err:     sentinel,
+	}}}
 }

@@ -53,6 +53,12 @@ func TestDecodeRoutesByMessageType(t *testing.T) {
 			require.ErrorIs(t, err, sentinel)
 			assert.NotErrorIs(t, err, other)
 			assert.Nil(t, m)
+			e, ok := errors.AsType[*msg.Error](err)
+			require.True(t, ok, "every error of Decode is an *msg.Error")
+			require.Len(t, e.Violations, 1)
+			assert.Equal(t, "/message_type", e.Violations[0].Path)
+			assert.Equal(t, msg.RuleMessageType, e.Violations[0].Rule)
+			assert.ErrorIs(t, e.Violations[0], sentinel, "the violation unwraps to the sentinel")
 			assert.Contains(t, err.Error(), tc.unknown)
 			for _, known := range catalogue.Types() {
 				assert.Contains(t, err.Error(), known)
@@ -141,4 +147,53 @@ func TestNewAndDecodeAsKnowTheCatalogue(t *testing.T) {
 	assert.Equal(t, "/type", v.Path)
 	assert.Equal(t, msg.RuleEnum, v.Rule)
 	assert.IsType(t, new(event.Event), m)
+}
+
+// TestEveryErrorOfDecodeIsAnMsgError pins that Decode, DecodeOr and
+// DecodeAs return only *msg.Error, whatever went wrong, so that
+// msg.VerdictOf needs no other case.
+func TestEveryErrorOfDecodeIsAnMsgError(t *testing.T) {
+	for name, decode := range map[string]func() (catalogue.Message, error){
+		"malformed":         func() (catalogue.Message, error) { return catalogue.Decode([]byte(`{`)) },
+		"no type":           func() (catalogue.Message, error) { return catalogue.Decode([]byte(`{}`)) },
+		"unknown type":      func() (catalogue.Message, error) { return catalogue.Decode([]byte(`{"message_type":"x"}`)) },
+		"unknown default":   func() (catalogue.Message, error) { return catalogue.DecodeOr([]byte(`{}`), "x") },
+		"unknown schema":    func() (catalogue.Message, error) { return catalogue.DecodeAs("x", "", []byte(`{}`)) },
+		"unknown version":   func() (catalogue.Message, error) { return catalogue.DecodeAs(device.Name, "9.9", []byte(`{}`)) },
+		"breaks its schema": func() (catalogue.Message, error) { return catalogue.Decode([]byte(`{"message_type":"core.device"}`)) },
+		"breaks named one":  func() (catalogue.Message, error) { return catalogue.DecodeAs(device.Name, "1.0", []byte(`{}`)) },
+	} {
+		_, err := decode()
+		require.Error(t, err, name)
+		_, ok := err.(*msg.Error)
+		assert.True(t, ok, "%s: %T", name, err)
+	}
+	_, err := catalogue.DecodeAs("x", "", []byte(`{}`))
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+	assert.Equal(t, msg.RuleSchema, msg.VerdictOf(nil, err).Violations[0].Rule)
+}
+
+// TestDecodeReturnsTheMessageItJudged pins where Decode differs from a
+// typed package's Parse: with the error of a message that breaks its
+// schema, Decode returns the message, of the schema that judged it, where
+// Parse returns nil; when no schema could be chosen it returns nil too.
+func TestDecodeReturnsTheMessageItJudged(t *testing.T) {
+	data := []byte(`{"message_type":"core.device","imei":"1"}`)
+	m, err := catalogue.Decode(data)
+	require.Error(t, err)
+	require.IsType(t, new(device.Device), m)
+	assert.Equal(t, "1", m.(*device.Device).IMEI, "what could be decoded")
+	v := msg.VerdictOf(m, err)
+	assert.Equal(t, msg.Verdict{Schema: device.Name, Version: "1.0", Violations: v.Violations}, v)
+
+	d, perr := device.Parse(data)
+	assert.Nil(t, d)
+	assert.Equal(t, err.Error(), perr.Error(), "the same verdict")
+
+	m, err = catalogue.Decode([]byte(`{"message_type":"core.device",`))
+	require.Error(t, err)
+	assert.NotNil(t, m, "a schema was chosen: the syntax error is its verdict")
+	m, err = catalogue.Decode([]byte(`{"message_type":"x"}`))
+	require.Error(t, err)
+	assert.Nil(t, m, "no schema was chosen")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/internal/fixture"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // TestKindsNameTheIdentityMembers pins the members each generated type
@@ -75,4 +76,16 @@ func TestIdentityAllocatesNothing(t *testing.T) {
 		assert.Zero(t, allocs, k.Name+"@"+k.Version)
 		assert.Same(t, k, id.Kind)
 	}
+}
+
+func TestKindsCarryTheRegistryIDsOfTheCatalogue(t *testing.T) {
+	for _, s := range schemas.All() {
+		k := catalogue.Kinds.Lookup(s.Name, s.Version)
+		require.NotNil(t, k, s.Name)
+		assert.Equal(t, s.RegistryID, k.RegistryID, s.Name)
+		assert.Same(t, k, catalogue.Kinds.LookupRegistryID(s.RegistryID), s.Name)
+	}
+	assert.Nil(t, catalogue.Kinds.LookupRegistryID(0))
+	assert.Nil(t, catalogue.Kinds.LookupRegistryID(99))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { catalogue.Kinds.LookupRegistryID(2) }))
 }

@@ -35,8 +35,8 @@ func newLatest[S string | []byte](name S) msg.Message {
 // of the type that judges by exactly its own schema file (see NewVersion in
 // the package).
 var kindList = []*msg.Kind{
-	association.New().SchemaKind(),
-	device.New().SchemaKind(),
-	vehicle.New().SchemaKind(),
-	event.New().SchemaKind(),
+	association.New().SchemaKind(), // core.association 1.0: registry id 1
+	device.New().SchemaKind(),      // core.device 1.0: registry id 2
+	vehicle.New().SchemaKind(),     // core.vehicle 1.0: registry id 3
+	event.New().SchemaKind(),       // example.event 1.0: registry id 4
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,12 +40,7 @@ const MaxMessageBytes = 1 << 20
 // Everything it serves is computed once, here, from the embedded catalogue;
 // the handler is safe for concurrent use.
 func Handler(opts ...Option) http.Handler {
-	h := newHandler(schemas.All(), catalogue.DecodeAs)
-	for _, o := range opts {
-		o(h)
-	}
-	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
-	return h
+	return newHandler(schemas.All(), catalogue.DecodeAs, opts...)
 }
 
 // An Option changes how the Handler serves.
@@ -95,6 +91,8 @@ type handler struct {
 	// decodeAs judges a message by a schema at a version: catalogue's
 	// DecodeAs, or in tests the same over a fixture catalogue.
 	decodeAs func(name, version string, data []byte) (catalogue.Message, error)
+	subjects map[string]string // the topic subjects of the registry (see Subjects)
+	registry *registry         // serves RegistryPath
 }
 
 // key addresses one schema at one version.
@@ -134,15 +132,19 @@ func (h *handler) routes() []route {
 	}
 }
 
-func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error)) *handler {
+func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error), opts ...Option) *handler {
 	h := &handler{
 		decodeAs:   decodeAs,
 		maxBodies:  DefaultMaxBodies(),
-		bodies:     make(chan struct{}, DefaultMaxBodies()),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
 		files:      make(map[key]file, len(all)),
 	}
+	for _, o := range opts {
+		o(h)
+	}
+	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
+	h.registry = newRegistry(h, all, h.subjects)
 
 	list := make([]entry, 0, len(all))
 	byName := make(map[string][]entry)
@@ -184,6 +186,9 @@ func newHandler(all []schemas.Schema, decodeAs func(name, version string, data [
 		slices.Sort(methods)
 		h.mux.Handle(path, h.methodNotAllowed(slices.Compact(methods)))
 	}
+	// The registry answers every path under its own, in its own bodies.
+	h.mux.Handle(RegistryPath+"/", h.registry)
+	h.mux.Handle(RegistryPath, h.registry)
 	// Every other path, under /api/ or not (when the handler is the
 	// server's), is 404 in JSON, never ServeMux's text.
 	h.mux.HandleFunc("/", notFound)
@@ -304,26 +309,26 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	var m msg.Message
 	var err error
 	if hasCloudEvents(r.Header) {
 		// The headers name the published catalogue's schemas, whose table
 		// of kinds ce decodes by.
-		_, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		m, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
 	} else {
-		_, err = h.decodeAs(name, version, body)
+		m, err = h.decodeAs(name, version, body)
 	}
-	if err == nil {
-		writeJSON(w, r, http.StatusOK, validBody)
-		return
-	}
-	invalid, ok := errors.AsType[*msg.Error](err)
-	if !ok {
+	if m == nil {
 		// A schema file the catalogue has no Go type for: the handler and
 		// the library disagree on what the catalogue holds.
 		writeError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusUnprocessableEntity, mustEncode(verdict{Violations: invalid.Violations, Omitted: invalid.Omitted}))
+	status := http.StatusOK
+	if err != nil {
+		status = http.StatusUnprocessableEntity
+	}
+	writeJSON(w, r, status, mustEncode(msg.VerdictOf(m, err)))
 }
 
 // readFailure returns the status and the text of the answer to a request
@@ -387,18 +392,6 @@ func hasCloudEvents(h http.Header) bool {
 		}
 	}
 	return false
-}
-
-// validBody is the body of the answer to a valid message.
-var validBody = mustEncode(verdict{Valid: true})
-
-// verdict is the body of the validation route's 200 and 422 answers, the
-// violations in their JSON form (see msg.Violation), at most
-// msg.MaxViolations of them, and the number omitted after them.
-type verdict struct {
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"`
-	Omitted    int              `json:"omitted,omitempty"`
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not
@@ -483,7 +476,12 @@ func scanETag(s string) (tag, rest string, ok bool) {
 
 // writeJSON writes a JSON body, or only its headers for HEAD.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	writeBody(w, r, status, "application/json", body)
+}
+
+// writeBody writes a body of the media type, or only its headers for HEAD.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -500,11 +498,25 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, msg string) 
 }
 
 // mustEncode encodes v, which is one of this package's own types and cannot
-// fail to encode, as a line of JSON.
+// fail to encode, as encode does.
 func mustEncode(v any) []byte {
-	b, err := json.Marshal(v)
+	b, err := encode(v)
 	if err != nil {
 		panic("api: " + err.Error())
 	}
-	return append(b, '\n')
+	return b
+}
+
+// encode returns v as a line of JSON, with '<', '>' and '&' written as
+// they are, not as \u003c and so on: every answer is application/json,
+// never sniffed as HTML (nosniff), and a client reads '<' in a violation
+// or a witness as it was.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -44,7 +44,7 @@ func TestValidateAcceptsAgreeingCloudEventsHeaders(t *testing.T) {
 			h := headersOf(t, s.Name)
 			rec := postWith(t, validatePath(s.Name, s.Version), validMessages[s.Name], h)
 			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-			assert.JSONEq(t, `{"valid":true}`, rec.Body.String())
+			assert.JSONEq(t, `{"schema":"`+s.Name+`","version":"`+s.Version+`","valid":true}`, rec.Body.String())
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -95,10 +94,10 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusUnprocessableEntity, err.Error())
 		return
 	}
-	data, err := json.Marshal(report)
+	data, err := encode(report)
 	if err != nil {
 		writeError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusOK, append(data, '\n'))
+	writeJSON(w, r, http.StatusOK, data)
 }

@@ -213,3 +213,15 @@ func TestCompatibilityReadsAChunkedBodyOverTheLimitAs413(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
 }
+
+// TestCompatibilityReportWritesAngleBracketsAsTheyAre pins that the
+// report shows '<' as '<', not as the \u003c that HTML escaping writes.
+func TestCompatibilityReportWritesAngleBracketsAsTheyAre(t *testing.T) {
+	h := fixtureHandler(t, "../testdata/fixture")
+	candidate := strings.Replace(readFile(t, "../testdata/fixture/demo.sensor-1.1.json"), `"humidity"`, `"humidity", "<b>&"`, 1)
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.1/compatibility", candidate)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"kind":"<b>&"`, "the witness as it is")
+	assert.NotContains(t, rec.Body.String(), `\u003c`)
+	assert.NotContains(t, rec.Body.String(), `\u0026`)
+}

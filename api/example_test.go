@@ -66,7 +66,7 @@ func ExampleHandler_validate() {
 	fmt.Print(string(body))
 	// Output:
 	// 422 Unprocessable Entity
-	// {"valid":false,"violations":[{"path":"/type","rule":"enum","message":"want one of \"created\", \"updated\" or \"deleted\", got \"archived\"","value":"\"archived\""}]}
+	// {"schema":"example.event","version":"1.0","valid":false,"violations":[{"path":"/type","rule":"enum","message":"want one of \"created\", \"updated\" or \"deleted\", got \"archived\"","value":"\"archived\""}]}
 }
 
 // The API in front of a service's own routes: every path that is, or

@@ -72,7 +72,7 @@ func TestValidateAValidMessageIs200ValidTrue(t *testing.T) {
 			rec := post(t, validatePath(s.Name, s.Version), strings.NewReader(validMessages[s.Name]))
 			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 			verdictOf(t, rec)
-			assert.JSONEq(t, `{"valid":true}`, rec.Body.String())
+			assert.JSONEq(t, `{"schema":"`+s.Name+`","version":"`+s.Version+`","valid":true}`, rec.Body.String())
 		})
 	}
 }
@@ -82,7 +82,7 @@ func TestValidateAnInvalidMessageIs422WithEveryViolation(t *testing.T) {
 	rec := post(t, validatePath("core.device", "1.0"), strings.NewReader(body))
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
 	verdictOf(t, rec)
-	assert.JSONEq(t, `{"valid":false,"violations":[
+	assert.JSONEq(t, `{"schema":"core.device","version":"1.0","valid":false,"violations":[
 		{"path":"/time","rule":"format","message":"not a date-time: want 'Z' or an offset +hh:mm or -hh:mm after the time","value":"\"2026-03-01T08:00:00\""},
 		{"path":"/imei","rule":"imei","message":"not an IMEI: check digit is 9, want 8","value":"\"490154203237519\""},
 		{"path":"/external_id","rule":"required","message":"required member is missing"}
@@ -282,4 +282,15 @@ func TestValidateTheREADMEExample(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
 	assert.True(t, bytes.Contains(readme, []byte("HTTP/1.1 422 Unprocessable Entity\n")))
 	assert.True(t, bytes.Contains(readme, append([]byte("\n"), rec.Body.Bytes()...)), "the README shows %s", rec.Body.String())
+}
+
+// TestValidateWritesTheVerdictWithoutHTMLEscapes pins that a value with
+// '<' and '&' is answered as it is, not as \u003c and \u0026.
+func TestValidateWritesTheVerdictWithoutHTMLEscapes(t *testing.T) {
+	body := strings.Replace(validMessages["example.event"], `"created"`, `"<b>&"`, 1)
+	require.NotEqual(t, validMessages["example.event"], body)
+	rec := post(t, validatePath("example.event", "1.0"), strings.NewReader(body))
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"value":"\"<b>&\""`)
+	assert.NotContains(t, rec.Body.String(), `\u003c`)
 }

@@ -25,11 +25,6 @@ const ContentType = "application/json"
 // source members to derive one from.
 const EventSource = "/events"
 
-// RuleHeader is the rule of a violation found in the headers: a header
-// that contradicts the body, or another header, or is malformed or
-// repeated.
-const RuleHeader msg.Rule = "header"
-
 // The names of the CloudEvents attributes, without the transport's prefix.
 const (
 	AttrSpecVersion = "specversion"
@@ -80,7 +75,7 @@ type Attributes struct {
 // is not its schema's name cannot be given headers that agree with it
 // (ce-type names the schema, and a consumer would find them contradicting
 // the body): AttributesOf returns an *msg.Error for it, with a violation
-// of rule RuleHeader at /message_type.
+// of rule msg.RuleHeader at /message_type.
 func AttributesOf(m msg.Message) (Attributes, error) {
 	id := m.Identity()
 	if err := writable(id); err != nil {
@@ -106,7 +101,7 @@ func writable(id msg.Identity) error {
 	if k.TypeMember != "" && id.Type != k.Name {
 		return &msg.Error{Violations: []*msg.Violation{{
 			Path:    k.TypeMember,
-			Rule:    RuleHeader,
+			Rule:    msg.RuleHeader,
 			Message: fmt.Sprintf("message_type is not the schema's name %q, which ce-type would carry", k.Name),
 			Value:   quote(id.Type),
 		}}}
@@ -135,14 +130,64 @@ func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
 	// The values are built here and compared with what h holds; a string
 	// is made only for one that differs.
 	var scratch [256]byte
-	set(h, b.ContentType, ContentType)
-	set(h, b.key(hSpecVersion), SpecVersion)
-	setBytes(h, b.key(hID), format.AppendUUID(scratch[:0], id.ID))
-	set(h, b.key(hType), id.Kind.Name)
-	setBytes(h, b.key(hSource), appendSource(scratch[:0], id))
-	setBytes(h, b.key(hTime), format.AppendDateTime(scratch[:0], id.Time))
-	set(h, b.key(hDataSchema), id.Kind.ID)
+	for i := range written {
+		key, constant, built := b.value(i, scratch[:0], id)
+		if built == nil {
+			set(h, key, constant)
+		} else {
+			setBytes(h, key, built)
+		}
+	}
 	return nil
+}
+
+// AppendHeaders appends the value of each header that Write would set for
+// the message of identity id to buf, Content-Type first, and calls add
+// with the header's name and its value, a slice of what it appended. It
+// returns the extended buffer. The slices stay valid however buf grows
+// afterwards: AppendHeaders never writes over them. It is Write for a
+// transport whose headers hold bytes, such as Kafka's: its values can
+// share one allocation.
+func (b Binding) AppendHeaders(buf []byte, id msg.Identity, add func(key string, value []byte)) ([]byte, error) {
+	if err := writable(id); err != nil {
+		return buf, err
+	}
+	for i := range written {
+		start := len(buf)
+		key, constant, built := b.value(i, buf, id)
+		if built == nil {
+			buf = append(buf, constant...)
+		} else {
+			buf = built // appended to buf
+		}
+		add(key, buf[start:len(buf):len(buf)])
+	}
+	return buf, nil
+}
+
+// written is the number of headers Write sets.
+const written = nHeaders
+
+// value returns the name of the i-th header that Write sets, in order
+// (Content-Type first), and its value: a constant, or, for a value it
+// builds, built, appended to dst.
+func (b Binding) value(i int, dst []byte, id msg.Identity) (key, constant string, built []byte) {
+	switch i {
+	case 0:
+		return b.ContentType, ContentType, nil
+	case 1:
+		return b.key(hSpecVersion), SpecVersion, nil
+	case 2:
+		return b.key(hID), "", format.AppendUUID(dst, id.ID)
+	case 3:
+		return b.key(hType), id.Kind.Name, nil
+	case 4:
+		return b.key(hSource), "", appendSource(dst, id)
+	case 5:
+		return b.key(hTime), "", format.AppendDateTime(dst, id.Time)
+	default:
+		return b.key(hDataSchema), id.Kind.ID, nil
+	}
 }
 
 // set sets the header key to value, unless it holds that value alone
@@ -219,12 +264,21 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 	if k == nil {
 		return nil, fmt.Errorf("%w %q version %q", schemas.ErrUnknown, name, version)
 	}
+	m, _, err := b.DecodeKind(kinds, h, k, body)
+	return m, err
+}
+
+// DecodeKind is DecodeAs for the schema version of kind k, one of the
+// table kinds, also returning the message's identity, as DecodeIdentity
+// does: how a binding that chose the schema by other means than the
+// headers (the Kafka framing's registry id) reads them.
+func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (msg.Message, msg.Identity, error) {
 	hs, bad := b.read(h)
 	if hs.set&(1<<hDataSchema) != 0 {
 		ds := hs.v[hDataSchema]
 		if kinds.LookupID(ds) != k {
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, k.Name, k.Version),
 				Value:   quote(ds),
 			})
@@ -232,8 +286,7 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 		}
 	}
 	m := k.New()
-	m, _, err := b.check(m, m.UnmarshalJSON(body), hs, bad)
-	return m, err
+	return b.check(m, m.UnmarshalJSON(body), hs, bad)
 }
 
 // The headers read, by index into headers.v.
@@ -300,7 +353,7 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 			hs.set |= 1 << i
 		default:
 			bad = append(bad, &msg.Violation{
-				Rule:    RuleHeader,
+				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s is given %d times, want once", key, len(vs)),
 				Value:   quoteAll(vs),
 			})
@@ -340,7 +393,7 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 		return false
 	}
 	add := func(path, format string, args ...any) {
-		bad = append(bad, &msg.Violation{Path: path, Rule: RuleHeader, Message: fmt.Sprintf(format, args...)})
+		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...)})
 	}
 	value := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }

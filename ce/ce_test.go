@@ -243,7 +243,7 @@ func TestDecodeRejectsHeadersThatContradictTheBody(t *testing.T) {
 			}
 			require.Len(t, e.Violations, 1, "%v", err)
 			assert.Equal(t, tt.path, e.Violations[0].Path)
-			assert.Equal(t, ce.RuleHeader, e.Violations[0].Rule)
+			assert.Equal(t, msg.RuleHeader, e.Violations[0].Rule)
 			assert.Contains(t, e.Violations[0].Message, tt.text)
 			assert.NotEmpty(t, e.Violations[0].Value)
 		})
@@ -418,6 +418,6 @@ func TestDecodeKeepsTheCountOfViolationsPastTheCap(t *testing.T) {
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, 200, e.Omitted)
 	require.Len(t, e.Violations, msg.MaxViolations+1)
-	assert.Equal(t, ce.RuleHeader, e.Violations[msg.MaxViolations].Rule)
+	assert.Equal(t, msg.RuleHeader, e.Violations[msg.MaxViolations].Rule)
 	assert.Equal(t, "/message_id", e.Violations[msg.MaxViolations].Path)
 }

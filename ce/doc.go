@@ -51,7 +51,7 @@
 // version, else by the body's message_type (the table's Decode,
 // catalogue.Decode for catalogue.Kinds). Every header
 // that is present must then agree with the body: a header that contradicts
-// it makes the message invalid, with a violation of rule RuleHeader, and is
+// it makes the message invalid, with a violation of rule msg.RuleHeader, and is
 // never trusted over the body. No header is required, so that a message
 // published without them is still judged by its message_type; a header
 // given twice is a violation, since two readers could each believe another

@@ -69,7 +69,7 @@ func TestEveryGeneratedTypeTravels(t *testing.T) {
 					require.ErrorAs(t, err, &e, header)
 					require.Len(t, e.Violations, 1)
 					assert.Equal(t, member, e.Violations[0].Path, header)
-					assert.Equal(t, ce.RuleHeader, e.Violations[0].Rule)
+					assert.Equal(t, msg.RuleHeader, e.Violations[0].Rule)
 				}
 				bad := h.Clone()
 				bad.Set("ce-source", "/elsewhere")

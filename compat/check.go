@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetkit/catalogue/internal/wire"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // checker compares two parsed versions and collects the findings.
@@ -144,13 +144,13 @@ func orAny(n, parent *node, seg string) *node {
 // differs records that s accepts v and t rejects it for why (at path's
 // member, named is the required member for rRequired).
 func (c *checker) differs(d direction, s, t *node, path []step, v value, why reason, named ...string) {
-	code, key, msg := c.explain(d, s, t, v, why, named)
+	code, key, text := c.explain(d, s, t, v, why, named)
 	pure := why&(why-1) == 0
 	ptr := memberPointer(path)
 	if len(named) > 0 {
-		ptr += "/" + wire.Pointer(named[0]) // the member the witness lacks
+		ptr = msg.Pointer(ptr, named[0]) // the member the witness lacks
 	}
-	c.add(d, code, key, pure, s, t, path, ptr, v, msg)
+	c.add(d, code, key, pure, s, t, path, ptr, v, text)
 }
 
 // precedence orders the reasons by which a finding is named when a value
@@ -300,7 +300,7 @@ func boundText(r *big.Rat) string {
 // refusal records a keyword the checker cannot decide: a break in every
 // direction checked, without a witness.
 func (c *checker) refusal(n *node, r refusal, path []step) {
-	ptr := n.pointer() + "/" + wire.Pointer(r.keyword)
+	ptr := msg.Pointer(n.pointer(), r.keyword)
 	if r.keyword == "$schema" {
 		ptr = "/$schema"
 	}
@@ -400,7 +400,7 @@ func (c *checker) append(f Finding) bool {
 // could, with a value t rejects.
 func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
 	tn := t.member(name)
-	anything := &node{parent: s, seg: "/properties/" + wire.Pointer(name), types: tAll}
+	anything := &node{parent: s, seg: msg.Pointer("/properties", name), types: tAll}
 	for _, v := range scalars(anything, tn) {
 		if tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
@@ -585,7 +585,7 @@ func memberPointer(path []step) string {
 		if st.items {
 			b.WriteString("/0")
 		} else {
-			b.WriteString("/" + wire.Pointer(st.name))
+			b.WriteString(msg.Pointer("", st.name))
 		}
 	}
 	return b.String()

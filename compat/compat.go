@@ -1,12 +1,14 @@
 package compat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
-	"github.com/fleetkit/catalogue/internal/textline"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -110,7 +112,7 @@ type Finding struct {
 // MarshalJSON writes the finding with "breaks" as a direction name.
 func (f Finding) MarshalJSON() ([]byte, error) {
 	type plain Finding
-	return json.Marshal(struct {
+	return marshal(struct {
 		Breaks    string `json:"breaks,omitempty"`
 		Direction string `json:"direction"`
 		plain
@@ -139,9 +141,9 @@ func (f Finding) String() string {
 }
 
 // oneLine escapes the characters of s that could end or disguise a line
-// (internal/textline, as every report of the library does). JSON text
+// (msg.Escape, as every report of the library does). JSON text
 // stays JSON: the escapes it writes for such characters are JSON's.
-func oneLine(s string) string { return textline.Escape(s) }
+func oneLine(s string) string { return msg.Escape(s) }
 
 // A Report is what Compare finds between two versions of a schema.
 type Report struct {
@@ -167,7 +169,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	if findings == nil {
 		findings = []Finding{}
 	}
-	return json.Marshal(struct {
+	return marshal(struct {
 		Name       string    `json:"name"`
 		Old        string    `json:"old"`
 		New        string    `json:"new"`
@@ -177,6 +179,20 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Findings   []Finding `json:"findings"`
 		Omitted    int       `json:"omitted,omitempty"`
 	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted})
+}
+
+// marshal returns the JSON of v as json.Marshal does, but with '<', '>'
+// and '&' written as they are: a report is read by people and programs,
+// not embedded in HTML, and \u003c for '<' in a witness or a message only
+// hides what it says.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // Compatible reports whether the new version is compatible with the old in
@@ -201,9 +217,42 @@ func (r *Report) Lines(label string) []string {
 		lines = append(lines, oneLine(label)+": "+f.String())
 	}
 	if r.Omitted > 0 {
-		lines = append(lines, fmt.Sprintf("%s: %d more findings omitted: the report reached its size limit", oneLine(label), r.Omitted))
+		lines = append(lines, fmt.Sprintf("%s: %s omitted: the report reached its size limit", oneLine(label), count(r.Omitted, "more finding", "more findings")))
 	}
 	return lines
+}
+
+// Summary says in a line what r found, as msgcheck compat prints it:
+//
+//	demo.sensor 1.2 is NOT compatible with demo.sensor 1.1 (full): 2 breaks, 1 warning
+//
+// The findings omitted are counted as breaks. The names come from the
+// schema files: escape the line (msg.Escape) before printing it.
+func (r *Report) Summary() string {
+	breaks, warnings := r.Omitted, 0
+	for _, f := range r.Findings {
+		if f.Warning {
+			warnings++
+		} else {
+			breaks++
+		}
+	}
+	verdict := "compatible with"
+	if !r.Compatible() {
+		verdict = "NOT compatible with"
+	}
+	return fmt.Sprintf("%s %s is %s %s %s (%s): %s, %s",
+		r.New.Name, r.New.Version, verdict, r.Old.Name, r.Old.Version, r.Options.mode(),
+		count(breaks, "break", "breaks"), count(warnings, "warning", "warnings"))
+}
+
+// count returns n followed by one, if n is 1, or by many: "1 break",
+// "2 breaks", "0 breaks".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // ErrDifferentSchemas is the error of Compare given two versions of

@@ -250,3 +250,38 @@ func TestCompareRefusesDifferentSchemas(t *testing.T) {
 	_, err = compat.Compare(d, v, compat.Options{})
 	assert.ErrorIs(t, err, compat.ErrDifferentSchemas)
 }
+
+// TestReportTextsCountInTheRightNumber pins the singular and the plural
+// of the counts a report prints: "1 break", "2 warnings", "1 more
+// finding".
+func TestReportTextsCountInTheRightNumber(t *testing.T) {
+	c := load(t, "../testdata/fixture")
+	old, err := c.Lookup("demo.sensor", "1.0")
+	require.NoError(t, err)
+	updated, err := c.Lookup("demo.sensor", "1.1")
+	require.NoError(t, err)
+	r := &compat.Report{Old: old, New: updated, Findings: []compat.Finding{{Code: "a", Breaks: compat.Backward}, {Code: "b", Warning: true}}}
+	assert.Equal(t, "demo.sensor 1.1 is NOT compatible with demo.sensor 1.0 (full): 1 break, 1 warning", r.Summary())
+	r.Findings = append(r.Findings, compat.Finding{Code: "c", Breaks: compat.Forward}, compat.Finding{Code: "d", Warning: true})
+	assert.Equal(t, "demo.sensor 1.1 is NOT compatible with demo.sensor 1.0 (full): 2 breaks, 2 warnings", r.Summary())
+	r.Findings, r.Omitted = nil, 1
+	assert.Equal(t, "demo.sensor 1.1 is compatible with demo.sensor 1.0 (full): 1 break, 0 warnings", r.Summary(), "omitted findings count as breaks")
+	assert.Equal(t, []string{"x: 1 more finding omitted: the report reached its size limit"}, r.Lines("x"))
+	r.Omitted = 3
+	assert.Equal(t, []string{"x: 3 more findings omitted: the report reached its size limit"}, r.Lines("x"))
+}
+
+// TestReportJSONWritesAngleBracketsAsTheyAre pins that a report's JSON
+// shows '<', '>' and '&' as they are, in messages and witnesses, to an
+// encoder that does not escape HTML (json.Marshal escapes whatever
+// MarshalJSON returns).
+func TestReportJSONWritesAngleBracketsAsTheyAre(t *testing.T) {
+	r := &compat.Report{Findings: []compat.Finding{{Code: "x", Message: "a <b> & c", Witness: json.RawMessage(`{"k":"<"}`)}}}
+	got, err := r.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(got), `"message":"a <b> & c"`)
+	assert.Contains(t, string(got), `"witness":{"k":"<"}`)
+	var back struct{ Findings []struct{ Message string } }
+	require.NoError(t, json.Unmarshal(got, &back))
+	assert.Equal(t, "a <b> & c", back.Findings[0].Message)
+}

@@ -13,7 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fleetkit/catalogue/internal/wire"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // The JSON types a node may accept, as bits. JSON Schema's "number" is
@@ -73,14 +74,14 @@ type node struct {
 	min, max *big.Rat
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
 	exMin, exMax *big.Rat
-	minLen       int
 	maxLen       *int // maxLength; nil without one
+	minLen       int
 	pattern      *string
-	regexp       *regexp.Regexp // the pattern, if Go's regexp reads it
-	def          *value         // the default, if any
-	imei         bool           // core.device's imei: decision 6 applies to strings
-	device       bool           // the root of core.device, whose imei is always judged
-	items        *node          // nil: any item
+	regexp       *regexp.Regexp      // the pattern, if Go's regexp reads it
+	def          *value              // the default, if any
+	imei         bool                // the IMEI rule (decision 6) applies to strings
+	extra        []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
+	items        *node               // nil: any item
 	props        map[string]*node
 	order        []string            // property names in the schema's order
 	required     []string            // in the schema's order, without repeats
@@ -110,10 +111,14 @@ func (n *node) member(name string) *node {
 	if p := n.props[name]; p != nil {
 		return p
 	}
-	if n.device && name == "imei" {
-		// Decision 6 holds for core.device's imei whether or not a
-		// version declares it.
-		return &node{parent: n, seg: "/properties/imei", types: tAll, imei: true}
+	for _, r := range n.extra {
+		if r.Member == name {
+			// An extra rule (decision 6) holds for its member whether
+			// or not a version declares it.
+			m := &node{parent: n, seg: msg.Pointer("/properties", name), types: tAll}
+			m.apply(r)
+			return m
+		}
 	}
 	if n.isReq[name] {
 		return &node{parent: n, seg: "/required", types: tAll}
@@ -133,10 +138,30 @@ func (n *node) names() []string {
 			names = append(names, r)
 		}
 	}
-	if n.device && n.props["imei"] == nil && !n.isReq["imei"] {
-		names = append(names, "imei")
+	for _, r := range n.extra {
+		if n.props[r.Member] == nil && !n.isReq[r.Member] {
+			names = append(names, r.Member)
+		}
 	}
 	return names
+}
+
+// apply applies the catalogue's extra rule r to n, the node of its member.
+func (n *node) apply(r schemas.ExtraRule) {
+	n.imei = n.imei || r.Rule == msg.RuleIMEI
+}
+
+// extraRules returns the catalogue's extra rules on the schema name, for
+// its root, which refuses those the checker does not know: a rule added
+// to the table must be taught to the checker, never passed over.
+func (n *node) extraRules(name string) []schemas.ExtraRule {
+	rules := schemas.ExtraRules(name)
+	for _, r := range rules {
+		if r.Rule != msg.RuleIMEI {
+			n.refuse(string(r.Rule), "unknown-rule", fmt.Sprintf("the catalogue's rule %q on %s, which the checker does not compare", r.Rule, r.Pointer()))
+		}
+	}
+	return rules
 }
 
 // parseSchema reads a schema file into its tree of nodes. name is the
@@ -160,7 +185,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 				if err != nil {
 					return nil, err
 				}
-				root.device = name == "core.device"
+				root.extra = root.extraRules(name)
 				root.refused = append(root.refused, refusal{"$schema", "unknown-dialect",
 					fmt.Sprintf("the dialect %s is not one whose keywords the checker reads (draft-06 to 2020-12)", strconv.Quote(s))})
 				return root, nil
@@ -171,7 +196,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	root.device = name == "core.device"
+	root.extra = root.extraRules(name)
 	return root, nil
 }
 
@@ -187,7 +212,7 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 	case *object:
 		for _, m := range v.members {
 			if err := n.keyword(m.name, m.value, name); err != nil {
-				return nil, fmt.Errorf("%s/%s: %v", n.pointer(), wire.Pointer(m.name), err)
+				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
 			}
 		}
 		return n, nil
@@ -375,11 +400,17 @@ func (n *node) keyword(kw string, v value, name string) error {
 		}
 		n.props = make(map[string]*node, len(o.members))
 		for _, m := range o.members {
-			p, err := build(m.value, n, "/properties/"+wire.Pointer(m.name), name)
+			p, err := build(m.value, n, msg.Pointer("/properties", m.name), name)
 			if err != nil {
 				return err
 			}
-			p.imei = name == "core.device" && n.parent == nil && m.name == "imei"
+			if n.parent == nil {
+				for _, r := range schemas.ExtraRules(name) {
+					if r.Member == m.name {
+						p.apply(r)
+					}
+				}
+			}
 			n.props[m.name] = p
 			n.order = append(n.order, m.name)
 		}

@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -561,7 +560,7 @@ func appendJSON(b []byte, v value) []byte {
 	case *big.Rat:
 		return append(b, decimal(v)...)
 	case string:
-		s, _ := json.Marshal(v)
+		s, _ := marshal(v) // '<' as it is, in a witness and in a sentence
 		return append(b, s...)
 	case []value:
 		b = append(b, '[')

@@ -157,6 +157,7 @@ var schemaKind = msg.Kind{
 	Name:          Name,
 	Version:       Version,
 	ID:            ID,
+	RegistryID:    2,
 	New:           func() msg.Message { return New() },
 	IDMember:      "/message_id",
 	TimeMember:    "/time",

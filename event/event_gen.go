@@ -105,6 +105,7 @@ var schemaKind = msg.Kind{
 	Name:       Name,
 	Version:    Version,
 	ID:         ID,
+	RegistryID: 4,
 	New:        func() msg.Message { return New() },
 	IDMember:   "/id",
 	TimeMember: "/occurred_at",

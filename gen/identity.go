@@ -125,6 +125,9 @@ func (g *generator) kind(m *message) {
 	g.p("Name: Name,")
 	g.p("Version: %s,", version)
 	g.p("ID: %s,", schemaID)
+	if sf.Schema.RegistryID != 0 {
+		g.p("RegistryID: %d,", sf.Schema.RegistryID)
+	}
 	if sf.Suffix == "" {
 		g.p("New: func() msg.Message { return New() },")
 	} else {

@@ -126,6 +126,9 @@ func run(dir, out, imp string, export bool) error {
 		cfg = config{Catalogue: c, Dir: filepath.ToSlash(dir)}
 	}
 	cfg.Import, cfg.Export = imp, export
+	if err := checkRegistryIDs(cfg.Catalogue, filepath.Join(out, "kinds_gen.go")); err != nil {
+		return err
+	}
 	warnings, err := checkCompatible(cfg)
 	if err != nil {
 		return err
@@ -255,7 +258,7 @@ func (cfg config) inputOf(s schemas.Schema) input {
 	for _, o := range cfg.Catalogue.All() {
 		others[withoutScheme(o.ID)] = o.JSON()
 	}
-	return input{Name: s.Name, Version: s.Version, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON(), Others: others}
+	return input{Name: s.Name, Version: s.Version, RegistryID: s.RegistryID, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON(), Others: others}
 }
 
 // fileName returns the name of the file generated for sf in its package:

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // A repr is how a member is held in its Go struct.
@@ -105,6 +108,7 @@ type field struct {
 // An input is one schema of the catalogue, as the generator reads it.
 type input struct {
 	Name, Version, ID string
+	RegistryID        int32  // the version's registry id, 0 if the catalogue folder records none
 	Major             int    // the version's major number
 	File              string // its file name in the catalogue
 	Source            string // its path from the module's root, for the generated header
@@ -158,13 +162,6 @@ func (sf *schemaFile) olderMinor() {
 // unexport lower-cases the first letter of an exported Go name.
 func unexport(name string) string {
 	return strings.ToLower(name[:1]) + name[1:]
-}
-
-// extraRules are the catalogue's rules that JSON Schema cannot express,
-// by schema name and member path. The schema files cannot carry them
-// without breaking their own defaults (decision 6).
-var extraRules = map[string]map[string]string{
-	"core.device": {"/imei": "imei"},
 }
 
 // reserved are the names of the methods of every generated message type
@@ -577,9 +574,12 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	if (f.MinItems != nil || f.MaxItems != nil || f.Unique) && !f.row().Items {
 		return nil, fmt.Errorf("%s: minItems, maxItems or uniqueItems on a member that is not an array", path)
 	}
-	if rule, ok := extraRules[b.schema][path]; ok {
-		if rule != "imei" || f.Kind != kindString || f.Nullable {
-			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, rule)
+	for _, r := range schemas.ExtraRules(b.schema) { // the catalogue's rules JSON Schema cannot express
+		if r.Pointer() != path {
+			continue
+		}
+		if r.Rule != msg.RuleIMEI || f.Kind != kindString || f.Nullable {
+			return nil, fmt.Errorf("%s: rule %q does not fit the member", path, r.Rule)
 		}
 		f.IMEI = true
 	}

@@ -36,6 +36,10 @@ type Kind struct {
 	Name    string // the schema's name, such as "core.device"
 	Version string // the schema's version, such as "1.0"
 	ID      string // the schema's $id, which names its version
+	// RegistryID is the version's registry id (decision 15), as the
+	// catalogue folder's registry-ids.txt records it: what the
+	// schema-registry protocol and the Kafka wire format name it by.
+	RegistryID int32
 
 	// New returns a new message of the kind, with every default of its
 	// schema filled in.
@@ -146,10 +150,11 @@ func (t Text) Equal(s string) bool {
 // decode by, so that it knows no message type of its own. A Kinds is
 // immutable and safe for concurrent use.
 type Kinds struct {
-	all    []*Kind            // sorted by name, then version in numeric order
-	byName map[string][]*Kind // the versions of each name, in order
-	byID   map[string]*Kind   // by $id, in https and in http
-	decode func(data []byte) (Message, error)
+	all          []*Kind            // sorted by name, then version in numeric order
+	byName       map[string][]*Kind // the versions of each name, in order
+	byID         map[string]*Kind   // by $id, in https and in http
+	byRegistryID map[int32]*Kind    // by registry id, for the kinds that have one
+	decode       func(data []byte) (Message, error)
 }
 
 // NewKinds returns the table of kinds, which are listed as the generator
@@ -158,14 +163,18 @@ type Kinds struct {
 // published catalogue); it is what Decode calls.
 func NewKinds(decode func(data []byte) (Message, error), kinds ...*Kind) *Kinds {
 	t := &Kinds{
-		all:    slices.Clone(kinds),
-		byName: make(map[string][]*Kind),
-		byID:   make(map[string]*Kind),
-		decode: decode,
+		all:          slices.Clone(kinds),
+		byName:       make(map[string][]*Kind),
+		byID:         make(map[string]*Kind),
+		byRegistryID: make(map[int32]*Kind),
+		decode:       decode,
 	}
 	for _, k := range kinds {
 		t.byName[k.Name] = append(t.byName[k.Name], k)
 		t.byID[k.ID] = k
+		if k.RegistryID != 0 {
+			t.byRegistryID[k.RegistryID] = k
+		}
 		if rest, ok := strings.CutPrefix(k.ID, "https://"); ok {
 			t.byID["http://"+rest] = k
 		}
@@ -217,6 +226,11 @@ func (t *Kinds) LookupID(id string) *Kind {
 	}
 	return t.byID[scheme+"://"+strings.ToLower(host)+"/"+path]
 }
+
+// LookupRegistryID returns the kind whose registry id is id (decision
+// 15), nil if none: a map look-up, with no I/O and no allocation, for a
+// consumer reading the registry wire format.
+func (t *Kinds) LookupRegistryID(id int32) *Kind { return t.byRegistryID[id] }
 
 // CanDecode reports whether the table decodes a message by its
 // message_type: whether Decode is given a function to do it.

@@ -68,3 +68,12 @@ func TestKindsLookUp(t *testing.T) {
 	assert.ErrorIs(t, err, msg.ErrNoDecode)
 	assert.False(t, kinds.CanDecode())
 }
+
+func TestKindsLookUpRegistryIDs(t *testing.T) {
+	a := &msg.Kind{Name: "demo.a", Version: "1.0", ID: "https://x/api/schemas/demo.a/versions/1.0", RegistryID: 7}
+	b := &msg.Kind{Name: "demo.b", Version: "1.0", ID: "https://x/api/schemas/demo.b/versions/1.0"}
+	kinds := msg.NewKinds(nil, a, b)
+	assert.Same(t, a, kinds.LookupRegistryID(7))
+	assert.Nil(t, kinds.LookupRegistryID(0), "a kind without an id is not found by 0")
+	assert.Nil(t, kinds.LookupRegistryID(8))
+}

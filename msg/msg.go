@@ -1,6 +1,8 @@
 // Package msg is the runtime shared by the generated message types of the
-// catalogue: the violations their decoding and validation report, and the
-// Nullable type of their optional, nullable fields.
+// catalogue and the bindings that carry them: the violations their
+// decoding and validation report, the Verdict every binding reports, the
+// Object and Nullable types of their free and nullable members, and the
+// JSON Pointers and escaped text of reports.
 //
 // A message that breaks its schema gives an *Error listing every
 // Violation found, each naming the member (a JSON Pointer), the rule it
@@ -10,16 +12,18 @@
 //	var e *msg.Error
 //	if errors.As(err, &e) { // Parse's errors are always an *msg.Error
 //		for _, v := range e.Violations {
-//			log.Printf("%s breaks %s: %s", v.Path, v.Rule, v.Message)
+//			log.Printf("%v [%s]", v, v.Rule) // "path: message", on one line
 //		}
 //	}
+//
+// VerdictOf turns what any decoder of the library returns into the
+// Verdict that msgcheck check -json, the HTTP validation route and a
+// broker's dead letters report.
 package msg
 
 import (
 	"strconv"
 	"strings"
-
-	"github.com/fleetkit/catalogue/internal/textline"
 )
 
 // A Rule names the constraint a Violation breaks. Most are JSON Schema
@@ -54,6 +58,14 @@ const (
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library
 	RuleDepth                Rule = "depth"                // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI                 Rule = "imei"                 // the string is neither empty nor a valid IMEI
+
+	// The rules below are not the message's schema's but those of how it
+	// was received: by its message_type, in a stream, beside headers.
+
+	RuleMessageType Rule = "message_type" // the message_type is absent, or names no schema of the catalogue, so no schema can be chosen
+	RuleSchema      Rule = "schema"       // what names the schema (a header, an argument) names none of the catalogue
+	RuleHeader      Rule = "header"       // a header (CloudEvents ce-*) is malformed or contradicts the body
+	RuleLineLength  Rule = "line_length"  // the line of a stream is longer than its limit, a limit of the stream, not of the schema
 )
 
 // A Violation is one way in which a message breaks its schema. Its JSON
@@ -74,7 +86,15 @@ type Violation struct {
 	// as: a time as its RFC 3339 string, a year past 9999 or an offset in
 	// seconds included.
 	Value string `json:"value,omitempty"`
+	// Err, if not nil, is a condition the violation is an instance of,
+	// which callers branch on: errors.Is(err, catalogue.ErrNoType) holds
+	// for an error listing a violation whose Err is ErrNoType. It is not
+	// part of the violation's JSON or text.
+	Err error `json:"-"`
 }
+
+// Unwrap returns v.Err.
+func (v *Violation) Unwrap() error { return v.Err }
 
 // Error returns the violation as "path: message", on one line whatever
 // the message holds: a control character, a line or paragraph separator,
@@ -87,7 +107,7 @@ func (v *Violation) Error() string {
 	if path == "" {
 		path = "(root)"
 	}
-	return textline.Escape(path) + ": " + textline.Escape(v.Message)
+	return Escape(path) + ": " + Escape(v.Message)
 }
 
 // MaxViolations is how many violations an Error lists at most. A message

@@ -4,6 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -223,4 +228,40 @@ func TestErrorSaysHowManyItOmits(t *testing.T) {
 	assert.Equal(t, "/a: bad; ... and 2 more violations", e.Error())
 	e.Omitted = 1
 	assert.Equal(t, "/a: bad; ... and 1 more violation", e.Error())
+}
+
+func TestPointerEscapesTheName(t *testing.T) {
+	assert.Equal(t, "/a~0b~1c", msg.Pointer("", "a~b/c"))
+	assert.Equal(t, "/plain", msg.Pointer("", "plain"))
+	assert.Equal(t, "/actor/id", msg.Pointer("/actor", "id"))
+	assert.Equal(t, "/", msg.Pointer("", ""), "the empty name is a member too")
+	assert.Equal(t, "/~01", msg.Pointer("", "~1"), "~ first, so that ~1 in a name is not read back as /")
+}
+
+// TestRulesDocListsEveryRule pins that doc/rules.md names every rule msg
+// declares, and that msg.go declares each as a Rule constant.
+func TestRulesDocListsEveryRule(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "msg.go", nil, 0)
+	require.NoError(t, err)
+	var rules []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Rule" {
+				s, err := strconv.Unquote(vs.Values[0].(*ast.BasicLit).Value)
+				require.NoError(t, err)
+				rules = append(rules, s)
+			}
+		}
+	}
+	require.Len(t, rules, 30, "the rules of msg.go")
+	doc, err := os.ReadFile("../doc/rules.md")
+	require.NoError(t, err)
+	for _, r := range rules {
+		assert.Contains(t, string(doc), "`"+r+"`", "doc/rules.md names rule %s", r)
+	}
 }

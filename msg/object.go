@@ -5,7 +5,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
@@ -74,10 +73,10 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 	b := []byte{'{'}
 	for i, name := range names {
 		if !utf8.ValidString(name) {
-			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
+			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
 		}
 		if off, reason := jsontext.Check(members[name]); reason != "" {
-			return Object{}, &Violation{Path: "/" + pointer(name), Rule: RuleSyntax,
+			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax,
 				Message: "not a JSON value: " + reason + " at byte offset " + strconv.Itoa(off)}
 		}
 		if i > 0 {
@@ -175,9 +174,4 @@ func (o Object) Map() map[string]json.RawMessage {
 		m[n] = v
 	}
 	return m
-}
-
-// pointer escapes a member name as a JSON Pointer reference token.
-func pointer(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }

@@ -10,9 +10,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/msg"
-	"github.com/fleetkit/catalogue/ndjson"
 )
 
 // VerdictHeader is the header of a dead letter that holds its Verdict, as
@@ -55,24 +53,11 @@ type Verdict struct {
 	Error string `json:"error,omitempty"`
 }
 
-// RuleSchema is the rule of the violation of a message whose headers name
-// no schema of the catalogue (ce-dataschema or ce-type). One whose
-// message_type is absent or names none has, as msgcheck reports it, a
-// violation at /message_type of rule ndjson.RuleMessageType.
-const RuleSchema msg.Rule = "schema"
-
 // verdictOf returns the verdict on a message whose decoding failed with
-// err: its *msg.Error's violations, and in More those the error counted
-// past msg.MaxViolations, or one violation saying why no schema was
-// chosen.
+// err, as msg.VerdictOf makes it, the omitted count in More.
 func verdictOf(err error) Verdict {
-	if e, ok := errors.AsType[*msg.Error](err); ok {
-		return Verdict{Violations: e.Violations, More: e.Omitted}
-	}
-	if errors.Is(err, catalogue.ErrUnknownType) || errors.Is(err, catalogue.ErrNoType) {
-		return Verdict{Violations: []*msg.Violation{{Path: "/message_type", Rule: ndjson.RuleMessageType, Message: err.Error()}}}
-	}
-	return Verdict{Violations: []*msg.Violation{{Rule: RuleSchema, Message: err.Error()}}}
+	v := msg.VerdictOf(nil, err)
+	return Verdict{Violations: v.Violations, More: v.Omitted}
 }
 
 // encode returns v as JSON, its violations cut to keep it within

@@ -260,7 +260,7 @@ func TestCloudEventsSDKOverHTTPGetsTheVerdictOfItsDataschema(t *testing.T) {
 	e := sdkEvent(t, d)
 	status, body := send(e)
 	assert.Equal(t, 200, status, body)
-	assert.JSONEq(t, `{"valid":true}`, body)
+	assert.JSONEq(t, `{"schema":"core.device","version":"1.0","valid":true}`, body)
 
 	// Its high-level client agrees.
 	client, err := cloudevents.NewClientHTTP()

@@ -2,6 +2,7 @@ package ndjson_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 )
 
@@ -65,9 +67,11 @@ func TestLineLongerThanTheLimitIsSkippedInConstantMemory(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, 1, got[0].Line)
 	assert.ErrorIs(t, got[0].Err, ndjson.ErrLineTooLong)
-	assert.EqualError(t, got[0].Err, "line longer than 1048576 bytes")
+	assert.EqualError(t, got[0].Err, "(root): line longer than 1048576 bytes")
+	_, isMsgError := errors.AsType[*msg.Error](got[0].Err)
+	assert.True(t, isMsgError, "every error of a line is an *msg.Error")
 	require.Len(t, got[0].Violations(), 1)
-	assert.Equal(t, ndjson.RuleLineLength, got[0].Violations()[0].Rule)
+	assert.Equal(t, msg.RuleLineLength, got[0].Violations()[0].Rule)
 	assert.Equal(t, "", got[0].Violations()[0].Path)
 	assert.Equal(t, "example.event", got[0].Schema, "the schema it would have been judged by")
 	assert.Equal(t, 2, got[1].Line)

@@ -10,6 +10,29 @@
 //		}
 //		return nil
 //	})
+//
+// A consumer that wants the messages themselves ranges over Messages,
+// which reads the stream in the same way, and hands out each valid
+// message decoded, typed by its schema, and the same verdict on each
+// invalid one:
+//
+//	for d, err := range ndjson.Messages(ctx, os.Stdin, ndjson.Options{}) {
+//		if err != nil {
+//			return err // reading failed
+//		}
+//		if d.Err != nil {
+//			log.Printf("line %d: %v", d.Line, d.Err)
+//			continue
+//		}
+//		switch m := d.Message.(type) {
+//		case *device.Device:
+//			// ...
+//		}
+//	}
+//
+// A message is what lies between line ends: "\n", or "\r\n", as
+// bufio.ScanLines splits lines. Its verdict, byte offsets included, is the
+// one catalogue.Decode gives for the line without its line end.
 package ndjson
 
 import (
@@ -66,13 +89,10 @@ type Options struct {
 const DefaultMaxLine = 4 << 20
 
 // ErrLineTooLong is wrapped by the Err of a line longer than
-// Options.MaxLine. Its violation, at the document's root, has rule
-// RuleLineLength.
+// Options.MaxLine, an *msg.Error whose one violation, at the document's
+// root, has rule msg.RuleLineLength: a limit of the stream, not of the
+// schema.
 var ErrLineTooLong = errors.New("line too long")
-
-// RuleLineLength is the rule of the violation of a line longer than
-// Options.MaxLine: a limit of the stream, not of the schema.
-const RuleLineLength msg.Rule = "line_length"
 
 // lineTooLong is the error of a line longer than max bytes.
 type lineTooLong struct{ max int }
@@ -83,55 +103,51 @@ func (e lineTooLong) Error() string {
 
 func (lineTooLong) Unwrap() error { return ErrLineTooLong }
 
+// tooLong returns the error of a line longer than max bytes.
+func tooLong(max int) error {
+	err := lineTooLong{max}
+	return &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleLineLength, Message: err.Error(), Err: err}}}
+}
+
 // Result is the verdict on one message.
 type Result struct {
-	// Line is the message's line number, counting from 1; blank lines are
+	// Line is the message's line number, counting from 1; blank lines,
+	// holding nothing but JSON white space (space, tab, "\r"), are
 	// counted but not judged.
 	Line int
 	// Schema is the name of the schema the message was judged by, or ""
 	// if none could be chosen (an absent or unknown message_type).
 	Schema string
+	// Version is the version of Schema the message was judged by.
+	Version string
 	// Err is nil for a valid message. Otherwise it is an *msg.Error
 	// listing the violations (at most msg.MaxViolations, and the count of
-	// the rest), or an error wrapping catalogue.ErrNoType,
-	// catalogue.ErrUnknownType or ErrLineTooLong.
+	// the rest). One whose schema could not be chosen has one violation,
+	// at /message_type, of rule msg.RuleMessageType, and the error wraps
+	// catalogue.ErrNoType or catalogue.ErrUnknownType; a line longer than
+	// Options.MaxLine one, at the document's root, of rule
+	// msg.RuleLineLength, and the error wraps ErrLineTooLong.
 	Err error
 }
 
 // Valid reports whether the message is valid.
 func (r Result) Valid() bool { return r.Err == nil }
 
-// Violations returns the violations of an invalid message, the first
-// msg.MaxViolations of them (Omitted counts the rest). A message whose
-// schema could not be chosen has a single violation at /message_type,
-// with rule "message_type"; a line longer than Options.MaxLine, a single
-// violation at the document's root with rule "line_length".
-func (r Result) Violations() []*msg.Violation {
-	var e *msg.Error
-	switch {
-	case r.Err == nil:
-		return nil
-	case errors.As(r.Err, &e):
-		return e.Violations
-	case errors.Is(r.Err, ErrLineTooLong):
-		return []*msg.Violation{{Path: "", Rule: RuleLineLength, Message: r.Err.Error()}}
-	}
-	return []*msg.Violation{{Path: "/message_type", Rule: RuleMessageType, Message: r.Err.Error()}}
+// Verdict returns the verdict on the message, as msg.VerdictOf makes it:
+// the form msgcheck check -json reports.
+func (r Result) Verdict() msg.Verdict {
+	v := msg.VerdictOf(nil, r.Err)
+	v.Schema, v.Version = r.Schema, r.Version
+	return v
 }
+
+// Violations returns the violations of an invalid message, the first
+// msg.MaxViolations of them (Omitted counts the rest): those of Err.
+func (r Result) Violations() []*msg.Violation { return r.Verdict().Violations }
 
 // Omitted returns the number of violations found beyond those Violations
 // lists (see msg.MaxViolations).
-func (r Result) Omitted() int {
-	if e, ok := errors.AsType[*msg.Error](r.Err); ok {
-		return e.Omitted
-	}
-	return 0
-}
-
-// RuleMessageType is the rule of the violation of a message whose schema
-// cannot be chosen: its message_type is absent or names no schema of the
-// catalogue.
-const RuleMessageType msg.Rule = "message_type"
+func (r Result) Omitted() int { return r.Verdict().Omitted }
 
 // Stats counts what a stream held.
 type Stats struct {
@@ -162,12 +178,18 @@ type batch struct {
 	lines   []batchLine
 	buf     []byte
 	results []Result
-	cost    int64 // of the in-flight budget, taken when it was sent
-	done    chan struct{}
+	// messages[i] is the message of results[i] when it is valid, kept
+	// only for Messages.
+	messages []catalogue.Message
+	cost     int64 // of the in-flight budget, taken when it was sent
+	done     chan struct{}
 }
 
 // Check reads r to its end, judges every non-blank line, and calls emit
-// with each result, in input order, from a single goroutine. It stops at
+// with each result, in input order, from a single goroutine. Lines are
+// judged a batch at a time, and a batch is sent as soon as the input has
+// nothing more for now, so that on a live stream, such as a pipe, each
+// result comes once its line is in. It stops at
 // the first error from reading or from emit, or when ctx is done, and
 // returns it; a line that is not JSON, or not a valid message, is not an
 // error but a result. A last line without a line end is judged only at
@@ -180,6 +202,12 @@ type batch struct {
 // to finish on a goroutine of its own, which then drops what it read and
 // reads no more. The caller owns r, and may close it to end such a call.
 func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) error) (Stats, error) {
+	return check(ctx, r, opts, false, func(res Result, _ catalogue.Message) error { return emit(res) })
+}
+
+// check is Check, handing emit the message of each valid line too if keep
+// is true, and nil for it otherwise.
+func check(ctx context.Context, r io.Reader, opts Options, keep bool, emit func(Result, catalogue.Message) error) (Stats, error) {
 	if opts.Schema != "" || opts.Version != "" {
 		if _, err := catalogue.New(opts.Schema, opts.Version); err != nil {
 			return Stats{}, err
@@ -218,7 +246,7 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				judge(b, opts)
+				judge(b, opts, keep)
 				close(b.done)
 			}
 		}()
@@ -249,12 +277,16 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 	for b := range order {
 		<-b.done
 		if err == nil { // else drain, so the reader and workers can finish
-			for _, res := range b.results {
+			for i, res := range b.results {
 				stats.Messages++
 				if res.Valid() {
 					stats.Valid++
 				}
-				if err = emit(res); err != nil {
+				var m catalogue.Message
+				if keep {
+					m = b.messages[i]
+				}
+				if err = emit(res, m); err != nil {
 					cancel()
 					break
 				}
@@ -278,7 +310,8 @@ func Check(ctx context.Context, r io.Reader, opts Options, emit func(Result) err
 // reports false to stop. A line longer than maxLine bytes is not kept but
 // marked, in its batch, as too long.
 func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *bigLines, n *int64, send func(*batch) bool) error {
-	br := bufio.NewReaderSize(newCancelReader(ctx, r, readChunk), readChunk)
+	cr := newCancelReader(ctx, r, readChunk)
+	br := bufio.NewReaderSize(cr, readChunk)
 	line := 0
 	b := newBatch(1)
 	flush := func() bool {
@@ -298,12 +331,17 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 		switch {
 		case err == nil, err == io.EOF && read > 0:
 			line++
-			l := batchLine{text: b.buf[start:], tooLong: read > int64(maxLine)}
-			if len(bytes.TrimSpace(l.text)) == 0 {
+			l := batchLine{text: trimLineEnd(b.buf[start:]), tooLong: read > int64(maxLine)}
+			if blank(l.text) {
 				l.text = nil
 			}
 			b.lines = append(b.lines, l)
-			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes {
+			// A batch is also sent when the input has nothing more for
+			// now, so that on a live stream (a pipe, a socket) each
+			// message is judged, and handed out, once its line is in,
+			// not when enough others have followed it. A file is read
+			// ahead, and fills batches.
+			if len(b.lines) >= batchLines || len(b.buf) >= batchBytes || br.Buffered() == 0 && !cr.ready() {
 				if !flush() {
 					return ctx.Err()
 				}
@@ -325,6 +363,29 @@ func read(ctx context.Context, r io.Reader, maxLine int, inFlight *budget, big *
 			return err
 		}
 	}
+}
+
+// trimLineEnd returns line without its line end, "\n" or "\r\n", and
+// without a "\r" that ends the last line, as bufio.ScanLines splits lines:
+// a message is what lies between line ends, so that a line cut short is
+// reported where its text ends, at the byte offset catalogue.Decode gives
+// for the line a line reader returns, and not at its line end.
+func trimLineEnd(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+// blank reports whether line holds nothing but JSON white space: space,
+// tab, carriage return, line feed. Other white space, such as a form
+// feed or a no-break space, is not JSON, and makes an invalid message
+// rather than a line skipped unseen.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // readChunk is the size of the reads from the input.
@@ -538,6 +599,25 @@ func (c *cancelReader) fill(r io.Reader) {
 	}
 }
 
+// ready reports whether Read would return at once: what it has not
+// handed out yet, or a chunk already read, is there.
+func (c *cancelReader) ready() bool {
+	if len(c.rest) > 0 || c.err != nil {
+		return true
+	}
+	if c.buf != nil {
+		c.free <- c.buf // never blocks, as in Read
+		c.buf = nil
+	}
+	select {
+	case ch := <-c.chunks:
+		c.buf, c.rest, c.err = ch.buf, ch.buf, ch.err
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *cancelReader) Read(p []byte) (int, error) {
 	if len(c.rest) == 0 {
 		if c.err != nil {
@@ -583,21 +663,28 @@ func recycle(b *batch, big *bigLines) {
 	}
 	clear(b.lines)
 	clear(b.results)
-	b.lines, b.buf, b.results = b.lines[:0], b.buf[:0], b.results[:0]
+	clear(b.messages)
+	b.lines, b.buf, b.results, b.messages = b.lines[:0], b.buf[:0], b.results[:0], b.messages[:0]
 	batches.Put(b)
 }
 
-// judge decides every line of a batch. The lines share the batch's
-// buffer, which is kept only until the batch is emitted.
-func judge(b *batch, opts Options) {
+// judge decides every line of a batch, keeping the message of each valid
+// one if keep is true. The lines share the batch's buffer, which is kept
+// only until the batch is emitted; a decoded message holds a copy of what
+// it keeps, and so outlives it.
+func judge(b *batch, opts Options, keep bool) {
 	b.results = b.results[:0]
+	b.messages = b.messages[:0]
 	for i, l := range b.lines {
 		res := Result{Line: b.first + i}
 		text := l.text
 		switch {
 		case l.tooLong:
-			res.Schema, res.Err = opts.Schema, lineTooLong{opts.MaxLine} // "" unless Options.Schema chose it
+			res.Schema, res.Version, res.Err = opts.Schema, opts.Version, tooLong(opts.MaxLine) // "" unless Options.Schema chose it
 			b.results = append(b.results, res)
+			if keep {
+				b.messages = append(b.messages, nil)
+			}
 			continue
 		case text == nil:
 			continue
@@ -609,8 +696,14 @@ func judge(b *batch, opts Options) {
 			m, res.Err = catalogue.DecodeOr(text, opts.Default)
 		}
 		if m != nil {
-			res.Schema = m.SchemaName()
+			res.Schema, res.Version = m.SchemaName(), m.SchemaVersion()
 		}
 		b.results = append(b.results, res)
+		if keep {
+			if res.Err != nil {
+				m = nil // only a valid message is handed out, as Parse does
+			}
+			b.messages = append(b.messages, m)
+		}
 	}
 }

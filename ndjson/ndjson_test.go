@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -53,10 +54,10 @@ func TestVerdictsLinesAndSchemas(t *testing.T) {
 	assert.Len(t, got[1].Violations(), 6, "every missing required member")
 	assert.Equal(t, "syntax", string(got[2].Violations()[0].Rule))
 	assert.ErrorIs(t, got[3].Err, catalogue.ErrUnknownType)
-	assert.Equal(t, ndjson.RuleMessageType, got[3].Violations()[0].Rule)
+	assert.Equal(t, msg.RuleMessageType, got[3].Violations()[0].Rule)
 	assert.ErrorIs(t, got[4].Err, catalogue.ErrNoType, "an event has no message_type")
 	assert.NotErrorIs(t, got[4].Err, catalogue.ErrUnknownType)
-	assert.Equal(t, ndjson.RuleMessageType, got[4].Violations()[0].Rule)
+	assert.Equal(t, msg.RuleMessageType, got[4].Violations()[0].Rule)
 	assert.Equal(t, "/tenant_id", got[5].Violations()[0].Path)
 	assert.Equal(t, ndjson.Stats{Messages: 6, Valid: 1, Bytes: int64(len(input))}, stats)
 	assert.Equal(t, 5, stats.Invalid())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/token"
 	"html/template"
@@ -428,23 +427,19 @@ func (p *versionPage) judge(k *msg.Kind, message string) *versionPage {
 		v.Empty = true
 		return &q
 	}
-	err := k.New().UnmarshalJSON([]byte(message))
-	if err == nil {
+	m := k.New()
+	judged := msg.VerdictOf(m, m.UnmarshalJSON([]byte(message)))
+	if judged.Valid {
 		v.Valid = true
 		return &q
 	}
-	var e *msg.Error
-	if !errors.As(err, &e) {
-		v.Violations = []violation{{Violation: &msg.Violation{Rule: "error", Message: err.Error()}}}
-		return &q
-	}
-	v.Omitted = e.Omitted
+	v.Omitted = judged.Omitted
 	q.Members = make([]*member, len(p.Members))
 	for i, row := range p.Members {
 		r := *row
 		q.Members[i] = &r
 	}
-	for _, viol := range e.Violations {
+	for _, viol := range judged.Violations {
 		shown := violation{Violation: viol}
 		if row := rowOf(q.Members, viol.Path); row != nil {
 			row.Violations = append(row.Violations, viol)

@@ -33,7 +33,7 @@ const BaseURL = "https://catalogue.fleetkit.dev"
 // catalogue. Test for it with errors.Is.
 var ErrUnknown = errors.New("unknown schema")
 
-//go:embed *.json
+//go:embed *.json registry-ids.txt
 var files embed.FS
 
 // Schema is one published schema at one version.
@@ -46,6 +46,11 @@ type Schema struct {
 	Dialect     string   // the $schema URI: the JSON Schema draft it is written in
 	Description string   // what messages of this schema describe
 	Required    []string // the members every message must have, as the schema lists them
+	// RegistryID is the version's id in the schema-registry protocol and
+	// its wire format (decision 15), recorded in the catalogue folder's
+	// RegistryIDsFile; 0 for a schema read alone by Parse, or from a
+	// folder without that file.
+	RegistryID int32
 
 	file string
 	data []byte
@@ -95,7 +100,9 @@ func Published() *Catalogue { return published }
 // as os.DirFS(dir). Each file must be a schema whose $id is
 // BaseURL + "/api/schemas/<name>/versions/<version>", whose title is the
 // name, whose version is MAJOR.MINOR (see ParseVersion) and whose file is
-// named <name>-<version>.json.
+// named <name>-<version>.json. The registry ids come from the folder's
+// RegistryIDsFile, which, when the folder has one, must give every version
+// an id of its own.
 func Load(fsys fs.FS) (*Catalogue, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
@@ -120,6 +127,9 @@ func Load(fsys fs.FS) (*Catalogue, error) {
 	slices.SortFunc(all, func(a, b Schema) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.Major, b.Major), cmp.Compare(a.Minor, b.Minor))
 	})
+	if err := readRegistryIDs(fsys, all); err != nil {
+		return nil, err
+	}
 	return &Catalogue{all: all}, nil
 }
 

@@ -190,6 +190,7 @@ var schemaKind = msg.Kind{
 	Name:          Name,
 	Version:       Version,
 	ID:            ID,
+	RegistryID:    3,
 	New:           func() msg.Message { return New() },
 	IDMember:      "/message_id",
 	TimeMember:    "/time",

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/internal/textline"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/schemas"
@@ -254,9 +253,8 @@ func (c *checker) writeLine(file string, res ndjson.Result) error {
 	if schema == "" {
 		schema = "?"
 	}
-	fmt.Fprintf(c.out, "%s:%d: %s: ", textline.Escape(file), res.Line, textline.Escape(schema))
-	report := msg.Error{Violations: res.Violations(), Omitted: res.Omitted()}
-	c.out.WriteString(report.Error())
+	fmt.Fprintf(c.out, "%s:%d: %s: ", msg.Escape(file), res.Line, msg.Escape(schema))
+	c.out.WriteString(res.Verdict().Err().Error())
 	return c.out.WriteByte('\n')
 }
 
@@ -270,7 +268,7 @@ func (c *checker) fail(err error) {
 		}
 	}
 	c.progress.clear()
-	fmt.Fprintf(c.stderr, "msgcheck: %s\n", textline.Escape(err.Error())) // it may name a file
+	fmt.Fprintf(c.stderr, "msgcheck: %s\n", msg.Escape(err.Error())) // it may name a file
 }
 
 // summary is the line printed at the end: counts and throughput.
@@ -311,19 +309,16 @@ func size(n float64) string {
 	return fmt.Sprintf("%.1f GB", n/1e9)
 }
 
-// jsonResult is the -json form of a verdict. Violations is absent when the
-// message is valid; Schema is "" when none could be chosen.
+// jsonResult is the -json form of a verdict: the library's, msg.Verdict,
+// after where the message was.
 type jsonResult struct {
-	File       string           `json:"file"`
-	Line       int              `json:"line"`
-	Schema     string           `json:"schema"`
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"` // in their JSON form, as the HTTP API reports them
-	Omitted    int              `json:"omitted,omitempty"`    // violations found beyond those listed (msg.MaxViolations)
+	File string `json:"file"`
+	Line int    `json:"line"`
+	msg.Verdict
 }
 
 func jsonResultOf(file string, res ndjson.Result) jsonResult {
-	return jsonResult{File: file, Line: res.Line, Schema: res.Schema, Valid: res.Valid(), Violations: res.Violations(), Omitted: res.Omitted()}
+	return jsonResult{File: file, Line: res.Line, Verdict: res.Verdict()}
 }
 
 // countingReader counts the bytes read through it, for the progress line,

@@ -120,7 +120,7 @@ func TestCheckLineFormat(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Equal(t, ""+
 		file+":2: "+invalidDeviceReport+"\n"+
-		file+":4: ?: (root): unexpected end of input, want a value at byte offset 7\n"+
+		file+":4: ?: (root): unexpected end of input, want a value at byte offset 6\n"+
 		file+`:5: ?: /message_type: unknown message type "core.driver" (known types: core.association, core.device, core.vehicle, example.event)`+"\n"+
 		file+":6: ?: (root): want an object, got an array\n"+
 		file+":8: ?: /message_type: no message_type member: the message does not name its schema (known types: core.association, core.device, core.vehicle, example.event)\n"+
@@ -212,7 +212,7 @@ func TestCheckReadsStandardInput(t *testing.T) {
 			assert.Equal(t, 1, r.code)
 			assert.Equal(t, [3]string{"2", "1", "1"}, r.summary(t))
 			if len(args) > 0 && args[0] == "-json" {
-				assert.Contains(t, r.stdout, `{"file":"-","line":2,"schema":"example.event","valid":false,`)
+				assert.Contains(t, r.stdout, `{"file":"-","line":2,"schema":"example.event","version":"1.0","valid":false,`)
 				return
 			}
 			assert.Equal(t, "-:2: "+invalidEventReport+"\n", r.stdout)

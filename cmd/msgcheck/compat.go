@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/fleetkit/catalogue/compat"
-	"github.com/fleetkit/catalogue/internal/textline"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -88,6 +88,7 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 
 	code = 0
 	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false) // a report shows '<' as '<'
 	for i, r := range reports {
 		if !r.Compatible() {
 			code = 1
@@ -104,7 +105,7 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	for _, r := range reports {
-		fmt.Fprintln(stderr, "msgcheck compat: "+textline.Escape(summary(r))) // names come from the files
+		fmt.Fprintln(stderr, "msgcheck compat: "+msg.Escape(r.Summary())) // names come from the files
 	}
 	if len(reports) == 0 {
 		fmt.Fprintln(stderr, "msgcheck compat: no two minor versions of one major to compare")
@@ -131,22 +132,4 @@ func readSchema(path string) (schemas.Schema, error) {
 		return schemas.Schema{}, fmt.Errorf("%s: %v", path, err)
 	}
 	return s, nil
-}
-
-// summary says in a line what r found.
-func summary(r *compat.Report) string {
-	breaks, warnings := 0, 0
-	for _, f := range r.Findings {
-		if f.Warning {
-			warnings++
-		} else {
-			breaks++
-		}
-	}
-	verdict := "compatible with"
-	if !r.Compatible() {
-		verdict = "NOT compatible with"
-	}
-	return fmt.Sprintf("%s %s is %s %s %s (%s): %d breaks, %d warnings",
-		r.New.Name, r.New.Version, verdict, r.Old.Name, r.Old.Version, r.Options.Mode, breaks+r.Omitted, warnings)
 }

@@ -158,3 +158,16 @@ func TestCompatBinaryExitStatus(t *testing.T) {
 	_, _, code = runBinary(t, "compat")
 	assert.Equal(t, 2, code)
 }
+
+func TestCompatJSONWritesAngleBracketsAsTheyAre(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixture + "demo.sensor-1.1.json")
+	require.NoError(t, err)
+	candidate := strings.Replace(strings.Replace(string(data), `"humidity"`, `"humidity", "<b>&"`, 1), "versions/1.1", "versions/1.2", 1)
+	require.NoError(t, os.WriteFile(dir+"/c.json", []byte(candidate), 0o644))
+	stdout, stderr, code := runCompat(t, "-json", fixture+"demo.sensor-1.1.json", dir+"/c.json")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stdout, `"kind":"<b>&"`)
+	assert.NotContains(t, stdout, `\u003c`)
+	assert.Contains(t, stderr, "demo.sensor 1.2 is NOT compatible with demo.sensor 1.1 (full): 1 break, 0 warnings", "singular")
+}

@@ -3,13 +3,13 @@
 //
 // Usage:
 //
-//	msgcheck check [-schema NAME[@VERSION]] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
-//	msgcheck schemas                                                              print the catalogue: name, version and $id
-//	msgcheck serve [-addr HOST:PORT] [-catalogue DIR]                             serve the catalogue API and its pages over HTTP
-//	msgcheck pages -o DIR [-catalogue DIR]                                        write the catalogue's pages as a static site
-//	msgcheck version                                                              print the version and the schemas it judges by
-//	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                           check a new version of a schema against an old
-//	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                    check every version of a catalogue folder
+//	msgcheck check [-schema NAME[@VERSION]] [-default NAME] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
+//	msgcheck schemas                                                                              print the catalogue: name, version and $id
+//	msgcheck serve [-addr HOST:PORT] [-catalogue DIR] [-subject TOPIC-value=NAME ...]             serve the catalogue API, the registry protocol and the pages over HTTP
+//	msgcheck pages -o DIR [-catalogue DIR]                                                        write the catalogue's pages as a static site
+//	msgcheck version                                                                              print the version and the schemas it judges by
+//	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                                           check a new version of a schema against an old
+//	msgcheck compat [-mode M] [-strict] [-json] -catalogue DIR                                    check every version of a catalogue folder
 //
 // check reads one JSON message a line (blank lines are skipped) from the
 // files, one after the other, or from standard input when there are none or
@@ -18,7 +18,10 @@
 // (package ndjson), using every core. -schema NAME@VERSION judges by
 // exactly that version's schema file (decision 13); a name alone, and
 // message_type, judge by the schema's latest version: the latest minor of
-// its latest major. For each invalid message it prints, in input order,
+// its latest major. -default NAME judges the messages that have no
+// message_type member, such as every example.event, by the schema NAME at
+// its latest version; without it such a message is invalid, its schema
+// unknown. For each invalid message it prints, in input order,
 //
 //	FILE:LINE: SCHEMA: violation; violation; ...
 //
@@ -36,12 +39,13 @@
 // which is skipped without being held. With -json it prints instead one
 // object per message, valid ones included:
 //
-//	{"file":"-","line":3,"schema":"core.device","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
+//	{"file":"-","line":3,"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}]}
 //
-// "violations" is absent when the message is valid, "schema" is "" when
-// none could be chosen, "value" is absent where no value is at fault (a
-// missing member), and "omitted", absent when zero, counts the violations
-// beyond those listed. At the end check prints a summary to stderr (messages,
+// which is the library's verdict (msg.Verdict) after where the message
+// was: "violations" is absent when the message is valid, "schema" is ""
+// and "version" absent when none could be chosen, "value" is absent where
+// no value is at fault (a missing member), and "omitted", absent when
+// zero, counts the violations beyond those listed. At the end check prints a summary to stderr (messages,
 // valid, invalid, bytes and throughput) and, while a long stream runs on a
 // terminal, a progress line there, which it never prints into a pipe or
 // file. Its exit status is 0 if every message is valid, 1 if any is invalid,
@@ -72,7 +76,10 @@
 // no form, since no server is there to judge.
 //
 // serve listens on 127.0.0.1:8080 unless -addr says otherwise (port 0 picks
-// a free port), logs the address it listens on to stderr, and shuts down
+// a free port), serves the schema-registry protocol under /api/registry
+// (package api), each -subject mapping a topic's subject to a schema for
+// serializers that name subjects after topics, logs the address it
+// listens on to stderr, and shuts down
 // gracefully on SIGINT or SIGTERM: it answers every request in flight,
 // however slowly its body arrives (each is bounded by the server's
 // time-outs), and then exits 0.

@@ -304,3 +304,42 @@ func start(t *testing.T, cmd *exec.Cmd) (exited func(timeout time.Duration) (err
 		}
 	}
 }
+
+func TestRunServeMapsTopicSubjectsToSchemas(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, w := io.Pipe()
+	defer r.Close()
+	code := make(chan int, 1)
+	go func() {
+		defer w.Close()
+		code <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-subject", "telemetry-value=core.device"}, nil, io.Discard, w)
+	}()
+	log := lines(r)
+	base := servingURL(t, log)
+	res, err := http.Get(base + "/api/registry/subjects/telemetry-value/versions/latest")
+	require.NoError(t, err)
+	var v struct {
+		Subject string
+		ID      int32
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&v))
+	res.Body.Close()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	assert.Equal(t, "telemetry-value", v.Subject)
+	assert.Equal(t, device.RegistryID, v.ID)
+	cancel()
+	assert.Equal(t, 0, <-code)
+	for range log {
+	}
+}
+
+func TestRunServeRefusesASubjectOfNoSchema(t *testing.T) {
+	for _, arg := range []string{"t-value=core.nothing", "t-value", "core.device=core.vehicle"} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve", "-addr", "127.0.0.1:0", "-subject", arg}, nil, io.Discard, &stderr)
+		assert.Equal(t, 2, code, arg)
+		assert.Contains(t, stderr.String(), "-subject", arg)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/fleetkit/catalogue/api"
@@ -45,9 +46,21 @@ func (t serverTimeouts) shutdown() time.Duration {
 // serve serves api.Handler, and the catalogue's pages beside it, until ctx
 // is done, then shuts down gracefully.
 func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-catalogue DIR]\n\nServe the catalogue over HTTP until SIGINT or SIGTERM: the API under /api/, and its pages at every other path, from / on.\n")
+	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-catalogue DIR] [-subject TOPIC-value=NAME ...]\n\nServe the catalogue over HTTP until SIGINT or SIGTERM: the API under /api/, the schema-registry protocol under "+api.RegistryPath+", and the pages at every other path, from / on.\n")
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free port")
 	dir := fs.String("catalogue", "", "show the pages of the schema files in `folder` rather than the published catalogue's; the API under /api/ serves the published catalogue, by which the library judges")
+	subjects := map[string]string{}
+	fs.Func("subject", "serve the registry `subject` (such as TOPIC-value=core.device) as the named schema, for clients that name subjects after topics; repeatable", func(v string) error {
+		subject, name, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("%q is not SUBJECT=NAME", v)
+		}
+		if _, dup := subjects[subject]; dup {
+			return fmt.Errorf("subject %q given twice", subject)
+		}
+		subjects[subject] = name
+		return api.CheckSubjects(map[string]string{subject: name})
+	})
 	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
 	}
@@ -64,7 +77,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		return 1
 	}
 	srv := &http.Server{
-		Handler:           api.Handler(api.Fallback(site)),
+		Handler:           api.Handler(api.Fallback(site), api.Subjects(subjects)),
 		ReadHeaderTimeout: timeouts.readHeader,
 		ReadTimeout:       timeouts.read,
 		WriteTimeout:      timeouts.write,

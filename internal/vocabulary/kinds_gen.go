@@ -26,7 +26,7 @@ func NewLatest[S string | []byte](name S) msg.Message {
 // of the type that judges by exactly its own schema file (see NewVersion in
 // the package).
 var kindList = []*msg.Kind{
-	reading.New().SchemaKind(),
+	reading.New().SchemaKind(), // demo.reading 1.0: registry id 1
 }
 
 // Kinds is the table of the catalogue's kinds, to decode messages by: it

@@ -102,7 +102,7 @@ func join(name, sub string) string {
 	if sub == "" {
 		return name
 	}
-	return name + "/" + PathToken(sub)
+	return msg.Pointer(name, Shorten(sub))
 }
 
 // Object begins reading an object at base+name. It reports false, having
@@ -173,7 +173,7 @@ func NewMembers(names ...string) *Members {
 			panic("wire: member name " + q + " needs escaping")
 		}
 		ms.quoted = append(ms.quoted, q)
-		ms.paths = append(ms.paths, "/"+Pointer(name))
+		ms.paths = append(ms.paths, msg.Pointer("", name))
 		for len(ms.byLen) <= len(name) {
 			ms.byLen = append(ms.byLen, nil)
 		}

@@ -278,9 +278,5 @@ func Pointer(name string) string {
 	if !strings.ContainsAny(name, "~/") {
 		return name
 	}
-	return pointerEscaper.Replace(name)
+	return msg.Pointer("", name)[1:] // the library's one escaper
 }
-
-// pointerEscaper is built once: a Replacer builds its tables on first use,
-// which costs more than the escaping itself.
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

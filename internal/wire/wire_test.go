@@ -225,15 +225,13 @@ func TestStringsEscapesEachItem(t *testing.T) {
 	assert.Error(t, err, "an item that is not UTF-8 must fail the encoding")
 }
 
-func TestShortenAndPointer(t *testing.T) {
+func TestShorten(t *testing.T) {
 	assert.Equal(t, "abc", Shorten("abc"))
 	long := strings.Repeat("é", 40) // 80 bytes
 	short := Shorten(long)
 	assert.True(t, strings.HasSuffix(short, "…"))
 	assert.LessOrEqual(t, len(short), 64+len("…"))
 	assert.True(t, ValidStrings(short), "cut on a character boundary")
-	assert.Equal(t, "a~0b~1c", Pointer("a~b/c"))
-	assert.Equal(t, "plain", Pointer("plain"))
 }
 
 func TestValidStrings(t *testing.T) {

@@ -152,6 +152,7 @@ var schemaKind = msg.Kind{
 	Name:       Name,
 	Version:    Version,
 	ID:         ID,
+	RegistryID: 1,
 	New:        func() msg.Message { return New() },
 	IDMember:   "/message_id",
 	TimeMember: "/time",

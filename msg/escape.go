@@ -1,14 +1,4 @@
-// Package textline makes text that came from a message safe to print as
-// part of one line of a report on a terminal or in a log.
-//
-// A message can hold any character in a member name or a string value,
-// and its violations repeat them: printed as they are, a line feed would
-// start a line that looks like another report, a carriage return or an
-// escape sequence would overwrite what came before, and a bidirectional
-// override would reorder what follows. Escape writes every such
-// character, and every byte that is not UTF-8, as a visible escape
-// instead.
-package textline
+package msg
 
 import (
 	"strconv"
@@ -16,12 +6,21 @@ import (
 	"unicode/utf8"
 )
 
-// Escape returns s with every character that could end a line, move the
-// cursor or change how a terminal draws what follows written as an
-// escape: the C0 controls (\x00 to \x1f) and DEL as \xNN, the C1 controls
-// (U+0080 to U+009F), the line and paragraph separators (U+2028, U+2029)
-// and the bidirectional controls as \uNNNN, and each byte that is not
-// part of valid UTF-8 as \xNN. Every other character, backslash included,
+// Escape returns s as one line of a report may show it, on a terminal or
+// in a log, as Violation.Error writes paths and messages: a message can
+// hold any character in a member name or a string value, and printed as
+// they are, a line feed would start a line that looks like another
+// report, a carriage return or an escape sequence would overwrite what
+// came before, and a bidirectional override would reorder what follows.
+// Use it for any text that came from a message, or from its source (a
+// file name), that a report of one's own prints beside violations.
+//
+// Escape writes every character that could end a line, move the cursor
+// or change how a terminal draws what follows as an escape: the C0
+// controls (\x00 to \x1f) and DEL as \xNN, the C1 controls (U+0080 to
+// U+009F), the line and paragraph separators (U+2028, U+2029) and the
+// bidirectional controls as \uNNNN, and each byte that is not part of
+// valid UTF-8 as \xNN. Every other character, backslash included,
 // is kept: the result is for people to read, not to parse back.
 func Escape(s string) string {
 	i := 0

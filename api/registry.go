@@ -1,0 +1,660 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// RegistryPath is where the Handler serves the schema-registry protocol
+// (decision 15): a Confluent-style serializer or admin tool configured
+// with the URL http://HOST:PORT/api/registry reads the catalogue through
+// it unchanged.
+//
+// A subject is a schema's name, such as core.device (RecordNameStrategy),
+// or a subject that Subjects maps to one (TopicNameStrategy's
+// <topic>-value). The versions of a subject are numbered 1, 2, ... in the
+// order of their registry ids, that is in the order they were published,
+// and "latest" is the last; each also answers to its catalogue version,
+// such as 1.0. The catalogue is read-only through the protocol: registering
+// a schema already in the catalogue returns its id, and anything else is
+// refused with error 42205 and the compatibility report of the schema
+// against the subject's versions. The compatibility level is
+// FULL_TRANSITIVE (decision 13).
+//
+// The routes, under RegistryPath: GET /schemas/types,
+// GET /schemas/ids/{id} (?subject= is accepted: an id names one version
+// whatever the subject), GET /schemas/ids/{id}/schema,
+// GET /schemas/ids/{id}/versions, GET /subjects,
+// GET /subjects/{subject}/versions,
+// GET /subjects/{subject}/versions/{version} and .../schema,
+// POST /subjects/{subject} (look a schema up),
+// POST /subjects/{subject}/versions (register),
+// POST /compatibility/subjects/{subject}/versions/{version} and
+// POST /compatibility/subjects/{subject}/versions (every version; with
+// ?verbose=true, each finding and its witness message in "messages"),
+// GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}.
+// Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
+// body, {"error_code": 40401, "message": "..."}.
+const RegistryPath = "/api/registry"
+
+// The error codes of the schema-registry protocol that the registry
+// answers with, beside plain HTTP statuses (404 for a path no route has,
+// 405, 413, 503).
+const (
+	ErrorSubjectNotFound = 40401 // no such subject
+	ErrorVersionNotFound = 40402 // the subject has no such version
+	ErrorSchemaNotFound  = 40403 // no such registry id, or the schema is not the subject's
+	ErrorInvalidSchema   = 42201 // the request's schema cannot be read
+	ErrorInvalidVersion  = 42202 // the version is not a number, "latest" or a catalogue version
+	ErrorReadOnly        = 42205 // the catalogue is read-only through the protocol
+)
+
+// registryContentType is the media type of the protocol's bodies.
+const registryContentType = "application/vnd.schemaregistry.v1+json"
+
+// maxRegistryRequest bounds the body of a registry request: a schema of
+// MaxSchemaBytes, as a JSON string inside the request's object, where
+// escaping can double it.
+const maxRegistryRequest = 2*MaxSchemaBytes + 4<<10
+
+// Subjects maps subjects to the names of the catalogue's schemas, for
+// clients whose serializers name subjects after topics (Confluent's
+// TopicNameStrategy: "telemetry-value" to "core.device"). Each schema's
+// own name is a subject without it. Handler panics if a subject maps to a
+// schema the catalogue does not have, or is another schema's name, as
+// http.ServeMux panics on a pattern that cannot be served: check a
+// mapping from configuration with CheckSubjects first.
+func Subjects(m map[string]string) Option {
+	return func(h *handler) { h.subjects = maps.Clone(m) }
+}
+
+// CheckSubjects returns an error for the first subject of m, in order,
+// that Subjects would refuse for the published catalogue.
+func CheckSubjects(m map[string]string) error {
+	return checkSubjects(schemas.All(), m)
+}
+
+func checkSubjects(all []schemas.Schema, m map[string]string) error {
+	names := map[string]bool{}
+	for _, s := range all {
+		names[s.Name] = true
+	}
+	for _, subject := range slices.Sorted(maps.Keys(m)) {
+		switch name := m[subject]; {
+		case subject == "":
+			return errors.New("api: an empty subject")
+		case !names[name]:
+			return fmt.Errorf("api: subject %q maps to %q, which the catalogue does not have", subject, name)
+		case names[subject] && subject != name:
+			return fmt.Errorf("api: subject %q is a schema's name and cannot map to %q", subject, name)
+		}
+	}
+	return nil
+}
+
+// registry serves the schema-registry protocol over the catalogue. All it
+// serves is computed once, when the Handler is made.
+type registry struct {
+	h        *handler // for its body places
+	mux      *http.ServeMux
+	subjects map[string]*subject
+	byID     map[int32]*registered
+	list     []byte // body of GET /subjects
+}
+
+// subject is one subject and the versions it serves.
+type subject struct {
+	name     string        // the subject
+	versions []*registered // in the order of their registry ids
+}
+
+// registered is one schema version as the registry serves it.
+type registered struct {
+	schemas.Schema
+	number int    // its version number in its subjects: its place in publication order
+	value  any    // the schema's JSON, to compare requests' schemas with
+	byID   []byte // body of GET /schemas/ids/{id}
+}
+
+func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *registry {
+	if err := checkSubjects(all, mapped); err != nil {
+		panic(err.Error())
+	}
+	g := &registry{h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{}}
+	byName := map[string][]*registered{}
+	for _, s := range all {
+		if s.RegistryID == 0 {
+			continue // a catalogue without registry ids: see schemas.RegistryIDsFile
+		}
+		value, err := decodeJSON(s.JSON())
+		if err != nil {
+			panic("api: " + s.File() + ": " + err.Error()) // Load read it as JSON already
+		}
+		r := &registered{Schema: s, value: value, byID: mustEncode(schemaBody{Schema: string(s.JSON()), SchemaType: "JSON"})}
+		g.byID[s.RegistryID] = r
+		byName[s.Name] = append(byName[s.Name], r)
+	}
+	for name, versions := range byName {
+		slices.SortFunc(versions, func(a, b *registered) int { return int(a.RegistryID) - int(b.RegistryID) })
+		for i, r := range versions {
+			r.number = i + 1
+		}
+		g.subjects[name] = &subject{name: name, versions: versions}
+	}
+	for sub, name := range mapped {
+		if _, ok := g.subjects[sub]; !ok {
+			g.subjects[sub] = &subject{name: sub, versions: byName[name]}
+		}
+	}
+	g.list = mustEncode(slices.Sorted(maps.Keys(g.subjects)))
+
+	for _, r := range []struct {
+		pattern string
+		serve   http.HandlerFunc
+	}{
+		{"GET /schemas/types", g.types},
+		{"GET /schemas/ids/{id}", g.schemaByID},
+		{"GET /schemas/ids/{id}/schema", g.rawByID},
+		{"GET /schemas/ids/{id}/versions", g.versionsByID},
+		{"GET /subjects", g.subjectList},
+		{"GET /subjects/{subject}/versions", g.subjectVersions},
+		{"GET /subjects/{subject}/versions/{version}", g.subjectVersion},
+		{"GET /subjects/{subject}/versions/{version}/schema", g.subjectRaw},
+		{"POST /subjects/{subject}", g.lookup},
+		{"POST /subjects/{subject}/versions", g.register},
+		{"POST /compatibility/subjects/{subject}/versions/{version}", g.compatibility},
+		{"POST /compatibility/subjects/{subject}/versions", g.compatibility},
+		{"GET /config", g.config},
+		{"GET /config/{subject}", g.config},
+		{"GET /mode", g.mode},
+		{"GET /mode/{subject}", g.mode},
+		{"PUT /config", g.readOnly},
+		{"PUT /config/{subject}", g.readOnly},
+		{"PUT /mode", g.readOnly},
+		{"PUT /mode/{subject}", g.readOnly},
+		{"DELETE /subjects/{subject}", g.readOnly},
+		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
+		{"DELETE /config/{subject}", g.readOnly},
+	} {
+		g.mux.HandleFunc(r.pattern, r.serve)
+	}
+	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		registryError(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
+	})
+	return g
+}
+
+// ServeHTTP serves a request whose path is under RegistryPath.
+func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = strings.TrimPrefix(r.URL.Path, RegistryPath)
+	if u.Path == "" {
+		u.Path = "/" // not a redirect to RegistryPath + "/"
+	}
+	u.RawPath = strings.TrimPrefix(r.URL.RawPath, RegistryPath)
+	r2.URL = &u
+	// A 405 from the inner mux would be text; answer it in the
+	// registry's body instead.
+	if _, pattern := g.mux.Handler(r2); pattern == "/" && u.Path != "/" {
+		if allowed := g.allowed(r2); allowed != "" {
+			w.Header().Set("Allow", allowed)
+			registryError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allowed))
+			return
+		}
+	}
+	g.mux.ServeHTTP(w, r2)
+}
+
+// allowed returns the methods the registry serves at r's path, joined
+// for an Allow header, or "" if it serves none there.
+func (g *registry) allowed(r *http.Request) string {
+	var methods []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host}
+		if _, pattern := g.mux.Handler(probe); pattern != "/" {
+			methods = append(methods, m)
+			if m == http.MethodGet {
+				methods = append(methods, http.MethodHead)
+			}
+		}
+	}
+	return strings.Join(methods, ", ")
+}
+
+// schemaBody is the protocol's body for a schema by id.
+type schemaBody struct {
+	Schema     string `json:"schema"`
+	SchemaType string `json:"schemaType"`
+}
+
+// versionBody is the protocol's body for a version of a subject.
+type versionBody struct {
+	Subject    string `json:"subject"`
+	Version    int    `json:"version"`
+	ID         int32  `json:"id"`
+	SchemaType string `json:"schemaType"`
+	Schema     string `json:"schema"`
+}
+
+func (r *registered) body(subject string) versionBody {
+	return versionBody{Subject: subject, Version: r.number, ID: r.RegistryID, SchemaType: "JSON", Schema: string(r.JSON())}
+}
+
+// request is the body of the protocol's POST requests that carry a schema.
+type request struct {
+	Schema     string            `json:"schema"`
+	SchemaType string            `json:"schemaType"`
+	References []json.RawMessage `json:"references"`
+}
+
+func (g *registry) types(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"JSON"}))
+}
+
+// version returns the version of the registry id in r's path, or answers
+// 40403 and returns nil.
+func (g *registry) version(w http.ResponseWriter, r *http.Request) *registered {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 32)
+	if v, ok := g.byID[int32(id)]; err == nil && ok {
+		return v
+	}
+	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found", strconv.Quote(r.PathValue("id"))))
+	return nil
+}
+
+func (g *registry) schemaByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		writeRegistry(w, r, http.StatusOK, v.byID)
+	}
+}
+
+func (g *registry) rawByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		writeRegistry(w, r, http.StatusOK, v.JSON())
+	}
+}
+
+// subjectVersion is one entry of GET /schemas/ids/{id}/versions.
+type subjectVersion struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+func (g *registry) versionsByID(w http.ResponseWriter, r *http.Request) {
+	v := g.version(w, r)
+	if v == nil {
+		return
+	}
+	var list []subjectVersion
+	for _, name := range slices.Sorted(maps.Keys(g.subjects)) {
+		if slices.Contains(g.subjects[name].versions, v) {
+			list = append(list, subjectVersion{name, v.number})
+		}
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(list))
+}
+
+func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, g.list)
+}
+
+// subject returns the subject in r's path, or answers 40401 and returns
+// nil.
+func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
+	s, ok := g.subjects[r.PathValue("subject")]
+	if !ok || len(s.versions) == 0 {
+		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found", strconv.Quote(r.PathValue("subject"))))
+		return nil
+	}
+	return s
+}
+
+func (g *registry) subjectVersions(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	numbers := make([]int, len(s.versions))
+	for i, v := range s.versions {
+		numbers[i] = v.number
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+}
+
+// find returns the subject's version that r's path names: a version
+// number, "latest" or -1 for the last, or a catalogue version such as
+// "1.0". Otherwise it answers 42202 or 40402 and returns nil.
+func (s *subject) find(w http.ResponseWriter, r *http.Request) *registered {
+	text := r.PathValue("version")
+	switch n, err := strconv.Atoi(text); {
+	case text == "latest" || err == nil && n == -1:
+		return s.versions[len(s.versions)-1]
+	case err == nil && n >= 1 && n <= len(s.versions):
+		return s.versions[n-1]
+	case err == nil && n >= 1:
+	default:
+		if _, _, err := schemas.ParseVersion(text); err != nil {
+			registryError(w, r, ErrorInvalidVersion, fmt.Sprintf("version %s is not a number from 1, latest, -1 or a catalogue version such as 1.0", strconv.Quote(text)))
+			return nil
+		}
+		for _, v := range s.versions {
+			if v.Version == text {
+				return v
+			}
+		}
+	}
+	registryError(w, r, ErrorVersionNotFound, fmt.Sprintf("version %s of subject %s not found", strconv.Quote(text), strconv.Quote(s.name)))
+	return nil
+}
+
+func (g *registry) subjectVersion(w http.ResponseWriter, r *http.Request) {
+	if s := g.subject(w, r); s != nil {
+		if v := s.find(w, r); v != nil {
+			writeRegistry(w, r, http.StatusOK, mustEncode(v.body(s.name)))
+		}
+	}
+}
+
+func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
+	if s := g.subject(w, r); s != nil {
+		if v := s.find(w, r); v != nil {
+			writeRegistry(w, r, http.StatusOK, v.JSON())
+		}
+	}
+}
+
+// readRequest reads a POST request's schema, holding one of the handler's
+// body places while it does. It answers the request and returns ok false
+// when the body is too large, unreadable, not a request, not JSON or not
+// of type JSON.
+func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered")
+	if !ok {
+		return req, nil, false
+	}
+	defer release()
+	if err := json.Unmarshal(body, &req); err != nil {
+		registryError(w, r, ErrorInvalidSchema, "the request is not a JSON object with a schema: "+err.Error())
+		return req, nil, false
+	}
+	if req.SchemaType != "JSON" {
+		what := "no schemaType, which means AVRO"
+		if req.SchemaType != "" {
+			what = "schemaType " + strconv.Quote(req.SchemaType)
+		}
+		registryError(w, r, ErrorInvalidSchema, "the catalogue holds JSON schemas only; the request has "+what)
+		return req, nil, false
+	}
+	if len(req.References) > 0 {
+		registryError(w, r, ErrorInvalidSchema, "the catalogue's schemas have no references")
+		return req, nil, false
+	}
+	value, err := decodeJSON([]byte(req.Schema))
+	if err != nil {
+		registryError(w, r, ErrorInvalidSchema, "the schema is not JSON: "+err.Error())
+		return req, nil, false
+	}
+	return req, value, true
+}
+
+// match returns the subject's version whose schema is, as JSON, the
+// value: the same text up to white space, member order and the spelling
+// of numbers.
+func (s *subject) match(value any) *registered {
+	for _, v := range s.versions {
+		if equalJSON(v.value, value) {
+			return v
+		}
+	}
+	return nil
+}
+
+// lookup serves POST /subjects/{subject}: the version of the subject whose
+// schema the request holds.
+func (g *registry) lookup(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	_, value, ok := g.readRequest(w, r)
+	if !ok {
+		return
+	}
+	v := s.match(value)
+	if v == nil {
+		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("the schema is not a version of subject %s", strconv.Quote(s.name)))
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(v.body(s.name)))
+}
+
+// register serves POST /subjects/{subject}/versions: the id of a schema
+// already in the catalogue under the subject; anything else is refused
+// as read-only, with the schema's compatibility report.
+func (g *registry) register(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	req, value, ok := g.readRequest(w, r)
+	if !ok {
+		return
+	}
+	if v := s.match(value); v != nil {
+		writeRegistry(w, r, http.StatusOK, mustEncode(v.body(s.name)))
+		return
+	}
+	text := fmt.Sprintf("subject %s is read-only: the catalogue publishes a new version through its own repository (decision 13), not by registration", strconv.Quote(s.name))
+	if findings, _, err := g.compare(s, s.versions, []byte(req.Schema)); err != nil {
+		text += "; " + err.Error()
+	} else if len(findings) > 0 {
+		text += "; against the catalogue: " + strings.Join(findings, "; ")
+	}
+	registryError(w, r, ErrorReadOnly, text)
+}
+
+// compatibility serves POST /compatibility/subjects/{subject}/versions
+// and .../versions/{version}: whether the request's schema is fully
+// compatible with that version, or with every version of the subject.
+func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	against := s.versions
+	if r.PathValue("version") != "" {
+		v := s.find(w, r)
+		if v == nil {
+			return
+		}
+		against = []*registered{v}
+	}
+	verbose := false
+	switch q := r.URL.Query().Get("verbose"); q {
+	case "", "false":
+	case "true":
+		verbose = true
+	default:
+		registryError(w, r, http.StatusBadRequest, fmt.Sprintf("verbose %s is not true or false", strconv.Quote(q)))
+		return
+	}
+	req, _, ok := g.readRequest(w, r)
+	if !ok {
+		return
+	}
+	select {
+	case comparing <- struct{}{}:
+		defer func() { <-comparing }()
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		registryError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry later")
+		return
+	}
+	messages, compatible, err := g.compare(s, against, []byte(req.Schema))
+	if err != nil {
+		registryError(w, r, ErrorInvalidSchema, err.Error())
+		return
+	}
+	body := struct {
+		Compatible bool     `json:"is_compatible"`
+		Messages   []string `json:"messages,omitempty"`
+	}{Compatible: compatible}
+	if verbose {
+		body.Messages = messages
+		if body.Messages == nil {
+			body.Messages = []string{}
+		}
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(body))
+}
+
+// compare compares the candidate schema file with each version of against
+// (decision 13's full compatibility, on declared members), and returns
+// every finding, each on one line with its witness, and whether none
+// breaks. The candidate must be a schema file of the subject's schema, as
+// package schemas reads one.
+func (g *registry) compare(s *subject, against []*registered, candidate []byte) (findings []string, compatible bool, err error) {
+	c, err := schemas.Parse(candidate)
+	if err != nil {
+		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %v", err)
+	}
+	if want := against[0].Name; c.Name != want {
+		return nil, false, fmt.Errorf("the schema is %s, not %s, the schema of subject %s", strconv.Quote(c.Name), strconv.Quote(want), strconv.Quote(s.name))
+	}
+	compatible = true
+	for _, v := range against {
+		report, err := compat.Compare(v.Schema, c, compat.Options{Mode: compat.Full})
+		if err != nil {
+			return nil, false, err
+		}
+		compatible = compatible && report.Compatible()
+		findings = append(findings, report.Lines(fmt.Sprintf("against version %d (%s)", v.number, v.Version))...)
+	}
+	return findings, compatible, nil
+}
+
+func (g *registry) config(w http.ResponseWriter, r *http.Request) {
+	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"compatibilityLevel": "FULL_TRANSITIVE"}))
+}
+
+func (g *registry) mode(w http.ResponseWriter, r *http.Request) {
+	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"mode": "READONLY"}))
+}
+
+func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {
+	registryError(w, r, ErrorReadOnly, "the catalogue is read-only: a new version is published through its own repository (decision 13)")
+}
+
+// writeRegistry writes a body of the protocol, or only its headers for
+// HEAD.
+func writeRegistry(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	writeBody(w, r, status, registryContentType, body)
+}
+
+// registryError writes the protocol's error body, {"error_code": code,
+// "message": text}, with the HTTP status the code stands for: its first
+// three digits (40401 is 404), or the code itself for a plain status.
+func registryError(w http.ResponseWriter, r *http.Request, code int, text string) {
+	status := code
+	if code >= 10000 {
+		status = code / 100
+	}
+	writeRegistry(w, r, status, mustEncode(struct {
+		Code    int    `json:"error_code"`
+		Message string `json:"message"`
+	}{code, text}))
+}
+
+// decodeJSON decodes a JSON text whole, numbers as json.Number, so that
+// equalJSON compares them exactly.
+func decodeJSON(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+// equalJSON reports whether two decoded JSON values are equal: objects
+// with the same members whatever their order, arrays item by item,
+// numbers by value (1, 1.0 and 1e0 are equal).
+func equalJSON(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !equalJSON(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		return ok && slices.EqualFunc(a, b, equalJSON)
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && canonicalNumber(string(a)) == canonicalNumber(string(b))
+	default:
+		return a == b // string, bool, nil
+	}
+}
+
+// canonicalNumber returns a JSON number's value in one spelling, its
+// significant digits and the exponent of their last: "1", "1.0", "10e-1"
+// and "0.1e1" are all "1e0", and every zero is "0". It computes nothing
+// from the exponent's size, so that a number such as 1e999999999 costs
+// no more than its text; an exponent past int64 keeps the text as it is.
+func canonicalNumber(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	e := int64(0)
+	if exp != "" {
+		n, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil || n > 1<<62 || n < -1<<62 {
+			return s // past what the digits below could shift
+		}
+		e = n
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	e -= int64(len(frac))
+	trimmed := strings.TrimRight(digits, "0")
+	e += int64(len(digits) - len(trimmed))
+	trimmed = strings.TrimLeft(trimmed, "0")
+	if trimmed == "" {
+		return "0"
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.FormatInt(e, 10)
+}

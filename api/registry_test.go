@@ -1,0 +1,313 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// registryErr is the protocol's error body.
+type registryErr struct {
+	Code    int    `json:"error_code"`
+	Message string `json:"message"`
+}
+
+// wantError asserts that rec is the protocol's error with code, its HTTP
+// status the code's first three digits, and returns its message.
+func wantError(t *testing.T, rec interface {
+	Result() *http.Response
+}, code int) string {
+	t.Helper()
+	res := rec.Result()
+	var e registryErr
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&e))
+	assert.Equal(t, code, e.Code)
+	status := code
+	if code >= 10000 {
+		status = code / 100
+	}
+	assert.Equal(t, status, res.StatusCode)
+	assert.Equal(t, registryContentType, res.Header.Get("Content-Type"))
+	return e.Message
+}
+
+func encodeJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// schemaRequest is a registration, lookup or compatibility request for
+// the schema text.
+func schemaRequest(t *testing.T, text string) string {
+	t.Helper()
+	return string(encodeJSON(t, map[string]any{"schema": text, "schemaType": "JSON"}))
+}
+
+func TestRegistrySchemaByIDIsTheFile(t *testing.T) {
+	h := Handler()
+	for _, s := range schemas.All() {
+		id := strconv.Itoa(int(s.RegistryID))
+		for _, target := range []string{"/api/registry/schemas/ids/" + id, "/api/registry/schemas/ids/" + id + "?subject=telemetry-value"} {
+			rec := do(h, http.MethodGet, target, "")
+			require.Equal(t, http.StatusOK, rec.Code, target)
+			assert.Equal(t, registryContentType, rec.Header().Get("Content-Type"))
+			var body struct{ Schema, SchemaType string }
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+			assert.Equal(t, string(s.JSON()), body.Schema, target)
+			assert.Equal(t, "JSON", body.SchemaType)
+		}
+		rec := do(h, http.MethodGet, "/api/registry/schemas/ids/"+id+"/schema", "")
+		assert.Equal(t, string(s.JSON()), rec.Body.String())
+
+		rec = do(h, http.MethodGet, "/api/registry/schemas/ids/"+id+"/versions", "")
+		assert.JSONEq(t, `[{"subject":"`+s.Name+`","version":1}]`, rec.Body.String())
+	}
+	for _, id := range []string{"0", "5", "-1", "x", "2147483648", "99999999999"} {
+		wantError(t, do(h, http.MethodGet, "/api/registry/schemas/ids/"+id, ""), ErrorSchemaNotFound)
+	}
+}
+
+func TestRegistrySubjectsAreTheNamesAndTheTopicMap(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	rec := do(h, http.MethodGet, "/api/registry/subjects", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.JSONEq(t, `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`, rec.Body.String())
+
+	rec = do(h, http.MethodGet, "/api/registry/subjects/telemetry-value/versions/latest", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	var v versionBody
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	assert.Equal(t, versionBody{Subject: "telemetry-value", Version: 1, ID: device.RegistryID, SchemaType: "JSON", Schema: string(device.JSON())}, v)
+
+	rec = do(h, http.MethodGet, "/api/registry/schemas/ids/"+strconv.Itoa(int(device.RegistryID))+"/versions", "")
+	assert.JSONEq(t, `[{"subject":"core.device","version":1},{"subject":"telemetry-value","version":1}]`, rec.Body.String())
+
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/other-value/versions", ""), ErrorSubjectNotFound)
+}
+
+func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
+	assert.Error(t, CheckSubjects(map[string]string{"t-value": "core.nothing"}))
+	assert.Error(t, CheckSubjects(map[string]string{"core.device": "core.vehicle"}))
+	assert.Error(t, CheckSubjects(map[string]string{"": "core.vehicle"}))
+	assert.NoError(t, CheckSubjects(map[string]string{"t-value": "core.vehicle", "core.device": "core.device"}))
+	assert.Panics(t, func() { Handler(Subjects(map[string]string{"t-value": "core.nothing"})) })
+}
+
+func fixtureRegistry(t *testing.T, dir string) *handler {
+	t.Helper()
+	c, err := schemas.Load(os.DirFS(dir))
+	require.NoError(t, err)
+	return newHandler(c.All(), catalogue.DecodeAs)
+}
+
+func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
+	h := fixtureRegistry(t, "../testdata/fixture")
+	rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions", "")
+	assert.JSONEq(t, `[1,2,3]`, rec.Body.String())
+
+	for _, tc := range []struct {
+		path    string
+		version int
+		catalog string
+	}{
+		{"1", 1, "1.0"}, {"2", 2, "1.1"}, {"3", 3, "2.0"}, {"latest", 3, "2.0"}, {"-1", 3, "2.0"},
+		{"1.0", 1, "1.0"}, {"1.1", 2, "1.1"}, {"2.0", 3, "2.0"},
+	} {
+		rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+tc.path, "")
+		require.Equal(t, http.StatusOK, rec.Code, tc.path)
+		var v versionBody
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+		assert.Equal(t, tc.version, v.Version, tc.path)
+		assert.Equal(t, int32(tc.version), v.ID, tc.path) // the fixture's ids are 1, 2, 3
+		assert.Contains(t, v.Schema, `/versions/`+tc.catalog+`"`, tc.path)
+
+		raw := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+tc.path+"/schema", "")
+		assert.Equal(t, v.Schema, raw.Body.String())
+	}
+	for _, v := range []string{"4", "1.2", "2147483647"} {
+		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorVersionNotFound)
+	}
+	for _, v := range []string{"x", "01.0", "-2", "0"} {
+		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorInvalidVersion)
+	}
+}
+
+func TestRegisterReturnsTheIDOfASchemaInTheCatalogue(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+
+	// The file itself, and the same JSON written otherwise.
+	var value any
+	require.NoError(t, json.Unmarshal(device.JSON(), &value))
+	compact := string(encodeJSON(t, value))
+	for _, text := range []string{string(device.JSON()), compact} {
+		rec := do(h, http.MethodPost, "/api/registry/subjects/core.device/versions", schemaRequest(t, text))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var v versionBody
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+		assert.Equal(t, device.RegistryID, v.ID)
+
+		rec = do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, text))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+		assert.Equal(t, versionBody{Subject: "core.device", Version: 1, ID: device.RegistryID, SchemaType: "JSON", Schema: string(device.JSON())}, v)
+	}
+
+	// Another subject's schema is not this subject's.
+	wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.vehicle", schemaRequest(t, compact)), ErrorSchemaNotFound)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.vehicle/versions", schemaRequest(t, compact)), ErrorReadOnly)
+	assert.Contains(t, msg, "read-only")
+}
+
+func TestRegisterRefusesANewVersionWithItsCompatibilityReport(t *testing.T) {
+	// The breaking 1.2, offered to the fixture catalogue, which lacks it.
+	h := fixtureRegistry(t, "../testdata/fixture")
+	candidate := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
+
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/demo.sensor/versions", schemaRequest(t, candidate)), ErrorReadOnly)
+	assert.Contains(t, msg, "read-only")
+	assert.Contains(t, msg, "enum-value-removed")
+	assert.Contains(t, msg, "witness: {")
+}
+
+func TestRegistryCompatibilityProvesEachBreakWithAMessage(t *testing.T) {
+	h := fixtureRegistry(t, "../testdata/fixture")
+	breaking := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
+	compatible := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
+
+	type answer struct {
+		Compatible bool      `json:"is_compatible"`
+		Messages   *[]string `json:"messages"`
+	}
+	post := func(path, schema string) answer {
+		t.Helper()
+		rec := do(h, http.MethodPost, path, schemaRequest(t, schema))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var a answer
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &a))
+		return a
+	}
+
+	a := post("/api/registry/compatibility/subjects/demo.sensor/versions/1", breaking)
+	assert.False(t, a.Compatible)
+	assert.Nil(t, a.Messages, "messages only with verbose")
+
+	a = post("/api/registry/compatibility/subjects/demo.sensor/versions/1?verbose=true", breaking)
+	assert.False(t, a.Compatible)
+	require.NotNil(t, a.Messages)
+	var breaks int
+	for _, m := range *a.Messages {
+		if strings.Contains(m, ": backward: ") || strings.Contains(m, ": forward: ") || strings.Contains(m, ": full: ") {
+			breaks++
+			assert.Contains(t, m, "; witness: ", m)
+		}
+	}
+	assert.Positive(t, breaks)
+
+	// 1.1 adds optional members: compatible with 1.0 (decision 13), with
+	// the open-content warnings said, not hidden.
+	a = post("/api/registry/compatibility/subjects/demo.sensor/versions/1.0?verbose=true", compatible)
+	assert.True(t, a.Compatible)
+	require.NotNil(t, a.Messages)
+	assert.NotEmpty(t, *a.Messages)
+	for _, m := range *a.Messages {
+		assert.Contains(t, m, ": warning: open-content: ")
+	}
+
+	// Against every version (FULL_TRANSITIVE): 2.0 is another major, so
+	// 1.1 is not compatible with it.
+	a = post("/api/registry/compatibility/subjects/demo.sensor/versions", compatible)
+	assert.False(t, a.Compatible)
+
+	// What cannot be compared is the protocol's invalid schema.
+	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", schemaRequest(t, `{"title":"x"}`)), ErrorInvalidSchema)
+	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", schemaRequest(t, readFile(t, "../schemas/core.device-1.0.json"))), ErrorInvalidSchema)
+	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/9", schemaRequest(t, compatible)), ErrorVersionNotFound)
+}
+
+func TestRegistryRequestsThatAreNotJSONSchemas(t *testing.T) {
+	h := Handler()
+	for _, tc := range []struct{ name, body string }{
+		{"not JSON", `{`},
+		{"no schemaType, so Avro", `{"schema":"{}"}`},
+		{"protobuf", `{"schema":"{}","schemaType":"PROTOBUF"}`},
+		{"a schema that is not JSON", `{"schema":"{","schemaType":"JSON"}`},
+		{"two values", `{"schema":"{} {}","schemaType":"JSON"}`},
+		{"references", `{"schema":"{}","schemaType":"JSON","references":[{"name":"x"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device/versions", tc.body), ErrorInvalidSchema)
+		})
+	}
+	big := `{"schema":"` + strings.Repeat(" ", maxRegistryRequest) + `","schemaType":"JSON"}`
+	assert.Equal(t, http.StatusRequestEntityTooLarge, do(h, http.MethodPost, "/api/registry/subjects/core.device", big).Code)
+}
+
+func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/api/registry/config", "/api/registry/config/core.device"} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.JSONEq(t, `{"compatibilityLevel":"FULL_TRANSITIVE"}`, rec.Body.String())
+	}
+	for _, path := range []string{"/api/registry/mode", "/api/registry/mode/core.device"} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.JSONEq(t, `{"mode":"READONLY"}`, rec.Body.String())
+	}
+	wantError(t, do(h, http.MethodGet, "/api/registry/config/core.nothing", ""), ErrorSubjectNotFound)
+	for _, req := range [][2]string{
+		{http.MethodPut, "/api/registry/config"},
+		{http.MethodPut, "/api/registry/mode/core.device"},
+		{http.MethodDelete, "/api/registry/subjects/core.device"},
+		{http.MethodDelete, "/api/registry/subjects/core.device/versions/1"},
+	} {
+		wantError(t, do(h, req[0], req[1], `{}`), ErrorReadOnly)
+	}
+	rec := do(h, http.MethodGet, "/api/registry/schemas/types", "")
+	assert.JSONEq(t, `["JSON"]`, rec.Body.String())
+}
+
+func TestRegistryUnknownPathsAndMethodsAnswerInItsBody(t *testing.T) {
+	h := Handler()
+	wantError(t, do(h, http.MethodGet, "/api/registry/nothing", ""), http.StatusNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry", ""), http.StatusNotFound)
+	rec := do(h, http.MethodPatch, "/api/registry/subjects", "")
+	wantError(t, rec, http.StatusMethodNotAllowed)
+	assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"))
+	rec = do(h, http.MethodGet, "/api/registry/subjects/core.device", "")
+	wantError(t, rec, http.StatusMethodNotAllowed)
+	assert.Equal(t, "POST, DELETE", rec.Header().Get("Allow"))
+}
+
+func TestCanonicalNumberIsOneSpellingPerValue(t *testing.T) {
+	same := [][]string{
+		{"1", "1.0", "10e-1", "0.1e1", "1E0", "100e-2"},
+		{"0", "-0", "0.0", "0e5", "-0.0e-3"},
+		{"-12.5", "-125e-1", "-0.125E2"},
+	}
+	for _, group := range same {
+		for _, n := range group {
+			assert.Equal(t, canonicalNumber(group[0]), canonicalNumber(n), n)
+		}
+	}
+	assert.NotEqual(t, canonicalNumber("1"), canonicalNumber("-1"))
+	assert.NotEqual(t, canonicalNumber("1"), canonicalNumber("10"))
+	assert.NotEqual(t, canonicalNumber("1e9223372036854775807"), canonicalNumber("1e9223372036854775806"))
+	assert.True(t, equalJSON(map[string]any{"a": json.Number("1"), "b": []any{"x", nil, true}}, map[string]any{"b": []any{"x", nil, true}, "a": json.Number("1.0")}))
+	assert.False(t, equalJSON([]any{json.Number("1")}, []any{"1"}))
+}

@@ -1,0 +1,35 @@
+// Package kafka carries the catalogue's messages on Kafka (decision 15),
+// on franz-go's client: a record's value is the message, byte for byte, or
+// the message framed in the schema-registry wire format for teams whose
+// serializers expect it (0x00, the schema's registry id in 4 bytes
+// big-endian, then the message), and its schema identity travels in
+// CloudEvents binary-mode headers with Kafka's ce_ prefix, beside
+// content-type: application/json. The record key is the entity's own id
+// (device_id, vehicle_id, association_id; an event's id), so that the
+// messages of one entity stay in one partition, in order.
+//
+// A producer validates before producing, and waits for the broker:
+//
+//	p := kafka.Producer{Client: client, Framed: true}
+//	if _, err := p.Produce(ctx, "fleet.devices", d); err != nil {
+//		return err // *msg.Error for an invalid message, never produced
+//	}
+//
+// A consumer decodes either form exactly, by the table of the published
+// catalogue's kinds:
+//
+//	fetches.EachRecord(func(r *kgo.Record) {
+//		m, err := kafka.Decode(catalogue.Kinds, r)
+//		// err: *msg.Error, the body's violations and the headers'; or,
+//		// for a framing or ce_dataschema naming no schema of the
+//		// catalogue, an error wrapping schemas.ErrUnknown
+//	})
+//
+// The schema is chosen by ce_dataschema, then the framing's registry id,
+// then ce_type, then the body's message_type; each one present must agree
+// with the others and with the body, or the message is invalid, never
+// trusted over it and never skipped.
+//
+// It is a module of its own, github.com/fleetkit/catalogue/kafka, so that
+// the message types' module stays free of Kafka clients.
+package kafka

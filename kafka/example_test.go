@@ -1,0 +1,46 @@
+package kafka_test
+
+import (
+	"fmt"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// A record's value in the registry wire format: the frame, then the
+// message.
+func ExampleAppendFrame() {
+	s, _ := schemas.Lookup("core.device", "1.0")
+	value := kafka.AppendFrame(nil, s.RegistryID)
+	value = append(value, `{"message_id":"..."}`...)
+	fmt.Printf("% x\n", value[:kafka.FrameSize])
+	// Output: 00 00 00 00 02
+}
+
+// Record makes the record of a message, keyed by its entity's id.
+func ExampleRecord() {
+	m, err := catalogue.Decode([]byte(`{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.device","source_id":"dev-0001","source_type":"tracker","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","external_id":"ext-0001"}`))
+	if err != nil {
+		panic(err)
+	}
+	r, err := kafka.Record("fleet.devices", m, true)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("key %s\n", r.Key)
+	for _, h := range r.Headers {
+		fmt.Printf("%s: %s\n", h.Key, h.Value)
+	}
+	fmt.Printf("value % x ...\n", r.Value[:6])
+	// Output:
+	// key 5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44
+	// content-type: application/json
+	// ce_specversion: 1.0
+	// ce_id: 0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21
+	// ce_type: core.device
+	// ce_source: /tenants/club-1/sources/tracker/dev-0001
+	// ce_time: 2026-03-01T08:00:00Z
+	// ce_dataschema: https://catalogue.fleetkit.dev/api/schemas/core.device/versions/1.0
+	// value 00 00 00 00 02 7b ...
+}

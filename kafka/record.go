@@ -1,0 +1,212 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// Header adapts a record's headers to ce.Header, so that package ce reads
+// and writes them. Kafka header names are case-sensitive: ce_id is not
+// Ce_Id.
+type Header struct{ Record *kgo.Record }
+
+// Values returns the values of every header of the record named key, in
+// order.
+func (h Header) Values(key string) []string {
+	var vs []string
+	for _, rh := range h.Record.Headers {
+		if rh.Key == key {
+			vs = append(vs, string(rh.Value))
+		}
+	}
+	return vs
+}
+
+// Set replaces every header of the record named key with one of value.
+func (h Header) Set(key, value string) {
+	hs := h.Record.Headers[:0]
+	for _, rh := range h.Record.Headers {
+		if rh.Key != key {
+			hs = append(hs, rh)
+		}
+	}
+	h.Record.Headers = append(hs, kgo.RecordHeader{Key: key, Value: []byte(value)})
+}
+
+// Record returns m as a record to topic (decision 15), without validating
+// it: its value is the message's JSON, framed in the registry wire format
+// when framed is set (which takes a kind with a registry id); its key is
+// the message's record key, the canonical text of the entity's own id
+// (msg.Identity's Key); and its headers are content-type and the
+// CloudEvents attributes with Kafka's ce_ prefix (ce.Kafka). To key a
+// record otherwise, set its Key before producing it.
+func Record(topic string, m msg.Message, framed bool) (*kgo.Record, error) {
+	id := m.Identity()
+	if framed && id.Kind.RegistryID == 0 {
+		return nil, fmt.Errorf("kafka: %s version %s has no registry id to frame its messages with", id.Kind.Name, id.Kind.Version)
+	}
+	// The headers' values, the key and the value share one buffer: each
+	// is a slice of it that nothing writes again.
+	r := &kgo.Record{Topic: topic, Headers: make([]kgo.RecordHeader, 0, 7)}
+	buf, err := ce.Kafka.AppendHeaders(make([]byte, 0, 1024), id, func(key string, value []byte) {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: key, Value: value})
+	})
+	if err != nil {
+		return nil, err
+	}
+	start := len(buf)
+	buf = id.Key.Append(buf)
+	r.Key = buf[start:len(buf):len(buf)]
+	start = len(buf)
+	if framed {
+		buf = AppendFrame(buf, id.Kind.RegistryID)
+	}
+	if buf, err = m.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	r.Value = buf[start:]
+	return r, nil
+}
+
+// A Producer produces validated messages to Kafka.
+type Producer struct {
+	// Client is the franz-go client the records are produced with; its
+	// options say where and how (acks, idempotence, linger).
+	Client *kgo.Client
+	// Framed frames each value in the schema-registry wire format, for
+	// consumers whose serializers expect it; otherwise the value is the
+	// message alone, its identity in the headers only.
+	Framed bool
+}
+
+// Produce validates m and produces it to topic, as Record makes it,
+// returning the record once the broker has acknowledged it (as the
+// client's acks option asks). An invalid message is never produced:
+// Produce returns the *msg.Error of m.Validate, every violation.
+func (p Producer) Produce(ctx context.Context, topic string, m msg.Message) (*kgo.Record, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	r, err := Record(topic, m, p.Framed)
+	if err != nil {
+		return nil, err
+	}
+	return r, p.Client.ProduceSync(ctx, r).FirstErr()
+}
+
+// ProduceAsync is Produce without the wait: it validates m and hands its
+// record to the client, which calls promise once the broker has
+// acknowledged or refused it, as kgo.Client.Produce does. An invalid
+// message is never produced: promise is called at once with the
+// *msg.Error of m.Validate.
+func (p Producer) ProduceAsync(ctx context.Context, topic string, m msg.Message, promise func(*kgo.Record, error)) {
+	if err := m.Validate(); err != nil {
+		promise(nil, err)
+		return
+	}
+	r, err := Record(topic, m, p.Framed)
+	if err != nil {
+		promise(nil, err)
+		return
+	}
+	p.Client.Produce(ctx, r, promise)
+}
+
+// Decode decodes a record's value as the message its schema identity
+// names, among the kinds of the table kinds (catalogue.Kinds for the
+// published catalogue), as DecodeIdentity says.
+func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
+	m, _, err := DecodeIdentity(kinds, r)
+	return m, err
+}
+
+// DecodeIdentity decodes a record's value, framed in the registry wire
+// format or not, as the message its schema identity names, and returns
+// the message's identity too (see ce.Binding.DecodeIdentity). It picks the
+// schema by the ce_dataschema header, then the framing's registry id,
+// then ce_type, then the message's message_type (decision 15). Every one
+// of them that is present must agree, or the message is invalid, with a
+// violation of rule msg.RuleHeader; so must the other headers, as package
+// ce checks them. A framing whose registry id the table does not have,
+// like a ce_dataschema it does not have, chooses no schema: the error
+// wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
+// value that starts with the framing's magic byte but is too short for it
+// is a violation of rule msg.RuleSyntax.
+func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity, error) {
+	id, body, framed, err := Unframe(r.Value)
+	if err != nil {
+		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
+	}
+	h := Header{r}
+	if !framed {
+		return ce.Kafka.DecodeIdentity(kinds, h, body)
+	}
+	k := kinds.LookupRegistryID(id)
+	if k == nil {
+		return nil, msg.Identity{}, fmt.Errorf("the value's framing names registry id %d: %w", id, schemas.ErrUnknown)
+	}
+	// A ce_dataschema the table has comes first; one it does not have is
+	// reported by DecodeKind, against the framing's schema.
+	chosen := k
+	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 {
+		if byHeader := kinds.LookupID(ds[0]); byHeader != nil {
+			chosen = byHeader
+		}
+	}
+	m, ident, err := ce.Kafka.DecodeKind(kinds, h, chosen, body)
+	switch {
+	case m == nil:
+	case chosen != k:
+		err = appendViolation(err, &msg.Violation{
+			Rule:    msg.RuleHeader,
+			Message: fmt.Sprintf("the value's framing names registry id %d, %s version %s, not the schema %s%s names", id, k.Name, k.Version, ce.Kafka.Prefix, ce.AttrDataSchema),
+		})
+	case k.TypeMember != "" && ident.Type != k.Name && !breaks(err, k.TypeMember):
+		// Package ce holds message_type to ce_type and ce_dataschema;
+		// the framing names the schema too.
+		err = appendViolation(err, &msg.Violation{
+			Path:    k.TypeMember,
+			Rule:    msg.RuleHeader,
+			Message: fmt.Sprintf("message_type contradicts the value's framing, whose registry id %d names %s", id, k.Name),
+			Value:   strconv.Quote(ident.Type),
+		})
+	}
+	return m, ident, err
+}
+
+// breaks reports whether err lists a violation at path: a member the
+// body breaks says nothing that could contradict a header.
+func breaks(err error, path string) bool {
+	e, ok := errors.AsType[*msg.Error](err)
+	if !ok {
+		return false
+	}
+	for _, v := range e.Violations {
+		if v.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// appendViolation returns err, the error of a decoded message, with v
+// listed last: a disagreement of the schema's names is listed whatever
+// else the message breaks, as package ce lists header contradictions.
+func appendViolation(err error, v *msg.Violation) error {
+	if err == nil {
+		return &msg.Error{Violations: []*msg.Violation{v}}
+	}
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		e.Violations = append(e.Violations, v)
+		return e
+	}
+	return err
+}

@@ -1,0 +1,207 @@
+package kafka_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// samples returns the valid messages of the sample stream, of all four
+// schemas, and their lines.
+func samples(t testing.TB) ([]msg.Message, [][]byte) {
+	t.Helper()
+	f, err := os.Open("../testdata/messages.ndjson")
+	require.NoError(t, err)
+	defer f.Close()
+	var ms []msg.Message
+	var lines [][]byte
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		if m, err := catalogue.DecodeOr(line, "example.event"); err == nil {
+			ms = append(ms, m)
+			lines = append(lines, line)
+		}
+	}
+	require.NoError(t, sc.Err())
+	names := map[string]bool{}
+	for _, m := range ms {
+		names[m.SchemaName()] = true
+	}
+	require.Len(t, names, 4, "the sample has valid messages of every schema")
+	return ms, lines
+}
+
+// cluster starts an in-process Kafka cluster (franz-go's kfake) with the
+// topics, and returns a client of it.
+func cluster(t testing.TB, topics ...string) (*kfake.Cluster, *kgo.Client) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, topics...))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	client, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	t.Cleanup(client.Close)
+	return c, client
+}
+
+// consumeAll reads n records from topic, from its start.
+func consumeAll(t *testing.T, c *kfake.Cluster, topic string, n int) []*kgo.Record {
+	t.Helper()
+	client, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	for len(out) < n {
+		fs := client.PollFetches(ctx)
+		require.NoError(t, ctx.Err(), "got %d of %d records", len(out), n)
+		fs.EachError(func(_ string, _ int32, err error) { t.Fatalf("fetch: %v", err) })
+		out = append(out, fs.Records()...)
+	}
+	return out
+}
+
+func TestProducedRecordsDecodeToTheSameMessages(t *testing.T) {
+	ms, _ := samples(t)
+	for _, framed := range []bool{false, true} {
+		topic := map[bool]string{false: "plain", true: "framed"}[framed]
+		c, client := cluster(t, topic)
+		p := kafka.Producer{Client: client, Framed: framed}
+		for _, m := range ms {
+			_, err := p.Produce(context.Background(), topic, m)
+			require.NoError(t, err)
+		}
+		got := consumeAll(t, c, topic, len(ms))
+		byKey := map[string][]msg.Message{}
+		for _, r := range got {
+			_, _, isFramed, err := kafka.Unframe(r.Value)
+			require.NoError(t, err)
+			assert.Equal(t, framed, isFramed)
+			m, err := kafka.Decode(catalogue.Kinds, r)
+			require.NoError(t, err)
+			id := m.Identity()
+			assert.Equal(t, id.Key.String(), string(r.Key), "the key is the entity's own id (decision 15)")
+			assert.Equal(t, []string{"application/json"}, kafka.Header{Record: r}.Values("content-type"))
+			assert.Equal(t, []string{id.Kind.ID}, kafka.Header{Record: r}.Values("ce_dataschema"))
+			byKey[string(r.Key)] = append(byKey[string(r.Key)], m)
+		}
+		// Every message arrives once, equal to what was produced.
+		for _, m := range ms {
+			key := m.Identity().Key.String()
+			require.NotEmpty(t, byKey[key], key)
+			assert.Contains(t, byKey[key], m)
+		}
+	}
+}
+
+func TestProducerProducesNoInvalidMessage(t *testing.T) {
+	c, client := cluster(t, "in")
+	ms, _ := samples(t)
+	d, ok := ms[0].(*device.Device)
+	require.True(t, ok)
+	bad := *d
+	bad.IMEI = "490154203237519" // a wrong check digit
+	_, err := kafka.Producer{Client: client}.Produce(context.Background(), "in", &bad)
+	var e *msg.Error
+	require.ErrorAs(t, err, &e)
+	assert.NotEmpty(t, e.Violations)
+	// Nothing reached the topic: a valid record produced after it is the
+	// first one there.
+	_, err = kafka.Producer{Client: client}.Produce(context.Background(), "in", ms[1])
+	require.NoError(t, err)
+	got := consumeAll(t, c, "in", 1)
+	assert.Equal(t, ms[1].Identity().Key.String(), string(got[0].Key))
+}
+
+// record returns a record of the value with the headers, as pairs.
+func record(value []byte, headers ...string) *kgo.Record {
+	r := &kgo.Record{Value: value}
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: headers[i], Value: []byte(headers[i+1])})
+	}
+	return r
+}
+
+func rulesOf(err error) []msg.Rule {
+	var e *msg.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	var rules []msg.Rule
+	for _, v := range e.Violations {
+		rules = append(rules, v.Rule)
+	}
+	return rules
+}
+
+func TestDecodeChoosesTheSchemaAsDecision15Says(t *testing.T) {
+	_, lines := samples(t)
+	device, vehicle := lines[0], []byte(nil)
+	for _, l := range lines {
+		if m, _ := catalogue.Decode(l); m != nil && m.SchemaName() == "core.vehicle" {
+			vehicle = l
+			break
+		}
+	}
+	require.NotNil(t, vehicle)
+	dev, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	veh, err := schemas.Lookup("core.vehicle", "1.0")
+	require.NoError(t, err)
+	frame := func(id int32, body []byte) []byte { return append(kafka.AppendFrame(nil, id), body...) }
+
+	for _, tc := range []struct {
+		name   string
+		r      *kgo.Record
+		schema string     // the schema judged by, "" for none
+		rules  []msg.Rule // the rules broken, nil for a valid message
+	}{
+		{"plain, by message_type", record(device), "core.device", nil},
+		{"framed, by its id", record(frame(dev.RegistryID, device)), "core.device", nil},
+		{"framed and ce_dataschema agree", record(frame(dev.RegistryID, device), "ce_dataschema", dev.ID), "core.device", nil},
+		{"ce_dataschema comes before the framing", record(frame(veh.RegistryID, device), "ce_dataschema", dev.ID), "core.device", []msg.Rule{msg.RuleHeader}},
+		{"the framing comes before ce_type", record(frame(veh.RegistryID, device), "ce_type", "core.device"), "core.vehicle", []msg.Rule{msg.RuleHeader}},
+		{"a framing that is not the body's schema", record(frame(veh.RegistryID, device)), "core.vehicle", []msg.Rule{msg.RuleRequired, msg.RuleHeader}},
+		{"a frame cut short", record([]byte{0, 0, 0}), "", []msg.Rule{msg.RuleSyntax}},
+		{"a vehicle framed as one", record(frame(veh.RegistryID, vehicle), "ce_type", "core.vehicle"), "core.vehicle", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := kafka.Decode(catalogue.Kinds, tc.r)
+			if tc.schema == "" {
+				assert.Nil(t, m)
+			} else {
+				require.NotNil(t, m, "%v", err)
+				assert.Equal(t, tc.schema, m.SchemaName())
+			}
+			if tc.rules == nil {
+				assert.NoError(t, err)
+				return
+			}
+			assert.Subset(t, rulesOf(err), tc.rules, "%v", err)
+		})
+	}
+
+	// An id the catalogue lacks chooses no schema: invalid, never skipped.
+	m, err := kafka.Decode(catalogue.Kinds, record(frame(99, device)))
+	assert.Nil(t, m)
+	assert.ErrorIs(t, err, schemas.ErrUnknown)
+}
+
+// recordOf returns an empty record, to collect headers in.
+func recordOf() *kgo.Record { return &kgo.Record{} }

@@ -1,0 +1,154 @@
+package kafka_test
+
+// Interoperability of the catalogue's registry protocol (package api,
+// /api/registry) with Confluent's own Go client and JSON serializer,
+// which nobody here wrote: they fetch the catalogue's schemas, frame
+// messages with its registry ids, and read back what this module frames.
+
+import (
+	"bytes"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/rest"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/serde"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/serde/jsonschema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/api"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// registry serves the catalogue's API, topic "telemetry" mapped to
+// core.device, and returns a Confluent client of its registry.
+func registry(t *testing.T) schemaregistry.Client {
+	t.Helper()
+	srv := httptest.NewServer(api.Handler(api.Subjects(map[string]string{"telemetry-value": "core.device"})))
+	t.Cleanup(srv.Close)
+	client, err := schemaregistry.NewClient(schemaregistry.NewConfig(srv.URL + api.RegistryPath))
+	require.NoError(t, err)
+	return client
+}
+
+func sampleDevice(t *testing.T) (*device.Device, []byte) {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/device.json")
+	require.NoError(t, err)
+	// The sample's IMEI has a wrong check digit, on purpose: mend it.
+	data = bytes.Replace(data, []byte(`"490154203237519"`), []byte(`"490154203237518"`), 1)
+	d, err := device.Parse(data)
+	require.NoError(t, err)
+	return d, data
+}
+
+func TestConfluentClientReadsTheCatalogue(t *testing.T) {
+	client := registry(t)
+	want, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+
+	subjects, err := client.GetAllSubjects()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"core.association", "core.device", "core.vehicle", "example.event", "telemetry-value"}, subjects)
+
+	for _, subject := range []string{"core.device", "telemetry-value"} {
+		latest, err := client.GetLatestSchemaMetadata(subject)
+		require.NoError(t, err, subject)
+		assert.Equal(t, int(want.RegistryID), latest.ID)
+		assert.Equal(t, 1, latest.Version)
+		assert.Equal(t, string(want.JSON()), latest.Schema)
+		assert.Equal(t, "JSON", latest.SchemaType)
+
+		versions, err := client.GetAllVersions(subject)
+		require.NoError(t, err)
+		assert.Equal(t, []int{1}, versions)
+
+		info, err := client.GetBySubjectAndID(subject, int(want.RegistryID))
+		require.NoError(t, err)
+		assert.Equal(t, string(want.JSON()), info.Schema)
+
+		// Registering the catalogue's own schema gives its id; looking it
+		// up does too.
+		id, err := client.Register(subject, schemaregistry.SchemaInfo{Schema: string(want.JSON()), SchemaType: "JSON"}, false)
+		require.NoError(t, err)
+		assert.Equal(t, int(want.RegistryID), id)
+		id, err = client.GetID(subject, schemaregistry.SchemaInfo{Schema: string(want.JSON()), SchemaType: "JSON"}, false)
+		require.NoError(t, err)
+		assert.Equal(t, int(want.RegistryID), id)
+
+		level, err := client.GetCompatibility(subject)
+		require.NoError(t, err)
+		assert.EqualValues(t, schemaregistry.FullTransitive, level)
+
+		ok, err := client.TestCompatibility(subject, 1, schemaregistry.SchemaInfo{Schema: string(want.JSON()), SchemaType: "JSON"})
+		require.NoError(t, err)
+		assert.True(t, ok)
+	}
+
+	// Anything else is refused, read-only, in the registry's own error.
+	vehicle, err := schemas.Lookup("core.vehicle", "1.0")
+	require.NoError(t, err)
+	_, err = client.Register("core.device", schemaregistry.SchemaInfo{Schema: string(vehicle.JSON()), SchemaType: "JSON"}, false)
+	var restErr *rest.Error
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorReadOnly, restErr.Code)
+
+	_, err = client.GetBySubjectAndID("core.device", 99)
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+}
+
+func TestConfluentSerializerFramesWhatTheCatalogueReads(t *testing.T) {
+	client := registry(t)
+	d, _ := sampleDevice(t)
+
+	conf := jsonschema.NewSerializerConfig()
+	conf.AutoRegisterSchemas = false
+	conf.UseLatestVersion = true
+	conf.EnableValidation = true
+	ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
+	require.NoError(t, err)
+	value, err := ser.Serialize("telemetry", d)
+	require.NoError(t, err)
+
+	id, message, framed, err := kafka.Unframe(value)
+	require.NoError(t, err)
+	require.True(t, framed)
+	s, err := schemas.LookupRegistryID(id)
+	require.NoError(t, err)
+	assert.Equal(t, "core.device", s.Name)
+	got, err := catalogue.DecodeAs(s.Name, s.Version, message)
+	require.NoError(t, err)
+	assert.Equal(t, d, got)
+}
+
+func TestConfluentDeserializerReadsWhatTheCatalogueFrames(t *testing.T) {
+	client := registry(t)
+	d, data := sampleDevice(t)
+	s, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	value := append(kafka.AppendFrame(nil, s.RegistryID), data...)
+
+	// Their deserializer fetches the writer's schema by the framed id,
+	// then decodes into the type it is given: ours, which decodes exactly.
+	// (Their validation works on maps only; their serializer's validation
+	// is exercised above.)
+	des, err := jsonschema.NewDeserializer(client, serde.ValueSerde, jsonschema.NewDeserializerConfig())
+	require.NoError(t, err)
+	var got device.Device
+	require.NoError(t, des.DeserializeInto("telemetry", value, &got))
+	assert.Equal(t, d, &got)
+
+	// An id the catalogue does not have is the registry's 40403 to them.
+	unknown := append(kafka.AppendFrame(nil, 99), data...)
+	err = des.DeserializeInto("telemetry", unknown, &got)
+	var restErr *rest.Error
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+}

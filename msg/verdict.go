@@ -1,0 +1,128 @@
+package msg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// A Verdict is the library's verdict on one message: whether it is valid,
+// the schema and version it was judged by, and, for an invalid message,
+// its violations, at most MaxViolations of them, and how many more were
+// found. VerdictOf makes one from what any decoder of the library
+// returns.
+//
+// Its JSON form is the one every binding reports, msgcheck check -json,
+// the HTTP validation route and the dead letters of a broker alike:
+//
+//	{"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"...","value":"..."}],"omitted":3}
+//
+// with "version", "violations" and "omitted" left out when empty, and
+// "schema" "" when no schema could be chosen. A binding adds where the
+// message was by embedding a Verdict in a struct of its own, whose fields
+// encoding/json writes beside the verdict's: msgcheck adds "file" and
+// "line".
+type Verdict struct {
+	// Schema is the name of the schema the message was judged by, or ""
+	// if none could be chosen (its message_type is absent or unknown).
+	Schema string `json:"schema"`
+	// Version is the version of the schema the message was judged by, ""
+	// if none was chosen.
+	Version string `json:"version,omitempty"`
+	// Valid reports whether the message is valid.
+	Valid bool `json:"valid"`
+	// Violations lists the violations of an invalid message, in the order
+	// they were found; nil for a valid one.
+	Violations []*Violation `json:"violations,omitempty"`
+	// Omitted counts the violations found but not listed: those beyond
+	// MaxViolations (Error.Omitted), and those MarshalHeader leaves out.
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// VerdictOf returns the verdict on a message that a decoder of the
+// library returned as m with err: valid when err is nil, judged by m's
+// schema and version when m is not nil, and listing the violations of
+// err. Every error the library returns about a message is an *Error, or
+// wraps one, and gives its violations and Omitted count; any other error,
+// such as one saying that a header or an argument names no schema of the
+// catalogue, gives one violation at the document's root, of rule
+// RuleSchema, whose message is err's text.
+func VerdictOf(m Message, err error) Verdict {
+	v := Verdict{Valid: err == nil}
+	if m != nil {
+		v.Schema, v.Version = m.SchemaName(), m.SchemaVersion()
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		v.Violations, v.Omitted = e.Violations, e.Omitted
+	} else if err != nil {
+		v.Violations = []*Violation{{Rule: RuleSchema, Message: err.Error(), Err: err}}
+	}
+	return v
+}
+
+// Err returns nil for a valid verdict, and otherwise an *Error listing its
+// violations, whose text is how a report on one line shows them.
+func (v Verdict) Err() error {
+	if v.Valid {
+		return nil
+	}
+	return &Error{Violations: v.Violations, Omitted: v.Omitted}
+}
+
+// verdict lets MarshalHeader reach the Verdict of a struct that embeds
+// one.
+func (v *Verdict) verdict() *Verdict { return v }
+
+// A VerdictHolder is a *Verdict, or a pointer to a struct that embeds a
+// Verdict, as a binding's record of a verdict does to add where the
+// message was: any such pointer is one.
+type VerdictHolder interface{ verdict() *Verdict }
+
+// MaxVerdictBytes bounds the JSON that MarshalHeader writes, so that the
+// header that carries a verdict, as a broker's dead letter does, is never
+// much larger than the message it is about, whatever the violations hold.
+const MaxVerdictBytes = 32 << 10
+
+// MarshalHeader returns the JSON of x, on one line, as a header carries
+// it: listing as many of its verdict's violations as keep it within
+// MaxVerdictBytes, those it leaves out counted in Omitted. Only the
+// violations are cut: the fields a binding adds are the binding's to
+// bound. x itself is left as it was. Characters are written as they are,
+// but for those encoding/json always escapes ('<', '>' and '&' are not).
+func MarshalHeader(x VerdictHolder) ([]byte, error) {
+	v := x.verdict()
+	list, omitted := v.Violations, v.Omitted
+	defer func() { v.Violations, v.Omitted = list, omitted }()
+	for {
+		b, err := marshal(x)
+		if err != nil || len(b) <= MaxVerdictBytes || len(v.Violations) == 0 {
+			return b, err
+		}
+		// Cut, from the end, the fewest violations that bring it under
+		// the limit, with room for Omitted to grow by a member and digits.
+		over := len(b) - MaxVerdictBytes + len(`,"omitted":`) + 20
+		n := len(v.Violations)
+		for n > 0 && over > 0 {
+			n--
+			one, err := marshal(v.Violations[n])
+			if err != nil {
+				return nil, err
+			}
+			over -= len(one) + 1 // and its comma
+		}
+		v.Omitted += len(v.Violations) - n
+		v.Violations = v.Violations[:n]
+	}
+}
+
+// marshal returns the JSON of x, without the escapes of '<', '>' and '&'
+// that json.Marshal writes for HTML, which a report has no use for.
+func marshal(x any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}

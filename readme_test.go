@@ -1,0 +1,109 @@
+package catalogue_test
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestREADMEPackagesTableMatchesTheCode holds the README's table of
+// packages to the code: every package of the module, and every module
+// beside it, is named in the table's first column (a name ending in /...
+// names a folder and all below it), and every name there is a package or
+// a module.
+func TestREADMEPackagesTableMatchesTheCode(t *testing.T) {
+	named := readmePackages(t)
+	if len(named) == 0 {
+		t.Fatal("no table of packages under ## Packages in README.md")
+	}
+	packages, modules := layout(t)
+	covered := func(dir string) bool {
+		for _, n := range named {
+			base, tree := strings.CutSuffix(n, "/...")
+			if dir == base || tree && strings.HasPrefix(dir, base+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, dir := range append(slices.Clone(packages), modules...) {
+		if !covered(dir) {
+			t.Errorf("README.md's table of packages does not name %s", dir)
+		}
+	}
+	for _, n := range named {
+		base := strings.TrimSuffix(n, "/...")
+		if !slices.Contains(packages, base) && !slices.Contains(modules, base) && !slices.ContainsFunc(packages, func(p string) bool { return strings.HasPrefix(p, base+"/") }) {
+			t.Errorf("README.md's table of packages names %s, which is neither a package nor a module", n)
+		}
+	}
+}
+
+// readmePackages returns the names in the first column of the table under
+// "## Packages": each `name` in backquotes, "catalogue" for the root.
+func readmePackages(t *testing.T) []string {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := bytes.Cut(readme, []byte("\n## Packages\n"))
+	if !ok {
+		return nil
+	}
+	section, _, _ = bytes.Cut(section, []byte("\n## "))
+	quoted := regexp.MustCompile("`([^`]+)`")
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(section))
+	for sc.Scan() {
+		cells := strings.Split(sc.Text(), "|")
+		if len(cells) < 3 || strings.Trim(cells[1], " -") == "" || strings.TrimSpace(cells[1]) == "package" {
+			continue
+		}
+		for _, m := range quoted.FindAllStringSubmatch(cells[1], -1) {
+			name := m[1]
+			if name == "catalogue" {
+				name = "."
+			}
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// layout returns the folders of the module's packages ("." for the root)
+// and those of the modules inside it, slash-separated.
+func layout(t *testing.T) (packages, modules []string) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != "." {
+			modules = append(modules, filepath.ToSlash(path))
+			return filepath.SkipDir
+		}
+		files, err := filepath.Glob(filepath.Join(path, "*.go"))
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(files, func(f string) bool { return !strings.HasSuffix(f, "_test.go") }) {
+			packages = append(packages, filepath.ToSlash(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packages, modules
+}
