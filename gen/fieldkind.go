@@ -24,6 +24,13 @@ const (
 	kindRawArray  // an array whose items may be any JSON values
 	kindNull      // null, a member's only value
 	kindAny       // any JSON value: a member whose schema asserts nothing
+	kindDate      // a string of format date
+	kindTimeOfDay // a string of format time
+	kindDuration  // a string of format duration
+	kindEmail     // a string of format email
+	kindIPv4      // a string of format ipv4
+	kindIPv6      // a string of format ipv6
+	kindURI       // a string of format uri
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -91,6 +98,9 @@ type fieldKind struct {
 	// (minimum, maximum) or its length in characters (minLength,
 	// maxLength).
 	Bounds, Lengths bool
+	// Check, for a string of a format held as its text, names the
+	// function of package wire (over package format) that checks it.
+	Check string
 	// NumberBounds says whether the schema may bound a number of any
 	// value, compared exactly as text (minimum, maximum, the exclusive
 	// bounds, multipleOf).
@@ -195,6 +205,20 @@ func init() {
 			Decode: decodeObject, Validate: validateObject,
 			Size: 64,
 		},
+	}
+	// The formats held as their text: a string, checked.
+	for k, f := range map[kind][2]string{
+		kindDate: {"date", "CheckDate"}, kindTimeOfDay: {"time", "CheckTime"}, kindDuration: {"duration", "CheckDuration"},
+		kindEmail: {"email", "CheckEmail"}, kindIPv4: {"ipv4", "CheckIPv4"}, kindIPv6: {"ipv6", "CheckIPv6"}, kindURI: {"uri", "CheckURI"},
+	} {
+		fieldKinds[k] = fieldKind{
+			What:     f[0],
+			JSONType: "string", Format: f[0], GoType: "string",
+			Reader: "String", Validate: validateString, Rejects: "strings not of their format", Zero: `%s == ""`,
+			Writer: "String", Size: 2, Sized: "string",
+			Default: defaultString, Lengths: true, Check: f[1],
+			Note: " A string of format " + f[0] + ", held as its text.",
+		}
 	}
 }
 

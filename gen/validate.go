@@ -35,6 +35,9 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.FactorVar != "" {
 		g.p("%s.NumberMultipleOf(base, %s, %s, %s, %q)", e, name, x, f.FactorVar, f.Factor)
 	}
+	if c := f.row().Check; c != "" {
+		g.p("%s.Format(base, %s, %s, wire.%s, %q)", e, name, x, c, f.row().Format)
+	}
 	if f.MinLength > 0 {
 		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
 	}

@@ -524,3 +524,26 @@ func (e *Errors) NumberMultipleOf(base, name string, n json.Number, f *Factor, f
 	}
 	e.Add(base, name, msg.RuleMultipleOf, v, "want a multiple of "+factor+", got "+v)
 }
+
+// Format checks that s is of the named format, by check, one of the
+// Check functions below; it records rule format with check's reason.
+func (e *Errors) Format(base, name, s string, check func(string) string, format string) {
+	if why := check(s); why != "" {
+		if e.Full() {
+			e.Omit()
+			return
+		}
+		e.Add(base, name, msg.RuleFormat, Quote(s), "not a "+format+": "+why)
+	}
+}
+
+// The checks of the formats held as their text (see package format).
+var (
+	CheckDate     = format.CheckDate
+	CheckTime     = format.CheckTime
+	CheckDuration = format.CheckDuration
+	CheckEmail    = format.CheckEmail
+	CheckIPv4     = format.CheckIPv4
+	CheckIPv6     = format.CheckIPv6
+	CheckURI      = format.CheckURI
+)
