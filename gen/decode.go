@@ -240,3 +240,34 @@ func decodeObject(g *generator, m *message, f *field, name string) {
 
 // index returns f's place among m's members.
 func (m *message) index(f *field) int { return slices.Index(m.Fields, f) }
+
+// decodeArray writes the decoding of an array whose items are of one
+// kind: each item read as a member of that kind would be, at its index.
+func decodeArray(g *generator, _ *message, f *field, name string) {
+	it := f.Item
+	g.p("if d.Array(base, %s) {", name)
+	g.p("list := []%s{}", it.goType())
+	g.p("{")
+	g.p("base := wire.Join(base, %s)", name)
+	g.p("for i := 0; d.More(base, \"\", ']', i); i++ {")
+	g.p("name := wire.Index(i)")
+	if it.Kind == kindObject {
+		g.p("if d.Object(base, name) {")
+		g.p("var x %s", it.goType())
+		if it.Object.pointees() != nil {
+			g.p("x.decodeMembers(d, wire.Join(base, name), nil)")
+		} else {
+			g.p("x.decodeMembers(d, wire.Join(base, name))")
+		}
+	} else {
+		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)
+		g.checks(it, "d", "name", "x")
+	}
+	g.p("list = append(list, x)")
+	g.p("}")
+	g.p("}")
+	g.p("}")
+	g.checks(f, "d", name, "list")
+	g.p("v.%s = list", f.GoName)
+	g.p("}")
+}

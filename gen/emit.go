@@ -116,24 +116,17 @@ func (g *generator) imports() []string {
 		"github.com/fleetkit/catalogue/internal/wire": true,
 		"github.com/fleetkit/catalogue/msg":           true,
 	}
-	var walk func(m *message)
-	walk = func(m *message) {
-		for _, f := range m.Fields {
-			if imp := f.row().Import; imp != "" {
-				uses[imp] = true
-			}
-			if f.Repr == reprNullable {
-				uses["github.com/fleetkit/catalogue/msg"] = true
-			}
-			if f.Pattern != "" {
-				uses["regexp"] = true
-			}
-			if f.Object != nil {
-				walk(f.Object)
-			}
+	g.sf.Root.walkFields(func(f *field) {
+		if imp := f.row().Import; imp != "" {
+			uses[imp] = true
 		}
-	}
-	walk(g.sf.Root)
+		if f.Repr == reprNullable {
+			uses["github.com/fleetkit/catalogue/msg"] = true
+		}
+		if f.Pattern != "" {
+			uses["regexp"] = true
+		}
+	})
 	if len(g.sf.Older) > 0 {
 		uses["fmt"] = true
 		uses["github.com/fleetkit/catalogue/msg"] = true
@@ -159,6 +152,8 @@ func (f *field) goType() string {
 		return f.EnumType
 	case kindObject:
 		return f.Object.GoName
+	case kindArray:
+		return "[]" + f.Item.goType()
 	}
 	return f.row().GoType
 }
@@ -472,18 +467,11 @@ func (g *generator) declared(m *message) {
 // the file's messages, compiled once, when the package is loaded.
 func (g *generator) patterns() {
 	var list []*field
-	var walk func(m *message)
-	walk = func(m *message) {
-		for _, f := range m.Fields {
-			if f.Pattern != "" || f.FactorVar != "" {
-				list = append(list, f)
-			}
-			if f.Object != nil {
-				walk(f.Object)
-			}
+	g.sf.Root.walkFields(func(f *field) {
+		if f.Pattern != "" || f.FactorVar != "" {
+			list = append(list, f)
 		}
-	}
-	walk(g.sf.Root)
+	})
 	if len(list) == 0 {
 		return
 	}

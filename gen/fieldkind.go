@@ -31,6 +31,7 @@ const (
 	kindIPv4      // a string of format ipv4
 	kindIPv6      // a string of format ipv6
 	kindURI       // a string of format uri
+	kindArray     // an array of items of one kind, other than plain strings
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -192,6 +193,11 @@ func init() {
 			Reader: "AnyValue", Validate: validateAny,
 			Writer: "Raw", Size: 16,
 			Note: " Any JSON value, null included, kept as its text; nil is absent.",
+		},
+		kindArray: {
+			What: "array of items", Held: true,
+			Decode: decodeArray, Validate: validateArray,
+			Size: 16, Items: true,
 		},
 		kindRawObject: {
 			What:   "free object",

@@ -103,6 +103,20 @@ type field struct {
 	Unique             bool
 	IMEI               bool     // the catalogue's IMEI rule applies (decision 6)
 	Object             *message // for kindObject
+	Item               *field   // for kindArray, what each item is
+}
+
+// walkFields calls fn on every field of m and of the messages within it,
+// the items of arrays included, depth first.
+func (m *message) walkFields(fn func(f *field)) {
+	for _, f := range m.Fields {
+		for g := f; g != nil; g = g.Item {
+			fn(g)
+			if g.Object != nil {
+				g.Object.walkFields(fn)
+			}
+		}
+	}
 }
 
 // An input is one schema of the catalogue, as the generator reads it.
@@ -137,26 +151,24 @@ type schemaFile struct {
 // that they live unexported beside the latest minor's in one package.
 func (sf *schemaFile) olderMinor() {
 	sf.Suffix = "V" + strings.ReplaceAll(sf.Schema.Version, ".", "_")
-	var walk func(m *message)
-	walk = func(m *message) {
-		m.GoName = unexport(m.GoName) + sf.Suffix
-		for _, f := range m.Fields {
-			if f.Kind == kindEnum {
-				f.EnumType = unexport(f.EnumType) + sf.Suffix
-				f.nameEnum()
-			}
-			if f.Pattern != "" {
-				f.PatternVar += sf.Suffix
-			}
-			if f.FactorVar != "" {
-				f.FactorVar += sf.Suffix
-			}
+	renamed := make(map[*message]bool)
+	sf.Root.walkFields(func(f *field) {
+		if f.Kind == kindEnum {
+			f.EnumType = unexport(f.EnumType) + sf.Suffix
+			f.nameEnum()
 		}
-		for _, n := range m.Nested {
-			walk(n)
+		if f.Pattern != "" {
+			f.PatternVar += sf.Suffix
 		}
-	}
-	walk(sf.Root)
+		if f.FactorVar != "" {
+			f.FactorVar += sf.Suffix
+		}
+		if f.Object != nil && !renamed[f.Object] {
+			renamed[f.Object] = true
+			f.Object.GoName = unexport(f.Object.GoName) + sf.Suffix
+		}
+	})
+	sf.Root.GoName = unexport(sf.Root.GoName) + sf.Suffix
 }
 
 // unexport lower-cases the first letter of an exported Go name.
@@ -280,6 +292,9 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 		}
 		if f.Object != nil {
 			m.Nested = append(m.Nested, f.Object)
+		}
+		if f.Item != nil && f.Item.Object != nil {
+			m.Nested = append(m.Nested, f.Item.Object)
 		}
 		m.Fields = append(m.Fields, f)
 	}
@@ -439,16 +454,30 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		if err != nil {
 			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
 		}
+		plain := true
 		for k := range items {
-			// What items say beyond their type is not checked yet.
-			if k != "type" && k != "title" && k != "description" {
-				return nil, fmt.Errorf("%s/items: keyword %q on the items of an array is not supported by the generator", path, k)
-			}
+			// Strings with no more than their type are []string.
+			plain = plain && (k == "type" || k == "title" || k == "description")
 		}
-		if it, err := items.types(path + "/items"); err != nil || !slices.Equal(it, []string{"string"}) {
-			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
+		if it, err := items.types(path + "/items"); err == nil && slices.Equal(it, []string{"string"}) && plain {
+			f.Kind = kindStrings
+			break
 		}
-		f.Kind = kindStrings
+		item, err := b.buildField(path, "items", node["items"], false)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case item.Nullable || item.Default != nil:
+			return nil, fmt.Errorf("%s/items: nullable items, or items with a default, are not supported by the generator", path)
+		case item.Kind != kindObject && (item.row().Reader == "" || item.Kind == kindEnum):
+			return nil, fmt.Errorf("%s/items: items of kind %s are not supported by the generator", path, item.row().What)
+		}
+		item.JSON, item.GoName = "*", f.GoName+"Item"
+		if item.Object != nil {
+			item.Object.GoName, item.Object.Path = f.GoName+"Item", path+"/*"
+		}
+		f.Kind, f.Item = kindArray, item
 	case typ == "object" && node["properties"] == nil && !slices.ContainsFunc(objectKeywords, func(k string) bool { return node[k] != nil }):
 		f.Kind = kindRawObject
 	case typ == "object":
@@ -570,6 +599,9 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		if err := json.Unmarshal(raw, &f.Unique); err != nil {
 			return nil, fmt.Errorf("%s: uniqueItems %s is not a boolean", path, raw)
 		}
+	}
+	if f.Unique && f.Kind == kindArray {
+		return nil, fmt.Errorf("%s: uniqueItems on an array of %s is not supported by the generator", path, f.Item.row().What)
 	}
 	if (f.MinItems != nil || f.MaxItems != nil || f.Unique) && !f.row().Items {
 		return nil, fmt.Errorf("%s: minItems, maxItems or uniqueItems on a member that is not an array", path)
@@ -797,23 +829,16 @@ func (f *field) nameEnum() {
 // messages by its place among them.
 func (sf *schemaFile) namePatterns() {
 	n, k := 0, 0
-	var walk func(m *message)
-	walk = func(m *message) {
-		for _, f := range m.Fields {
-			if f.Pattern != "" {
-				n++
-				f.PatternVar = "pattern" + strconv.Itoa(n)
-			}
-			if f.Kind == kindNumber && f.Factor != "" {
-				k++
-				f.FactorVar = "factor" + strconv.Itoa(k)
-			}
-			if f.Object != nil {
-				walk(f.Object)
-			}
+	sf.Root.walkFields(func(f *field) {
+		if f.Pattern != "" {
+			n++
+			f.PatternVar = "pattern" + strconv.Itoa(n)
 		}
-	}
-	walk(sf.Root)
+		if f.Kind == kindNumber && f.Factor != "" {
+			k++
+			f.FactorVar = "factor" + strconv.Itoa(k)
+		}
+	})
 }
 
 // objectKeywords are those that make an object without properties one

@@ -386,3 +386,34 @@ func validateNumber(g *generator, f *field, name, x string, _ bool) {
 	g.p("e.NumberText(base, %s, %s)", name, x)
 	g.checks(f, "e", name, x)
 }
+
+// validateArray writes the checks of each item of an array, at its
+// index, and those of the array.
+func validateArray(g *generator, f *field, name, x string, _ bool) {
+	it := f.Item
+	outer := g.buf
+	g.buf = bytes.Buffer{}
+	if it.Kind == kindObject {
+		g.p("%s[i].validate(e, wire.Join(base, name))", x)
+	} else if validate := it.row().Validate; validate != nil {
+		validate(g, it, "name", "x", false)
+		if g.buf.Len() > 0 {
+			checks := bytes.Clone(g.buf.Bytes())
+			g.buf.Reset()
+			g.p("x := %s[i]", x)
+			g.buf.Write(checks)
+		}
+	}
+	body := g.buf.Bytes()
+	g.buf = outer
+	if len(body) > 0 {
+		g.p("if len(%s) > 0 {", x)
+		g.p("base := wire.Join(base, %s)", name)
+		g.p("for i := range %s {", x)
+		g.p("name := wire.Index(i)")
+		g.buf.Write(body)
+		g.p("}")
+		g.p("}")
+	}
+	g.checks(f, "e", name, x)
+}

@@ -56,12 +56,14 @@ var values = map[string][]string{
 	"note":     {"", `""`, `"all lower case"`, `"Upper"`, `"twenty one characters"`, `"ab\ncd"`},
 	"limits":   {"", `{}`, `{"low":1}`, `{"high":2}`, `{"low":1,"high":2}`, `{"low":1,"other":2}`, `{"low":1.5}`},
 	"station":  {"", `{}`, `{"name":""}`, `{"name":"x"}`, `{"name":"` + strings.Repeat("n", 31) + `"}`, `{"name":"x","more":1}`},
+	"points":   {"", `[]`, `[{"x":0}]`, `[{"x":1,"label":"ab"},{"x":2}]`, `[{"x":-1}]`, `[{"label":"a"}]`, `[{"x":1,"label":"abcde"}]`, `[{"x":1,"y":2}]`, `[{"x":1},{"x":1},{"x":1},{"x":1}]`, `[1]`},
+	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).

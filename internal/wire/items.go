@@ -547,3 +547,20 @@ var (
 	CheckIPv6     = format.CheckIPv6
 	CheckURI      = format.CheckURI
 )
+
+// indexes are the path tokens of the first array items, so that a path
+// costs an allocation only past them, and only when it is used.
+var indexes = func() (list [256]string) {
+	for i := range list {
+		list[i] = "/" + strconv.Itoa(i)
+	}
+	return list
+}()
+
+// Index returns the path token of the i-th item of an array: "/i".
+func Index(i int) string {
+	if i < len(indexes) {
+		return indexes[i]
+	}
+	return "/" + strconv.Itoa(i)
+}

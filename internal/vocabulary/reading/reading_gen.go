@@ -90,6 +90,13 @@ type Reading struct {
 	// Station is the member "station": Optional: nil when absent.
 	Station *Station
 
+	// Points is the member "points": Optional: nil when absent. At most 3
+	// items.
+	Points []PointsItem
+
+	// Evens is the member "evens": Optional: nil when absent.
+	Evens []int64
+
 	// Cleared is the member "cleared": Optional: nil when absent. Its only
 	// value is null: a member of type struct{} is present, and encodes as null.
 	Cleared *struct{}
@@ -347,7 +354,39 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				x.decodeMembers(d, wire.Join(base, "/station"))
 				v.Station = x
 			}
-		case 16: // cleared
+		case 16: // points
+			if d.Array(base, "/points") {
+				list := []PointsItem{}
+				{
+					base := wire.Join(base, "/points")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if d.Object(base, name) {
+							var x PointsItem
+							x.decodeMembers(d, wire.Join(base, name))
+							list = append(list, x)
+						}
+					}
+				}
+				d.MaxItems(base, "/points", len(list), 3)
+				v.Points = list
+			}
+		case 17: // evens
+			if d.Array(base, "/evens") {
+				list := []int64{}
+				{
+					base := wire.Join(base, "/evens")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if x, ok := d.Int(base, name); ok {
+							d.MultipleOf(base, name, x, 2, "2")
+							list = append(list, x)
+						}
+					}
+				}
+				v.Evens = list
+			}
+		case 18: // cleared
 			if x, ok := d.NullValue(base, "/cleared"); ok {
 				if p == nil {
 					p = new(readingPointees)
@@ -355,7 +394,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Cleared = x
 				v.Cleared = &p.Cleared
 			}
-		case 17: // anything
+		case 19: // anything
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
@@ -384,7 +423,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -461,6 +500,22 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	}
 	if v.Station != nil {
 		v.Station.validate(e, wire.Join(base, "/station"))
+	}
+	if len(v.Points) > 0 {
+		base := wire.Join(base, "/points")
+		for i := range v.Points {
+			name := wire.Index(i)
+			v.Points[i].validate(e, wire.Join(base, name))
+		}
+	}
+	e.MaxItems(base, "/points", len(v.Points), 3)
+	if len(v.Evens) > 0 {
+		base := wire.Join(base, "/evens")
+		for i := range v.Evens {
+			name := wire.Index(i)
+			x := v.Evens[i]
+			e.MultipleOf(base, name, x, 2, "2")
+		}
 	}
 	if v.Anything != nil {
 		e.RawValue(base, "/anything", v.Anything)
@@ -596,6 +651,28 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"station":`)
 		v.Station.encode(e)
 	}
+	if v.Points != nil {
+		e.Member(`"points":`)
+		e.B = append(e.B, '[')
+		for i := range v.Points {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			v.Points[i].encode(e)
+		}
+		e.B = append(e.B, ']')
+	}
+	if v.Evens != nil {
+		e.Member(`"evens":`)
+		e.B = append(e.B, '[')
+		for i := range v.Evens {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.Int(v.Evens[i])
+		}
+		e.B = append(e.B, ']')
+	}
 	if v.Cleared != nil {
 		e.Member(`"cleared":`)
 		e.NullValue(*v.Cleared)
@@ -610,7 +687,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 550
+	n := 601
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -632,7 +709,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything":
 		return true
 	}
 	return false
@@ -952,6 +1029,161 @@ func (v *Station) size() int {
 func declaredStation(name string) bool {
 	switch name {
 	case "name":
+		return true
+	}
+	return false
+}
+
+// PointsItem is the member "/points/*" of a message of schema demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/points/*", and
+// Validate checks a value built by hand by the same rules.
+type PointsItem struct {
+	// X is the member "x": Required. At least 0.
+	X int64
+
+	// Label is the member "label": Optional: nil when absent. At most 4
+	// characters.
+	Label *string
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *PointsItem) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *PointsItem) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = PointsItem{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *PointsItem) decodeMembers(d *wire.Decoder, base string) {
+	*v = PointsItem{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, pointsItemMembers, &seen); j {
+		case 0: // x
+			if x, ok := d.Int(base, "/x"); ok {
+				d.Min(base, "/x", x, 0)
+				v.X = x
+			}
+		case 1: // label
+			if x, ok := d.String(base, "/label"); ok {
+				d.MaxLength(base, "/label", x, 4)
+				v.Label = &x
+			}
+		case wire.Undeclared:
+			d.Additional(base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/x")
+		}
+	}
+}
+
+// pointsItemMembers lists the members PointsItem declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var pointsItemMembers = wire.NewMembers("x", "label")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: bounds,
+// lengths, strings that are not UTF-8 and extra members that are not JSON
+// or are named like declared ones. It allocates nothing when v is valid.
+func (v *PointsItem) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *PointsItem) validate(e *wire.Errors, base string) {
+	e.Min(base, "/x", v.X, 0)
+	if v.Label != nil {
+		e.String(base, "/label", *v.Label)
+		e.MaxLength(base, "/label", *v.Label, 4)
+	}
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredPointsItem)
+			e.Additional(base, k)
+		}
+	}
+}
+
+func (v *PointsItem) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/points/*" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v PointsItem) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/points/*" of a message of schema demo.reading as JSON rather than its
+// Go internals; a value that cannot be encoded is described with the error
+// instead.
+func (v PointsItem) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "PointsItem(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *PointsItem) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"x":`)
+	e.Int(v.X)
+	if v.Label != nil {
+		e.Member(`"label":`)
+		e.String(*v.Label)
+	}
+	e.Extra(v.Extra, declaredPointsItem)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *PointsItem) size() int {
+	n := 26
+	if v.Label != nil {
+		n += len(*v.Label)
+	}
+	return n
+}
+
+// declaredPointsItem reports whether the schema declares a member of PointsItem named name.
+func declaredPointsItem(name string) bool {
+	switch name {
+	case "x", "label":
 		return true
 	}
 	return false
