@@ -271,3 +271,56 @@ func decodeArray(g *generator, _ *message, f *field, name string) {
 	g.p("v.%s = list", f.GoName)
 	g.p("}")
 }
+
+// decodeUnion writes the decoding of a union: the value's first byte
+// tells its JSON type, which picks the one branch that can accept it.
+func decodeUnion(g *generator, _ *message, f *field, name string) {
+	var what []string
+	for _, b := range f.Branches {
+		what = append(what, typeWords(b.JSON))
+	}
+	g.p("{")
+	g.p("var u %s", f.EnumType)
+	g.p("ok := true")
+	g.p("switch c := d.WS(); {")
+	for _, b := range f.Branches {
+		switch b.JSON {
+		case "string":
+			g.p("case c == '\"':")
+		case "object":
+			g.p("case c == '{':")
+		case "array":
+			g.p("case c == '[':")
+		case "boolean":
+			g.p("case c == 't' || c == 'f':")
+		default: // integer or number
+			g.p("case c == '-' || c >= '0' && c <= '9':")
+		}
+		if b.Kind == kindObject {
+			g.p("ok = d.Object(base, %s)", name)
+			g.p("if ok {")
+			g.p("x := new(%s)", b.Object.GoName)
+			if b.Object.pointees() != nil {
+				g.p("x.decodeMembers(d, wire.Join(base, %s), nil)", name)
+			} else {
+				g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
+			}
+			g.p("u.%s = x", b.GoName)
+			g.p("}")
+			continue
+		}
+		g.p("var x %s", b.goType())
+		g.p("if x, ok = d.%s(base, %s); ok {", b.row().Reader, name)
+		g.checks(b, "d", name, "x")
+		g.p("u.%s = %s", b.GoName, b.wrap("x"))
+		g.p("}")
+	}
+	g.p("default:")
+	g.p("d.Mistyped(base, %s, %q)", name, orList(what))
+	g.p("ok = false")
+	g.p("}")
+	g.p("if ok {")
+	g.p("v.%s = %s", f.GoName, f.wrap("u"))
+	g.p("}")
+	g.p("}")
+}

@@ -154,6 +154,8 @@ func (f *field) goType() string {
 		return f.Object.GoName
 	case kindArray:
 		return "[]" + f.Item.goType()
+	case kindUnion:
+		return f.EnumType
 	}
 	return f.row().GoType
 }
@@ -323,6 +325,9 @@ func (g *generator) message(m *message, root bool) {
 		if f.Kind == kindEnum {
 			g.enum(m, f)
 		}
+		if f.Kind == kindUnion {
+			g.union(m, f)
+		}
 	}
 	if root {
 		version := "Version"
@@ -489,4 +494,28 @@ func (g *generator) patterns() {
 		}
 	}
 	g.p(")")
+}
+
+// union writes the type of a union member: a field per branch, of which
+// exactly one is set.
+func (g *generator) union(m *message, f *field) {
+	var what []string
+	for _, b := range f.Branches {
+		what = append(what, typeWords(b.JSON))
+	}
+	g.p("")
+	g.comment(fmt.Sprintf("%s is a value of the member %q of %s, which the schema's %s lets be %s: exactly one of its fields is set, the one of the value's JSON type.", f.EnumType, f.JSON, m.GoName, f.Union, orList(what)))
+	g.p("type %s struct {", f.EnumType)
+	for _, b := range f.Branches {
+		g.p("%s %s", b.GoName, b.fieldType())
+	}
+	g.p("}")
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

@@ -99,6 +99,29 @@ func (g *generator) marshal(m *message, root bool) {
 				g.encodeItems(f.Item, x)
 				return
 			}
+			if f.Kind == kindUnion {
+				x = "(" + x + ")"
+				g.p("switch {")
+				for _, b := range f.Branches {
+					g.p("case %s.%s != nil:", x, b.GoName)
+					y := "*" + x + "." + b.GoName
+					if b.row().Held || b.Kind == kindObject {
+						y = x + "." + b.GoName
+					}
+					switch {
+					case b.Kind == kindObject:
+						g.p("%s.encode(e)", y)
+					case b.row().Conv != "":
+						g.p("e.%s(%s)", b.row().Writer, fmt.Sprintf(b.row().Conv, y))
+					default:
+						g.p("e.%s(%s)", b.row().Writer, y)
+					}
+				}
+				g.p("default:")
+				g.p("e.NoValue(%q)", f.JSON)
+				g.p("}")
+				return
+			}
 			if conv := f.row().Conv; conv != "" {
 				x = fmt.Sprintf(conv, x)
 			}

@@ -32,6 +32,7 @@ const (
 	kindIPv6      // a string of format ipv6
 	kindURI       // a string of format uri
 	kindArray     // an array of items of one kind, other than plain strings
+	kindUnion     // oneOf or anyOf whose branches differ by JSON type
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -198,6 +199,11 @@ func init() {
 			What: "array of items", Held: true,
 			Decode: decodeArray, Validate: validateArray,
 			Size: 16, Items: true,
+		},
+		kindUnion: {
+			What:   "union",
+			Decode: decodeUnion, Validate: validateUnion,
+			Size: 16,
 		},
 		kindRawObject: {
 			What:   "free object",

@@ -104,18 +104,32 @@ type field struct {
 	IMEI               bool     // the catalogue's IMEI rule applies (decision 6)
 	Object             *message // for kindObject
 	Item               *field   // for kindArray, what each item is
+	// Branches are, for kindUnion, the branches of its oneOf or anyOf
+	// (Union, the keyword), one per JSON type, in the schema's order.
+	Branches []*field
+	Union    string
 }
 
 // walkFields calls fn on every field of m and of the messages within it,
 // the items of arrays included, depth first.
 func (m *message) walkFields(fn func(f *field)) {
 	for _, f := range m.Fields {
-		for g := f; g != nil; g = g.Item {
-			fn(g)
-			if g.Object != nil {
-				g.Object.walkFields(fn)
-			}
-		}
+		f.walk(fn)
+	}
+}
+
+// walk calls fn on f and on every field within it: its items, its
+// branches, and their objects' fields.
+func (f *field) walk(fn func(f *field)) {
+	fn(f)
+	if f.Object != nil {
+		f.Object.walkFields(fn)
+	}
+	if f.Item != nil {
+		f.Item.walk(fn)
+	}
+	for _, b := range f.Branches {
+		b.walk(fn)
 	}
 }
 
@@ -194,7 +208,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
 	"additionalProperties": true, "minProperties": true, "maxProperties": true,
 	"dependentRequired": true, "dependencies": true,
 }
@@ -296,6 +310,11 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 		if f.Item != nil && f.Item.Object != nil {
 			m.Nested = append(m.Nested, f.Item.Object)
 		}
+		for _, b := range f.Branches {
+			if b.Object != nil {
+				m.Nested = append(m.Nested, b.Object)
+			}
+		}
 		m.Fields = append(m.Fields, f)
 	}
 	if len(m.Fields) > 64 {
@@ -389,6 +408,12 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		Description: description,
 		Required:    required,
 		Default:     node["default"],
+	}
+	if u := unionKeyword(node); u != "" {
+		if err := b.buildUnion(f, path, u, node); err != nil {
+			return nil, err
+		}
+		return f, nil
 	}
 	types := slices.Clone(all)
 	if i := slices.Index(types, "null"); i >= 0 {
@@ -869,4 +894,93 @@ func numberText(r *big.Rat) string {
 		return r.FloatString(s)
 	}
 	return r.FloatString(40)
+}
+
+// unionKeyword returns oneOf or anyOf when node is one, "" otherwise.
+func unionKeyword(n node) string {
+	for _, k := range []string{"oneOf", "anyOf"} {
+		if n[k] != nil {
+			return k
+		}
+	}
+	return ""
+}
+
+// buildUnion makes f, whose schema is a oneOf or an anyOf (keyword u),
+// a union: each branch declares one JSON type, no two the same (integer
+// and number overlap), so that a value's type picks the one branch that
+// can accept it, and oneOf and anyOf agree. A branch of type null makes
+// the member nullable.
+func (b *builder) buildUnion(f *field, path, u string, node node) error {
+	for k := range node {
+		if k != u && !annotation[k] {
+			return fmt.Errorf("%s: keyword %q beside %s is not supported by the generator", path, k, u)
+		}
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(node[u], &list); err != nil || len(list) == 0 {
+		return fmt.Errorf("%s: %s is not a list of schemas", path, u)
+	}
+	seen := map[string]bool{}
+	for i, raw := range list {
+		bn, err := b.parseNode(fmt.Sprintf("%s/%s/%d", path, u, i), raw)
+		if err != nil {
+			return err
+		}
+		types, err := bn.types(path)
+		if err != nil {
+			return err
+		}
+		if len(types) != 1 {
+			return fmt.Errorf("%s/%s/%d: each branch of a %s must declare exactly one type", path, u, i, u)
+		}
+		t := types[0]
+		if seen[t] || t == "integer" && seen["number"] || t == "number" && seen["integer"] {
+			return fmt.Errorf("%s: two branches of the %s accept values of type %s", path, u, t)
+		}
+		seen[t] = true
+		if t == "null" {
+			f.Nullable = true
+			continue
+		}
+		br, err := b.buildField(path, t, raw, false)
+		if err != nil {
+			return err
+		}
+		if br.Default != nil || br.Nullable || br.Kind != kindObject && (br.row().Reader == "" || br.Kind == kindEnum) {
+			return fmt.Errorf("%s/%s/%d: a branch of kind %s, or with a default, is not supported by the generator", path, u, i, br.row().What)
+		}
+		br.GoName = exportName(t)
+		if br.Object != nil {
+			br.Object.GoName = f.GoName + exportName(t)
+		}
+		f.Branches = append(f.Branches, br)
+	}
+	if len(f.Branches) == 0 {
+		return fmt.Errorf("%s: a %s of null alone", path, u)
+	}
+	f.Kind, f.Union, f.EnumType = kindUnion, u, f.GoName
+	switch {
+	case f.Required && f.Nullable, !f.Required && f.Nullable && f.Default != nil:
+		f.Repr = reprPointer
+	case f.Required:
+		f.Repr = reprValue
+	case f.Nullable:
+		f.Repr = reprNullable
+	default:
+		f.Repr = reprPointer
+	}
+	if f.Default != nil && string(f.Default) != "null" {
+		return fmt.Errorf("%s: a default on a %s is not supported by the generator", path, u)
+	}
+	return nil
+}
+
+// typeWords names a JSON type for messages: "a string", "an integer".
+func typeWords(t string) string {
+	switch t {
+	case "integer", "object", "array":
+		return "an " + t
+	}
+	return "a " + t
 }

@@ -417,3 +417,26 @@ func validateArray(g *generator, f *field, name, x string, _ bool) {
 	}
 	g.checks(f, "e", name, x)
 }
+
+// validateUnion writes the check that exactly one branch of a union is
+// set, and the checks of that branch.
+func validateUnion(g *generator, f *field, name, x string, _ bool) {
+	g.p("{")
+	g.p("n := 0")
+	for _, b := range f.Branches {
+		g.p("if y := (%s).%s; y != nil {", x, b.GoName)
+		g.p("n++")
+		if validate := b.row().Validate; validate != nil {
+			y := "*y"
+			if b.row().Held || b.Kind == kindObject {
+				y = "y"
+			}
+			validate(g, b, name, y, false)
+		}
+		g.p("}")
+	}
+	g.p("if n != 1 {")
+	g.p("e.Union(base, %s, msg.Rule%s, n)", name, exportName(f.Union))
+	g.p("}")
+	g.p("}")
+}

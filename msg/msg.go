@@ -55,6 +55,8 @@ const (
 	RuleMaxProperties        Rule = "maxProperties"        // the object has more members than allowed
 	RuleDependentRequired    Rule = "dependentRequired"    // a member that another present member requires is absent
 	RuleDependencies         Rule = "dependencies"         // draft 7's dependentRequired
+	RuleOneOf                Rule = "oneOf"                // a union member built by hand holds no value, or several
+	RuleAnyOf                Rule = "anyOf"                // as oneOf, for a union the schema writes with anyOf
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library
 	RuleDepth                Rule = "depth"                // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI                 Rule = "imei"                 // the string is neither empty nor a valid IMEI

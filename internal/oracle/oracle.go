@@ -170,7 +170,7 @@ func (cs *compiled) walk(sch any, path []string) error {
 			if _, ok := v.(bool); !ok {
 				return fmt.Errorf("%s: additionalProperties as a schema, which the oracle has not reasoned about", pointer(path))
 			}
-		case "allOf":
+		case "allOf", "oneOf", "anyOf":
 			for _, branch := range v.([]any) {
 				if err := cs.walk(branch, path); err != nil {
 					return err

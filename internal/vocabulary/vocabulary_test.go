@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/internal/vocabulary"
+	"github.com/fleetkit/catalogue/internal/vocabulary/reading"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -58,12 +59,13 @@ var values = map[string][]string{
 	"station":  {"", `{}`, `{"name":""}`, `{"name":"x"}`, `{"name":"` + strings.Repeat("n", 31) + `"}`, `{"name":"x","more":1}`},
 	"points":   {"", `[]`, `[{"x":0}]`, `[{"x":1,"label":"ab"},{"x":2}]`, `[{"x":-1}]`, `[{"label":"a"}]`, `[{"x":1,"label":"abcde"}]`, `[{"x":1,"y":2}]`, `[{"x":1},{"x":1},{"x":1},{"x":1}]`, `[1]`},
 	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
+	"setting":  {"", `"abc"`, `"abcd"`, `0`, `-1`, `1.0`, `1.5`, `{"mode":"x"}`, `{}`, `null`, `true`, `[]`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -160,4 +162,36 @@ func FuzzVocabulary(f *testing.F) {
 			t.Fatalf("%q: oracle says %v (%v), decoding says %v", data, want, why, err)
 		}
 	})
+}
+
+// TestUnionHoldsExactlyOne pins that a union member built by hand must
+// hold exactly one value: Validate says so under the schema's keyword,
+// and encoding one that holds none fails rather than write nothing.
+func TestUnionHoldsExactlyOne(t *testing.T) {
+	m, err := reading.Parse(with(map[string]string{"setting": `"ab"`}))
+	require.NoError(t, err)
+	require.NotNil(t, m.Setting)
+	v, ok := m.Setting.Get()
+	require.True(t, ok)
+	require.NotNil(t, v.String)
+	assert.Equal(t, "ab", *v.String)
+
+	n := int64(2)
+	v.Integer = &n
+	m.Setting = msg.Of(v)
+	var e *msg.Error
+	require.ErrorAs(t, m.Validate(), &e)
+	assert.Equal(t, msg.RuleOneOf, e.Violations[0].Rule)
+	assert.Equal(t, "/setting", e.Violations[0].Path)
+
+	m.Setting = msg.Of(reading.Setting{})
+	require.ErrorAs(t, m.Validate(), &e)
+	_, err = m.MarshalJSON()
+	assert.ErrorContains(t, err, "holds no value")
+
+	m.Setting = msg.Of(reading.Setting{Integer: &n})
+	require.NoError(t, m.Validate())
+	out, err := m.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"setting":2`)
 }

@@ -564,3 +564,24 @@ func Index(i int) string {
 	}
 	return "/" + strconv.Itoa(i)
 }
+
+// Mistyped records that the value at base+name is of none of the types
+// want names, and skips it.
+func (d *Decoder) Mistyped(base, name, want string) {
+	d.mistyped(base, name, "", want)
+}
+
+// Union checks, for Validate, that a union member built by hand holds
+// exactly one value: n is how many of its branches are set.
+func (e *Errors) Union(base, name string, rule msg.Rule, n int) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, rule, "", "want exactly one of the union's values set, got "+strconv.Itoa(n))
+}
+
+// NoValue makes encoding fail for a union member that holds no value.
+func (e *Encoder) NoValue(member string) {
+	e.fail("cannot encode member " + strconv.Quote(member) + ": its union holds no value")
+}

@@ -97,6 +97,10 @@ type Reading struct {
 	// Evens is the member "evens": Optional: nil when absent.
 	Evens []int64
 
+	// Setting is the member "setting": Optional and nullable: absent, null and
+	// a value are told apart.
+	Setting msg.Nullable[Setting]
+
 	// Cleared is the member "cleared": Optional: nil when absent. Its only
 	// value is null: a member of type struct{} is present, and encodes as null.
 	Cleared *struct{}
@@ -124,6 +128,15 @@ const (
 // new slice.
 func UnitValues() []Unit {
 	return []Unit{UnitCelsius}
+}
+
+// Setting is a value of the member "setting" of Reading, which the schema's
+// oneOf lets be a string, an integer or an object: exactly one of its
+// fields is set, the one of the value's JSON type.
+type Setting struct {
+	String  *string
+	Integer *int64
+	Object  *SettingObject
 }
 
 // New returns a message with every default of its schema filled in, ready
@@ -386,7 +399,43 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				}
 				v.Evens = list
 			}
-		case 18: // cleared
+		case 18: // setting
+			if d.Null() {
+				v.Setting = msg.Null[Setting]()
+			} else {
+				{
+					var u Setting
+					ok := true
+					switch c := d.WS(); {
+					case c == '"':
+						var x string
+						if x, ok = d.String(base, "/setting"); ok {
+							d.MaxLength(base, "/setting", x, 3)
+							u.String = &x
+						}
+					case c == '-' || c >= '0' && c <= '9':
+						var x int64
+						if x, ok = d.Int(base, "/setting"); ok {
+							d.Min(base, "/setting", x, 0)
+							u.Integer = &x
+						}
+					case c == '{':
+						ok = d.Object(base, "/setting")
+						if ok {
+							x := new(SettingObject)
+							x.decodeMembers(d, wire.Join(base, "/setting"))
+							u.Object = x
+						}
+					default:
+						d.Mistyped(base, "/setting", "a string, an integer or an object")
+						ok = false
+					}
+					if ok {
+						v.Setting = msg.Of(u)
+					}
+				}
+			}
+		case 19: // cleared
 			if x, ok := d.NullValue(base, "/cleared"); ok {
 				if p == nil {
 					p = new(readingPointees)
@@ -394,7 +443,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Cleared = x
 				v.Cleared = &p.Cleared
 			}
-		case 19: // anything
+		case 20: // anything
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
@@ -423,7 +472,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -515,6 +564,27 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 			name := wire.Index(i)
 			x := v.Evens[i]
 			e.MultipleOf(base, name, x, 2, "2")
+		}
+	}
+	if x, ok := v.Setting.Get(); ok {
+		{
+			n := 0
+			if y := (x).String; y != nil {
+				n++
+				e.String(base, "/setting", *y)
+				e.MaxLength(base, "/setting", *y, 3)
+			}
+			if y := (x).Integer; y != nil {
+				n++
+				e.Min(base, "/setting", *y, 0)
+			}
+			if y := (x).Object; y != nil {
+				n++
+				y.validate(e, wire.Join(base, "/setting"))
+			}
+			if n != 1 {
+				e.Union(base, "/setting", msg.RuleOneOf, n)
+			}
 		}
 	}
 	if v.Anything != nil {
@@ -673,6 +743,23 @@ func (v *Reading) encode(e *wire.Encoder) {
 		}
 		e.B = append(e.B, ']')
 	}
+	if !v.Setting.IsAbsent() {
+		e.Member(`"setting":`)
+		if x, ok := v.Setting.Get(); ok {
+			switch {
+			case (x).String != nil:
+				e.String(*(x).String)
+			case (x).Integer != nil:
+				e.Int(*(x).Integer)
+			case (x).Object != nil:
+				(x).Object.encode(e)
+			default:
+				e.NoValue("setting")
+			}
+		} else {
+			e.Null()
+		}
+	}
 	if v.Cleared != nil {
 		e.Member(`"cleared":`)
 		e.NullValue(*v.Cleared)
@@ -687,7 +774,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 601
+	n := 628
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -709,7 +796,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything":
 		return true
 	}
 	return false
@@ -1184,6 +1271,144 @@ func (v *PointsItem) size() int {
 func declaredPointsItem(name string) bool {
 	switch name {
 	case "x", "label":
+		return true
+	}
+	return false
+}
+
+// SettingObject is the member "/setting/object" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/setting/object",
+// and Validate checks a value built by hand by the same rules.
+type SettingObject struct {
+	// Mode is the member "mode": Required.
+	Mode string
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *SettingObject) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *SettingObject) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = SettingObject{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *SettingObject) decodeMembers(d *wire.Decoder, base string) {
+	*v = SettingObject{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, settingObjectMembers, &seen); j {
+		case 0: // mode
+			if x, ok := d.String(base, "/mode"); ok {
+				v.Mode = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/mode")
+		}
+	}
+}
+
+// settingObjectMembers lists the members SettingObject declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var settingObjectMembers = wire.NewMembers("mode")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *SettingObject) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *SettingObject) validate(e *wire.Errors, base string) {
+	e.String(base, "/mode", v.Mode)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredSettingObject)
+		}
+	}
+}
+
+func (v *SettingObject) unset(list []string, base string) []string {
+	if v.Mode == "" {
+		list = append(list, base+"/mode")
+	}
+	return list
+}
+
+// MarshalJSON encodes v as the member "/setting/object" of a message of
+// schema demo.reading: declared members in the schema's order, then the
+// extra members sorted by name. It does not validate v (call Validate for
+// that), but it fails rather than alter a value it cannot encode as it is:
+// a string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v SettingObject) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/setting/object" of a message of schema demo.reading as JSON rather than
+// its Go internals; a value that cannot be encoded is described with the
+// error instead.
+func (v SettingObject) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "SettingObject(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *SettingObject) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"mode":`)
+	e.String(v.Mode)
+	e.Extra(v.Extra, declaredSettingObject)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *SettingObject) size() int {
+	n := 12
+	n += len(v.Mode)
+	return n
+}
+
+// declaredSettingObject reports whether the schema declares a member of SettingObject named name.
+func declaredSettingObject(name string) bool {
+	switch name {
+	case "mode":
 		return true
 	}
 	return false
