@@ -335,12 +335,12 @@ func (n *node) keyword(kw string, v value, name string) error {
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
-		switch v.(type) {
+		switch c := v.(type) {
 		case []value, *object:
 			n.refuse(kw, "undecidable-enum", "a const array or object, which the checker does not compare")
 			return nil
 		case *big.Rat:
-			if tooLong(v.(*big.Rat)) {
+			if tooLong(c) {
 				n.refuse(kw, "limit-exceeded", "a const number with more than 100 digits")
 				return nil
 			}

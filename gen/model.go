@@ -912,7 +912,7 @@ func unionKeyword(n node) string {
 // can accept it, and oneOf and anyOf agree. A branch of type null makes
 // the member nullable.
 func (b *builder) buildUnion(f *field, path, u string, node node) error {
-	for k := range node {
+	for _, k := range slices.Sorted(maps.Keys(node)) {
 		if k != u && !annotation[k] {
 			return fmt.Errorf("%s: keyword %q beside %s is not supported by the generator", path, k, u)
 		}

@@ -33,7 +33,7 @@ func ecmaToRE2(p string) (string, error) {
 	}
 	re := t.out.String()
 	if _, err := regexp.Compile(re); err != nil {
-		return "", fmt.Errorf("Go's regexp refuses it: %v", err)
+		return "", fmt.Errorf("the regexp of Go refuses it: %v", err)
 	}
 	return re, nil
 }

@@ -63,7 +63,7 @@ func TestPatternsRefused(t *testing.T) {
 		`\a`:               "u flag",
 		`\z`:               "u flag",
 		`a{`:               "not a quantifier",
-		`a{1001}`:          "Go's regexp refuses",
+		`a{1001}`:          "the regexp of Go refuses",
 		`\ud800`:           "lone surrogate",
 		`[\S]`:             `\S inside a class`,
 		`(?i)a`:            "group modifier",

@@ -68,9 +68,6 @@ type suiteGroup struct {
 	} `json:"tests"`
 }
 
-// suiteIdentity is the wrapper's id and time, the same in every instance.
-const suiteIdentity = `"id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","time":"2024-05-01T12:00:00Z"`
-
 // runSuite generates, under out/testdata, a package for every group of the suite
 // in dir that the generator accepts, and the table of every group,
 // groups_gen.go, in out's own package: its tests, and the package's New

@@ -7,8 +7,8 @@
 // the verdict with the suite's.
 //
 // Everything here but this file and the test is generated (the types
-// under testdata, which go vet and go generate skip), by the
-// go:generate line of the module's generate.go:
+// under testdata, which go vet and go generate skip), by a line of the
+// module's generate.go:
 //
 //	go run ./gen -suite testdata/json-schema-test-suite -out internal/suite \
 //		-import github.com/fleetkit/catalogue/internal/suite
