@@ -293,7 +293,7 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return nil
 		}
 		n.format = s
-	case "minimum", "maximum":
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		r, ok := v.(*big.Rat)
 		if !ok {
 			return errors.New("want a number")
@@ -302,23 +302,14 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.refuse(kw, "limit-exceeded", "a bound with more than 100 digits")
 			return nil
 		}
-		if kw == "minimum" {
+		switch kw {
+		case "minimum":
 			n.min = r
-		} else {
+		case "maximum":
 			n.max = r
-		}
-	case "exclusiveMinimum", "exclusiveMaximum":
-		r, ok := v.(*big.Rat)
-		if !ok {
-			return errors.New("want a number")
-		}
-		if tooLong(r) {
-			n.refuse(kw, "limit-exceeded", "a bound with more than 100 digits")
-			return nil
-		}
-		if kw == "exclusiveMinimum" {
+		case "exclusiveMinimum":
 			n.exMin = r
-		} else {
+		default:
 			n.exMax = r
 		}
 	case "maxLength":

@@ -521,26 +521,11 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	if format != f.row().Format {
 		return nil, fmt.Errorf("%s: unsupported format %q", path, format)
 	}
-	min, err := node.number(path, "minimum")
+	nums, err := node.numbers(path, "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 	if err != nil {
 		return nil, err
 	}
-	max, err := node.number(path, "maximum")
-	if err != nil {
-		return nil, err
-	}
-	above, err := node.number(path, "exclusiveMinimum")
-	if err != nil {
-		return nil, err
-	}
-	below, err := node.number(path, "exclusiveMaximum")
-	if err != nil {
-		return nil, err
-	}
-	factor, err := node.number(path, "multipleOf")
-	if err != nil {
-		return nil, err
-	}
+	min, max, above, below, factor := nums[0], nums[1], nums[2], nums[3], nums[4]
 	if f.row().NumberBounds {
 		text := func(k string) string {
 			if node[k] == nil {

@@ -255,6 +255,20 @@ func (n node) number(path, keyword string) (*big.Rat, error) {
 // out.
 var exponent = regexp.MustCompile(`[eE][+-]?0*([0-9]+)`)
 
+// numbers returns the values of keywords whose values are numbers, in
+// the order asked, nil for those absent.
+func (n node) numbers(path string, keywords ...string) ([]*big.Rat, error) {
+	list := make([]*big.Rat, len(keywords))
+	for i, k := range keywords {
+		r, err := n.number(path, k)
+		if err != nil {
+			return nil, err
+		}
+		list[i] = r
+	}
+	return list, nil
+}
+
 // count returns the value of a keyword that counts (maxLength, maxItems
 // and the like): a non-negative integer, which JSON Schema lets a schema
 // write 2.0; nil when the keyword is absent.
