@@ -87,11 +87,21 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 	}
 
-	// Arrays.
+	// Arrays: every length either bounds tells apart, then the items.
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
-		if why := t.rejects([]value{}); why != 0 {
-			c.differs(d, s, t, path, []value{}, why)
-		} else if s.items != nil || t.items != nil { // two missing items accept alike
+		lengthDiffers := false
+		for _, l := range lengths(s, t) {
+			arr, ok := arrayOf(s, t, l)
+			if !ok || !s.accepts(arr) {
+				continue
+			}
+			if why := t.rejects(arr); why&^rMember != 0 {
+				c.differs(d, s, t, path, arr, why&^rMember)
+				lengthDiffers = lengthDiffers || why&rType != 0
+			}
+		}
+		hasItems := s.maxItems == nil || *s.maxItems > 0
+		if !lengthDiffers && hasItems && (s.items != nil || t.items != nil) { // two missing items accept alike
 			c.walk(d, orAny(s.items, s, "/items"), orAny(t.items, t, "/items"), append(path, step{items: true}))
 		}
 	}
@@ -155,7 +165,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rRequired, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rRequired, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -234,6 +244,14 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
 		msg = fmt.Sprintf("the exclusive maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive maximum, or publish a new major version",
 			boundText(o.exMax), ov, boundText(n.exMax), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMinItems:
+		code = pick("min-items-raised", "min-items-lowered")
+		msg = fmt.Sprintf("the minimum number of items changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep it, or publish a new major version",
+			lengthText(o.minItems), ov, lengthText(n.minItems), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMaxItems:
+		code = pick("max-items-lowered", "max-items-raised")
+		msg = fmt.Sprintf("the maximum number of items changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep it, or publish a new major version",
+			lengthText(o.maxItems), ov, lengthText(n.maxItems), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rMaxLength:
 		code = pick("max-length-lowered", "max-length-raised")
 		msg = fmt.Sprintf("the maximum length changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum length, or publish a new major version",
@@ -526,7 +544,10 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 			dItems = orAny(dst.items, dst, "/items")
 		}
 		child, ok := embed(orAny(src.items, src, "/items"), dItems, path[1:], v)
-		return []value{child}, ok
+		if !ok {
+			return nil, false
+		}
+		return padded(src, dst, child)
 	}
 	var dm *node
 	if dst != nil {
@@ -559,7 +580,11 @@ func embedBoth(a, b *node, path []step, v value) (value, bool) {
 	st := path[0]
 	if st.items {
 		child, ok := embedBoth(orAny(a.items, a, "/items"), orAny(b.items, b, "/items"), path[1:], v)
-		return []value{child}, ok
+		if !ok {
+			return nil, false
+		}
+		arr, ok := padded(a, b, child)
+		return arr, ok && a.accepts(arr) && b.accepts(arr)
 	}
 	am, bm := a.member(st.name), b.member(st.name)
 	if am == nil || bm == nil {

@@ -27,7 +27,8 @@
 // The checker is exact over the keywords the catalogue's schemas use:
 // type (null included), enum, const, format (uuid and date-time),
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
-// maxLength, default, properties, required and items, at any
+// maxLength, minItems, maxItems, default, properties, required and
+// items, at any
 // depth; titles, descriptions and other annotations change nothing. For
 // every difference it finds a witness, a message one version accepts and
 // the other rejects, from a finite set of candidates that holds a value of
@@ -49,6 +50,7 @@
 //	exclusive-minimum-raised, exclusive-minimum-lowered
 //	exclusive-maximum-lowered, exclusive-maximum-raised
 //	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
+//	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
 //	pattern-changed     two enumerations' patterns differ on a value
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes

@@ -213,7 +213,7 @@ func (m *mutator) mutate(doc obj) string {
 		p = it
 		name += "[]"
 	}
-	switch m.pick(21) {
+	switch m.pick(23) {
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -288,6 +288,14 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
 		return name + ": minLength set"
+	case 21, 22: // minItems or maxItems
+		kw := []string{"minItems", "maxItems"}[m.pick(2)]
+		if _, ok := p[kw]; ok && m.pick(3) == 0 {
+			delete(p, kw)
+			return name + ": " + kw + " removed"
+		}
+		p[kw] = json.Number(fmt.Sprint(m.pick(4)))
+		return name + ": " + kw + " set"
 	case 17: // maxLength
 		if _, ok := p["maxLength"]; ok && m.pick(3) == 0 {
 			delete(p, "maxLength")
@@ -508,6 +516,16 @@ func pool(a, b obj) []any {
 				f, _ := n.Float64()
 				for _, d := range []float64{-1, -0.5, 0, 0.5, 1} {
 					vs = append(vs, json.Number(fmt.Sprint(f+d)))
+				}
+			}
+		}
+		for _, kw := range []string{"minItems", "maxItems"} {
+			if n, ok := s[kw].(json.Number); ok {
+				l, _ := n.Int64()
+				for _, d := range []int64{-1, 0, 1} {
+					if l+d >= 0 {
+						vs = append(vs, slices.Repeat([]any{"a"}, int(l+d)), slices.Repeat([]any{json.Number("1")}, int(l+d)))
+					}
 				}
 			}
 		}

@@ -75,19 +75,21 @@ type node struct {
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
 	exMin, exMax *big.Rat
 	maxLen       *int // maxLength; nil without one
-	minLen       int
-	pattern      *string
-	regexp       *regexp.Regexp      // the pattern, if Go's regexp reads it
-	def          *value              // the default, if any
-	imei         bool                // the IMEI rule (decision 6) applies to strings
-	extra        []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
-	items        *node               // nil: any item
-	props        map[string]*node
-	order        []string            // property names in the schema's order
-	required     []string            // in the schema's order, without repeats
-	isReq        map[string]bool     // the members of required
-	refused      []refusal           // keywords the checker cannot decide
-	examples     map[*node]exampleOf // example's answers, by the other node
+	// minItems and maxItems bound an array's length; nil without.
+	minItems, maxItems *int
+	minLen             int
+	pattern            *string
+	regexp             *regexp.Regexp      // the pattern, if Go's regexp reads it
+	def                *value              // the default, if any
+	imei               bool                // the IMEI rule (decision 6) applies to strings
+	extra              []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
+	items              *node               // nil: any item
+	props              map[string]*node
+	order              []string            // property names in the schema's order
+	required           []string            // in the schema's order, without repeats
+	isReq              map[string]bool     // the members of required
+	refused            []refusal           // keywords the checker cannot decide
+	examples           map[*node]exampleOf // example's answers, by the other node
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -312,17 +314,24 @@ func (n *node) keyword(kw string, v value, name string) error {
 		default:
 			n.exMax = r
 		}
-	case "maxLength":
+	case "maxLength", "minItems", "maxItems":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {
 			return errors.New("want a non-negative integer")
 		}
 		if r.Cmp(big.NewRat(maxMinLength, 1)) > 0 {
-			n.refuse(kw, "limit-exceeded", fmt.Sprintf("a maximum length over %d", maxMinLength))
+			n.refuse(kw, "limit-exceeded", fmt.Sprintf("a %s over %d", kw, maxMinLength))
 			return nil
 		}
 		l := int(r.Num().Int64())
-		n.maxLen = &l
+		switch kw {
+		case "maxLength":
+			n.maxLen = &l
+		case "minItems":
+			n.minItems = &l
+		default:
+			n.maxItems = &l
+		}
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.

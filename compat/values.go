@@ -31,6 +31,8 @@ const (
 	rMaxLength                    // longer than the maximum length
 	rExMinimum                    // not above the exclusive minimum
 	rExMaximum                    // not below the exclusive maximum
+	rMinItems                     // fewer items than the minimum
+	rMaxItems                     // more items than the maximum
 )
 
 var (
@@ -146,6 +148,12 @@ func (n *node) rejects(v value) reason {
 			r |= rIMEI
 		}
 	case []value:
+		if n.minItems != nil && len(v) < *n.minItems {
+			r |= rMinItems
+		}
+		if n.maxItems != nil && len(v) > *n.maxItems {
+			r |= rMaxItems
+		}
 		items := n.items
 		for _, e := range v {
 			if items != nil && items.rejects(e) != 0 {
@@ -482,6 +490,17 @@ func findExample(a, b *node) (value, bool) {
 	if both([]value{}) {
 		return []value{}, true
 	}
+	if a.types&tArray != 0 && !a.hasEnum {
+		// An array of a length the bounds allow.
+		for _, l := range lengths(a, orAny(b, a, "")) {
+			if l == 0 {
+				continue
+			}
+			if arr, ok := arrayOf(a, b, l); ok && both(arr) {
+				return arr, true
+			}
+		}
+	}
 	if both(nil) {
 		return nil, true
 	}
@@ -608,4 +627,62 @@ func decimal(r *big.Rat) string {
 	twos := count(2)
 	fives := count(5)
 	return r.FloatString(max(twos, fives))
+}
+
+// arrayOf returns an array of length l that a accepts, its items an
+// example both a's and b's items accept where there is one, else one a's
+// items accept; false if there is none to show.
+func arrayOf(a, b *node, l int) ([]value, bool) {
+	arr := make([]value, l)
+	if l == 0 {
+		return arr, true
+	}
+	ai := orAny(a.items, a, "/items")
+	var bi *node
+	if b != nil {
+		bi = orAny(b.items, b, "/items")
+	}
+	item, ok := example(ai, bi)
+	if !ok {
+		if item, ok = example(ai, nil); !ok {
+			return nil, false
+		}
+	}
+	for i := range arr {
+		arr[i] = item
+	}
+	return arr, true
+}
+
+// lengths returns the lengths of array that tell a's and b's item counts
+// apart: 0, 1, and each bound and its neighbours.
+func lengths(a, b *node) []int {
+	ls := []int{0, 1}
+	for _, n := range []*node{a, b} {
+		for _, l := range []*int{n.minItems, n.maxItems} {
+			if l != nil {
+				ls = append(ls, *l-1, *l, *l+1)
+			}
+		}
+	}
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	return slices.DeleteFunc(ls, func(l int) bool { return l < 0 })
+}
+
+// padded returns an array a accepts holding child, padded with items a
+// (and b, if not nil) accept to a's least length.
+func padded(a, b *node, child value) ([]value, bool) {
+	if a.maxItems != nil && *a.maxItems == 0 {
+		return nil, false
+	}
+	n := 1
+	if a.minItems != nil && *a.minItems > 1 {
+		n = *a.minItems
+	}
+	arr, ok := arrayOf(a, b, n-1)
+	if !ok {
+		return nil, false
+	}
+	return append([]value{child}, arr...), true
 }

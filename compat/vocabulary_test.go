@@ -29,6 +29,10 @@ func TestNewKeywordsProvablyHold(t *testing.T) {
 		{`{"type": "string", "enum": ["a", "b"]}`, `{"type": "string", "const": "a"}`, false, true},
 		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a", "b"]}`, true, false},
 		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a"]}`, true, true},
+		{`{"type": "array", "items": {"type": "string"}, "minItems": 1}`, `{"type": "array", "items": {"type": "string"}, "minItems": 2}`, false, true},
+		{`{"type": "array", "items": {"type": "string"}, "maxItems": 2}`, `{"type": "array", "items": {"type": "string"}, "maxItems": 3}`, true, false},
+		{`{"type": "array", "items": {"type": "string"}, "minItems": 2}`, `{"type": "array", "items": {"type": "integer"}, "minItems": 2}`, false, false},
+		{`{"type": "array", "items": {"type": "string"}, "maxItems": 0}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 0}`, true, true},
 	} {
 		doc := func(member string) obj {
 			return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
