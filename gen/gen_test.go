@@ -490,6 +490,13 @@ func TestRefAndAllOf(t *testing.T) {
 	assert.Equal(t, int64(12), *x.MultipleOf)
 	assert.Equal(t, "y", obj.Fields[1].JSON)
 
+	doc["oneOf"] = []any{map[string]any{"required": []any{"a"}}}
+	data, err = json.Marshal(doc)
+	require.NoError(t, err)
+	s.Data = data
+	_, err = build(s)
+	assert.ErrorContains(t, err, "oneOf on an object with members")
+
 	for props, why := range map[string]string{
 		`{"a": {"allOf": [{"type": "string", "pattern": "a"}, {"pattern": "b"}]}}`:                         "two values of pattern",
 		`{"a": {"allOf": [{"type": "object", "additionalProperties": false}, {"properties": {"b": {}}}]}}`: "does not declare",

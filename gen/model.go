@@ -250,6 +250,9 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	if !slices.Equal(types, []string{"object"}) {
 		return nil, fmt.Errorf("%s: a message must be an object, not %v", orRoot(path), types)
 	}
+	if u := unionKeyword(node); u != "" {
+		return nil, fmt.Errorf("%s: %s on an object with members is not supported by the generator", orRoot(path), u)
+	}
 	if err := supported(path, node); err != nil {
 		return nil, err
 	}
