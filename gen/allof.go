@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -31,6 +32,10 @@ func (b *builder) merge(path string, list []node) (node, error) {
 				continue
 			}
 			merged, err := mergeKeyword(path, k, old, v)
+			if errors.Is(err, errNoValue) {
+				// The branches share no type: nothing passes them all.
+				return node{never: json.RawMessage(`"type"`)}, nil
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -129,6 +134,9 @@ func mergeKeyword(path, k string, a, b json.RawMessage) (json.RawMessage, error)
 	return refuse()
 }
 
+// errNoValue says that the branches of an allOf share no type.
+var errNoValue = errors.New("allOf: its branches share no type")
+
 // mergeTypes intersects two type keywords; integer is within number.
 func mergeTypes(path string, a, b json.RawMessage) (json.RawMessage, error) {
 	x, err := node{"type": a}.types(path)
@@ -151,7 +159,7 @@ func mergeTypes(path string, a, b json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	if len(both) == 0 {
-		return nil, fmt.Errorf("%s: allOf: no value is of types %s and %s", orRoot(path), a, b)
+		return nil, errNoValue
 	}
 	return json.Marshal(both)
 }

@@ -324,3 +324,13 @@ func decodeUnion(g *generator, _ *message, f *field, name string) {
 	g.p("}")
 	g.p("}")
 }
+
+// decodeNever writes the decoding of a member the schema allows no value
+// for: its value is kept, for the message to encode as it came, and is a
+// violation.
+func decodeNever(g *generator, _ *message, f *field, name string) {
+	g.p("if x, ok := d.AnyValue(base, %s); ok {", name)
+	g.p("v.%s = x", f.GoName)
+	g.p("d.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("}")
+}

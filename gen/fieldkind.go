@@ -33,6 +33,7 @@ const (
 	kindURI       // a string of format uri
 	kindArray     // an array of items of one kind, other than plain strings
 	kindUnion     // oneOf or anyOf whose branches differ by JSON type
+	kindNever     // no value: the member may only be absent
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -204,6 +205,13 @@ func init() {
 			What:   "union",
 			Decode: decodeUnion, Validate: validateUnion,
 			Size: 16,
+		},
+		kindNever: {
+			What:   "no value",
+			GoType: "json.RawMessage", Import: "encoding/json", Held: true,
+			Decode: decodeNever, Validate: validateNever, Rejects: "members the schema allows no value for",
+			Writer: "Raw", Size: 8,
+			Note: " The schema allows no value here: the member may only be absent, and any value is a violation.",
 		},
 		kindRawObject: {
 			What:   "free object",

@@ -160,7 +160,6 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"backreference":               `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
 		"contains":                    `{"a": {"type": "array", "contains": {"type": "string"}}}`,
 		"nullable items":              `{"a": {"type": "array", "items": {"type": ["integer", "null"]}}}`,
-		"boolean schema":              `{"a": false}`,
 		"enum of no string":           `{"a": {"type": "string", "enum": [1, null]}}`,
 		"default of no kind":          `{"a": {"type": "integer", "default": []}}`,
 		"default the member refuses":  `{"a": {"type": "string", "maxLength": 2, "default": "abc"}}`,
@@ -505,5 +504,24 @@ func TestRefAndAllOf(t *testing.T) {
 	} {
 		_, err := build(testSchema(t, props))
 		assert.ErrorContains(t, err, why, props)
+	}
+}
+
+// TestNeverMembers pins that a member no value can pass (a false schema,
+// an enum with no value of the member's type, an allOf of types that
+// share none) is generated as one that may only be absent, under the
+// rule that every value breaks.
+func TestNeverMembers(t *testing.T) {
+	for props, rule := range map[string]string{
+		`{"a": false}`: "false",
+		`{"a": {"type": "string", "enum": [1, 2]}}`:                   "enum",
+		`{"a": {"type": "integer", "const": "x"}}`:                    "const",
+		`{"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}}`: "type",
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		assert.Equal(t, kindNever, f.Kind, props)
+		assert.Equal(t, rule, f.Never, props)
 	}
 }

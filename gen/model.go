@@ -108,6 +108,9 @@ type field struct {
 	// (Union, the keyword), one per JSON type, in the schema's order.
 	Branches []*field
 	Union    string
+	// Never is, for kindNever, the rule any value breaks: false (a false
+	// schema), enum, const or type (an allOf of types that share none).
+	Never string
 }
 
 // walkFields calls fn on every field of m and of the messages within it,
@@ -209,6 +212,7 @@ var keywords = map[string]bool{
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
+	never:                  true,
 	"additionalProperties": true, "minProperties": true, "maxProperties": true,
 	"dependentRequired": true, "dependencies": true,
 }
@@ -412,6 +416,14 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		Required:    required,
 		Default:     node["default"],
 	}
+	if raw, ok := node[never]; ok {
+		json.Unmarshal(raw, &f.Never)
+		f.Kind, f.Repr = kindNever, reprPointer
+		if required {
+			f.Repr = reprValue
+		}
+		return f, nil
+	}
 	if u := unionKeyword(node); u != "" {
 		if err := b.buildUnion(f, path, u, node); err != nil {
 			return nil, err
@@ -439,14 +451,27 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	}
 	if enum != nil {
 		// Only the values of the member's types can be its values.
+		all := enum
 		var null bool
 		enum, null = enumOf(types[0], enum)
+		if len(enum) == 0 && slices.ContainsFunc(all, func(v string) bool { return ofType(v, types[0]) }) {
+			return nil, fmt.Errorf("%s: %s on a member of type %s is not supported by the generator", path, valuesRule, types[0])
+		}
 		if types[0] == "null" && null {
 			// Null is the member's only value, and one the enum allows.
 			enum, null = []string{"null"}, f.Nullable
 		}
+		if len(enum) == 0 && !null {
+			// No value of the member's type is one of the values.
+			f.Kind, f.Never, f.Nullable, f.Default = kindNever, valuesRule, false, nil
+			f.Repr = reprPointer
+			if required {
+				f.Repr = reprValue
+			}
+			return f, nil
+		}
 		if len(enum) == 0 {
-			return nil, fmt.Errorf("%s: %s allows no value of type %s", path, valuesRule, types[0])
+			return nil, fmt.Errorf("%s: %s allows null alone", path, valuesRule)
 		}
 		if f.Nullable != null {
 			return nil, fmt.Errorf("%s: the %s of a nullable member must list null, and only a nullable one's", path, valuesRule)
@@ -971,4 +996,27 @@ func typeWords(t string) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// ofType reports whether the canonical JSON value v is of the JSON
+// Schema type typ.
+func ofType(v, typ string) bool {
+	switch c := v[0]; typ {
+	case "string":
+		return c == '"'
+	case "boolean":
+		return c == 't' || c == 'f'
+	case "array":
+		return c == '['
+	case "object":
+		return c == '{'
+	case "null":
+		return c == 'n'
+	case "number":
+		return c == '-' || c >= '0' && c <= '9'
+	case "integer":
+		r, ok := new(big.Rat).SetString(v)
+		return ok && r.IsInt()
+	}
+	return false
 }

@@ -170,11 +170,18 @@ func withoutScheme(uri string) string {
 	return uri
 }
 
+// never is the key of the node that allows no value, with why: what a
+// schema cannot spell, so that no schema can mean it by mistake.
+const never = "\x00never"
+
 // parseNode reads the schema at path.
 func parseNode(path string, raw json.RawMessage) (node, error) {
-	if string(raw) == "true" {
+	switch string(raw) {
+	case "true":
 		// The schema that allows everything, as {} does.
 		return node{}, nil
+	case "false":
+		return node{never: json.RawMessage(`"false"`)}, nil
 	}
 	var n node
 	if err := json.Unmarshal(raw, &n); err != nil || n == nil {

@@ -440,3 +440,11 @@ func validateUnion(g *generator, f *field, name, x string, _ bool) {
 	g.p("}")
 	g.p("}")
 }
+
+// validateNever writes the check that a member the schema allows no
+// value for is absent.
+func validateNever(g *generator, f *field, name, x string, _ bool) {
+	g.p("if %s != nil {", x)
+	g.p("e.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("}")
+}

@@ -6,21 +6,37 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020additionalproperties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof10"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof6"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof7"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof8"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020allof9"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020booleanschema0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020booleanschema1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const10"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const13"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const14"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const15"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const16"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020const5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020dependentrequired0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020dependentrequired1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020dependentrequired2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum13"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum14"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum5"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum7"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020enum9"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020exclusivemaximum0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020exclusiveminimum0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020formatdate0"
@@ -60,8 +76,12 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020pattern0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020pattern1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref10"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref35"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref9"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020required0"
@@ -84,21 +104,36 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7additionalproperties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof10"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof6"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof7"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof8"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7allof9"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7booleanschema0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7booleanschema1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const10"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const13"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const14"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const15"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const16"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7const5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7dependencies0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7dependencies1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7dependencies2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum13"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum5"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum7"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7enum9"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7exclusivemaximum0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7exclusiveminimum0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7format0"
@@ -153,9 +188,13 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7pattern0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7pattern1"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref10"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref3"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref34"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref4"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref5"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7required0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7required1"
@@ -174,7 +213,7 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// Groups are the suite's 660 groups, 168 of them generated, in the order of its files.
+// Groups are the suite's 660 groups, 207 of them generated, in the order of its files.
 var Groups = []Group{
 	{Draft: "draft7", File: "additionalItems.json", Index: 0, Description: "additionalItems as schema",
 		Refused: "/as_array: keyword \"additionalItems\" is not supported by the generator",
@@ -308,12 +347,12 @@ var Groups = []Group{
 			{"any value is valid", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "allOf.json", Index: 4, Description: "allOf with boolean schemas, some false",
-		Refused: "/as_string/allOf/1: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d7allof4.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "allOf.json", Index: 5, Description: "allOf with boolean schemas, all false",
-		Refused: "/as_string/allOf/0: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d7allof5.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
@@ -328,19 +367,19 @@ var Groups = []Group{
 			{"any data is valid", "1", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "allOf.json", Index: 8, Description: "allOf with the first empty schema",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d7allof8.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"string is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "allOf.json", Index: 9, Description: "allOf with the last empty schema",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d7allof9.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"string is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "allOf.json", Index: 10, Description: "nested allOf, to check validation semantics",
-		Refused: "/as_integer: allOf: no value is of types \"integer\" and \"null\"",
+		New: func() msg.Message { return d7allof10.New() },
 		Tests: []Test{
 			{"null is valid", "null", "as_null", true},
 			{"anything non-null is invalid", "123", "as_integer", false},
@@ -421,7 +460,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "value", true},
 		}},
 	{Draft: "draft7", File: "boolean_schema.json", Index: 1, Description: "boolean schema 'false'",
-		Refused: "/value: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d7booleanschema1.New() },
 		Tests: []Test{
 			{"number is invalid", "1", "value", false},
 			{"string is invalid", "\"foo\"", "value", false},
@@ -434,14 +473,14 @@ var Groups = []Group{
 			{"empty array is invalid", "[]", "value", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 0, Description: "const validation",
-		Refused: "/as_string: const allows no value of type string",
+		New: func() msg.Message { return d7const0.New() },
 		Tests: []Test{
 			{"same value is valid", "2", "as_integer", true},
 			{"another value is invalid", "5", "as_integer", false},
 			{"another type is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 1, Description: "const with object",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"same object is valid", "{\"foo\":\"bar\",\"baz\":\"bax\"}", "as_object", true},
 			{"same object with different property order is valid", "{\"baz\":\"bax\",\"foo\":\"bar\"}", "as_object", true},
@@ -449,62 +488,62 @@ var Groups = []Group{
 			{"another type is invalid", "[1,2]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 2, Description: "const with array",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"same array is valid", "[{\"foo\":\"bar\"}]", "as_array", true},
 			{"another array item is invalid", "[2]", "as_array", false},
 			{"array with additional items is invalid", "[1,2,3]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 3, Description: "const with null",
-		Refused: "/as_integer: const allows no value of type integer",
+		Refused: "/as_integer: const allows null alone",
 		Tests: []Test{
 			{"null is valid", "null", "as_null", true},
 			{"not null is invalid", "0", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 4, Description: "const with false does not match 0",
-		Refused: "/as_integer: const allows no value of type integer",
+		New: func() msg.Message { return d7const4.New() },
 		Tests: []Test{
 			{"false is valid", "false", "as_boolean", true},
 			{"integer zero is invalid", "0", "as_integer", false},
 			{"float zero is invalid", "0.0", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 5, Description: "const with true does not match 1",
-		Refused: "/as_integer: const allows no value of type integer",
+		New: func() msg.Message { return d7const5.New() },
 		Tests: []Test{
 			{"true is valid", "true", "as_boolean", true},
 			{"integer one is invalid", "1", "as_integer", false},
 			{"float one is invalid", "1.0", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 6, Description: "const with [false] does not match [0]",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is valid", "[false]", "as_array", true},
 			{"[0] is invalid", "[0]", "as_array", false},
 			{"[0.0] is invalid", "[0.0]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 7, Description: "const with [true] does not match [1]",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is valid", "[true]", "as_array", true},
 			{"[1] is invalid", "[1]", "as_array", false},
 			{"[1.0] is invalid", "[1.0]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 8, Description: "const with {\"a\": false} does not match {\"a\": 0}",
-		Refused: "/as_object: const allows no value of type object",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"{\"a\": false} is valid", "{\"a\":false}", "as_object", true},
 			{"{\"a\": 0} is invalid", "{\"a\":0}", "as_object", false},
 			{"{\"a\": 0.0} is invalid", "{\"a\":0.0}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 9, Description: "const with {\"a\": true} does not match {\"a\": 1}",
-		Refused: "/as_object: const allows no value of type object",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"{\"a\": true} is valid", "{\"a\":true}", "as_object", true},
 			{"{\"a\": 1} is invalid", "{\"a\":1}", "as_object", false},
 			{"{\"a\": 1.0} is invalid", "{\"a\":1.0}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 10, Description: "const with 0 does not match other zero-like types",
-		Refused: "/as_array: const allows no value of type array",
+		New: func() msg.Message { return d7const10.New() },
 		Tests: []Test{
 			{"false is invalid", "false", "as_boolean", false},
 			{"integer zero is valid", "0", "as_integer", true},
@@ -514,14 +553,14 @@ var Groups = []Group{
 			{"empty string is invalid", "\"\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 11, Description: "const with 1 does not match true",
-		Refused: "/as_boolean: const allows no value of type boolean",
+		New: func() msg.Message { return d7const11.New() },
 		Tests: []Test{
 			{"true is invalid", "true", "as_boolean", false},
 			{"integer one is valid", "1", "as_integer", true},
 			{"float one is valid", "1.0", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "const.json", Index: 12, Description: "const with -2.0 matches integer and float types",
-		Refused: "/as_number: const allows no value of type number",
+		Refused: "/as_number: const on a member of type number is not supported by the generator",
 		Tests: []Test{
 			{"integer -2 is valid", "-2", "as_integer", true},
 			{"integer 2 is invalid", "2", "as_integer", false},
@@ -700,7 +739,7 @@ var Groups = []Group{
 			{"something else is invalid", "4", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 1, Description: "heterogeneous enum validation",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"one of the enum is valid", "[]", "as_array", true},
 			{"something else is invalid", "null", "as_null", false},
@@ -733,56 +772,56 @@ var Groups = []Group{
 			{"another string is invalid", "\"abc\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 5, Description: "enum with false does not match 0",
-		Refused: "/as_integer: enum allows no value of type integer",
+		New: func() msg.Message { return d7enum5.New() },
 		Tests: []Test{
 			{"false is valid", "false", "as_boolean", true},
 			{"integer zero is invalid", "0", "as_integer", false},
 			{"float zero is invalid", "0.0", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 6, Description: "enum with [false] does not match [0]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is valid", "[false]", "as_array", true},
 			{"[0] is invalid", "[0]", "as_array", false},
 			{"[0.0] is invalid", "[0.0]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 7, Description: "enum with true does not match 1",
-		Refused: "/as_integer: enum allows no value of type integer",
+		New: func() msg.Message { return d7enum7.New() },
 		Tests: []Test{
 			{"true is valid", "true", "as_boolean", true},
 			{"integer one is invalid", "1", "as_integer", false},
 			{"float one is invalid", "1.0", "as_integer", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 8, Description: "enum with [true] does not match [1]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is valid", "[true]", "as_array", true},
 			{"[1] is invalid", "[1]", "as_array", false},
 			{"[1.0] is invalid", "[1.0]", "as_array", false},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 9, Description: "enum with 0 does not match false",
-		Refused: "/as_boolean: enum allows no value of type boolean",
+		New: func() msg.Message { return d7enum9.New() },
 		Tests: []Test{
 			{"false is invalid", "false", "as_boolean", false},
 			{"integer zero is valid", "0", "as_integer", true},
 			{"float zero is valid", "0.0", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 10, Description: "enum with [0] does not match [false]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is invalid", "[false]", "as_array", false},
 			{"[0] is valid", "[0]", "as_array", true},
 			{"[0.0] is valid", "[0.0]", "as_array", true},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 11, Description: "enum with 1 does not match true",
-		Refused: "/as_boolean: enum allows no value of type boolean",
+		New: func() msg.Message { return d7enum11.New() },
 		Tests: []Test{
 			{"true is invalid", "true", "as_boolean", false},
 			{"integer one is valid", "1", "as_integer", true},
 			{"float one is valid", "1.0", "as_integer", true},
 		}},
 	{Draft: "draft7", File: "enum.json", Index: 12, Description: "enum with [1] does not match [true]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is invalid", "[true]", "as_array", false},
 			{"[1] is valid", "[1]", "as_array", true},
@@ -1089,7 +1128,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "as_array", true},
 		}},
 	{Draft: "draft7", File: "items.json", Index: 3, Description: "items with boolean schema (false)",
-		Refused: "/as_array: only arrays of plain strings are supported",
+		Refused: "/as_array/items: items of kind no value are not supported by the generator",
 		Tests: []Test{
 			{"any non-empty array is invalid", "[1,\"foo\",true]", "as_array", false},
 			{"empty array is valid", "[]", "as_array", true},
@@ -1926,7 +1965,7 @@ var Groups = []Group{
 			{"additionalProperty invalidates others", "{\"quux\":\"foo\"}", "as_object", false},
 		}},
 	{Draft: "draft7", File: "properties.json", Index: 2, Description: "properties with boolean schema",
-		Refused: "/as_object/bar: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d7properties2.New() },
 		Tests: []Test{
 			{"no property present is valid", "{}", "as_object", true},
 			{"only 'true' property present is valid", "{\"foo\":1}", "as_object", true},
@@ -2032,7 +2071,7 @@ var Groups = []Group{
 			{"percent valid", "{\"percent\":123}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 4, Description: "nested refs",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"integer\"",
+		New: func() msg.Message { return d7ref4.New() },
 		Tests: []Test{
 			{"nested ref valid", "5", "as_integer", true},
 			{"nested ref invalid", "\"a\"", "as_string", false},
@@ -2074,7 +2113,7 @@ var Groups = []Group{
 			{"any value is valid", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 11, Description: "$ref to boolean schema false",
-		Refused: "/as_string/allOf/0: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d7ref11.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
@@ -2109,7 +2148,7 @@ var Groups = []Group{
 			{"mismatch", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 17, Description: "naive replacement of $ref with its destination is not correct",
-		Refused: "/as_object: enum allows no value of type object",
+		Refused: "/as_object: enum on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"do not evaluate the $ref inside the enum, matching any string", "\"this is a string\"", "as_string", false},
 			{"do not evaluate the $ref inside the enum, definition exact match", "{\"type\":\"string\"}", "as_object", false},
@@ -2214,7 +2253,7 @@ var Groups = []Group{
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft7", File: "ref.json", Index: 34, Description: "empty tokens in $ref json-pointer",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d7ref34.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
@@ -2627,12 +2666,12 @@ var Groups = []Group{
 			{"any value is valid", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "allOf.json", Index: 4, Description: "allOf with boolean schemas, some false",
-		Refused: "/as_string/allOf/1: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d2020allof4.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "allOf.json", Index: 5, Description: "allOf with boolean schemas, all false",
-		Refused: "/as_string/allOf/0: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d2020allof5.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
@@ -2647,19 +2686,19 @@ var Groups = []Group{
 			{"any data is valid", "1", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "allOf.json", Index: 8, Description: "allOf with the first empty schema",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d2020allof8.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"string is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "allOf.json", Index: 9, Description: "allOf with the last empty schema",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d2020allof9.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"string is invalid", "\"foo\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "allOf.json", Index: 10, Description: "nested allOf, to check validation semantics",
-		Refused: "/as_integer: allOf: no value is of types \"integer\" and \"null\"",
+		New: func() msg.Message { return d2020allof10.New() },
 		Tests: []Test{
 			{"null is valid", "null", "as_null", true},
 			{"anything non-null is invalid", "123", "as_integer", false},
@@ -2764,7 +2803,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "value", true},
 		}},
 	{Draft: "draft2020-12", File: "boolean_schema.json", Index: 1, Description: "boolean schema 'false'",
-		Refused: "/value: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d2020booleanschema1.New() },
 		Tests: []Test{
 			{"number is invalid", "1", "value", false},
 			{"string is invalid", "\"foo\"", "value", false},
@@ -2777,14 +2816,14 @@ var Groups = []Group{
 			{"empty array is invalid", "[]", "value", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 0, Description: "const validation",
-		Refused: "/as_string: const allows no value of type string",
+		New: func() msg.Message { return d2020const0.New() },
 		Tests: []Test{
 			{"same value is valid", "2", "as_integer", true},
 			{"another value is invalid", "5", "as_integer", false},
 			{"another type is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 1, Description: "const with object",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"same object is valid", "{\"foo\":\"bar\",\"baz\":\"bax\"}", "as_object", true},
 			{"same object with different property order is valid", "{\"baz\":\"bax\",\"foo\":\"bar\"}", "as_object", true},
@@ -2792,62 +2831,62 @@ var Groups = []Group{
 			{"another type is invalid", "[1,2]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 2, Description: "const with array",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"same array is valid", "[{\"foo\":\"bar\"}]", "as_array", true},
 			{"another array item is invalid", "[2]", "as_array", false},
 			{"array with additional items is invalid", "[1,2,3]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 3, Description: "const with null",
-		Refused: "/as_integer: const allows no value of type integer",
+		Refused: "/as_integer: const allows null alone",
 		Tests: []Test{
 			{"null is valid", "null", "as_null", true},
 			{"not null is invalid", "0", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 4, Description: "const with false does not match 0",
-		Refused: "/as_integer: const allows no value of type integer",
+		New: func() msg.Message { return d2020const4.New() },
 		Tests: []Test{
 			{"false is valid", "false", "as_boolean", true},
 			{"integer zero is invalid", "0", "as_integer", false},
 			{"float zero is invalid", "0.0", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 5, Description: "const with true does not match 1",
-		Refused: "/as_integer: const allows no value of type integer",
+		New: func() msg.Message { return d2020const5.New() },
 		Tests: []Test{
 			{"true is valid", "true", "as_boolean", true},
 			{"integer one is invalid", "1", "as_integer", false},
 			{"float one is invalid", "1.0", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 6, Description: "const with [false] does not match [0]",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is valid", "[false]", "as_array", true},
 			{"[0] is invalid", "[0]", "as_array", false},
 			{"[0.0] is invalid", "[0.0]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 7, Description: "const with [true] does not match [1]",
-		Refused: "/as_array: const allows no value of type array",
+		Refused: "/as_array: const on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is valid", "[true]", "as_array", true},
 			{"[1] is invalid", "[1]", "as_array", false},
 			{"[1.0] is invalid", "[1.0]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 8, Description: "const with {\"a\": false} does not match {\"a\": 0}",
-		Refused: "/as_object: const allows no value of type object",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"{\"a\": false} is valid", "{\"a\":false}", "as_object", true},
 			{"{\"a\": 0} is invalid", "{\"a\":0}", "as_object", false},
 			{"{\"a\": 0.0} is invalid", "{\"a\":0.0}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 9, Description: "const with {\"a\": true} does not match {\"a\": 1}",
-		Refused: "/as_object: const allows no value of type object",
+		Refused: "/as_object: const on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"{\"a\": true} is valid", "{\"a\":true}", "as_object", true},
 			{"{\"a\": 1} is invalid", "{\"a\":1}", "as_object", false},
 			{"{\"a\": 1.0} is invalid", "{\"a\":1.0}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 10, Description: "const with 0 does not match other zero-like types",
-		Refused: "/as_array: const allows no value of type array",
+		New: func() msg.Message { return d2020const10.New() },
 		Tests: []Test{
 			{"false is invalid", "false", "as_boolean", false},
 			{"integer zero is valid", "0", "as_integer", true},
@@ -2857,14 +2896,14 @@ var Groups = []Group{
 			{"empty string is invalid", "\"\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 11, Description: "const with 1 does not match true",
-		Refused: "/as_boolean: const allows no value of type boolean",
+		New: func() msg.Message { return d2020const11.New() },
 		Tests: []Test{
 			{"true is invalid", "true", "as_boolean", false},
 			{"integer one is valid", "1", "as_integer", true},
 			{"float one is valid", "1.0", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "const.json", Index: 12, Description: "const with -2.0 matches integer and float types",
-		Refused: "/as_number: const allows no value of type number",
+		Refused: "/as_number: const on a member of type number is not supported by the generator",
 		Tests: []Test{
 			{"integer -2 is valid", "-2", "as_integer", true},
 			{"integer 2 is invalid", "2", "as_integer", false},
@@ -3213,7 +3252,7 @@ var Groups = []Group{
 			{"something else is invalid", "4", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 1, Description: "heterogeneous enum validation",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"one of the enum is valid", "[]", "as_array", true},
 			{"something else is invalid", "null", "as_null", false},
@@ -3246,56 +3285,56 @@ var Groups = []Group{
 			{"another string is invalid", "\"abc\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 5, Description: "enum with false does not match 0",
-		Refused: "/as_integer: enum allows no value of type integer",
+		New: func() msg.Message { return d2020enum5.New() },
 		Tests: []Test{
 			{"false is valid", "false", "as_boolean", true},
 			{"integer zero is invalid", "0", "as_integer", false},
 			{"float zero is invalid", "0.0", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 6, Description: "enum with [false] does not match [0]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is valid", "[false]", "as_array", true},
 			{"[0] is invalid", "[0]", "as_array", false},
 			{"[0.0] is invalid", "[0.0]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 7, Description: "enum with true does not match 1",
-		Refused: "/as_integer: enum allows no value of type integer",
+		New: func() msg.Message { return d2020enum7.New() },
 		Tests: []Test{
 			{"true is valid", "true", "as_boolean", true},
 			{"integer one is invalid", "1", "as_integer", false},
 			{"float one is invalid", "1.0", "as_integer", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 8, Description: "enum with [true] does not match [1]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is valid", "[true]", "as_array", true},
 			{"[1] is invalid", "[1]", "as_array", false},
 			{"[1.0] is invalid", "[1.0]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 9, Description: "enum with 0 does not match false",
-		Refused: "/as_boolean: enum allows no value of type boolean",
+		New: func() msg.Message { return d2020enum9.New() },
 		Tests: []Test{
 			{"false is invalid", "false", "as_boolean", false},
 			{"integer zero is valid", "0", "as_integer", true},
 			{"float zero is valid", "0.0", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 10, Description: "enum with [0] does not match [false]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[false] is invalid", "[false]", "as_array", false},
 			{"[0] is valid", "[0]", "as_array", true},
 			{"[0.0] is valid", "[0.0]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 11, Description: "enum with 1 does not match true",
-		Refused: "/as_boolean: enum allows no value of type boolean",
+		New: func() msg.Message { return d2020enum11.New() },
 		Tests: []Test{
 			{"true is invalid", "true", "as_boolean", false},
 			{"integer one is valid", "1", "as_integer", true},
 			{"float one is valid", "1.0", "as_integer", true},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 12, Description: "enum with [1] does not match [true]",
-		Refused: "/as_array: enum allows no value of type array",
+		Refused: "/as_array: enum on a member of type array is not supported by the generator",
 		Tests: []Test{
 			{"[true] is invalid", "[true]", "as_array", false},
 			{"[1] is valid", "[1]", "as_array", true},
@@ -3308,7 +3347,7 @@ var Groups = []Group{
 			{"do not match string lacking nul", "\"hellothere\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "enum.json", Index: 14, Description: "empty enum",
-		Refused: "/as_array: enum allows no value of type array",
+		New: func() msg.Message { return d2020enum14.New() },
 		Tests: []Test{
 			{"string is invalid", "\"foo\"", "as_string", false},
 			{"number is invalid", "42", "as_integer", false},
@@ -3641,7 +3680,7 @@ var Groups = []Group{
 			{"empty array is valid", "[]", "as_array", true},
 		}},
 	{Draft: "draft2020-12", File: "items.json", Index: 2, Description: "items with boolean schema (false)",
-		Refused: "/as_array: only arrays of plain strings are supported",
+		Refused: "/as_array/items: items of kind no value are not supported by the generator",
 		Tests: []Test{
 			{"any non-empty array is invalid", "[1,\"foo\",true]", "as_array", false},
 			{"empty array is valid", "[]", "as_array", true},
@@ -4728,7 +4767,7 @@ var Groups = []Group{
 			{"additionalProperty invalidates others", "{\"quux\":\"foo\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "properties.json", Index: 2, Description: "properties with boolean schema",
-		Refused: "/as_object/bar: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d2020properties2.New() },
 		Tests: []Test{
 			{"no property present is valid", "{}", "as_object", true},
 			{"only 'true' property present is valid", "{\"foo\":1}", "as_object", true},
@@ -4834,7 +4873,7 @@ var Groups = []Group{
 			{"percent valid", "{\"percent\":123}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 4, Description: "nested refs",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"integer\"",
+		New: func() msg.Message { return d2020ref4.New() },
 		Tests: []Test{
 			{"nested ref valid", "5", "as_integer", true},
 			{"nested ref invalid", "\"a\"", "as_string", false},
@@ -4870,7 +4909,7 @@ var Groups = []Group{
 			{"any value is valid", "\"foo\"", "as_string", true},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 10, Description: "$ref to boolean schema false",
-		Refused: "/as_string: a boolean schema (false) is not supported by the generator",
+		New: func() msg.Message { return d2020ref10.New() },
 		Tests: []Test{
 			{"any value is invalid", "\"foo\"", "as_string", false},
 		}},
@@ -4892,7 +4931,7 @@ var Groups = []Group{
 			{"referenced subschema doesn't see annotations from properties", "{\"prop1\":\"match\"}", "as_object", false},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 14, Description: "naive replacement of $ref with its destination is not correct",
-		Refused: "/as_object: enum allows no value of type object",
+		Refused: "/as_object: enum on a member of type object is not supported by the generator",
 		Tests: []Test{
 			{"do not evaluate the $ref inside the enum, matching any string", "\"this is a string\"", "as_string", false},
 			{"do not evaluate the $ref inside the enum, definition exact match", "{\"type\":\"string\"}", "as_object", false},
@@ -5021,7 +5060,7 @@ var Groups = []Group{
 			{"non-number is invalid", "\"a\"", "as_string", false},
 		}},
 	{Draft: "draft2020-12", File: "ref.json", Index: 35, Description: "empty tokens in $ref json-pointer",
-		Refused: "/as_string: allOf: no value is of types \"string\" and \"number\"",
+		New: func() msg.Message { return d2020ref35.New() },
 		Tests: []Test{
 			{"number is valid", "1", "as_integer", true},
 			{"non-number is invalid", "\"a\"", "as_string", false},
@@ -5865,7 +5904,7 @@ var Groups = []Group{
 			{"extra items are invalid even if unique", "[false,true,null]", "as_array", false},
 		}},
 	{Draft: "draft2020-12", File: "vocabulary.json", Index: 0, Description: "schema that uses custom metaschema with with no validation vocabulary",
-		Refused: "/as_object/badProperty: a boolean schema (false) is not supported by the generator",
+		Refused: "/as_object/numberProperty: want one type besides null, got []",
 		Tests: []Test{
 			{"applicator vocabulary still works", "{\"badProperty\":\"this property should not exist\"}", "as_object", false},
 			{"no validation: valid number", "{\"numberProperty\":20}", "as_object", true},

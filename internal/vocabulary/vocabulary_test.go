@@ -60,12 +60,13 @@ var values = map[string][]string{
 	"points":   {"", `[]`, `[{"x":0}]`, `[{"x":1,"label":"ab"},{"x":2}]`, `[{"x":-1}]`, `[{"label":"a"}]`, `[{"x":1,"label":"abcde"}]`, `[{"x":1,"y":2}]`, `[{"x":1},{"x":1},{"x":1},{"x":1}]`, `[1]`},
 	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
 	"setting":  {"", `"abc"`, `"abcd"`, `0`, `-1`, `1.0`, `1.5`, `{"mode":"x"}`, `{}`, `null`, `true`, `[]`},
+	"retired":  {"", `null`, `1`, `{}`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -141,7 +142,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }

@@ -585,3 +585,14 @@ func (e *Errors) Union(base, name string, rule msg.Rule, n int) {
 func (e *Encoder) NoValue(member string) {
 	e.fail("cannot encode member " + strconv.Quote(member) + ": its union holds no value")
 }
+
+// Never records that the member base+name has a value where its schema
+// allows none (rule false, or the enum, const or type that no value of
+// the member passes).
+func (e *Errors) Never(base, name string, rule msg.Rule) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, rule, "", "the schema allows no value here: the member must be absent")
+}

@@ -101,6 +101,11 @@ type Reading struct {
 	// a value are told apart.
 	Setting msg.Nullable[Setting]
 
+	// Retired is the member "retired": Optional: nil when absent. The schema
+	// allows no value here: the member may only be absent, and any value is a
+	// violation.
+	Retired json.RawMessage
+
 	// Cleared is the member "cleared": Optional: nil when absent. Its only
 	// value is null: a member of type struct{} is present, and encodes as null.
 	Cleared *struct{}
@@ -435,7 +440,12 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 					}
 				}
 			}
-		case 19: // cleared
+		case 19: // retired
+			if x, ok := d.AnyValue(base, "/retired"); ok {
+				v.Retired = x
+				d.Never(base, "/retired", msg.RuleFalse)
+			}
+		case 20: // cleared
 			if x, ok := d.NullValue(base, "/cleared"); ok {
 				if p == nil {
 					p = new(readingPointees)
@@ -443,7 +453,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Cleared = x
 				v.Cleared = &p.Cleared
 			}
-		case 20: // anything
+		case 21: // anything
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
@@ -472,15 +482,16 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
 // not. It checks what a Go value can hold and the schema rejects: enum
 // values, bounds, multiples, lengths, patterns, item counts, repeated
-// items, times RFC 3339 cannot express, numbers that are not JSON, strings
-// that are not UTF-8 and extra members that are not JSON or are named like
-// declared ones. It allocates nothing when v is valid.
+// items, times RFC 3339 cannot express, numbers that are not JSON, members
+// the schema allows no value for, strings that are not UTF-8 and extra
+// members that are not JSON or are named like declared ones. It allocates
+// nothing when v is valid.
 func (v *Reading) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -586,6 +597,9 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 				e.Union(base, "/setting", msg.RuleOneOf, n)
 			}
 		}
+	}
+	if v.Retired != nil {
+		e.Never(base, "/retired", msg.RuleFalse)
 	}
 	if v.Anything != nil {
 		e.RawValue(base, "/anything", v.Anything)
@@ -760,6 +774,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 			e.Null()
 		}
 	}
+	if v.Retired != nil {
+		e.Member(`"retired":`)
+		e.Raw(v.Retired)
+	}
 	if v.Cleared != nil {
 		e.Member(`"cleared":`)
 		e.NullValue(*v.Cleared)
@@ -774,7 +792,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 628
+	n := 647
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -796,7 +814,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything":
 		return true
 	}
 	return false
