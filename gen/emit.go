@@ -282,6 +282,13 @@ func (f *field) doc() string {
 	if f.Unique {
 		b.WriteString(" No two items are equal.")
 	}
+	if f.RawValues != nil {
+		if len(f.RawValues) == 1 {
+			fmt.Fprintf(&b, " Always %s.", f.RawValues[0])
+		} else {
+			fmt.Fprintf(&b, " One of %s.", strings.Join(f.RawValues, ", "))
+		}
+	}
 	if f.Allowed != nil {
 		if len(f.Allowed) == 1 {
 			fmt.Fprintf(&b, " Always %s.", f.Allowed[0])
@@ -473,7 +480,7 @@ func (g *generator) declared(m *message) {
 func (g *generator) patterns() {
 	var list []*field
 	g.sf.Root.walkFields(func(f *field) {
-		if f.Pattern != "" || f.FactorVar != "" {
+		if f.Pattern != "" || f.FactorVar != "" || f.ValuesVar != "" {
 			list = append(list, f)
 		}
 	})
@@ -491,6 +498,13 @@ func (g *generator) patterns() {
 		}
 		if f.FactorVar != "" {
 			g.p("%s = wire.NewFactor(%q)", f.FactorVar, f.Factor)
+		}
+		if f.ValuesVar != "" {
+			var vals []string
+			for _, v := range f.RawValues {
+				vals = append(vals, strconv.Quote(v))
+			}
+			g.p("%s = wire.NewValues(%s)", f.ValuesVar, strings.Join(vals, ", "))
 		}
 	}
 	g.p(")")

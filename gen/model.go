@@ -108,6 +108,11 @@ type field struct {
 	// (Union, the keyword), one per JSON type, in the schema's order.
 	Branches []*field
 	Union    string
+	// RawValues are the values an enum or const allows a number, an
+	// array, an object or a member of any value, as JSON compared by
+	// JSON equality at run time, through the package variable ValuesVar.
+	RawValues []string
+	ValuesVar string
 	// Never is, for kindNever, the rule any value breaks: false (a false
 	// schema), enum, const or type (an allOf of types that share none).
 	Never string
@@ -179,6 +184,9 @@ func (sf *schemaFile) olderMinor() {
 		}
 		if f.FactorVar != "" {
 			f.FactorVar += sf.Suffix
+		}
+		if f.ValuesVar != "" {
+			f.ValuesVar += sf.Suffix
 		}
 		if f.Object != nil && !renamed[f.Object] {
 			renamed[f.Object] = true
@@ -435,7 +443,7 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		f.Nullable = true
 		types = slices.Delete(types, i, i+1)
 	}
-	if len(all) == 0 && enum == nil && onlyAnnotations(node) {
+	if len(all) == 0 && onlyAnnotations(without(node, "enum", "const")) {
 		// A schema that asserts nothing: any value.
 		types = []string{"any"}
 	}
@@ -448,6 +456,25 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	}
 	if len(types) != 1 {
 		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
+	}
+	if enum != nil && slices.Contains([]string{"number", "array", "object", "any"}, types[0]) {
+		// Values compared as JSON at run time: those of the member's
+		// type (any value's, for a member of any type).
+		raws := slices.DeleteFunc(slices.Clone(enum), func(v string) bool { return types[0] != "any" && !ofType(v, types[0]) })
+		null := slices.Contains(enum, "null")
+		switch {
+		case types[0] == "any":
+		case len(raws) == 0 && !(null && f.Nullable):
+			f.Kind, f.Never, f.Nullable, f.Default = kindNever, valuesRule, false, nil
+			f.Repr = reprPointer
+			if required {
+				f.Repr = reprValue
+			}
+			return f, nil
+		case f.Nullable != null:
+			return nil, fmt.Errorf("%s: the %s of a nullable member must list null, and only a nullable one's", path, valuesRule)
+		}
+		f.RawValues, f.Values, enum = raws, valuesRule, nil
 	}
 	if enum != nil {
 		// Only the values of the member's types can be its values.
@@ -866,7 +893,7 @@ func (f *field) nameEnum() {
 // namePatterns names the package variable of each pattern of sf's
 // messages by its place among them.
 func (sf *schemaFile) namePatterns() {
-	n, k := 0, 0
+	n, k, v := 0, 0, 0
 	sf.Root.walkFields(func(f *field) {
 		if f.Pattern != "" {
 			n++
@@ -875,6 +902,10 @@ func (sf *schemaFile) namePatterns() {
 		if f.Kind == kindNumber && f.Factor != "" {
 			k++
 			f.FactorVar = "factor" + strconv.Itoa(k)
+		}
+		if f.RawValues != nil {
+			v++
+			f.ValuesVar = "values" + strconv.Itoa(v)
 		}
 	})
 }
@@ -1019,4 +1050,13 @@ func ofType(v, typ string) bool {
 		return ok && r.IsInt()
 	}
 	return false
+}
+
+// without returns n without the keywords given.
+func without(n node, keywords ...string) node {
+	out := maps.Clone(n)
+	for _, k := range keywords {
+		delete(out, k)
+	}
+	return out
 }

@@ -425,7 +425,7 @@ func jsonCanonical(raw json.RawMessage) (string, error) {
 			if r.IsInt() {
 				b.WriteString(r.Num().String())
 			} else {
-				b.WriteString(r.RatString())
+				b.WriteString(numberText(r))
 			}
 		case []any:
 			b.WriteByte('[')

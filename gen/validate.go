@@ -50,6 +50,10 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
+	if f.ValuesVar != "" {
+		check := map[kind]string{kindNumber: "NumberValues", kindRawArray: "ArrayValues", kindRawObject: "ObjectValues", kindAny: "RawValues"}[f.Kind]
+		g.p("%s.%s(base, %s, %s, %s, msg.Rule%s)", e, check, name, x, f.ValuesVar, exportName(f.Values))
+	}
 	if f.MinItems != nil {
 		g.p("%s.MinItems(base, %s, len(%s), %d)", e, name, x, *f.MinItems)
 	}
@@ -250,8 +254,9 @@ func (g *generator) validateField(f *field, batched bool) {
 		if f.Kind != kindObject {
 			x = "*" + x
 		}
-	case f.Repr == reprPointer && f.MinItems != nil:
-		// A nil slice is an absent member, which minItems allows.
+	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != ""):
+		// A nil slice is an absent member, which minItems and the
+		// values of an enum allow.
 		guard = "if " + x + " != nil {"
 	}
 	outer := g.buf
@@ -334,10 +339,12 @@ func validateAny(g *generator, f *field, name, x string, _ bool) {
 		// nil is absent.
 		g.p("if %s != nil {", x)
 		g.p("e.RawValue(base, %s, %s)", name, x)
+		g.checks(f, "e", name, x)
 		g.p("}")
 		return
 	}
 	g.p("e.RawValue(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
 }
 
 // present returns the expression that tells whether f, held in x, is

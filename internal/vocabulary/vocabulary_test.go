@@ -61,12 +61,15 @@ var values = map[string][]string{
 	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
 	"setting":  {"", `"abc"`, `"abcd"`, `0`, `-1`, `1.0`, `1.5`, `{"mode":"x"}`, `{}`, `null`, `true`, `[]`},
 	"retired":  {"", `null`, `1`, `{}`},
+	"marker":   {"", `1`, `1.0`, `"one"`, `[1,{"a":2}]`, `[1, {"a": 2.0}]`, `[{"a":2},1]`, `{"b":[true]}`, `{"b":[false]}`, `null`, `2`},
+	"shape":    {"", `[1,"x"]`, `[1.0,"x"]`, `["x",1]`, `[1]`, `"x"`},
+	"scale":    {"", `1`, `1.0`, `2e1`, `20.0`, `0.5`, `2`, `"1"`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -595,4 +596,67 @@ func (e *Errors) Never(base, name string, rule msg.Rule) {
 		return
 	}
 	e.Add(base, name, rule, "", "the schema allows no value here: the member must be absent")
+}
+
+// Values are the values an enum or const allows, each as the form
+// equalForm gives it, read once into a package variable of the
+// generated code.
+type Values struct {
+	forms map[string]bool
+	want  string // the values as the schema writes them, for messages
+}
+
+// NewValues reads the JSON values an enum or const allows.
+func NewValues(values ...string) *Values {
+	vs := &Values{forms: make(map[string]bool, len(values))}
+	for _, v := range values {
+		vs.forms[string(equalForm(nil, []byte(v)))] = true
+	}
+	if len(values) == 1 {
+		vs.want = values[0]
+	} else {
+		vs.want = "one of " + strings.Join(values, ", ")
+	}
+	return vs
+}
+
+// RawValues checks that raw is one of the values vs allows, by JSON
+// equality; rule is enum or const.
+func (e *Errors) RawValues(base, name string, raw json.RawMessage, vs *Values, rule msg.Rule) {
+	if !vs.forms[string(equalForm(nil, raw))] {
+		e.notValue(base, name, ShortenBytes(raw), vs, rule)
+	}
+}
+
+// NumberValues is RawValues for a number.
+func (e *Errors) NumberValues(base, name string, n json.Number, vs *Values, rule msg.Rule) {
+	e.RawValues(base, name, json.RawMessage(n), vs, rule)
+}
+
+// ArrayValues is RawValues for an array of any values.
+func (e *Errors) ArrayValues(base, name string, list []json.RawMessage, vs *Values, rule msg.Rule) {
+	form := []byte{'['}
+	for i, raw := range list {
+		if i > 0 {
+			form = append(form, ',')
+		}
+		form = equalForm(form, raw)
+	}
+	if !vs.forms[string(append(form, ']'))] {
+		text, _ := json.Marshal(list)
+		e.notValue(base, name, ShortenBytes(text), vs, rule)
+	}
+}
+
+// ObjectValues is RawValues for a free object.
+func (e *Errors) ObjectValues(base, name string, o msg.Object, vs *Values, rule msg.Rule) {
+	e.RawValues(base, name, o.AppendJSON(nil), vs, rule)
+}
+
+func (e *Errors) notValue(base, name, value string, vs *Values, rule msg.Rule) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, rule, value, "want "+vs.want+", got "+value)
 }

@@ -106,6 +106,20 @@ type Reading struct {
 	// violation.
 	Retired json.RawMessage
 
+	// Marker is the member "marker": Optional: nil when absent. Any JSON value,
+	// null included, kept as its text; nil is absent. One of 1, "one",
+	// [1,{"a":2}], {"b":[true]}, null.
+	Marker json.RawMessage
+
+	// Shape is the member "shape": Optional: nil when absent. Each item is any
+	// JSON value, null included, kept as its text. Always [1,"x"].
+	Shape []json.RawMessage
+
+	// Scale is the member "scale": Optional: nil when absent. A JSON number,
+	// held as its text (json.Number), so that no digit is lost and bounds are
+	// compared exactly. One of 1, 20.
+	Scale *json.Number
+
 	// Cleared is the member "cleared": Optional: nil when absent. Its only
 	// value is null: a member of type struct{} is present, and encodes as null.
 	Cleared *struct{}
@@ -218,6 +232,7 @@ type readingPointees struct {
 		p limitsPointees
 	}
 	Station Station
+	Scale   json.Number
 	Cleared struct{}
 }
 
@@ -445,7 +460,26 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				v.Retired = x
 				d.Never(base, "/retired", msg.RuleFalse)
 			}
-		case 20: // cleared
+		case 20: // marker
+			if x, ok := d.AnyValue(base, "/marker"); ok {
+				d.RawValues(base, "/marker", x, values1, msg.RuleEnum)
+				v.Marker = x
+			}
+		case 21: // shape
+			if x, ok := d.RawArray(base, "/shape"); ok {
+				d.ArrayValues(base, "/shape", x, values2, msg.RuleConst)
+				v.Shape = x
+			}
+		case 22: // scale
+			if x, ok := d.NumberValue(base, "/scale"); ok {
+				d.NumberValues(base, "/scale", x, values3, msg.RuleEnum)
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Scale = x
+				v.Scale = &p.Scale
+			}
+		case 23: // cleared
 			if x, ok := d.NullValue(base, "/cleared"); ok {
 				if p == nil {
 					p = new(readingPointees)
@@ -453,7 +487,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Cleared = x
 				v.Cleared = &p.Cleared
 			}
-		case 21: // anything
+		case 24: // anything
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
@@ -482,7 +516,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -600,6 +634,20 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	}
 	if v.Retired != nil {
 		e.Never(base, "/retired", msg.RuleFalse)
+	}
+	if v.Marker != nil {
+		if v.Marker != nil {
+			e.RawValue(base, "/marker", v.Marker)
+			e.RawValues(base, "/marker", v.Marker, values1, msg.RuleEnum)
+		}
+	}
+	if v.Shape != nil {
+		e.RawItems(base, "/shape", v.Shape)
+		e.ArrayValues(base, "/shape", v.Shape, values2, msg.RuleConst)
+	}
+	if v.Scale != nil {
+		e.NumberText(base, "/scale", *v.Scale)
+		e.NumberValues(base, "/scale", *v.Scale, values3, msg.RuleEnum)
 	}
 	if v.Anything != nil {
 		e.RawValue(base, "/anything", v.Anything)
@@ -778,6 +826,18 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"retired":`)
 		e.Raw(v.Retired)
 	}
+	if v.Marker != nil {
+		e.Member(`"marker":`)
+		e.Raw(v.Marker)
+	}
+	if v.Shape != nil {
+		e.Member(`"shape":`)
+		e.RawArray(v.Shape)
+	}
+	if v.Scale != nil {
+		e.Member(`"scale":`)
+		e.Number(*v.Scale)
+	}
 	if v.Cleared != nil {
 		e.Member(`"cleared":`)
 		e.NullValue(*v.Cleared)
@@ -792,7 +852,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 647
+	n := 757
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -808,13 +868,16 @@ func (v *Reading) size() int {
 	if v.Note != nil {
 		n += len(*v.Note)
 	}
+	if v.Scale != nil {
+		n += len(*v.Scale)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything":
 		return true
 	}
 	return false
@@ -1438,4 +1501,7 @@ func declaredSettingObject(name string) bool {
 var (
 	pattern1 = regexp.MustCompile("^[A-Z]{2}-[0-9]{3}$") // "^[A-Z]{2}-[0-9]{3}$"
 	pattern2 = regexp.MustCompile("^[a-z ]*$")           // "^[a-z ]*$"
+	values1  = wire.NewValues("1", "\"one\"", "[1,{\"a\":2}]", "{\"b\":[true]}", "null")
+	values2  = wire.NewValues("[1,\"x\"]")
+	values3  = wire.NewValues("1", "20")
 )
