@@ -41,7 +41,10 @@
 // The generator is split by concern, around one table of field kinds:
 //
 //	main.go       flags, majors and the files written
-//	node.go       a schema object read keyword by keyword
+//	node.go       a schema object read keyword by keyword, its $ref
+//	              resolved
+//	allof.go      allOf merged into one schema when its branches agree
+//	pattern.go    ECMA-262 patterns rewritten for Go's regexp, or refused
 //	model.go      the model of a schema: messages, fields, reprs
 //	fieldkind.go  the table of field kinds: a row per kind saying how a
 //	              schema declares it and how it is decoded, validated,
@@ -73,6 +76,17 @@
 // go generate ./...: it goes to the package's vN folder. A minor version
 // is the same, and must be compatible with the earlier minors of its major
 // (decision 13), or generation refuses it.
+//
+// A keyword: read it in model.go's buildField (or buildMessage, for an
+// object's own), into a field of the model; write its check in
+// validate.go's checks, which decoding and Validate share, over a method
+// of internal/wire's Errors; name its rule in package msg's list and
+// doc/rules.md; say it in the member's doc comment (emit.go's doc); add
+// it to the keywords the generator implements (model.go), and to the
+// README's table of the vocabulary. The suite (go test ./internal/suite)
+// then measures it, and the vocabulary fixture (testdata/fixture-
+// vocabulary) holds it to the oracle once it uses it. A keyword that
+// applies to one JSON type only is listed in node.go's appliesTo.
 //
 // A format (a new string format, say): a row in fieldkind.go, whose
 // JSONType and Format say how a schema declares it and whose Reader and
