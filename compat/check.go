@@ -128,6 +128,25 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 			c.differs(d, s, t, path, without, rRequired, name)
 		}
 	}
+	// A closed t rejects a member it does not declare: one s declares
+	// (decision 13's assumption does not help: t says so itself), or one
+	// neither declares, which an open s accepts (decision 3).
+	if b, ok := base.(*object); ok && t.closed {
+		for _, name := range append(s.names(), extraName(s, t)) {
+			if t.props[name] != nil || s.closed && s.props[name] == nil {
+				continue
+			}
+			sm := s.member(name)
+			if sm == nil {
+				sm = &node{types: tAll}
+			}
+			if v, ok := example(sm, nil); ok {
+				if w := b.with(name, v); s.accepts(w) && t.rejects(w)&rAdditional != 0 {
+					c.differs(d, s, t, path, w, rAdditional, name)
+				}
+			}
+		}
+	}
 	for _, name := range s.names() {
 		tn := t.member(name)
 		if tn == nil {
@@ -136,7 +155,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
 	for _, name := range t.names() {
-		if !s.declares(name) {
+		if !s.declares(name) && (!s.closed || s.props[name] != nil) {
 			c.openContent(d, s, t, path, name)
 		}
 	}
@@ -165,7 +184,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rRequired, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rRequired, rAdditional, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -244,6 +263,22 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
 		msg = fmt.Sprintf("the exclusive maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive maximum, or publish a new major version",
 			boundText(o.exMax), ov, boundText(n.exMax), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rAdditional:
+		name := ""
+		if len(named) > 0 {
+			name = named[0]
+		} else if obj, ok := v.(*object); ok {
+			for _, m := range obj.members {
+				if t.props[m.name] == nil {
+					name = m.name
+					break
+				}
+			}
+		}
+		key = name
+		code = pick("additional-properties-closed", "additional-properties-opened")
+		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
+			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
 	case rMinItems:
 		code = pick("min-items-raised", "min-items-lowered")
 		msg = fmt.Sprintf("the minimum number of items changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep it, or publish a new major version",
@@ -621,4 +656,15 @@ func lengthText(l *int) string {
 		return "none"
 	}
 	return strconv.Itoa(*l)
+}
+
+// extraName returns a member name neither a nor b declares, for an
+// object's undeclared member.
+func extraName(a, b *node) string {
+	for i := 0; ; i++ {
+		name := "extra" + strings.Repeat("_", i)
+		if !a.declares(name) && !b.declares(name) {
+			return name
+		}
+	}
 }

@@ -27,8 +27,8 @@
 // The checker is exact over the keywords the catalogue's schemas use:
 // type (null included), enum, const, format (uuid and date-time),
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
-// maxLength, minItems, maxItems, default, properties, required and
-// items, at any
+// maxLength, minItems, maxItems, default, properties, required,
+// additionalProperties (true or false) and items, at any
 // depth; titles, descriptions and other annotations change nothing. For
 // every difference it finds a witness, a message one version accepts and
 // the other rejects, from a finite set of candidates that holds a value of
@@ -51,6 +51,7 @@
 //	exclusive-maximum-lowered, exclusive-maximum-raised
 //	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
 //	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
+//	additional-properties-closed, additional-properties-opened
 //	pattern-changed     two enumerations' patterns differ on a value
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes

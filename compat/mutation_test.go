@@ -213,7 +213,7 @@ func (m *mutator) mutate(doc obj) string {
 		p = it
 		name += "[]"
 	}
-	switch m.pick(23) {
+	switch m.pick(24) {
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -288,6 +288,13 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
 		return name + ": minLength set"
+	case 23: // close or open the object
+		if _, ok := site["additionalProperties"]; ok {
+			delete(site, "additionalProperties")
+			return "object opened"
+		}
+		site["additionalProperties"] = false
+		return "object closed"
 	case 21, 22: // minItems or maxItems
 		kw := []string{"minItems", "maxItems"}[m.pick(2)]
 		if _, ok := p[kw]; ok && m.pick(3) == 0 {

@@ -77,19 +77,22 @@ type node struct {
 	maxLen       *int // maxLength; nil without one
 	// minItems and maxItems bound an array's length; nil without.
 	minItems, maxItems *int
-	minLen             int
-	pattern            *string
-	regexp             *regexp.Regexp      // the pattern, if Go's regexp reads it
-	def                *value              // the default, if any
-	imei               bool                // the IMEI rule (decision 6) applies to strings
-	extra              []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
-	items              *node               // nil: any item
-	props              map[string]*node
-	order              []string            // property names in the schema's order
-	required           []string            // in the schema's order, without repeats
-	isReq              map[string]bool     // the members of required
-	refused            []refusal           // keywords the checker cannot decide
-	examples           map[*node]exampleOf // example's answers, by the other node
+	// closed is additionalProperties false: no member but those the
+	// object declares.
+	closed   bool
+	minLen   int
+	pattern  *string
+	regexp   *regexp.Regexp      // the pattern, if Go's regexp reads it
+	def      *value              // the default, if any
+	imei     bool                // the IMEI rule (decision 6) applies to strings
+	extra    []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
+	items    *node               // nil: any item
+	props    map[string]*node
+	order    []string            // property names in the schema's order
+	required []string            // in the schema's order, without repeats
+	isReq    map[string]bool     // the members of required
+	refused  []refusal           // keywords the checker cannot decide
+	examples map[*node]exampleOf // example's answers, by the other node
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -331,6 +334,17 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.minItems = &l
 		default:
 			n.maxItems = &l
+		}
+	case "additionalProperties":
+		switch v := v.(type) {
+		case bool:
+			n.closed = !v
+		case *object:
+			if len(v.members) > 0 {
+				n.refuse(kw, "unknown-keyword", "additionalProperties as a schema, which the checker does not compare")
+			}
+		default:
+			return errors.New("want a boolean or a schema")
 		}
 	case "const":
 		// An enumeration of one value; beside an enum, the values both

@@ -14,25 +14,26 @@ import (
 )
 
 // reason is a set of the causes for which a node rejects a value.
-type reason uint16
+type reason uint32
 
 const (
-	rType      reason = 1 << iota // not one of the node's types
-	rInt64                        // an integer beyond int64 in a member typed integer (decision 2)
-	rEnum                         // not in the enumeration
-	rFormat                       // not of the format
-	rMinimum                      // below the minimum
-	rMaximum                      // above the maximum
-	rMinLength                    // shorter than the minimum length
-	rPattern                      // does not match the pattern
-	rIMEI                         // neither "" nor a valid IMEI (decision 6)
-	rRequired                     // an object lacks a required member
-	rMember                       // a member or item is rejected
-	rMaxLength                    // longer than the maximum length
-	rExMinimum                    // not above the exclusive minimum
-	rExMaximum                    // not below the exclusive maximum
-	rMinItems                     // fewer items than the minimum
-	rMaxItems                     // more items than the maximum
+	rType       reason = 1 << iota // not one of the node's types
+	rInt64                         // an integer beyond int64 in a member typed integer (decision 2)
+	rEnum                          // not in the enumeration
+	rFormat                        // not of the format
+	rMinimum                       // below the minimum
+	rMaximum                       // above the maximum
+	rMinLength                     // shorter than the minimum length
+	rPattern                       // does not match the pattern
+	rIMEI                          // neither "" nor a valid IMEI (decision 6)
+	rRequired                      // an object lacks a required member
+	rMember                        // a member or item is rejected
+	rMaxLength                     // longer than the maximum length
+	rExMinimum                     // not above the exclusive minimum
+	rExMaximum                     // not below the exclusive maximum
+	rMinItems                      // fewer items than the minimum
+	rMaxItems                      // more items than the maximum
+	rAdditional                    // a member a closed object does not declare
 )
 
 var (
@@ -171,6 +172,9 @@ func (n *node) rejects(v value) reason {
 		for _, m := range v.members {
 			if p := n.member(m.name); p != nil && p.rejects(m.value) != 0 {
 				r |= rMember
+			}
+			if n.closed && n.props[m.name] == nil {
+				r |= rAdditional
 			}
 		}
 	}
@@ -527,6 +531,14 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 	o := &object{}
 	for _, name := range names {
 		if name == except {
+			continue
+		}
+		if a.closed && a.props[name] == nil {
+			// A closed a rejects the member: if a requires it, a
+			// accepts no object at all.
+			if a.isReq[name] {
+				return nil, false
+			}
 			continue
 		}
 		an := a.member(name)

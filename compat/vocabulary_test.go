@@ -33,6 +33,10 @@ func TestNewKeywordsProvablyHold(t *testing.T) {
 		{`{"type": "array", "items": {"type": "string"}, "maxItems": 2}`, `{"type": "array", "items": {"type": "string"}, "maxItems": 3}`, true, false},
 		{`{"type": "array", "items": {"type": "string"}, "minItems": 2}`, `{"type": "array", "items": {"type": "integer"}, "minItems": 2}`, false, false},
 		{`{"type": "array", "items": {"type": "string"}, "maxItems": 0}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 0}`, true, true},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, false, true},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}}`, true, false},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false, "description": "x"}`, true, true},
+		{`{"type": "object", "properties": {"b": {"type": "string"}, "c": {"type": "integer"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, false, true},
 	} {
 		doc := func(member string) obj {
 			return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
