@@ -213,7 +213,7 @@ func (m *mutator) mutate(doc obj) string {
 		p = it
 		name += "[]"
 	}
-	switch m.pick(24) {
+	switch m.pick(25) {
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -288,6 +288,19 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
 		return name + ": minLength set"
+	case 24: // move the member's schema into definitions, behind a $ref
+		if p == nil || name == "added" || strings.HasSuffix(name, "[]") {
+			return "nothing"
+		}
+		defs, _ := doc["definitions"].(obj)
+		if defs == nil {
+			defs = obj{}
+			doc["definitions"] = defs
+		}
+		key := fmt.Sprintf("d%d", len(defs))
+		defs[key] = p
+		props[name] = obj{"$ref": "#/definitions/" + key}
+		return name + ": behind a $ref"
 	case 23: // close or open the object
 		if _, ok := site["additionalProperties"]; ok {
 			delete(site, "additionalProperties")

@@ -179,6 +179,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc = inlineRefs(doc)
 	if obj, ok := doc.(*object); ok {
 		if d, ok := obj.get("$schema"); ok {
 			s, isStr := d.(string)
@@ -229,6 +230,9 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 func (n *node) keyword(kw string, v value, name string) error {
 	switch {
 	case annotations[kw]:
+		return nil
+	case kw == "$defs" || kw == "definitions":
+		// Read where a $ref names them (see inlineRefs).
 		return nil
 	case (kw == "$schema" || kw == "$id") && n.parent == nil:
 		if _, ok := v.(string); !ok {

@@ -53,3 +53,30 @@ func TestNewKeywordsProvablyHold(t *testing.T) {
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
 }
+
+// TestRefsAreComparedByWhatTheyName pins that a $ref into the schema's
+// own $defs is compared as the schema it names: moving a member's schema
+// into $defs changes nothing, and changing the definition is a change.
+func TestRefsAreComparedByWhatTheyName(t *testing.T) {
+	doc := func(member, defs string) obj {
+		return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
+			"required": ["message_id", "time", "sensor_id"], "definitions": `+defs+`,
+			"properties": {"message_id": {"type": "string", "format": "uuid"}, "time": {"type": "string", "format": "date-time"},
+			"sensor_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+	}
+	for _, tc := range []struct {
+		old, new          obj
+		backward, forward bool
+	}{
+		{doc(`{"type": "string", "maxLength": 3}`, `{}`), doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 3}}`), true, true},
+		{doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 3}}`), doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 2}}`), false, true},
+	} {
+		old, new := asSchema(t, "demo.sensor", tc.old, "1.0"), asSchema(t, "demo.sensor", tc.new, "1.1")
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "%v", r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "%v", r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
