@@ -88,6 +88,9 @@ func (g *generator) unmarshal(m *message) {
 		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
 	}
 	g.p("case wire.Undeclared:")
+	if m.Names != nil {
+		g.p("d.PropertyName(base, key, %s)", namesVar(m))
+	}
 	if m.Closed {
 		g.p("d.Additional(base, key)")
 	} else {
@@ -333,4 +336,9 @@ func decodeNever(g *generator, _ *message, f *field, name string) {
 	g.p("v.%s = x", f.GoName)
 	g.p("d.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
 	g.p("}")
+}
+
+// namesVar names the variable that holds m's propertyNames.
+func namesVar(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Names"
 }

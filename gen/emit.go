@@ -116,6 +116,16 @@ func (g *generator) imports() []string {
 		"github.com/fleetkit/catalogue/internal/wire": true,
 		"github.com/fleetkit/catalogue/msg":           true,
 	}
+	var messages func(m *message)
+	messages = func(m *message) {
+		if m.Names != nil && m.Names.RE2 != "" {
+			uses["regexp"] = true
+		}
+		for _, n := range m.Nested {
+			messages(n)
+		}
+	}
+	messages(g.sf.Root)
 	g.sf.Root.walkFields(func(f *field) {
 		if imp := f.row().Import; imp != "" {
 			uses[imp] = true
@@ -351,6 +361,20 @@ func (g *generator) message(m *message, root bool) {
 		g.p("// SchemaVersion returns %q, the version of the schema of %s messages.", g.sf.Schema.Version, m.GoName)
 		g.p("func (*%s) SchemaVersion() string { return %s }", m.GoName, version)
 		g.kind(m)
+	}
+	if ns := m.Names; ns != nil {
+		g.p("")
+		g.p("// %s is the propertyNames of %s, which every member name must pass.", namesVar(m), m.GoName)
+		g.p("var %s = &wire.Names{", namesVar(m))
+		g.p("MinLength: %d, MaxLength: %d,", ns.MinLength, ns.MaxLength)
+		if ns.RE2 != "" {
+			g.p("Pattern: regexp.MustCompile(%s), // %s", strconv.Quote(ns.RE2), strconv.Quote(ns.Pattern))
+		}
+		if ns.Check != "" {
+			g.p("Check: wire.%s,", ns.Check)
+		}
+		g.p("Schema: %q,", ns.Schema)
+		g.p("}")
 	}
 	g.unmarshal(m)
 	g.validate(m)

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/fleetkit/catalogue/internal/format"
 	"math/big"
 	"strconv"
 	"strings"
@@ -308,4 +310,11 @@ func defaultNumber(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("not a number")
 	}
 	return strconv.Quote(string(raw)), nil
+}
+
+// formatChecks are the checks of the formats held as their text, by the
+// name of their wire function, for what the generator checks itself.
+var formatChecks = map[string]func(string) string{
+	"CheckDate": format.CheckDate, "CheckTime": format.CheckTime, "CheckDuration": format.CheckDuration,
+	"CheckEmail": format.CheckEmail, "CheckIPv4": format.CheckIPv4, "CheckIPv6": format.CheckIPv6, "CheckURI": format.CheckURI,
 }

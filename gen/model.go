@@ -51,6 +51,19 @@ type message struct {
 	// dependencies), by the keyword DependentRule.
 	Dependents    []dependent
 	DependentRule string
+	// Names is the schema's propertyNames, nil without one.
+	Names *names
+}
+
+// names is what propertyNames asks of every member name: lengths in
+// code points, a pattern, a format, as wire.Names checks them.
+type names struct {
+	MinLength int
+	MaxLength int // -1 for none
+	Pattern   string
+	RE2       string
+	Check     string // the wire function of the format, if any
+	Schema    string // the schema's text, for messages
 }
 
 // A dependent says that when the member If is present, the member Then
@@ -221,7 +234,7 @@ var keywords = map[string]bool{
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
 	never:                  true,
-	"additionalProperties": true, "minProperties": true, "maxProperties": true,
+	"additionalProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,
 }
 
@@ -314,10 +327,24 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	if m.MaxProps, err = node.count(path, "maxProperties"); err != nil {
 		return nil, err
 	}
+	if raw, ok := node["propertyNames"]; ok {
+		if m.Names, err = b.propertyNames(path+"/propertyNames", raw); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range order {
 		f, err := b.buildField(path, name, props[name], slices.Contains(required, name))
 		if err != nil {
 			return nil, err
+		}
+		if m.Names != nil && !m.Names.accepts(name) {
+			// A member whose name propertyNames refuses may only be
+			// absent, whatever its own schema.
+			f = &field{JSON: f.JSON, GoName: f.GoName, Description: f.Description, Required: f.Required,
+				Kind: kindNever, Never: "propertyNames", Repr: reprPointer}
+			if f.Required {
+				f.Repr = reprValue
+			}
 		}
 		if f.Object != nil {
 			m.Nested = append(m.Nested, f.Object)
@@ -912,7 +939,7 @@ func (sf *schemaFile) namePatterns() {
 
 // objectKeywords are those that make an object without properties one
 // with a type of its own (kindObject) rather than a free one.
-var objectKeywords = []string{"required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies"}
+var objectKeywords = []string{"required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies", "propertyNames"}
 
 // onlyAnnotations reports whether a schema asserts nothing: it has no
 // keyword but those that only describe.
@@ -1059,4 +1086,64 @@ func without(n node, keywords ...string) node {
 		delete(out, k)
 	}
 	return out
+}
+
+// propertyNames reads an object's propertyNames: a schema of strings
+// whose lengths, pattern and format the generator checks; anything else
+// it asks of a name is refused.
+func (b *builder) propertyNames(path string, raw json.RawMessage) (*names, error) {
+	n, err := b.parseNode(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	types, err := n.types(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(types) > 0 && !slices.Contains(types, "string") || n[never] != nil {
+		return nil, fmt.Errorf("%s: a propertyNames no name passes is not supported by the generator", path)
+	}
+	ns := &names{MaxLength: -1, Schema: string(raw)}
+	for _, k := range slices.Sorted(maps.Keys(n.without([]string{"string"}))) {
+		switch k {
+		case "type", "title", "description", "$comment":
+		case "minLength", "maxLength":
+			c, err := n.count(path, k)
+			if err != nil {
+				return nil, err
+			}
+			if k == "minLength" {
+				ns.MinLength = *c
+			} else {
+				ns.MaxLength = *c
+			}
+		case "pattern":
+			ns.Pattern, _ = n.text(path, k)
+			if ns.RE2, err = ecmaToRE2(ns.Pattern); err != nil {
+				return nil, fmt.Errorf("%s: pattern %s: %v", path, strconv.Quote(ns.Pattern), err)
+			}
+		case "format":
+			format, _ := n.text(path, k)
+			kd, ok := kindOf("string", format)
+			if !ok || fieldKinds[kd].Check == "" {
+				return nil, fmt.Errorf("%s: the format %q of names is not supported by the generator", path, format)
+			}
+			ns.Check = fieldKinds[kd].Check
+		default:
+			return nil, fmt.Errorf("%s: keyword %q of propertyNames is not supported by the generator", path, k)
+		}
+	}
+	return ns, nil
+}
+
+// accepts reports whether a member name passes ns, as wire.Names would.
+func (ns *names) accepts(name string) bool {
+	n := utf8.RuneCountInString(name)
+	if n < ns.MinLength || ns.MaxLength >= 0 && n > ns.MaxLength {
+		return false
+	}
+	if ns.RE2 != "" && !regexp.MustCompile(ns.RE2).MatchString(name) {
+		return false
+	}
+	return ns.Check == "" || formatChecks[ns.Check](name) == ""
 }

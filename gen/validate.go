@@ -135,6 +135,9 @@ func (g *generator) validate(m *message) {
 	g.p("if len(v.Extra) > 0 {")
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
+	if m.Names != nil {
+		g.p("e.PropertyName(base, k, %s)", namesVar(m))
+	}
 	if m.Closed {
 		g.p("e.Additional(base, k)")
 	}

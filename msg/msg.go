@@ -58,6 +58,7 @@ const (
 	RuleOneOf                Rule = "oneOf"                // a union member built by hand holds no value, or several
 	RuleAnyOf                Rule = "anyOf"                // as oneOf, for a union the schema writes with anyOf
 	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
+	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library
 	RuleDepth                Rule = "depth"                // arrays and objects nest more than 10,000 deep, a documented limit of the library
 	RuleIMEI                 Rule = "imei"                 // the string is neither empty nor a valid IMEI

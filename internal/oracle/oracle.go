@@ -157,7 +157,7 @@ func (cs *compiled) walk(sch any, path []string) error {
 		switch kw {
 		case "$schema", "$id", "title", "description", "default", "required", "minLength", "maxLength", "minimum", "maximum",
 			"exclusiveMinimum", "exclusiveMaximum", "pattern", "minItems", "maxItems", "uniqueItems",
-			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions":
+			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames":
 			// $defs are walked where a $ref names them.
 		case "multipleOf":
 			// The stand-ins of huge numbers keep integrality and order

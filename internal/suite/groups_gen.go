@@ -90,6 +90,9 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020properties4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020propertynames0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020propertynames1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020propertynames2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref10"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref14"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d2020ref3"
@@ -215,6 +218,9 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties0"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7properties4"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7propertynames0"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7propertynames1"
+	"github.com/fleetkit/catalogue/internal/suite/testdata/d7propertynames2"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref10"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref11"
 	"github.com/fleetkit/catalogue/internal/suite/testdata/d7ref17"
@@ -239,7 +245,7 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// Groups are the suite's 660 groups, 233 of them generated, in the order of its files.
+// Groups are the suite's 660 groups, 239 of them generated, in the order of its files.
 var Groups = []Group{
 	{Draft: "draft7", File: "additionalItems.json", Index: 0, Description: "additionalItems as schema",
 		Refused: "/as_array: keyword \"additionalItems\" is not supported by the generator",
@@ -2021,7 +2027,7 @@ var Groups = []Group{
 			{"all present and valid", "{\"__proto__\":12,\"toString\":{\"length\":\"foo\"},\"constructor\":37}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 0, Description: "propertyNames validation",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d7propertynames0.New() },
 		Tests: []Test{
 			{"all property names valid", "{\"f\":{},\"foo\":{}}", "as_object", true},
 			{"some property names invalid", "{\"foo\":{},\"foobar\":{}}", "as_object", false},
@@ -2033,33 +2039,33 @@ var Groups = []Group{
 			{"ignores booleans", "true", "as_boolean", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 1, Description: "propertyNames validation with pattern",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d7propertynames1.New() },
 		Tests: []Test{
 			{"matching property names valid", "{\"a\":{},\"aa\":{},\"aaa\":{}}", "as_object", true},
 			{"non-matching property name is invalid", "{\"aaA\":{}}", "as_object", false},
 			{"object without properties is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 2, Description: "propertyNames with boolean schema true",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d7propertynames2.New() },
 		Tests: []Test{
 			{"object with any properties is valid", "{\"foo\":1}", "as_object", true},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 3, Description: "propertyNames with boolean schema false",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: a propertyNames no name passes is not supported by the generator",
 		Tests: []Test{
 			{"object with any properties is invalid", "{\"foo\":1}", "as_object", false},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 4, Description: "propertyNames with const",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: keyword \"const\" of propertyNames is not supported by the generator",
 		Tests: []Test{
 			{"object with property foo is valid", "{\"foo\":1}", "as_object", true},
 			{"object with any other property is invalid", "{\"bar\":1}", "as_object", false},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft7", File: "propertyNames.json", Index: 5, Description: "propertyNames with enum",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: keyword \"enum\" of propertyNames is not supported by the generator",
 		Tests: []Test{
 			{"object with property foo is valid", "{\"foo\":1}", "as_object", true},
 			{"object with property foo and bar is valid", "{\"foo\":1,\"bar\":1}", "as_object", true},
@@ -2651,7 +2657,7 @@ var Groups = []Group{
 			{"allows null values", "{\"foo\":null}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "additionalProperties.json", Index: 7, Description: "additionalProperties with propertyNames",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object: additionalProperties other than true or false is not supported by the generator",
 		Tests: []Test{
 			{"Valid against both keywords", "{\"apple\":4}", "as_object", true},
 			{"Valid against propertyNames, but not additionalProperties", "{\"fig\":2,\"pear\":\"available\"}", "as_object", false},
@@ -4823,7 +4829,7 @@ var Groups = []Group{
 			{"all present and valid", "{\"__proto__\":12,\"toString\":{\"length\":\"foo\"},\"constructor\":37}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 0, Description: "propertyNames validation",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d2020propertynames0.New() },
 		Tests: []Test{
 			{"all property names valid", "{\"f\":{},\"foo\":{}}", "as_object", true},
 			{"some property names invalid", "{\"foo\":{},\"foobar\":{}}", "as_object", false},
@@ -4835,33 +4841,33 @@ var Groups = []Group{
 			{"ignores booleans", "true", "as_boolean", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 1, Description: "propertyNames validation with pattern",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d2020propertynames1.New() },
 		Tests: []Test{
 			{"matching property names valid", "{\"a\":{},\"aa\":{},\"aaa\":{}}", "as_object", true},
 			{"non-matching property name is invalid", "{\"aaA\":{}}", "as_object", false},
 			{"object without properties is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 2, Description: "propertyNames with boolean schema true",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		New: func() msg.Message { return d2020propertynames2.New() },
 		Tests: []Test{
 			{"object with any properties is valid", "{\"foo\":1}", "as_object", true},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 3, Description: "propertyNames with boolean schema false",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: a propertyNames no name passes is not supported by the generator",
 		Tests: []Test{
 			{"object with any properties is invalid", "{\"foo\":1}", "as_object", false},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 4, Description: "propertyNames with const",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: keyword \"const\" of propertyNames is not supported by the generator",
 		Tests: []Test{
 			{"object with property foo is valid", "{\"foo\":1}", "as_object", true},
 			{"object with any other property is invalid", "{\"bar\":1}", "as_object", false},
 			{"empty object is valid", "{}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "propertyNames.json", Index: 5, Description: "propertyNames with enum",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object/propertyNames: keyword \"enum\" of propertyNames is not supported by the generator",
 		Tests: []Test{
 			{"object with property foo is valid", "{\"foo\":1}", "as_object", true},
 			{"object with property foo and bar is valid", "{\"foo\":1,\"bar\":1}", "as_object", true},
@@ -5801,7 +5807,7 @@ var Groups = []Group{
 			{"allows null valued properties", "{\"foo\":null}", "as_object", true},
 		}},
 	{Draft: "draft2020-12", File: "unevaluatedProperties.json", Index: 38, Description: "unevaluatedProperties not affected by propertyNames",
-		Refused: "/as_object: keyword \"propertyNames\" is not supported by the generator",
+		Refused: "/as_object: keyword \"unevaluatedProperties\" is not supported by the generator",
 		Tests: []Test{
 			{"allows only number properties", "{\"a\":1}", "as_object", true},
 			{"string property is invalid", "{\"a\":\"b\"}", "as_object", false},

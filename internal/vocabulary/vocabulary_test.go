@@ -61,6 +61,7 @@ var values = map[string][]string{
 	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
 	"setting":  {"", `"abc"`, `"abcd"`, `0`, `-1`, `1.0`, `1.5`, `{"mode":"x"}`, `{}`, `null`, `true`, `[]`},
 	"retired":  {"", `null`, `1`, `{}`},
+	"labels":   {"", `{}`, `{"abc":1}`, `{"abcdef":1}`, `{"aB":1}`, `{"Main":"x"}`, `{"abc":1,"Zed":2}`},
 	"marker":   {"", `1`, `1.0`, `"one"`, `[1,{"a":2}]`, `[1, {"a": 2.0}]`, `[{"a":2},1]`, `{"b":[true]}`, `{"b":[false]}`, `null`, `2`},
 	"shape":    {"", `[1,"x"]`, `[1.0,"x"]`, `["x",1]`, `[1]`, `"x"`},
 	"scale":    {"", `1`, `1.0`, `2e1`, `20.0`, `0.5`, `2`, `"1"`},
@@ -69,7 +70,7 @@ var values = map[string][]string{
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -145,7 +146,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -659,4 +660,36 @@ func (e *Errors) notValue(base, name, value string, vs *Values, rule msg.Rule) {
 		return
 	}
 	e.Add(base, name, rule, value, "want "+vs.want+", got "+value)
+}
+
+// Names are an object's propertyNames, a schema every member name must
+// pass, read once into a package variable of the generated code: lengths
+// in code points, a pattern, and a format's check, each optional.
+type Names struct {
+	MinLength int
+	MaxLength int // -1 for none
+	Pattern   *regexp.Regexp
+	Check     func(string) string
+	Schema    string // the schema as written, for messages
+}
+
+// PropertyName checks that the member name key of the object at base
+// passes ns.
+func (e *Errors) PropertyName(base, key string, ns *Names) {
+	n := utf8.RuneCountInString(key)
+	if n >= ns.MinLength && (ns.MaxLength < 0 || n <= ns.MaxLength) &&
+		(ns.Pattern == nil || ns.Pattern.MatchString(key)) && (ns.Check == nil || ns.Check(key) == "") {
+		return
+	}
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, "/"+PathToken(key), msg.RulePropertyNames, Quote(key), "member name not allowed: want a name that passes "+ns.Schema)
+}
+
+// PropertyName is Errors.PropertyName for a name read from the input,
+// valid until the next string is read.
+func (d *Decoder) PropertyName(base string, key []byte, ns *Names) {
+	d.Errors.PropertyName(base, string(key), ns)
 }

@@ -106,6 +106,9 @@ type Reading struct {
 	// violation.
 	Retired json.RawMessage
 
+	// Labels is the member "labels": Optional: nil when absent.
+	Labels *Labels
+
 	// Marker is the member "marker": Optional: nil when absent. Any JSON value,
 	// null included, kept as its text; nil is absent. One of 1, "one",
 	// [1,{"a":2}], {"b":[true]}, null.
@@ -232,6 +235,7 @@ type readingPointees struct {
 		p limitsPointees
 	}
 	Station Station
+	Labels  Labels
 	Scale   json.Number
 	Cleared struct{}
 }
@@ -460,17 +464,26 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				v.Retired = x
 				d.Never(base, "/retired", msg.RuleFalse)
 			}
-		case 20: // marker
+		case 20: // labels
+			if d.Object(base, "/labels") {
+				if p == nil {
+					p = new(readingPointees)
+				}
+				x := &p.Labels
+				x.decodeMembers(d, wire.Join(base, "/labels"))
+				v.Labels = x
+			}
+		case 21: // marker
 			if x, ok := d.AnyValue(base, "/marker"); ok {
 				d.RawValues(base, "/marker", x, values1, msg.RuleEnum)
 				v.Marker = x
 			}
-		case 21: // shape
+		case 22: // shape
 			if x, ok := d.RawArray(base, "/shape"); ok {
 				d.ArrayValues(base, "/shape", x, values2, msg.RuleConst)
 				v.Shape = x
 			}
-		case 22: // scale
+		case 23: // scale
 			if x, ok := d.NumberValue(base, "/scale"); ok {
 				d.NumberValues(base, "/scale", x, values3, msg.RuleEnum)
 				if p == nil {
@@ -479,7 +492,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Scale = x
 				v.Scale = &p.Scale
 			}
-		case 23: // cleared
+		case 24: // cleared
 			if x, ok := d.NullValue(base, "/cleared"); ok {
 				if p == nil {
 					p = new(readingPointees)
@@ -487,7 +500,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Cleared = x
 				v.Cleared = &p.Cleared
 			}
-		case 24: // anything
+		case 25: // anything
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
@@ -516,7 +529,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -635,6 +648,9 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	if v.Retired != nil {
 		e.Never(base, "/retired", msg.RuleFalse)
 	}
+	if v.Labels != nil {
+		v.Labels.validate(e, wire.Join(base, "/labels"))
+	}
 	if v.Marker != nil {
 		if v.Marker != nil {
 			e.RawValue(base, "/marker", v.Marker)
@@ -689,6 +705,9 @@ func (v *Reading) unset(list []string, base string) []string {
 	}
 	if v.Station != nil {
 		list = v.Station.unset(list, base+"/station")
+	}
+	if v.Labels != nil {
+		list = v.Labels.unset(list, base+"/labels")
 	}
 	return list
 }
@@ -826,6 +845,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"retired":`)
 		e.Raw(v.Retired)
 	}
+	if v.Labels != nil {
+		e.Member(`"labels":`)
+		v.Labels.encode(e)
+	}
 	if v.Marker != nil {
 		e.Member(`"marker":`)
 		e.Raw(v.Marker)
@@ -852,7 +875,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 757
+	n := 831
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -877,7 +900,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "marker", "shape", "scale", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything":
 		return true
 	}
 	return false
@@ -1490,6 +1513,151 @@ func (v *SettingObject) size() int {
 func declaredSettingObject(name string) bool {
 	switch name {
 	case "mode":
+		return true
+	}
+	return false
+}
+
+// Labels is the member "/labels" of a message of schema demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/labels", and
+// Validate checks a value built by hand by the same rules.
+type Labels struct {
+	// Main is the member "Main": Optional: nil when absent. The schema allows
+	// no value here: the member may only be absent, and any value is a
+	// violation.
+	Main json.RawMessage
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// labelsNames is the propertyNames of Labels, which every member name must pass.
+var labelsNames = &wire.Names{
+	MinLength: 0, MaxLength: 5,
+	Pattern: regexp.MustCompile("^[a-z]+$"), // "^[a-z]+$"
+	Schema:  "{\"pattern\": \"^[a-z]+$\", \"maxLength\": 5}",
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *Labels) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *Labels) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = Labels{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *Labels) decodeMembers(d *wire.Decoder, base string) {
+	*v = Labels{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, labelsMembers, &seen); j {
+		case 0: // Main
+			if x, ok := d.AnyValue(base, "/Main"); ok {
+				v.Main = x
+				d.Never(base, "/Main", msg.RulePropertyNames)
+			}
+		case wire.Undeclared:
+			d.PropertyName(base, key, labelsNames)
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+}
+
+// labelsMembers lists the members Labels declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var labelsMembers = wire.NewMembers("Main")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: members
+// the schema allows no value for, strings that are not UTF-8 and extra
+// members that are not JSON or are named like declared ones. It allocates
+// nothing when v is valid.
+func (v *Labels) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *Labels) validate(e *wire.Errors, base string) {
+	if v.Main != nil {
+		e.Never(base, "/Main", msg.RulePropertyNames)
+	}
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredLabels)
+			e.PropertyName(base, k, labelsNames)
+		}
+	}
+}
+
+func (v *Labels) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/labels" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v Labels) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/labels" of a message of schema demo.reading as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Labels) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Labels(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *Labels) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	if v.Main != nil {
+		e.Member(`"Main":`)
+		e.Raw(v.Main)
+	}
+	e.Extra(v.Extra, declaredLabels)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Labels) size() int {
+	n := 18
+	return n
+}
+
+// declaredLabels reports whether the schema declares a member of Labels named name.
+func declaredLabels(name string) bool {
+	switch name {
+	case "Main":
 		return true
 	}
 	return false
