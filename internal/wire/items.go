@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -259,10 +261,12 @@ func hex4(b []byte) int {
 	return n
 }
 
+// A member is one member of an object, as the forms of its name and value.
+type member struct{ name, value []byte }
+
 // object appends an object's members sorted by the forms of their names.
 func (f *former) object(dst []byte) []byte {
 	f.p++
-	type member struct{ name, value []byte }
 	var members []member
 	for {
 		f.ws()
@@ -280,13 +284,9 @@ func (f *former) object(dst []byte) []byte {
 			f.p++
 		}
 	}
-	// Insertion sort: objects inside array items are small, and names
-	// are unique (decoding refuses repeated ones).
-	for i := 1; i < len(members); i++ {
-		for j := i; j > 0 && string(members[j].name) < string(members[j-1].name); j-- {
-			members[j], members[j-1] = members[j-1], members[j]
-		}
-	}
+	// Names are unique (decoding refuses repeated ones); an object may
+	// have many, so the sort is not quadratic.
+	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
 	dst = append(dst, '{')
 	for _, m := range members {
 		dst = append(dst, m.name...)
