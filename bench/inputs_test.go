@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,21 @@ type input struct {
 	// decodeOnly marks an input that differs from another only in the
 	// order of its members, which matters to decoding alone.
 	decodeOnly bool
+
+	// huge marks an input too large for the slow peers (santhosh,
+	// go-jsonschema) and for more than decoding and checking: made
+	// when a benchmark first needs it, by make, rather than at start.
+	huge bool
+	make func() []byte
+}
+
+// bytes returns the input's text, making it on first use if it is made
+// lazily.
+func (in *input) bytes() []byte {
+	if in.data == nil && in.make != nil {
+		in.data = in.make()
+	}
+	return in.data
 }
 
 // label names the input in benchmark names, as benchstat keys.
@@ -56,11 +72,54 @@ func mustInputs() []input {
 	for _, schema := range []string{"device", "vehicle", "association", "event"} {
 		ins = append(ins, input{schema: schema, name: "reversed", data: reversed(realistic[schema]), decodeOnly: true})
 	}
+	vehicle := realistic["vehicle"]
 	ins = append(ins,
-		input{schema: "vehicle", name: "meta1000", data: withMember(realistic["vehicle"], "meta", bigMeta(1000))},
+		input{schema: "vehicle", name: "meta1000", data: withMember(vehicle, "meta", bigMeta(1000))},
+		input{schema: "vehicle", name: "meta1000shuffled", data: withMember(vehicle, "meta", shuffled(bigMeta(1000), '{', '}'))},
 		input{schema: "association", name: "tags1000", data: withMember(realistic["association"], "tags", manyTags(1000))},
+		input{schema: "association", name: "tags1000shuffled", data: withMember(realistic["association"], "tags", shuffled(manyTags(1000), '[', ']'))},
+		input{schema: "vehicle", name: "1MB", data: withMember(vehicle, "meta", shuffled(metaOf(1<<20-len(vehicle)), '{', '}'))},
+		input{schema: "vehicle", name: "64MB", huge: true, make: func() []byte {
+			return withMember(vehicle, "meta", shuffled(metaOf(64<<20-len(vehicle)), '{', '}'))
+		}},
 	)
 	return ins
+}
+
+// metaOf returns a meta object as bigMeta makes it, of about size bytes.
+func metaOf(size int) []byte {
+	perMember := len(bigMeta(1000)) / 1000
+	return bigMeta(size / perMember)
+}
+
+// shuffled returns the members or items of the object or array v
+// (opened by open and closed by close), which bigMeta or manyTags made,
+// in an order drawn from a fixed seed: the same members, in an order no
+// branch predictor learns from the one before, unlike bigMeta's cycle of
+// eight kinds of value and sorted names. The values hold no comma but
+// between members, items and the two of an array value, which are kept
+// together.
+func shuffled(v []byte, open, close byte) []byte {
+	var parts [][]byte
+	depth, start := 0, 1
+	for i, c := range v[1 : len(v)-1] {
+		i++ // in v
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, v[start:i])
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, v[start:len(v)-1])
+	r := rand.New(rand.NewPCG(20, 4))
+	r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	return slices.Concat([]byte{open}, bytes.Join(parts, []byte{','}), []byte{close})
 }
 
 // reversed returns the JSON object msg with its members in reverse order.

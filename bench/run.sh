@@ -7,16 +7,22 @@
 # back). Writes the raw output to FILE and prints the table of medians and
 # ratios that cmd/ratio makes of it.
 #
-# usage: ./run.sh [ROUNDS [FILE]]    (default: 10 rounds, new.txt)
+# With a PATTERN, only the benchmarks it names (go test -bench PATTERN)
+# run, and BenchmarkStream on one core is left out.
+#
+# usage: ./run.sh [ROUNDS [FILE [PATTERN]]]    (default: 10 rounds, new.txt, all)
 set -euo pipefail
 cd "$(dirname "$0")"
 rounds=${1:-10}
 out=${2:-new.txt}
+pattern=${3:-.}
 : >"$out"
 for i in $(seq "$rounds"); do
 	echo "run.sh: round $i of $rounds" >&2
-	go test -run '^$' -bench . -benchtime 0.5s -timeout 30m >>"$out"
-	# Stream checking on one core, for the ratio to santhosh's.
-	go test -run '^$' -bench Stream -cpu 1 -benchtime 0.5s >>"$out"
+	go test -run '^$' -bench "$pattern" -benchtime 0.5s -timeout 30m >>"$out"
+	if [ "$pattern" = . ]; then
+		# Stream checking on one core, for the ratio to santhosh's.
+		go test -run '^$' -bench Stream -cpu 1 -benchtime 0.5s >>"$out"
+	fi
 done
 go run ./cmd/ratio "$out"

@@ -51,6 +51,26 @@ func TestParseObject(t *testing.T) {
 	}
 }
 
+// TestObjectRepeatIsReportedAtTheRepeatedMember pins that a repeated
+// name in an Object is reported at the repeated member, as decoding
+// reports it, whether the Object is parsed or built from members.
+func TestObjectRepeatIsReportedAtTheRepeatedMember(t *testing.T) {
+	_, err := msg.ParseObject([]byte(`{"a":{"b~":[0,{"c":1,"c":2}]}}`))
+	var v *msg.Violation
+	require.ErrorAs(t, err, &v)
+	assert.Equal(t, "/a/b~0/1/c", v.Path)
+	assert.Equal(t, msg.RuleDuplicate, v.Rule)
+
+	_, err = msg.ParseObject([]byte(`{"a":1,"a":2}`))
+	require.ErrorAs(t, err, &v)
+	assert.Equal(t, "/a", v.Path)
+
+	_, err = msg.NewObject(map[string]json.RawMessage{"x/y": json.RawMessage(`{"q":{"r":1,"r":2}}`)})
+	require.ErrorAs(t, err, &v)
+	assert.Equal(t, "/x~1y/q/r", v.Path)
+	assert.Equal(t, msg.RuleDuplicate, v.Rule)
+}
+
 func TestObjectKeepsTextAndOrder(t *testing.T) {
 	const text = `{"z":null,"a":12345678901234567890.0,"m":{"n":[true]}}`
 	o, err := msg.ParseObject([]byte(text))

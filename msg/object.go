@@ -47,7 +47,11 @@ func ParseObject(data []byte) (Object, error) {
 	end := s.Pos
 	s.End()
 	if s.Fatal {
-		return Object{}, &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		v := &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		if s.Cause == jsontext.CauseDuplicate {
+			v.Path = jsontext.PointerTo(data, s.Off, escapeToken) // the repeated member's own
+		}
+		return Object{}, v
 	}
 	return newObject(jsontext.AppendCanonical(nil, data[start:end])), nil
 }
@@ -75,7 +79,11 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 		if !utf8.ValidString(name) {
 			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
 		}
-		if off, reason := jsontext.Check(members[name]); reason != "" {
+		switch off, reason, cause := jsontext.CheckCause(members[name]); {
+		case cause == jsontext.CauseDuplicate:
+			return Object{}, &Violation{Path: Pointer("", name) + jsontext.PointerTo(members[name], off, escapeToken), Rule: RuleDuplicate,
+				Message: reason + " at byte offset " + strconv.Itoa(off) + " of the value"}
+		case reason != "":
 			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax,
 				Message: "not a JSON value: " + reason + " at byte offset " + strconv.Itoa(off)}
 		}

@@ -8,10 +8,16 @@ import "strings"
 // the member "a/b" of a message; Pointer("/actor", "id") is "/actor/id".
 // It is how every path of a Violation is made.
 func Pointer(base, name string) string {
+	return base + "/" + escapeToken(name)
+}
+
+// escapeToken returns name as a reference token of a JSON Pointer: "~"
+// written "~0" and "/" written "~1".
+func escapeToken(name string) string {
 	if !strings.ContainsAny(name, "~/") {
-		return base + "/" + name
+		return name
 	}
-	return base + "/" + pointerEscaper.Replace(name)
+	return pointerEscaper.Replace(name)
 }
 
 // pointerEscaper is built once: a Replacer builds its tables on first use,

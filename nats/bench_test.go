@@ -1,8 +1,10 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,56 +13,172 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
 )
 
 // BenchmarkGate times a gate through b.N messages of all four schemas,
-// one in eight invalid, beside the same JetStream pipeline that
-// republishes each message as it came, without judging it (passthrough):
-// the ceiling a gate can reach. The server runs in the process, so -cpu
-// limits both.
+// one in eight invalid, beside an independent raw copy (rawCopy) that
+// uses none of the library, and reports the ratio of their rates in the
+// same run: gate/raw. The input comes with the headers of decision 14
+// (headers) or without them (bare: the body and a Nats-Msg-Id, as a
+// producer that knows nothing of the catalogue sends it), when the gate
+// adds them; on bare input a third peer, rawhdrs, is the raw copy adding
+// the very headers the gate writes, made before the clock starts: what
+// carrying them costs, apart from working them out. The server runs in
+// the process, so -cpu limits all.
 //
-// Each mode first runs the whole pipeline once over as many messages,
-// untimed: the first pipeline a process runs is the slower by several
-// microseconds a message, faulting in the memory that the server and the
-// gate grow into, and whichever mode ran first would pay for it alone.
+// Each peer runs in rounds, each over b.N messages with a server of its
+// own, their order turned every round so that a drift in the machine's
+// load falls on all alike, after an untimed round of each: the first
+// pipeline a process runs is the slower, faulting in the memory that the
+// server and the client grow into. Besides the rates, it reports the
+// process's CPU time a message of each (the server's included), which
+// bounds the rate on a core of its own and drifts less with the machine's
+// load than the elapsed time, and their ratio: cpu-raw/gate.
 func BenchmarkGate(b *testing.B) {
-	for _, mode := range []string{"validate", "passthrough"} {
-		b.Run(mode, func(b *testing.B) {
-			benchGate(b, mode, false)
-			benchGate(b, mode, true)
+	for _, input := range []string{"headers", "bare"} {
+		b.Run(input, func(b *testing.B) {
+			const rounds = 4
+			bare := input == "bare"
+			peers := []string{"gate", "raw"}
+			if bare {
+				peers = append(peers, "rawhdrs")
+			}
+			for _, p := range peers {
+				benchPipeline(b, bare, p, false)
+			}
+			elapsed, cpu := map[string]time.Duration{}, map[string]time.Duration{}
+			var size int64
+			for r := range rounds {
+				for i := range peers {
+					p := peers[(r+i)%len(peers)]
+					d, c, n := benchPipeline(b, bare, p, true)
+					elapsed[p], cpu[p], size = elapsed[p]+d, cpu[p]+c, n
+				}
+			}
+			n := float64(b.N * rounds)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(size)*rounds/elapsed["gate"].Seconds()/1e6, "gate-MB/s")
+			for _, p := range peers {
+				b.ReportMetric(n/elapsed[p].Seconds(), p+"-msgs/s")
+				b.ReportMetric(float64(cpu[p].Microseconds())/n, p+"-cpu-µs/msg")
+				if p != "gate" {
+					b.ReportMetric(elapsed[p].Seconds()/elapsed["gate"].Seconds(), "gate/"+p)
+					b.ReportMetric(cpu[p].Seconds()/cpu["gate"].Seconds(), "cpu-"+p+"/gate")
+				}
+			}
 		})
 	}
 }
 
-// benchGate runs the pipeline of BenchmarkGate in mode once over b.N
-// messages, timed or not, with a server of its own that it stops after.
-func benchGate(b *testing.B, mode string, timed bool) {
+// benchPipeline runs a peer of BenchmarkGate once over n messages, with a
+// server of its own that it stops after, and returns how long it took,
+// the process's CPU time, and the size of the bodies.
+func benchPipeline(b *testing.B, bare bool, peer string, timed bool) (time.Duration, time.Duration, int64) {
+	b.StopTimer()
 	br := startBroker(b)
 	defer br.stop()
-	bytes := publishBench(b, br, b.N)
+	size, hdrs := publishBench(b, br, b.N, bare)
+	if peer != "rawhdrs" {
+		hdrs = nil
+	}
 	cons := br.durable("gate", "in.>")
-	g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond,
-		passThrough: mode == "passthrough"}
-	if !timed {
-		st, err := g.Run(context.Background())
+	ctx := context.Background()
+	if timed {
+		b.StartTimer()
+	}
+	start, cpu := time.Now(), cpuTime()
+	if peer == "gate" {
+		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+		st, err := g.Run(ctx)
 		require.NoError(b, err)
 		require.Equal(b, b.N, st.Messages)
-		return
+	} else {
+		require.NoError(b, rawCopy(ctx, br.js, cons, "out", b.N, hdrs))
 	}
-	b.SetBytes(bytes / int64(b.N))
-	b.ResetTimer()
-	st, err := g.Run(context.Background())
+	d, c := time.Since(start), cpuTime()-cpu
 	b.StopTimer()
-	require.NoError(b, err)
-	require.Equal(b, b.N, st.Messages)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	return d, c, size
 }
 
-// publishBench publishes n messages to in.x, one in eight invalid, and
-// returns the size of their bodies.
-func publishBench(b *testing.B, br *broker, n int) int64 {
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rawCopy copies n messages of cons to subject as a program that knows
+// nothing of the catalogue would, with the gate's discipline: fetch up to
+// 256 at a time, publish each asynchronously with its headers as they
+// came (its Nats-Msg-Id among them), and acknowledge a batch once
+// JetStream has stored its copies, while the next batch is published:
+// two batches in flight.
+//
+// With hdrs, a copy whose Nats-Msg-Id is a key of hdrs has those headers
+// instead of its own.
+func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, subject string, n int, hdrs map[string]natsgo.Header) error {
+	type copied struct {
+		m   jetstream.Msg
+		ack jetstream.PubAckFuture
+	}
+	batches := make(chan []copied, 2) // as deep as the gate's pipeline
+	errs := make(chan error, 1)
+	go func() {
+		var err error
+		for batch := range batches {
+			for _, c := range batch {
+				select {
+				case <-c.ack.Ok():
+					c.m.Ack()
+				case e := <-c.ack.Err():
+					err = cmp.Or(err, e)
+				}
+			}
+		}
+		errs <- err
+	}()
+	for done := 0; done < n; {
+		batch, err := cons.FetchNoWait(256)
+		if err != nil {
+			close(batches)
+			return err
+		}
+		var out []copied
+		for m := range batch.Messages() {
+			h := m.Headers()
+			if hh, ok := hdrs[h.Get(jetstream.MsgIDHeader)]; ok {
+				h = hh
+			}
+			f, err := js.PublishMsgAsync(&natsgo.Msg{Subject: subject, Header: h, Data: m.Data()})
+			if err != nil {
+				close(batches)
+				return err
+			}
+			out = append(out, copied{m, f})
+		}
+		if len(out) == 0 {
+			time.Sleep(100 * time.Microsecond)
+			continue
+		}
+		done += len(out)
+		batches <- out
+	}
+	close(batches)
+	return <-errs
+}
+
+// publishBench publishes n messages to in.x, one in eight invalid, with
+// the headers of decision 14 or bare, and returns the size of their bodies
+// and, for bare valid messages, by their Nats-Msg-Id, the headers a gate
+// writes on their copies.
+func publishBench(b *testing.B, br *broker, n int, bare bool) (int64, map[string]natsgo.Header) {
 	g := newGen(uint64(n))
 	var size int64
+	hdrs := make(map[string]natsgo.Header)
 	for i := range n {
 		var m *natsgo.Msg
 		if i%8 == 7 {
@@ -70,6 +188,13 @@ func publishBench(b *testing.B, br *broker, n int) int64 {
 			m, err = newMsg("in.x", g.valid())
 			require.NoError(b, err)
 		}
+		if bare {
+			id := m.Header.Get(jetstream.MsgIDHeader)
+			if i%8 != 7 {
+				hdrs[id] = m.Header // Nats-Msg-Id the message's id: the gate keeps no other
+			}
+			m.Header = natsgo.Header{jetstream.MsgIDHeader: {id}}
+		}
 		size += int64(len(m.Data))
 		_, err := br.js.PublishMsgAsync(m)
 		require.NoError(b, err)
@@ -78,7 +203,7 @@ func publishBench(b *testing.B, br *broker, n int) int64 {
 		}
 	}
 	<-br.js.PublishAsyncComplete()
-	return size
+	return size, hdrs
 }
 
 // BenchmarkPublish times publishing a message and waiting for JetStream
@@ -120,42 +245,62 @@ func BenchmarkPublish(b *testing.B) {
 	}
 }
 
-// BenchmarkJudge times the gate's own work on one message, without a
-// broker: judging it and making the copy to publish (or its dead letter),
-// on the mix BenchmarkGate gates, beside passthrough's copy. It is the part
-// of BenchmarkGate's difference that is the gate's; the rest is the broker
-// storing dead letters in a stream of their own.
-func BenchmarkJudge(b *testing.B) {
-	const n = 4096
-	g := newGen(n)
-	msgs := make([]jetstream.Msg, n)
-	var size int64
-	for i := range msgs {
-		var m *natsgo.Msg
-		if i%8 == 7 {
-			m = g.invalid(b, fmt.Sprintf("bad-%d", i))
-		} else {
-			var err error
-			m, err = newMsg("in.x", g.valid())
-			require.NoError(b, err)
-		}
-		size += int64(len(m.Data))
-		msgs[i] = &delivered{m: m, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
-		msgs[i].(*delivered).md.Sequence.Stream = uint64(i + 1)
-	}
-	for _, mode := range []string{"validate", "passthrough"} {
-		b.Run(mode, func(b *testing.B) {
-			gt := &Gate{Output: "out", DeadLetter: "dead", passThrough: mode == "passthrough"}
-			b.SetBytes(size / n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if out, _ := gt.judge(msgs[i%n]); out == nil {
-					b.Fatal("no copy")
-				}
-				i++
+// BenchmarkCopy times what the gate does to one message besides the
+// broker's work, on the mix BenchmarkGate gates, without a broker:
+// judging it and making its copy or its dead letter (gate), beside the raw
+// copy's message (raw), with headers and bare.
+func BenchmarkCopy(b *testing.B) {
+	for _, input := range []string{"headers", "bare"} {
+		const n = 4096
+		g := newGen(n)
+		msgs := make([]*natsgo.Msg, n)
+		var size int64
+		for i := range msgs {
+			if i%8 == 7 {
+				msgs[i] = g.invalid(b, fmt.Sprintf("bad-%d", i))
+			} else {
+				var err error
+				msgs[i], err = newMsg("in.x", g.valid())
+				require.NoError(b, err)
 			}
-		})
+			if input == "bare" {
+				msgs[i].Header = natsgo.Header{jetstream.MsgIDHeader: msgs[i].Header[jetstream.MsgIDHeader]}
+			}
+			size += int64(len(msgs[i].Data))
+		}
+		for _, mode := range []string{"gate", "raw"} {
+			b.Run(input+"/"+mode, func(b *testing.B) {
+				br := &jsBroker{g: &Gate{Output: "out", DeadLetter: "dead"}, outLimit: 1 << 20, deadLimit: 1 << 20, incarnation: "IN@2026-01-01T00:00:00Z"}
+				b.SetBytes(size / n)
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					m := msgs[i%n]
+					i++
+					if mode == "raw" {
+						out := &natsgo.Msg{Subject: "out", Header: m.Header, Data: m.Data}
+						if out.Data == nil {
+							b.Fatal("no copy")
+						}
+						continue
+					}
+					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
+					d.md.Sequence.Stream = uint64(i)
+					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
+					var out *natsgo.Msg
+					if err == nil {
+						out, err = br.copyOf(d, id)
+					} else {
+						v := gate.VerdictOf(msg, err)
+						v.Place, v.Deliveries = d.Place(), 1
+						out, err = deadLetter("dead", d.m, v, br.incarnation, br.deadLimit)
+					}
+					if err != nil || out == nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -164,10 +309,8 @@ func BenchmarkJudge(b *testing.B) {
 type delivered struct {
 	jetstream.Msg // not set: calling anything else panics
 	m             *natsgo.Msg
-	md            *jetstream.MsgMetadata
 }
 
-func (d *delivered) Metadata() (*jetstream.MsgMetadata, error) { return d.md, nil }
-func (d *delivered) Data() []byte                              { return d.m.Data }
-func (d *delivered) Headers() natsgo.Header                    { return d.m.Header }
-func (d *delivered) Subject() string                           { return d.m.Subject }
+func (d *delivered) Data() []byte           { return d.m.Data }
+func (d *delivered) Headers() natsgo.Header { return d.m.Header }
+func (d *delivered) Subject() string        { return d.m.Subject }

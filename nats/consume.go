@@ -9,13 +9,16 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
 )
 
 // DurableConfig returns the configuration of a durable pull consumer named
 // name, of the messages on subject, as Consumer and Gate expect it:
-// explicit acknowledgement, and no limit on deliveries, since they bound
-// deliveries themselves and dead-letter a message at the bound where
-// JetStream would drop it silently.
+// explicit acknowledgement, an AckWait of 30 s, room for 8,192 messages
+// awaiting acknowledgement (several gates' batches in flight), and no
+// limit on deliveries, since they bound deliveries themselves and
+// dead-letter a message at the bound where JetStream would drop it
+// silently.
 func DurableConfig(name, subject string) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       name,
@@ -23,6 +26,9 @@ func DurableConfig(name, subject string) jetstream.ConsumerConfig {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       30 * time.Second,
 		MaxDeliver:    -1,
+		// Room for several gates' batches in flight: a consumer holds
+		// back its messages while this many await acknowledgement.
+		MaxAckPending: 8192,
 	}
 }
 
@@ -48,6 +54,8 @@ type Consumer struct {
 	// Batch is how many messages to ask JetStream for at a time; 0 means
 	// 100.
 	Batch int
+
+	incarnation string // of From's stream, for the ids of dead letters
 }
 
 // Consume hands the messages to handle, one at a time, until ctx is done,
@@ -57,6 +65,15 @@ type Consumer struct {
 // dead-lettered with the error. A message is handed over at least once:
 // if an acknowledgement is lost, it comes again.
 func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, catalogue.Message) error) error {
+	info, err := c.From.Info(ctx)
+	if err != nil {
+		return err
+	}
+	in, err := c.JetStream.Stream(ctx, info.Stream)
+	if err != nil {
+		return err
+	}
+	c.incarnation = incarnation(in.CachedInfo())
 	it, err := c.From.Messages(jetstream.PullMaxMessages(orDefault(c.Batch, 100)))
 	if err != nil {
 		return err
@@ -71,7 +88,10 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 			}
 			// The iterator carries on across reconnections; this was a
 			// heartbeat missed or the like.
-			pause(ctx, 50*time.Millisecond)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+			}
 			continue
 		}
 		c.handle(ctx, m, handle)
@@ -87,11 +107,7 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 	}
 	msg, err := ce.NATS.Decode(catalogue.Kinds, m.Headers(), m.Data())
 	if err != nil {
-		v := verdictOf(err)
-		if msg != nil {
-			v.Schema = msg.SchemaName()
-		}
-		c.deadLetter(ctx, m, md, v)
+		c.deadLetter(ctx, m, md, gate.VerdictOf(msg, err))
 		return
 	}
 	herr := handle(ctx, msg)
@@ -99,7 +115,9 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 	case herr == nil:
 		m.Ack()
 	case md.NumDelivered >= uint64(orDefault(c.MaxDeliver, 5)):
-		c.deadLetter(ctx, m, md, Verdict{Schema: msg.SchemaName(), Valid: true, Error: herr.Error()})
+		v := gate.VerdictOf(msg, nil)
+		v.Error = herr.Error()
+		c.deadLetter(ctx, m, md, v)
 	default:
 		backoff := c.Backoff
 		if len(backoff) == 0 {
@@ -111,9 +129,15 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 
 // deadLetter publishes the dead letter of m and acknowledges m once it is
 // stored; if it cannot be stored, m is delivered again.
-func (c *Consumer) deadLetter(ctx context.Context, m jetstream.Msg, md *jetstream.MsgMetadata, v Verdict) {
-	if _, err := c.JetStream.PublishMsg(ctx, deadLetter(c.DeadLetter, m, md, v)); err != nil {
-		m.Nak()
+func (c *Consumer) deadLetter(ctx context.Context, m jetstream.Msg, md *jetstream.MsgMetadata, v gate.Verdict) {
+	v.Place = gate.Place{Subject: m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+	v.Deliveries = md.NumDelivered
+	out, err := deadLetter(c.DeadLetter, m, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
+	if err == nil {
+		_, err = c.JetStream.PublishMsg(ctx, out)
+	}
+	if err != nil {
+		m.NakWithDelay(retryDelay(md.NumDelivered))
 		return
 	}
 	m.Ack()

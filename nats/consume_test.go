@@ -19,6 +19,8 @@ import (
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -152,9 +154,9 @@ func publishRaw(t *testing.T, b *broker, m *natsgo.Msg) {
 }
 
 // deadLetters returns the dead letters stored, each with its verdict.
-func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []Verdict) {
+func deadLetters(t *testing.T, b *broker) ([]*jetstream.RawStreamMsg, []gate.Verdict) {
 	msgs := b.all("DEAD")
-	verdicts := make([]Verdict, len(msgs))
+	verdicts := make([]gate.Verdict, len(msgs))
 	for i, m := range msgs {
 		v, err := ParseVerdict(m.Header)
 		require.NoError(t, err)
@@ -298,7 +300,7 @@ func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
 			}
 			assert.Equal(t, vs, dl.Header[k], "%s: %s", name, k)
 		}
-		assert.Equal(t, "IN:"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
+		assert.Equal(t, b.incarnation("IN")+":"+itoa(verdicts[i].Sequence), dl.Header.Get(jetstream.MsgIDHeader))
 		assert.Empty(t, dl.Header.Get("nats-rollup"), name)
 		found := false
 		for _, v := range verdicts[i].Violations {
@@ -384,5 +386,46 @@ func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
 	_, verdicts := deadLetters(t, b)
 	require.Len(t, verdicts, 1)
 	assert.Len(t, verdicts[0].Violations, msg.MaxViolations)
-	assert.Equal(t, want.Omitted(), verdicts[0].More)
+	assert.Equal(t, want.Omitted(), verdicts[0].Omitted)
+}
+
+// A consumer's dead letter too large for the server, with its verdict, is
+// cut to fit and says so, and the message is acknowledged: it does not
+// come back for ever.
+func TestConsumerCutsADeadLetterTooLargeForTheServer(t *testing.T) {
+	const limit = 8 << 10
+	c := startContract(t, gatetest.Config{MaxBytes: limit}).(*contract)
+	body := `{"message_type":"core.device","model":"` + strings.Repeat("m", limit-300) + `"}`
+	_, err := c.js.PublishMsg(context.Background(), &natsgo.Msg{Subject: "in.x", Data: []byte(body)})
+	require.NoError(t, err)
+	cons, err := c.js.Consumer(context.Background(), "IN", "gate")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&Consumer{JetStream: c.js, From: cons, DeadLetter: "dead"}).Consume(ctx, func(context.Context, catalogue.Message) error {
+			t.Error("an invalid message handed over")
+			return nil
+		})
+	}()
+	for deadline := time.Now().Add(30 * time.Second); len(c.DeadLetters(t)) == 0; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "no dead letter")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, err := cons.Info(ctx)
+		require.NoError(t, err)
+		if info.NumAckPending == 0 && info.NumPending == 0 {
+			break // acknowledged
+		}
+		require.True(t, time.Now().Before(deadline), "the message was never acknowledged")
+	}
+	cancel()
+	require.NoError(t, <-done)
+	dl := c.DeadLetters(t)
+	require.Len(t, dl, 1)
+	v := dl[0].Verdict
+	assert.True(t, v.Truncated)
+	assert.Equal(t, len(body), v.BodySize)
+	assert.True(t, strings.HasPrefix(body, string(dl[0].Body)))
+	assert.NotEmpty(t, v.Violations)
 }

@@ -1,7 +1,6 @@
 package nats
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -10,11 +9,11 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/gate"
 )
 
-// VerdictHeader is the header of a dead letter that holds its Verdict, as
-// one line of JSON.
+// VerdictHeader is the header of a dead letter that holds its verdict
+// (gate.Verdict), as one line of JSON.
 const VerdictHeader = "Catalogue-Verdict"
 
 // OriginalPrefix goes before the name of each JetStream header (Nats-*)
@@ -22,68 +21,20 @@ const VerdictHeader = "Catalogue-Verdict"
 // kept, but no longer obeyed.
 const OriginalPrefix = "Catalogue-Original-"
 
-// MaxVerdictBytes bounds the JSON of a Verdict: violations beyond it are
-// counted in More rather than listed, so that a dead letter is never much
-// larger than the message it holds.
-const MaxVerdictBytes = 32 << 10
-
-// A Verdict says why a message was dead-lettered: in the shape of the
-// lines of msgcheck check -json, the file and line replaced by where the
-// message was (subject, stream and sequence), and the violations in
-// msg.Violation's JSON form.
-type Verdict struct {
-	Subject  string `json:"subject"`  // the subject the message was published to
-	Stream   string `json:"stream"`   // the stream it was read from
-	Sequence uint64 `json:"sequence"` // its sequence in that stream
-	// Schema is the name of the schema the message was judged by, "" if
-	// none could be chosen.
-	Schema string `json:"schema"`
-	// Valid is false for a message that breaks its schema or its headers
-	// contradict it; true for a valid message the handler failed on as
-	// many times as it may be delivered.
-	Valid      bool             `json:"valid"`
-	Violations []*msg.Violation `json:"violations,omitempty"`
-	// More counts the violations not listed: those the decoder only
-	// counted, past msg.MaxViolations (msg.Error's Omitted), and those
-	// left out to keep the verdict within MaxVerdictBytes.
-	More int `json:"more,omitempty"`
-	// Deliveries is how many times the message was delivered.
-	Deliveries uint64 `json:"deliveries"`
-	// Error is the handler's last error, for a valid message.
-	Error string `json:"error,omitempty"`
-}
-
-// verdictOf returns the verdict on a message whose decoding failed with
-// err, as msg.VerdictOf makes it, the omitted count in More.
-func verdictOf(err error) Verdict {
-	v := msg.VerdictOf(nil, err)
-	return Verdict{Violations: v.Violations, More: v.Omitted}
-}
-
-// encode returns v as JSON, its violations cut to keep it within
-// MaxVerdictBytes.
-func (v Verdict) encode() []byte {
-	for {
-		b, err := json.Marshal(v)
-		if err != nil {
-			// Strings, numbers and msg.Violations always encode.
-			panic("nats: " + err.Error())
-		}
-		if len(b) <= MaxVerdictBytes || len(v.Violations) == 0 {
-			return b
-		}
-		cut := max(1, len(v.Violations)/2)
-		v.More += cut
-		v.Violations = v.Violations[:len(v.Violations)-cut]
-	}
-}
-
 // forwardHeaders returns a copy of h for a message published again: the
 // JetStream headers renamed with OriginalPrefix, the rest as they are.
-func forwardHeaders(h natsgo.Header) natsgo.Header {
-	out := make(natsgo.Header, len(h)+2) // room for Nats-Msg-Id and a verdict
+// A Nats-Msg-Id whose value is sameID is left out rather than renamed:
+// the copy's own Nats-Msg-Id says it.
+func forwardHeaders(h natsgo.Header, sameID []byte) natsgo.Header {
+	// Room for the headers of decision 14 and Nats-Msg-Id, which most
+	// messages have: a map of up to 8 is one group, and one hinted much
+	// larger costs a kilobyte more a message.
+	out := make(natsgo.Header, max(len(h), 8))
 	for k, vs := range h {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
+			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == string(sameID) {
+				continue
+			}
 			k = OriginalPrefix + k
 		}
 		// The values are shared, not copied: headers are replaced with
@@ -97,22 +48,59 @@ func forwardHeaders(h natsgo.Header) natsgo.Header {
 	return out
 }
 
-// deadLetter returns the dead letter of m, to subject.
-func deadLetter(subject string, m jetstream.Msg, md *jetstream.MsgMetadata, v Verdict) *natsgo.Msg {
-	v.Subject, v.Stream, v.Sequence, v.Deliveries = m.Subject(), md.Stream, md.Sequence.Stream, md.NumDelivered
-	out := &natsgo.Msg{Subject: subject, Header: forwardHeaders(m.Headers()), Data: m.Data()}
-	out.Header.Set(VerdictHeader, string(v.encode()))
-	out.Header.Set(jetstream.MsgIDHeader, md.Stream+":"+strconv.FormatUint(md.Sequence.Stream, 10))
-	return out
+// headerSize returns the size of h as NATS sends it, an upper bound of
+// what the server counts against its limit on a message (nats.go trims
+// the values it sends).
+func headerSize(h natsgo.Header) int {
+	if len(h) == 0 {
+		return 0
+	}
+	n := len("NATS/1.0\r\n\r\n")
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(": \r\n") + len(v)
+		}
+	}
+	return n
+}
+
+// deadLetterID returns the Nats-Msg-Id of the dead letter of the message
+// at sequence seq of the stream incarnation (see incarnation): a dead
+// letter published again, after a failure or for a redelivery, is then a
+// duplicate JetStream drops, while that of another message at the same
+// sequence of a stream made again is not.
+func deadLetterID(incarnation string, seq uint64) string {
+	return incarnation + ":" + strconv.FormatUint(seq, 10)
+}
+
+// deadLetter returns the dead letter of m, to subject, with verdict v, no
+// larger than limit bytes: the original's headers (see forwardHeaders),
+// VerdictHeader, and as much of the body as fits (gate.Fit). The
+// original's headers are dropped (v.HeadersDropped) if they leave no room
+// for the verdict.
+func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (*natsgo.Msg, error) {
+	id := deadLetterID(incarnation, v.Sequence)
+	h := forwardHeaders(m.Headers(), nil)
+	h.Set(jetstream.MsgIDHeader, id)
+	room := limit - headerSize(h) - len(VerdictHeader+": \r\n")
+	verdict, body, err := gate.Fit(v, m.Data(), room)
+	if err != nil {
+		v.HeadersDropped = true
+		h = natsgo.Header{jetstream.MsgIDHeader: {id}}
+		room = limit - headerSize(h) - len(VerdictHeader+": \r\n")
+		if verdict, body, err = gate.Fit(v, m.Data(), room); err != nil {
+			return nil, err
+		}
+	}
+	h.Set(VerdictHeader, string(verdict))
+	return &natsgo.Msg{Subject: subject, Header: h, Data: body}, nil
 }
 
 // ParseVerdict returns the verdict of a dead letter, from its headers.
-func ParseVerdict(h natsgo.Header) (Verdict, error) {
-	var v Verdict
+func ParseVerdict(h natsgo.Header) (gate.Verdict, error) {
 	s := h.Get(VerdictHeader)
 	if s == "" {
-		return v, errors.New("nats: no " + VerdictHeader + " header: not a dead letter")
+		return gate.Verdict{}, errors.New("nats: no " + VerdictHeader + " header: not a dead letter")
 	}
-	err := json.Unmarshal([]byte(s), &v)
-	return v, err
+	return gate.ParseVerdict([]byte(s))
 }

@@ -27,7 +27,9 @@
 // A Gate sits between a stream of untrusted messages and its readers:
 // valid messages are republished to an output subject, invalid ones to a
 // dead-letter subject; run as many as the load needs, on one durable
-// consumer.
+// consumer. It is package gate's core over JetStream, and keeps decision
+// 16: every message ends forwarded, dead-lettered or acknowledged as a
+// redelivery, within bounded time.
 //
 // # Dead letters
 //
@@ -35,11 +37,13 @@
 // headers, except that JetStream's own (Nats-*, which a republished copy
 // would otherwise obey: Nats-Rollup could purge the dead-letter stream)
 // are renamed with the prefix Catalogue-Original-. Its header
-// Catalogue-Verdict says why, as one line of JSON in the shape of
-// msgcheck check -json's lines (see Verdict). Its Nats-Msg-Id is the
-// stream and sequence of the original, "STREAM:SEQ", so that a dead letter
-// published again after a failure is dropped as a duplicate, whatever the
-// message's own id.
+// Catalogue-Verdict says why, as one line of JSON (gate.Verdict: the
+// msg.Verdict of msgcheck check -json's lines, where the message was, and
+// whether the body was cut to fit the server's limit). Its Nats-Msg-Id is
+// the stream of the original, the time that stream was made, and the
+// original's sequence, "STREAM@TIME:SEQ", so that a dead letter published
+// again after a failure is dropped as a duplicate, whatever the message's
+// own id, and one of a stream made again is not.
 //
 // # Nothing lost, nothing acknowledged before it is safe
 //

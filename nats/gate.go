@@ -2,36 +2,49 @@ package nats
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // A Gate republishes the messages of a JetStream consumer: a valid one to
 // Output, with its body as it came and the headers of decision 14 (those
 // it came with that agree, and any it lacked), Nats-Msg-Id being its
-// message id; an invalid one to DeadLetter (see the package doc). Each
-// message is acknowledged once its copy is stored. Since a message whose
-// acknowledgement was lost comes again, and its copy is then a duplicate
-// JetStream drops, every message ends up once in Output or DeadLetter, as
-// long as the copies' streams' duplicate windows cover the time a message
-// may take to come again (the consumer's AckWait and then some).
+// message id; an invalid one to DeadLetter (see the package doc). It is
+// package gate's Gate over JetStream, which keeps decision 16: every
+// message ends forwarded, dead-lettered or acknowledged as a redelivery
+// of one already stored.
+//
+// Each message is acknowledged once its copy is stored. A message whose
+// acknowledgement was lost comes again; its copy is then a duplicate
+// JetStream drops, and the gate compares the message with the one stored
+// under its id: the same body is a redelivery, another body a dead letter
+// (rule msg.RuleDuplicateID). This holds as long as the output stream's
+// duplicate window (Duplicates) covers the time a message may take to
+// come again (the consumer's AckWait and then some), and the stream still
+// holds the copy then (see the README).
 //
 // Several gates may read one durable consumer at once, on as many
 // machines: JetStream shares the messages out between them.
 type Gate struct {
 	JetStream jetstream.JetStream
 	// From is the consumer to read, such as one made with DurableConfig.
-	From jetstream.Consumer
+	// If it is nil, Run reads the durable consumer Durable of the stream
+	// that stores the subject Input, and makes it (DurableConfig) if it
+	// is not there.
+	From           jetstream.Consumer
+	Input, Durable string
 	// Output and DeadLetter are the subjects of valid and invalid
-	// messages: streams must hold them.
+	// messages: streams must hold them, and From must not read them.
 	Output, DeadLetter string
 	// Batch is the most messages to fetch and publish at a time; 0 means
 	// 256. A gate takes what is there, up to Batch, and does not wait
@@ -47,256 +60,351 @@ type Gate struct {
 	// Progress, if not nil, is called after every batch with the totals
 	// so far, from one goroutine at a time.
 	Progress func(GateStats)
-
-	// passThrough republishes every message as it came, unjudged: the
-	// ceiling the benchmarks compare the gate with.
-	passThrough bool
+	// Log, if not nil, is told of copies JetStream refused and fetches
+	// that failed.
+	Log *slog.Logger
+	// Kinds is the table of the schemas a message may follow; nil means
+	// the published catalogue's, catalogue.Kinds.
+	Kinds *msg.Kinds
 }
 
-// GateStats counts what a gate did.
-type GateStats struct {
-	Messages int   // messages republished and acknowledged
-	Valid    int   // of which to Output
-	Invalid  int   // of which to DeadLetter
-	Bytes    int64 // the size of their bodies
-	Retried  int   // messages whose copy was not stored, left to come again
-}
+// GateStats counts what a gate did (see gate.Stats).
+type GateStats = gate.Stats
 
-// Run runs the gate until ctx is done, or with UntilIdle until nothing is
-// left, and returns what it did. Errors talking to the server (it
-// restarting, say) are waited out, not returned: the messages involved
-// come again.
+// ErrRefused is the error of a gate that refuses to start (see Check).
+var ErrRefused = gate.ErrRefused
+
+// MinMaxPayload is the smallest message size limit a gate starts with: a
+// dead letter must have room for its verdict and some of the body.
+const MinMaxPayload = 4 << 10
+
+// Run checks that the gate can work (see Check) and runs it until ctx is
+// done, or with UntilIdle until nothing is left, and returns what it did.
+// Errors talking to the server (it down at start, or restarting) are
+// waited out with back-off, and logged, not returned: the messages
+// involved come again. It returns an error wrapping ErrRefused if the
+// gate cannot work, and an error if From is deleted (its stream deleted
+// or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	// Judging and publishing one batch overlaps with waiting for
-	// JetStream to store the copies of the one before: confirm waits and
-	// acknowledges, in a goroutine of its own, up to two batches behind.
-	var (
-		mu sync.Mutex
-		st GateStats
-	)
-	batches := make(chan []inflight, 2)
-	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
-	confirmed := make(chan struct{})
-	go func() {
-		defer close(confirmed)
-		for batch := range batches {
-			g.confirm(ctx, batch, &mu, &st)
-			unconfirmed.Add(-1)
-		}
-	}()
-	finish := func() GateStats {
-		close(batches)
-		<-confirmed
-		mu.Lock()
-		defer mu.Unlock()
-		return st
-	}
+	core := gate.Gate{Broker: &jsBroker{g: g, js: g.JetStream}, Binding: ce.NATS, Kinds: g.Kinds,
+		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
+	return core.Run(ctx)
+}
 
-	waited := false
-	for ctx.Err() == nil {
-		// Take what is there at once, up to a batch; when nothing is,
-		// wait for one message, so that a quiet stream's messages are not
-		// held back to fill a batch.
-		var batch jetstream.MessageBatch
-		var err error
-		if waited {
-			batch, err = g.From.FetchNoWait(orDefault(g.Batch, 256))
-		} else {
-			batch, err = g.From.Fetch(1, jetstream.FetchMaxWait(orDefaultDuration(g.MaxWait, time.Second)))
+// Check checks what Run checks before it starts, and returns an error
+// wrapping ErrRefused, saying why, if the gate cannot work: no stream
+// stores Output or DeadLetter, From reads either of them (the gate would
+// read its own copies), or the server's limit on a message
+// (max_payload), or a stream's, is below MinMaxPayload. Any other error
+// is one asking the server.
+func (g *Gate) Check(ctx context.Context) error {
+	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
+}
+
+// Start checks the gate, and reads what the broker needs to run it.
+func (b *jsBroker) Start(ctx context.Context) error {
+	g := b.g
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+	}
+	if g.Output == "" || g.DeadLetter == "" {
+		return refuse("no output or dead-letter subject")
+	}
+	if !g.JetStream.Conn().IsConnected() {
+		return errors.New("nats: not connected")
+	}
+	if g.From == nil {
+		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return refuse("no stream stores the input subject %s", g.Input)
 		}
 		if err != nil {
-			pause(ctx, 100*time.Millisecond)
-			continue
+			return fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
 		}
-		var msgs []jetstream.Msg
-		for m := range batch.Messages() {
-			msgs = append(msgs, m)
+		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
 		}
-		outs, valid := g.judgeAll(msgs)
-		pending := make([]inflight, 0, len(msgs))
-		retried := 0
-		for i, m := range msgs {
-			out, valid := outs[i], valid[i]
-			if out == nil {
-				retried++
-				m.Nak()
-				continue
-			}
-			f, err := g.JetStream.PublishMsgAsync(out)
-			if err != nil {
-				retried++
-				m.Nak()
-				continue
-			}
-			pending = append(pending, inflight{m, f, valid})
-		}
-		if retried > 0 {
-			mu.Lock()
-			st.Retried += retried
-			mu.Unlock()
-		}
-		waited = len(pending) > 0
-		if waited {
-			unconfirmed.Add(1)
-			batches <- pending
-			continue
-		}
-		if g.UntilIdle {
-			// Nothing came. A fetch can come back empty while messages
-			// wait (the server answering late on a busy machine): fetch
-			// again at once, rather than wait for what is in flight.
-			if g.state(ctx) == msgsWaiting {
-				continue
-			}
-			// Once what is in flight is acknowledged, the consumer tells
-			// whether anything is left.
-			for unconfirmed.Load() > 0 && ctx.Err() == nil {
-				pause(ctx, time.Millisecond)
-			}
-			// The acknowledgements just sent may still be on their way:
-			// ask again a few times while only they keep the consumer
-			// busy.
-			s := g.state(ctx)
-			for try := 0; s == acksAwaited && try < 5 && ctx.Err() == nil; try++ {
-				pause(ctx, 20*time.Millisecond)
-				s = g.state(ctx)
-			}
-			if s == consumerIdle {
-				break
-			}
+		if err != nil {
+			return fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
 		}
 	}
-	return finish(), nil
-}
-
-// inflight is a message whose copy is being published.
-type inflight struct {
-	m     jetstream.Msg
-	ack   jetstream.PubAckFuture
-	valid bool
-}
-
-// confirm waits for the copies of a batch to be stored and acknowledges
-// their messages, counting them in st.
-func (g *Gate) confirm(ctx context.Context, batch []inflight, mu *sync.Mutex, st *GateStats) {
-	var done GateStats
-	// Stored or not, a copy not confirmed in time leaves its message to
-	// come again after AckWait.
-	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for _, p := range batch {
-		select {
-		case <-p.ack.Ok():
-			if p.m.Ack() != nil {
-				continue // it comes again, and its copy is a duplicate
-			}
-			done.Messages++
-			done.Bytes += int64(len(p.m.Data()))
-			if p.valid {
-				done.Valid++
-			} else {
-				done.Invalid++
-			}
-		case <-p.ack.Err():
-			done.Retried++
-			p.m.Nak()
-		case <-wait.Done():
-			done.Retried++
-		}
-	}
-	mu.Lock()
-	st.Messages += done.Messages
-	st.Valid += done.Valid
-	st.Invalid += done.Invalid
-	st.Bytes += done.Bytes
-	st.Retried += done.Retried
-	now := *st
-	mu.Unlock()
-	if g.Progress != nil {
-		g.Progress(now)
-	}
-}
-
-// judgeAll judges msgs, on every core when there are enough of them, and
-// returns the copy of each to publish and whether it is valid.
-func (g *Gate) judgeAll(msgs []jetstream.Msg) ([]*natsgo.Msg, []bool) {
-	outs, valid := make([]*natsgo.Msg, len(msgs)), make([]bool, len(msgs))
-	workers := min(runtime.GOMAXPROCS(0), len(msgs)/32+1)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(msgs); i += workers {
-				outs[i], valid[i] = g.judge(msgs[i])
-			}
-		})
-	}
-	wg.Wait()
-	return outs, valid
-}
-
-// judge returns the copy of m to publish, and whether it is valid; nil if
-// the message is not one JetStream delivered.
-func (g *Gate) judge(m jetstream.Msg) (*natsgo.Msg, bool) {
-	md, err := m.Metadata()
-	if err != nil {
-		return nil, false
-	}
-	if g.passThrough {
-		out := &natsgo.Msg{Subject: g.Output, Header: forwardHeaders(m.Headers()), Data: m.Data()}
-		if id := m.Headers()[jetstream.MsgIDHeader]; id != nil {
-			out.Header[jetstream.MsgIDHeader] = id
-		}
-		return out, true
-	}
-	// The identity Decode checked the headers against is the one the
-	// output's headers are written from: the message is read once.
-	msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, m.Headers(), m.Data())
-	if err == nil {
-		out := &natsgo.Msg{Subject: g.Output, Header: forwardHeaders(m.Headers()), Data: m.Data()}
-		// Overwrite what agreed with the message with the canonical form,
-		// and add what was missing.
-		if err = ce.NATS.WriteIdentity(out.Header, id); err == nil {
-			out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
-			return out, true
-		}
-	}
-	v := verdictOf(err)
-	if msg != nil {
-		v.Schema = msg.SchemaName()
-	}
-	return deadLetter(g.DeadLetter, m, md, v), false
-}
-
-// A consumerState is what a consumer has left, as UntilIdle sees it.
-type consumerState int
-
-const (
-	consumerIdle consumerState = iota // nothing to deliver or awaiting acknowledgement
-	acksAwaited                       // acknowledgements awaited, or the server did not answer
-	msgsWaiting                       // messages waiting to be delivered
-)
-
-// state asks the consumer what it has left.
-func (g *Gate) state(ctx context.Context) consumerState {
 	info, err := g.From.Info(ctx)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		if g.Input == "" {
+			return refuse("the input consumer is gone: %v", err)
+		}
+		// Deleted since it was found or made: find or make it again,
+		// the next time.
+		g.From = nil
+	}
+	if err != nil {
+		return fmt.Errorf("nats: reading the input consumer: %w", err)
+	}
+	in, err := g.JetStream.Stream(ctx, info.Stream)
+	if err != nil {
+		return fmt.Errorf("nats: reading the input stream: %w", err)
+	}
+	inInfo := in.CachedInfo()
+	filters := info.Config.FilterSubjects
+	if info.Config.FilterSubject != "" {
+		filters = append(filters, info.Config.FilterSubject)
+	}
+	if len(filters) == 0 {
+		filters = inInfo.Config.Subjects
+	}
+	maxPayload := int(g.JetStream.Conn().MaxPayload())
+	b.incarnation = incarnation(inInfo)
+	for _, out := range []struct {
+		what, subject string
+		stream        *jetstream.Stream
+		limit         *int
+	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
+		for _, f := range filters {
+			if subjectsOverlap(f, out.subject) {
+				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
+			}
+		}
+		name, err := g.JetStream.StreamNameBySubject(ctx, out.subject)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return refuse("no stream stores the %s subject %s", out.what, out.subject)
+		}
+		if err != nil {
+			return fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
+		}
+		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
+			return fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
+		}
+		*out.limit = maxPayload
+		if m := int((*out.stream).CachedInfo().Config.MaxMsgSize); m > 0 {
+			*out.limit = min(m, maxPayload)
+		}
+		if *out.limit < MinMaxPayload {
+			return refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
+		}
+	}
+	return nil
+}
+
+// incarnation names one life of a stream: its name and the time it was
+// made, so that the dead letters of a stream deleted and made again,
+// whose sequences start again at 1, are not taken for those of the first.
+func incarnation(info *jetstream.StreamInfo) string {
+	return info.Config.Name + "@" + info.Created.UTC().Format(time.RFC3339Nano)
+}
+
+// subjectsOverlap reports whether a message could match both subject
+// patterns a and b (with NATS's wildcards: * one token, > the rest).
+func subjectsOverlap(a, b string) bool {
+	at, bt := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; ; i++ {
+		switch {
+		case i == len(at) || i == len(bt):
+			return len(at) == len(bt)
+		case at[i] == ">" || bt[i] == ">":
+			return true
+		case at[i] != "*" && bt[i] != "*" && at[i] != bt[i]:
+			return false
+		}
+	}
+}
+
+// jsBroker adapts JetStream to gate.Broker.
+type jsBroker struct {
+	g                   *Gate
+	js                  jetstream.JetStream
+	out, dead           jetstream.Stream
+	outLimit, deadLimit int
+	incarnation         string
+}
+
+// delivery is a message as JetStream delivered it. Its metadata is read
+// from its reply subject only when asked for: a message forwarded needs
+// none.
+type delivery struct {
+	m  jetstream.Msg
+	md *jetstream.MsgMetadata
+}
+
+func (d *delivery) Header() ce.Header  { return d.m.Headers() }
+func (d *delivery) Body() []byte       { return d.m.Data() }
+func (d *delivery) Deliveries() uint64 { return d.metadata().NumDelivered }
+func (d *delivery) Place() gate.Place {
+	md := d.metadata()
+	return gate.Place{Subject: d.m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+}
+
+// metadata returns the message's metadata. Fetch delivers only messages
+// whose metadata reads, so it never fails.
+func (d *delivery) metadata() *jetstream.MsgMetadata {
+	if d.md == nil {
+		d.md, _ = d.m.Metadata()
+		if d.md == nil {
+			d.md = new(jetstream.MsgMetadata)
+		}
+	}
+	return d.md
+}
+
+func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
+	var batch jetstream.MessageBatch
+	var err error
+	if wait {
+		batch, err = b.g.From.Fetch(1, jetstream.FetchMaxWait(orDefaultDuration(b.g.MaxWait, time.Second)))
+	} else {
+		batch, err = b.g.From.FetchNoWait(max)
+	}
+	if err != nil {
+		return nil, consumerGone(err)
+	}
+	var ds []gate.Delivery
+	for m := range batch.Messages() {
+		if m.Reply() == "" {
+			m.Term() // not a JetStream message: it cannot come again
+			continue
+		}
+		ds = append(ds, &delivery{m: m})
+	}
+	if len(ds) == 0 && batch.Error() != nil {
+		return nil, consumerGone(batch.Error())
+	}
+	if len(ds) == 0 && wait {
+		// Nothing came for a while. A pull from a consumer that is gone
+		// finds no one to answer it and looks the same: ask.
+		if _, err := b.g.From.Info(ctx); err != nil {
+			return nil, consumerGone(err)
+		}
+	}
+	return ds, nil
+}
+
+// consumerGone marks as fatal the error of a fetch from a consumer that
+// no longer exists.
+func consumerGone(err error) error {
+	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		return gate.Fatal(fmt.Errorf("nats: the input consumer is gone (its stream deleted or made again?): %w", err))
+	}
+	return err
+}
+
+func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	out, err := b.copyOf(gd.(*delivery), id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.js.PublishMsgAsync(out)
+	if err != nil {
+		return nil, err
+	}
+	return pending{f, b.out}, nil
+}
+
+// copyOf returns the copy of d, the valid message whose identity is id,
+// to publish to the output.
+func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*natsgo.Msg, error) {
+	// A Nats-Msg-Id that is the message's id already (a Publisher's) is
+	// not kept twice.
+	var scratch [36]byte
+	sameID := msg.UUIDText(id.ID).Append(scratch[:0])
+	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers(), sameID), Data: d.m.Data()}
+	// Overwrite what agreed with the message with the canonical form, and
+	// add what was missing, in one allocation for all their values.
+	if err := ce.NATS.WriteIdentity(&slabHeader{h: out.Header}, id); err != nil {
+		return nil, err
+	}
+	out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
+	if size := headerSize(out.Header) + len(out.Data); size > b.outLimit {
+		return nil, gate.TooLarge(size, b.outLimit)
+	}
+	return out, nil
+}
+
+func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	d := gd.(*delivery)
+	out, err := deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, b.deadLimit)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.js.PublishMsgAsync(out)
+	if err != nil {
+		return nil, err
+	}
+	return pending{f, b.dead}, nil
+}
+
+func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }
+
+func (b *jsBroker) Retry(gd gate.Delivery) {
+	d := gd.(*delivery)
+	d.m.NakWithDelay(retryDelay(d.Deliveries()))
+}
+
+// retryDelay is how long a message whose copy could not be stored waits
+// before it comes again, after its nth delivery: 50 ms, doubling up to
+// 5 s, so that a server that refuses every copy (its stream gone, say) is
+// not asked again at once for ever.
+func retryDelay(n uint64) time.Duration {
+	return min(5*time.Second, 50*time.Millisecond<<min(n-1, 10))
+}
+
+func (b *jsBroker) State(ctx context.Context) gate.State {
+	info, err := b.g.From.Info(ctx)
 	switch {
 	case err != nil:
-		return acksAwaited
+		return gate.AcksAwaited
 	case info.NumPending > 0:
-		return msgsWaiting
+		return gate.Waiting
 	case info.NumAckPending > 0:
-		return acksAwaited
+		return gate.AcksAwaited
 	}
-	return consumerIdle
+	return gate.Idle
 }
 
-// pause waits for d, or until ctx is done.
-func pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// slabHeader is a nats.Header whose Set takes the value's slice out of
+// one array for all the headers set, rather than one each.
+type slabHeader struct {
+	h    natsgo.Header
+	slab []string
+}
+
+func (s *slabHeader) Values(key string) []string { return s.h[key] }
+
+func (s *slabHeader) Set(key, value string) {
+	if len(s.slab) == cap(s.slab) {
+		s.slab = make([]string, 0, 8) // the headers of decision 14 at most
+	}
+	s.slab = append(s.slab, value)
+	n := len(s.slab)
+	s.h[key] = s.slab[n-1 : n : n]
+}
+
+// pending is a copy or a dead letter being published to stream.
+type pending struct {
+	f      jetstream.PubAckFuture
+	stream jetstream.Stream
+}
+
+func (p pending) Wait(ctx context.Context) (gate.Stored, error) {
 	select {
-	case <-t.C:
+	case ack := <-p.f.Ok():
+		s := gate.Stored{Duplicate: ack.Duplicate}
+		if ack.Duplicate {
+			s.Previous = func(ctx context.Context) ([]byte, error) {
+				m, err := p.stream.GetMsg(ctx, ack.Sequence)
+				if errors.Is(err, jetstream.ErrMsgNotFound) {
+					return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
+				}
+				if err != nil {
+					return nil, err
+				}
+				return m.Data, nil
+			}
+		}
+		return s, nil
+	case err := <-p.f.Err():
+		return gate.Stored{}, err
 	case <-ctx.Done():
+		return gate.Stored{}, ctx.Err()
 	}
 }
 

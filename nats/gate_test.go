@@ -181,8 +181,8 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 
 // A fetch that comes back empty while messages wait (as a busy server's
 // can) sends an UntilIdle gate back to fetching at once: it asks the
-// consumer once, and does not pause to wait for acknowledgements, which
-// stalled it for 100 ms.
+// consumer whether it is still there and what it holds, and does not
+// pause to wait for acknowledgements, which stalled it for 100 ms.
 func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 	b := startBroker(t)
 	const n = 50
@@ -198,19 +198,22 @@ func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 	st, err := gt.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, st.Messages)
-	require.GreaterOrEqual(t, len(cons.calls), 3)
-	assert.Equal(t, []string{"fetch: empty", "info: pending", "fetch"}, cons.calls[:3])
+	// Run asks for the consumer's info once before it starts (Check).
+	require.GreaterOrEqual(t, len(cons.calls), 5)
+	assert.Equal(t, []string{"fetch: empty", "info: pending", "info: pending", "fetch"}, cons.calls[1:5])
 }
 
 // emptyFirst is a JetStream consumer whose first fetch comes back empty,
 // and which logs the gate's calls.
 type emptyFirst struct {
 	jetstream.Consumer
-	calls []string // Run calls from one goroutine
+	calls   []string // Run calls from one goroutine
+	emptied bool
 }
 
 func (c *emptyFirst) Fetch(n int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
-	if len(c.calls) == 0 {
+	if !c.emptied {
+		c.emptied = true
 		c.calls = append(c.calls, "fetch: empty")
 		return emptyBatch{}, nil
 	}
@@ -243,3 +246,29 @@ func (emptyBatch) Messages() <-chan jetstream.Msg {
 }
 
 func (emptyBatch) Error() error { return nil }
+
+// A copy keeps the producer's Nats-Msg-Id, renamed, unless it is the
+// message's id already, as a Publisher's is: the copy's own says it.
+func TestGateKeepsAnotherNatsMsgIDRenamed(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(11)
+	ctx := context.Background()
+	published, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	keyed, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	keyed.Header.Set(jetstream.MsgIDHeader, "producer-key-1")
+	for _, m := range []*natsgo.Msg{published, keyed} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	_, err = gt.Run(ctx)
+	require.NoError(t, err)
+	var originals []string
+	b.readStream("OUT", 2, func(m jetstream.Msg) {
+		assert.Equal(t, m.Headers().Get("ce-id"), m.Headers().Get(jetstream.MsgIDHeader))
+		originals = append(originals, m.Headers().Get(OriginalPrefix+jetstream.MsgIDHeader))
+	})
+	assert.Equal(t, []string{"", "producer-key-1"}, originals)
+}

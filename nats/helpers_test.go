@@ -42,7 +42,7 @@ type broker struct {
 func startBroker(t testing.TB) *broker {
 	b := &broker{t: t, dir: t.TempDir()}
 	var err error
-	b.srv, err = embedded.Start(b.dir, -1)
+	b.srv, err = embedded.Start(b.dir, -1, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
 	b.nc, b.js = b.connect()
@@ -84,7 +84,7 @@ func (b *broker) restart() {
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
 	var err error
-	b.srv, err = embedded.Start(b.dir, port)
+	b.srv, err = embedded.Start(b.dir, port, 0)
 	require.NoError(b.t, err)
 }
 
@@ -97,6 +97,14 @@ func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerC
 	c, err := b.js.CreateOrUpdateConsumer(context.Background(), "IN", cfg)
 	require.NoError(b.t, err)
 	return c
+}
+
+// incarnation returns the incarnation of a stream, as the ids of its
+// dead letters name it.
+func (b *broker) incarnation(stream string) string {
+	s, err := b.js.Stream(context.Background(), stream)
+	require.NoError(b.t, err)
+	return incarnation(s.CachedInfo())
 }
 
 // all reads every message of a stream.

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // MaxDepth is how deeply arrays and objects may nest, as in encoding/json.
@@ -49,6 +49,14 @@ type Scanner struct {
 	// again, whether the text of a value is canonical already.
 	spaced int
 	marked int
+
+	// names finds repeats in large objects, from the first one to the
+	// end of the outermost (see skipLargeObject).
+	names *nameTables
+
+	// unmarked is set by a caller that keeps nothing (Check), for which
+	// finding the bytes json.Marshal escapes is wasted work.
+	unmarked bool
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -290,39 +298,112 @@ func (s *Scanner) word(lit string) {
 	s.Pos += len(lit)
 }
 
-// skipObject skips an object, checking that no member name repeats.
+// skipObject skips an object, checking that no member name repeats. The
+// first few names are compared with each before them; past them, or at
+// the first name with escapes, the object's names go to a table (see
+// skipLargeObject).
 func (s *Scanner) skipObject() {
 	if !s.Enter() {
 		return
 	}
-	var names keySet
-	start := s.Pos
+	// Names read without escapes, where they lie in the input.
+	var names [smallNames]nameRef
+	n := 0
 	for i := 0; s.Next('}', i); i++ {
 		keyStart := s.Pos
 		key := s.plainName()
 		if key == nil {
 			key = s.name(true)
+			if s.Fatal {
+				return
+			}
+			if s.Escaped {
+				s.skipLargeObject(names[:n], keyStart, key)
+				return
+			}
 		}
-		if s.Fatal {
+		if n == len(names) {
+			s.skipLargeObject(names[:n], keyStart, key)
 			return
 		}
-		hint := 0
-		if i == len(names.small) {
-			hint = min(max(i*(len(s.Buf)-s.Pos)/max(s.Pos-start, 1), 4*i), 1<<16)
+		for _, r := range names[:n] {
+			if string(s.Buf[r.off:r.off+r.n]) == string(key) {
+				s.duplicate(keyStart, key)
+				return
+			}
 		}
-		if !names.add(key, s.Escaped, hint) {
-			s.failFor(CauseDuplicate, keyStart, "duplicate member name "+quoteShort(key))
+		names[n] = nameRef{off: s.StrStart, n: len(key)}
+		n++
+		s.Skip()
+	}
+}
+
+// skipLargeObject goes on from skipObject at the name key, read from
+// keyStart, with the names before it, which are distinct views of the
+// input, and finds repeats through a table, or, past deferAfter names,
+// by gathering them and checking them all when the object ends.
+func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
+	ts := s.names
+	if ts == nil {
+		ts = tablesPool.Get().(*nameTables)
+		ts.buf = s.Buf
+		s.names = ts
+		defer func() {
+			s.names = nil
+			ts.release()
+		}()
+	}
+	t, mark := ts.push()
+	s.readLargeObject(ts, t, first, keyStart, key)
+	if t.deferFrom >= 0 {
+		// A repeat among the names gathered is before whatever else
+		// stopped the reading, if anything did: it comes first.
+		if start, name := ts.checkGathered(t); start >= 0 && (!s.Fatal || start < s.Off) {
+			s.Fatal = false
+			s.duplicate(start, name)
+		}
+	}
+	ts.pop(mark)
+}
+
+// readLargeObject is skipLargeObject's reading of the object's members.
+func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef, keyStart int, key []byte) {
+	for _, r := range first {
+		ts.add(t, r, s.Buf[r.off:r.off+r.n], false)
+	}
+	for i := len(first); ; i++ {
+		r := nameRef{off: s.StrStart, n: len(key)}
+		switch {
+		case len(t.entries) >= deferAfter:
+			ts.gather(t, r, key, s.Escaped, keyStart)
+		case !ts.add(t, r, key, s.Escaped):
+			s.duplicate(keyStart, key)
 			return
 		}
 		s.Skip()
+		if !s.Next('}', i+1) {
+			return
+		}
+		keyStart = s.Pos
+		if key = s.plainName(); key == nil {
+			if key = s.name(true); s.Fatal {
+				return
+			}
+		}
 	}
+}
+
+// duplicate records that the name key, read from off, repeats one before
+// it in its object.
+func (s *Scanner) duplicate(off int, key []byte) {
+	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
 }
 
 // skipStr skips the string at Pos, marking as str(true) does. A string of
 // plain bytes is stepped over at once; any other is read by str.
 func (s *Scanner) skipStr() {
 	b, p := s.Buf, s.Pos+1
-	if n := p + plainMarking(b[p:]); n < len(b) && b[n] == '"' {
+	if n := p + s.plain(b[p:]); n < len(b) && b[n] == '"' {
 		s.Pos = n + 1
 		return
 	}
@@ -337,65 +418,13 @@ func (s *Scanner) plainName() []byte {
 	if p > len(b) || b[p-1] != '"' {
 		return nil
 	}
-	n := p + plainMarking(b[p:])
+	n := p + s.plain(b[p:])
 	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
 		return nil
 	}
 	s.Pos = n + 2
 	s.Escaped, s.StrStart = false, p
 	return b[p:n:n]
-}
-
-// keySet holds the member names of one object, to find repeats. Small
-// objects are searched linearly; large ones through a map, so that the
-// cost stays linear in the number of members. Names are held without
-// copying where they can be: a name read without escapes is a view of the
-// scanned buffer, which outlives the set.
-type keySet struct {
-	n     int
-	small [16][]byte
-	big   map[string]struct{}
-}
-
-// add adds key and reports whether it was new. A key that points into
-// the input is kept as it is; a scratch one, unescaped, is copied.
-// sizeHint estimates the number of members, for when the set outgrows its
-// list.
-func (s *keySet) add(key []byte, scratch bool, sizeHint int) bool {
-	if scratch {
-		key = append([]byte(nil), key...)
-	}
-	if s.big != nil {
-		// One hash of the key, not two for a look-up and an insertion.
-		n := len(s.big)
-		s.big[view(key)] = struct{}{}
-		return len(s.big) > n
-	}
-	for _, k := range s.small[:s.n] {
-		if string(k) == string(key) {
-			return false
-		}
-	}
-	if s.n < len(s.small) {
-		s.small[s.n] = key
-		s.n++
-		return true
-	}
-	// The map is made once at about its final size, estimated from the
-	// bytes the first members took and those left: growing it member by
-	// member costs more than the rest of the scan.
-	s.big = make(map[string]struct{}, sizeHint)
-	for _, k := range s.small[:s.n] {
-		s.big[view(k)] = struct{}{}
-	}
-	s.big[view(key)] = struct{}{}
-	return true
-}
-
-// view returns b as a string without copying it. The set that holds it
-// never outlives b, and b is never written while it does.
-func view(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.
@@ -528,6 +557,15 @@ func Plain(b []byte) int {
 // a MarshalJSON method returns, as AppendCanonical does.
 func escapedByMarshal(r rune) bool {
 	return r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029'
+}
+
+// plain is plainMarking, or Plain for a scanner that keeps nothing and
+// so need not mark.
+func (s *Scanner) plain(b []byte) int {
+	if s.unmarked {
+		return Plain(b)
+	}
+	return plainMarking(b)
 }
 
 // plainMarking is Plain, but stops at '<', '>' and '&' too, which
@@ -701,17 +739,94 @@ func hex4(b []byte) rune {
 // decoder reads messages. When it is not, it returns the byte offset and
 // the reason of the first problem.
 func Check(b []byte) (off int, reason string) {
+	off, reason, _ = CheckCause(b)
+	return off, reason
+}
+
+// CheckCause is Check, also returning the cause of the problem, if there
+// is one: for a repeated member name, PathTo(b, off) says where it is.
+func CheckCause(b []byte) (off int, reason string, cause Cause) {
 	if simple(b) {
-		return 0, ""
+		return 0, "", 0
 	}
 	var s Scanner
 	s.Reset(b)
+	s.unmarked = true
 	s.Skip()
 	s.End()
 	if s.Fatal {
-		return s.Off, s.Reason
+		return s.Off, s.Reason, s.Cause
 	}
-	return 0, ""
+	return 0, "", 0
+}
+
+// PathTo returns the steps from the root of the JSON text b to byte
+// offset off: the name of each member and the index of each item (in
+// decimal) whose value holds it, and last the name of the member, if
+// any, that begins there, as the offset of a repeated name does. It reads
+// b from its start to off, which must be well-formed up to there, as it
+// is up to the first problem a scan finds; it is for the error path, and
+// costs a scan of that much.
+func PathTo(b []byte, off int) []string {
+	var s Scanner
+	s.Reset(b)
+	var path []string
+	s.pathTo(off, &path)
+	return path
+}
+
+// PointerTo is PathTo as a JSON Pointer: each step, made a reference
+// token by token (which escapes '~' and '/', and may shorten), after a
+// '/'. The caller's token keeps how names are shown in one place.
+func PointerTo(b []byte, off int, token func(string) string) string {
+	var p strings.Builder
+	for _, step := range PathTo(b, off) {
+		p.WriteByte('/')
+		p.WriteString(token(step))
+	}
+	return p.String()
+}
+
+// pathTo reads the value at Pos, appending to path the steps into it
+// that lead to off, and reports whether it reached off (or an error,
+// where it stops as well).
+func (s *Scanner) pathTo(off int, path *[]string) bool {
+	c := s.WS()
+	if s.Fatal || s.Pos >= off {
+		return true
+	}
+	switch c {
+	case '{':
+		if !s.Enter() {
+			return true
+		}
+		for i := 0; s.Next('}', i); i++ {
+			at := s.Pos
+			name := s.Name()
+			if s.Fatal {
+				return true
+			}
+			*path = append(*path, string(name))
+			if at >= off || s.pathTo(off, path) {
+				return true
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	case '[':
+		if !s.Enter() {
+			return true
+		}
+		for i := 0; s.Next(']', i); i++ {
+			*path = append(*path, strconv.Itoa(i))
+			if s.pathTo(off, path) {
+				return true
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	default:
+		s.Skip()
+	}
+	return s.Fatal || s.Pos > off
 }
 
 // simple reports whether b is one of the values free-form members mostly

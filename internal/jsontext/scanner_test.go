@@ -3,6 +3,7 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -157,6 +158,48 @@ func TestDescribeNamesWhatItFinds(t *testing.T) {
 	} {
 		if got := Describe([]byte(tc.in), 0); got != tc.want {
 			t.Errorf("Describe(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPathToFindsTheRepeatedMember pins the steps PathTo gives to the
+// offset Check reports for a repeated name, and to other offsets: into
+// objects and arrays, past values before it, to a value or a name.
+func TestPathToFindsTheRepeatedMember(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want []string
+	}{
+		{`{"a":1,"a":2}`, []string{"a"}},
+		{`{"x":{"a":1,"\u0061":2}}`, []string{"x", "a"}},
+		{` [ 0 , {"q":[1,{"a":1}]} , { "b" : { "a/b" : 1 , "a\/b" : 2 } } ] `, []string{"2", "b", "a/b"}},
+		{`{"x":[],"y":{},"z":[{"":{"":1,"":2}}]}`, []string{"z", "0", "", ""}},
+	} {
+		off, reason, cause := CheckCause([]byte(tc.doc))
+		if cause != CauseDuplicate {
+			t.Fatalf("CheckCause(%s) = %d, %q, %v: want a repeated name", tc.doc, off, reason, cause)
+		}
+		if got := PathTo([]byte(tc.doc), off); !slices.Equal(got, tc.want) {
+			t.Errorf("PathTo(%s, %d) = %q, want %q", tc.doc, off, got, tc.want)
+		}
+	}
+	doc := []byte(`{"a":[1,"xyz",{"b":true}],"c":null}`)
+	for _, tc := range []struct {
+		at   string // the offset: of the first occurrence of this
+		want []string
+	}{
+		{`{"a"`, nil},
+		{`"a"`, []string{"a"}},
+		{`[1`, []string{"a"}},
+		{`1,`, []string{"a", "0"}},
+		{`yz`, []string{"a", "1"}},
+		{`true`, []string{"a", "2", "b"}},
+		{`"c"`, []string{"c"}},
+		{`null`, []string{"c"}},
+	} {
+		off := bytes.Index(doc, []byte(tc.at))
+		if got := PathTo(doc, off); !slices.Equal(got, tc.want) {
+			t.Errorf("PathTo(%s, %d) = %q, want %q", doc, off, got, tc.want)
 		}
 	}
 }

@@ -80,6 +80,12 @@ func (d *Decoder) place(base, name, sub string) {
 	if d.item >= 0 {
 		path += "/" + strconv.Itoa(d.item)
 	}
+	if d.Cause == jsontext.CauseDuplicate {
+		// The scanner found it in a value read whole, where the path
+		// says no more than where that value is: the repeated member's
+		// own path is found by reading the document again up to it.
+		base, path = "", jsontext.PointerTo(d.Buf, d.Off, PathToken)
+	}
 	if d.Full() {
 		// The error that stopped the reading is the one a reader most
 		// needs, so it takes the place of the last listed, which is

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fleetkit/catalogue/imei"
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -328,7 +329,12 @@ func (e *Errors) Member(base, name, key string, raw []byte, declared func(string
 		e.Add(base, name+"/"+PathToken(key), msg.RuleDuplicate, Quote(key),
 			"member is declared by the schema and cannot also be an extra member")
 	}
-	if off, reason := Check(raw); reason != "" {
+	switch off, reason, cause := jsontext.CheckCause(raw); {
+	case cause == jsontext.CauseDuplicate:
+		// At the repeated member, as the decoder reports it.
+		e.Add(base, name+"/"+PathToken(key)+jsontext.PointerTo(raw, off, PathToken), msg.RuleDuplicate, ShortenBytes(raw),
+			reason+" at byte offset "+strconv.Itoa(off)+" of the value")
+	case reason != "":
 		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, ShortenBytes(raw),
 			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
 	}

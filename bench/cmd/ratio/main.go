@@ -4,6 +4,7 @@
 //
 //	./run.sh 10 new.txt                    # runs it on new.txt
 //	go run ./cmd/ratio -base ogen new.txt  # each row against ogen's
+//	go run ./cmd/ratio -instructions instr.txt new.txt  # with instructions.sh output
 //
 // Benchmark names are Op/schema=S/input=I/impl=M. A row is compared with
 // the baseline's row of the same op and input; an op that the baseline
@@ -28,8 +29,9 @@ import (
 // baseOp is the op compared with when the baseline lacks a row's own.
 const baseOp = "Decode"
 
-// units are the measurements tabulated, in their column order.
-var units = []string{"ns/op", "B/op", "allocs/op"}
+// units are the measurements tabulated, in their column order:
+// instr/op only when an -instructions file gives them.
+var units = []string{"ns/op", "MB/s", "instr/op", "B/op", "allocs/op"}
 
 // key names one row: an op on one input by one impl.
 type key struct {
@@ -42,8 +44,12 @@ func main() {
 		flag.PrintDefaults()
 	}
 	baseline := flag.String("base", "stdlib", "the impl every row is compared with")
+	instructions := flag.String("instructions", "", "a file of instructions.sh output, for an instr/op column")
 	flag.Parse()
 	samples, order, err := read(flag.Args())
+	if err == nil && *instructions != "" {
+		err = readInstructions(*instructions, samples)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ratio:", err)
 		os.Exit(1)
@@ -83,6 +89,31 @@ func read(paths []string) (map[key]map[string][]float64, []key, error) {
 		}
 	}
 	return samples, order, files.Err()
+}
+
+// readInstructions adds to samples the instr/op that instructions.sh
+// wrote to path, a line "Op/schema=S/input=I/impl=M count" a benchmark,
+// for the rows the benchmark output has.
+func readInstructions(path string, samples map[key]map[string][]float64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		n, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q: %v", path, line, err)
+		}
+		k, ok := parseName(benchfmt.Name(f[0]))
+		if m := samples[k]; ok && m != nil {
+			m["instr/op"] = append(m["instr/op"], n)
+		}
+	}
+	return nil
 }
 
 // parseName splits a benchmark name into its row's key.
@@ -131,15 +162,28 @@ func write(w io.Writer, samples map[key]map[string][]float64, order []key, basel
 		)
 	})
 
-	fmt.Fprintf(w, "| input | op | impl | ns/op | × %[1]s | B/op | × %[1]s | allocs/op | × %[1]s |\n", baseline)
-	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|")
+	var cols []string // the units some row has
+	for _, unit := range units {
+		for _, k := range rows {
+			if len(samples[k][unit]) > 0 {
+				cols = append(cols, unit)
+				break
+			}
+		}
+	}
+	fmt.Fprint(w, "| input | op | impl |")
+	for _, unit := range cols {
+		fmt.Fprintf(w, " %s | × %s |", unit, baseline)
+	}
+	fmt.Fprint(w, "\n|---|---|---|")
+	fmt.Fprintln(w, strings.Repeat("--:|--:|", len(cols)))
 	for _, k := range rows {
 		base, ok := samples[key{k.op, k.schema, k.input, baseline}]
 		if !ok {
 			base = samples[key{baseOp, k.schema, k.input, baseline}]
 		}
 		fmt.Fprintf(w, "| %s/%s | %s | %s |", k.schema, k.input, k.op, k.impl)
-		for _, unit := range units {
+		for _, unit := range cols {
 			v, ok := median(samples[k][unit])
 			if !ok {
 				fmt.Fprint(w, " | |")

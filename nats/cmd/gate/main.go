@@ -7,28 +7,41 @@
 //
 //	gate -server nats://nats.example:4222 -creds gate.creds -in 'fleet.in.>' -out fleet.valid -dead fleet.dead
 //
-// The streams must exist. Without -server, gate demonstrates the whole
-// path on one machine: it starts a NATS server with JetStream on loopback,
-// its store in a temporary folder, publishes the messages of a file (by
-// default testdata/messages.ndjson, the sample stream) as an untrusted
-// producer would, gates them, prints each dead letter as msgcheck check
-// prints an invalid message, and counts what came out where.
+// It refuses to start, saying why, when no stream stores the output or
+// the dead-letter subject, or when the input subject covers either. It
+// waits for a server that is down, and logs losing it and finding it
+// again. SIGINT and SIGTERM stop it gracefully: it settles the messages
+// it holds and prints its summary. Its exit status is 0 when it stopped
+// so, or with -until-idle once nothing was left, and 2 when it stopped on
+// an error (or for a usage error).
 //
-//	go run ./cmd/gate
+// gate demo demonstrates the whole path on one machine: it starts a NATS
+// server with JetStream on loopback, its store in a temporary folder,
+// publishes the messages of a file (by default the sample stream,
+// built into the command) as an untrusted producer would, gates them,
+// prints each dead letter as msgcheck check prints an invalid message,
+// and counts what came out where. Its exit status is 1 when any message
+// was dead-lettered.
+//
+//	go run ./cmd/gate demo
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -40,10 +53,25 @@ import (
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
 
+// sample is the repository's sample stream, testdata/messages.ndjson, so
+// that the demonstration runs wherever the command is.
+//
+//go:embed sample.ndjson
+var sample []byte
+
+// sampleName is the name the demonstration gives the sample.
+const sampleName = "testdata/messages.ndjson"
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := notifyContext()
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// notifyContext returns a context done on SIGINT or SIGTERM, the signals
+// an operator or a service manager stops the gate with.
+func notifyContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // options are the command's flags.
@@ -56,26 +84,35 @@ type options struct {
 	publish       string
 	progress      bool
 	progressEvery time.Duration
+	retryMax      time.Duration // the longest wait between attempts to connect
 }
 
-// run runs the command and returns its exit status: 0, 1 when the demo
-// dead-lettered messages, 2 for a usage error or a failure.
+// run runs the command and returns its exit status: 0; 1 when the demo
+// dead-lettered messages; 2 for a usage error, or when it stopped on an
+// error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	demoMode := len(args) > 0 && args[0] == "demo"
+	if demoMode {
+		args = args[1:]
+	}
 	flags := flag.NewFlagSet("gate", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	var o options
-	flags.StringVar(&o.server, "server", "", "NATS server URL; none: run the demonstration on an embedded server")
-	flags.StringVar(&o.creds, "creds", "", "NATS credentials file")
+	if demoMode {
+		flags.StringVar(&o.publish, "publish", "", "file of newline-delimited messages to publish (default: the sample stream, "+sampleName+")")
+	} else {
+		flags.StringVar(&o.server, "server", "", "NATS server URL, or several, comma separated (required)")
+		flags.StringVar(&o.creds, "creds", "", "NATS credentials file")
+		flags.StringVar(&o.durable, "durable", "gate", "name of the durable consumer the gates share")
+		flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the consumer has nothing left")
+	}
 	flags.StringVar(&o.in, "in", "fleet.in.>", "subject to read")
 	flags.StringVar(&o.out, "out", "fleet.valid", "subject of valid messages")
 	flags.StringVar(&o.dead, "dead", "fleet.dead", "subject of dead letters")
-	flags.StringVar(&o.durable, "durable", "gate", "name of the durable consumer the gates share")
 	flags.IntVar(&o.batch, "batch", 256, "messages to fetch and republish at a time")
-	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the consumer has nothing left (the demonstration always does)")
-	flags.StringVar(&o.publish, "publish", "", "demonstration: file of newline-delimited messages to publish first (default testdata/messages.ndjson)")
 	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: gate [-server url [-creds file]] [-in subject] [-out subject] [-dead subject] [-durable name] [-batch n] [-until-idle]\n"+
-			"       gate [-publish file]   (no -server: a demonstration on an embedded server)\n\n")
+		fmt.Fprint(stderr, "usage: gate -server url [-creds file] [-in subject] [-out subject] [-dead subject] [-durable name] [-batch n] [-until-idle]\n"+
+			"       gate demo [-publish file] [-in subject] [-out subject] [-dead subject] [-batch n]\n\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -84,18 +121,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if flags.NArg() > 0 || o.batch < 1 || o.server == "" && o.creds != "" || o.server != "" && o.publish != "" {
+	if flags.NArg() > 0 || o.batch < 1 || !demoMode && o.server == "" {
+		if !demoMode && o.server == "" && flags.NArg() == 0 {
+			fmt.Fprintln(stderr, "gate: -server is required (gate demo runs the demonstration on an embedded server)")
+		}
 		flags.Usage()
 		return 2
 	}
 	o.progress = isTerminal(stderr)
 	o.progressEvery = time.Second
+	o.retryMax = 10 * time.Second
+	log := slog.New(slog.NewTextHandler(stderr, nil))
 	var err error
 	status := 0
-	if o.server == "" {
-		status, err = demo(ctx, o, stdout, stderr)
+	if demoMode {
+		status, err = demo(ctx, o, stdout, stderr, log)
 	} else {
-		err = serve(ctx, o, stderr)
+		err = serve(ctx, o, stderr, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gate: %v\n", err)
@@ -114,9 +156,33 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// serve runs a gate against a server until interrupted.
-func serve(ctx context.Context, o options, stderr io.Writer) error {
-	opts := []natsgo.Option{natsgo.Name("catalogue gate"), natsgo.MaxReconnects(-1)}
+// backoff returns how long to wait before the nth attempt (from 1) to
+// reach a server: 100 ms doubling up to max, with a random part so that
+// many gates do not come back at the same instant.
+func backoff(n int, max time.Duration) time.Duration {
+	d := min(max, 100*time.Millisecond<<min(n, 16))
+	return d/2 + rand.N(d/2+1)
+}
+
+// serve runs a gate against a server until ctx is done. A server down at
+// start is waited for; one lost on the way is logged, reconnected to with
+// back-off, and logged again when found.
+func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	opts := []natsgo.Option{
+		natsgo.Name("catalogue gate"),
+		natsgo.MaxReconnects(-1),
+		natsgo.RetryOnFailedConnect(true),
+		natsgo.CustomReconnectDelay(func(n int) time.Duration { return backoff(n, o.retryMax) }),
+		natsgo.DisconnectErrHandler(func(nc *natsgo.Conn, err error) {
+			log.Warn("lost the server; reconnecting", "server", nc.ConnectedUrlRedacted(), "error", err)
+		}),
+		natsgo.ReconnectHandler(func(nc *natsgo.Conn) {
+			log.Info("reconnected", "server", nc.ConnectedUrlRedacted())
+		}),
+		natsgo.ConnectHandler(func(nc *natsgo.Conn) {
+			log.Info("connected", "server", nc.ConnectedUrlRedacted())
+		}),
+	}
 	if o.creds != "" {
 		opts = append(opts, natsgo.UserCredentials(o.creds))
 	}
@@ -125,27 +191,21 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 		return err
 	}
 	defer nc.Close()
-	_, err = gate(ctx, nc, o, stderr)
+	_, err = gate(ctx, nc, o, stderr, log)
 	return err
 }
 
 // gate gates o.in until ctx is done (or, with untilIdle, nothing is left)
-// and reports on stderr.
-func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer) (catnats.GateStats, error) {
+// and reports on stderr. It waits for the server (see catnats.Gate's
+// Run).
+func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log *slog.Logger) (catnats.GateStats, error) {
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*o.batch))
 	if err != nil {
 		return catnats.GateStats{}, err
 	}
-	stream, err := js.StreamNameBySubject(ctx, o.in)
-	if err != nil {
-		return catnats.GateStats{}, fmt.Errorf("no stream holds %s: %w", o.in, err)
-	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, stream, catnats.DurableConfig(o.durable, o.in))
-	if err != nil {
-		return catnats.GateStats{}, err
-	}
+	g := &catnats.Gate{JetStream: js, Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
+		Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
 	start := time.Now()
-	g := &catnats.Gate{JetStream: js, From: cons, Output: o.out, DeadLetter: o.dead, Batch: o.batch, UntilIdle: o.untilIdle}
 	shown, next := 0, start.Add(o.progressEvery)
 	if o.progress {
 		g.Progress = func(s catnats.GateStats) {
@@ -161,6 +221,9 @@ func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer) (ca
 	if shown > 0 {
 		fmt.Fprintf(stderr, "\r%*s\r", shown, "")
 	}
+	if errors.Is(err, catnats.ErrRefused) {
+		return st, err // it never started: nothing to sum up
+	}
 	fmt.Fprintf(stderr, "gate: %s\n", summary(st, o, time.Since(start)))
 	return st, err
 }
@@ -168,8 +231,8 @@ func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer) (ca
 // summary sums up what a gate did.
 func summary(s catnats.GateStats, o options, elapsed time.Duration) string {
 	secs := max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%d messages, %d valid to %s, %d invalid to %s, %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, s.Valid, o.out, s.Invalid, o.dead, size(float64(s.Bytes)), elapsed.Round(time.Millisecond),
+	return fmt.Sprintf("%d messages, %d forwarded to %s, %d dead letters to %s; %d redeliveries, %d retries; %s in %s (%s/s, %.0f messages/s)",
+		s.Messages, s.Forwarded, o.out, s.DeadLetters, o.dead, s.Redeliveries, s.Retries, size(float64(s.Bytes)), elapsed.Round(time.Millisecond),
 		size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
 }
 
@@ -190,23 +253,22 @@ func size(b float64) string {
 // prints the dead letters and the count of each stream. Its status is 1
 // if any message was dead-lettered, as msgcheck check's is when any is
 // invalid.
-func demo(ctx context.Context, o options, stdout, stderr io.Writer) (int, error) {
+func demo(ctx context.Context, o options, stdout, stderr io.Writer, log *slog.Logger) (int, error) {
+	data := sample
 	if o.publish == "" {
-		o.publish = "testdata/messages.ndjson"
-		if _, err := os.Stat(o.publish); err != nil {
-			o.publish = "../testdata/messages.ndjson" // run from the nats module
+		o.publish = sampleName
+	} else {
+		var err error
+		if data, err = os.ReadFile(o.publish); err != nil {
+			return 0, err
 		}
-	}
-	data, err := os.ReadFile(o.publish)
-	if err != nil {
-		return 0, err
 	}
 	dir, err := os.MkdirTemp("", "gate-demo-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := embedded.Start(dir, -1)
+	srv, err := embedded.Start(dir, -1, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -249,8 +311,8 @@ func demo(ctx context.Context, o options, stdout, stderr io.Writer) (int, error)
 	}
 	fmt.Fprintf(stderr, "gate: published %d messages of %s to %s\n", published, o.publish, subject)
 
-	o.untilIdle = true
-	if _, err := gate(ctx, nc, o, stderr); err != nil {
+	o.untilIdle, o.server, o.durable = true, srv.ClientURL(), "gate"
+	if _, err := gate(ctx, nc, o, stderr, log); err != nil {
 		return 0, err
 	}
 
@@ -318,7 +380,10 @@ func writeDeadLetter(w io.Writer, h natsgo.Header) {
 	if schema == "" {
 		schema = "?"
 	}
-	report := (&msg.Error{Violations: v.Violations, Omitted: v.More}).Error()
+	report := (&msg.Error{Violations: v.Violations, Omitted: v.Omitted}).Error()
+	if v.Truncated {
+		report += fmt.Sprintf(" (its body, %d bytes, cut to fit)", v.BodySize)
+	}
 	if v.Error != "" {
 		report += "handler: " + v.Error
 	}

@@ -3,16 +3,26 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/nats/internal/embedded"
 	"github.com/fleetkit/catalogue/ndjson"
 )
 
@@ -22,7 +32,7 @@ import (
 func TestDemoSplitsTheSampleStream(t *testing.T) {
 	const file = "../../../testdata/messages.ndjson"
 	var stdout, stderr bytes.Buffer
-	status := run(context.Background(), []string{"-publish", file}, &stdout, &stderr)
+	status := run(context.Background(), []string{"demo", "-publish", file}, &stdout, &stderr)
 	require.Equal(t, 1, status, "stderr: %s", stderr.String())
 
 	// What msgcheck says of each line, as published (without its newline).
@@ -50,7 +60,7 @@ func TestDemoSplitsTheSampleStream(t *testing.T) {
 		"stream VALID (fleet.valid): 23 messages",
 		"stream DEAD (fleet.dead): 14 messages")
 	assert.Equal(t, strings.Join(want, "\n")+"\n", stdout.String())
-	assert.Contains(t, stderr.String(), "gate: 37 messages, 23 valid to fleet.valid, 14 invalid to fleet.dead")
+	assert.Contains(t, stderr.String(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -58,6 +68,8 @@ func TestUsageErrors(t *testing.T) {
 		{"-batch", "0"},
 		{"-creds", "x.creds"},
 		{"-server", "nats://127.0.0.1:1", "-publish", "x"},
+		{}, // no -server: the demonstration is a subcommand
+		{"demo", "-server", "nats://127.0.0.1:1"},
 		{"extra"},
 		{"-nope"},
 	} {
@@ -76,4 +88,212 @@ func TestDeadLetterLinesCannotBeForged(t *testing.T) {
 	writeDeadLetter(&out, h)
 	assert.Equal(t, 1, strings.Count(out.String(), "\n"), out.String())
 	assert.NotContains(t, out.String(), "\x1b")
+}
+
+// TestMain runs the command itself when the tests start the test binary
+// as it (GATE_TEST_MAIN=1), so that they send it real signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("GATE_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// command is the command running in a process of its own.
+type command struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	mu             sync.Mutex // the process writes stderr as the test reads it
+}
+
+// start starts the command with args, in dir.
+func start(t *testing.T, dir string, args ...string) *command {
+	c := &command{cmd: exec.Command(os.Args[0], args...)}
+	c.cmd.Env = append(os.Environ(), "GATE_TEST_MAIN=1")
+	c.cmd.Dir = dir
+	c.cmd.Stdout = &c.stdout
+	c.cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
+	require.NoError(t, c.cmd.Start())
+	t.Cleanup(func() { c.cmd.Process.Kill() })
+	return c
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// log returns what the command wrote on stderr so far.
+func (c *command) log() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+// waitLog waits for the command to write s on stderr.
+func (c *command) waitLog(t *testing.T, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(), s); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the gate never logged %q; it logged:\n%s", s, c.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exit waits for the command to exit, and returns its status.
+func (c *command) exit(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if e, ok := errors.AsType[*exec.ExitError](err); ok {
+			return e.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the gate did not exit; it logged:\n%s", c.log())
+		return -1
+	}
+}
+
+// server is a NATS server for the command to gate: streams IN (fleet.in.>),
+// VALID (fleet.valid) and DEAD (fleet.dead), unless told otherwise.
+type server struct {
+	dir  string
+	port int
+	srv  *natsserver.Server
+	js   jetstream.JetStream
+}
+
+// freePort returns a port nothing listens on.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (s *server) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
+
+// up starts the server, and makes its streams the first time.
+func (s *server) up(t *testing.T, streams ...string) {
+	var err error
+	s.srv, err = embedded.Start(s.dir, s.port, 0)
+	require.NoError(t, err)
+	t.Cleanup(s.srv.Shutdown)
+	if s.js != nil {
+		return
+	}
+	nc, err := natsgo.Connect(s.url(), natsgo.MaxReconnects(-1), natsgo.ReconnectWait(20*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	s.js, err = jetstream.New(nc)
+	require.NoError(t, err)
+	for _, name := range streams {
+		subject := map[string]string{"IN": "fleet.in.>", "VALID": "fleet.valid", "DEAD": "fleet.dead"}[name]
+		_, err := s.js.CreateStream(context.Background(), jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage})
+		require.NoError(t, err)
+	}
+}
+
+func (s *server) down() {
+	s.srv.Shutdown()
+	s.srv.WaitForShutdown()
+}
+
+// publish publishes the sample's lines to fleet.in.x.
+func (s *server) publish(t *testing.T) int {
+	n := 0
+	for line := range bytes.Lines(sample) {
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			_, err := s.js.Publish(context.Background(), "fleet.in.x", line)
+			require.NoError(t, err)
+			n++
+		}
+	}
+	return n
+}
+
+// count returns the number of messages in a stream.
+func (s *server) count(t *testing.T, stream string) int {
+	st, err := s.js.Stream(context.Background(), stream)
+	require.NoError(t, err)
+	info, err := st.Info(context.Background())
+	require.NoError(t, err)
+	return int(info.State.Msgs)
+}
+
+// An operator's gate: started before its server, it waits for it; it logs
+// losing the server and finding it again; SIGTERM and SIGINT both stop it
+// with its summary and status 0.
+func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := &server{dir: t.TempDir(), port: freePort(t)}
+			c := start(t, t.TempDir(), "-server", s.url())
+			c.waitLog(t, "cannot start yet")
+			s.up(t, "IN", "VALID", "DEAD")
+			n := s.publish(t)
+			for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
+				require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.log())
+				time.Sleep(20 * time.Millisecond)
+			}
+			s.down()
+			c.waitLog(t, "lost the server")
+			s.up(t)
+			c.waitLog(t, "reconnected")
+			require.NoError(t, c.cmd.Process.Signal(sig))
+			assert.Equal(t, 0, c.exit(t), c.log())
+			assert.Contains(t, c.log(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
+		})
+	}
+}
+
+// A gate that cannot store its output stops at once, saying why, with a
+// status that says it failed.
+func TestGateRefusesToStartWithoutItsOutput(t *testing.T) {
+	s := &server{dir: t.TempDir(), port: freePort(t)}
+	s.up(t, "IN", "DEAD")
+	c := start(t, t.TempDir(), "-server", s.url())
+	assert.Equal(t, 2, c.exit(t))
+	assert.Contains(t, c.log(), "no stream stores the output subject fleet.valid")
+}
+
+// The demonstration runs wherever the command is: its sample is built in,
+// and is the repository's.
+func TestDemoRunsAnywhere(t *testing.T) {
+	want, err := os.ReadFile("../../../testdata/messages.ndjson")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(sample), "sample.ndjson is a copy of testdata/messages.ndjson")
+	c := start(t, t.TempDir(), "demo")
+	assert.Equal(t, 1, c.exit(t), c.log())
+	assert.Contains(t, c.stdout.String(), "stream DEAD (fleet.dead): 14 messages")
+	assert.Contains(t, c.stdout.String(), "testdata/messages.ndjson:6: core.device: /imei")
+}
+
+// A gate whose input stream is deleted under it stops, saying why, with a
+// status that says it stopped on an error.
+func TestGateStopsWhenItsInputIsDeleted(t *testing.T) {
+	s := &server{dir: t.TempDir(), port: freePort(t)}
+	s.up(t, "IN", "VALID", "DEAD")
+	c := start(t, t.TempDir(), "-server", s.url())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if cons, err := s.js.Consumer(context.Background(), "IN", "gate"); err == nil && cons.CachedInfo().NumWaiting > 0 {
+			break // it has started, and waits for messages
+		}
+		require.True(t, time.Now().Before(deadline), "the gate never started; it logged:\n%s", c.log())
+	}
+	require.NoError(t, s.js.DeleteStream(context.Background(), "IN"))
+	assert.Equal(t, 2, c.exit(t), c.log())
+	assert.Contains(t, c.log(), "the input consumer is gone")
+	assert.Contains(t, c.log(), "gate: 0 messages", "the summary, still")
 }

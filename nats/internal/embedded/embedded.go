@@ -13,18 +13,21 @@ import (
 // Start starts a NATS server with JetStream on 127.0.0.1, storing its
 // streams in dir. A port of -1 picks a free one; to restart a server over
 // the same store, start again with the same dir and the port it had
-// (Port(s)).
-func Start(dir string, port int) (*server.Server, error) {
+// (Port(s)). The server takes messages of up to maxPayload bytes, headers
+// included; 0 means 2 MiB, room for messages up to the library's largest
+// plus their dead letter's verdict.
+func Start(dir string, port, maxPayload int) (*server.Server, error) {
+	if maxPayload == 0 {
+		maxPayload = 2 << 20
+	}
 	s, err := server.NewServer(&server.Options{
-		Host:      "127.0.0.1",
-		Port:      port,
-		JetStream: true,
-		StoreDir:  dir,
-		NoSigs:    true,
-		NoLog:     true,
-		// Messages up to the library's largest plus their dead letter's
-		// verdict.
-		MaxPayload: 2 << 20,
+		Host:       "127.0.0.1",
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   dir,
+		NoSigs:     true,
+		NoLog:      true,
+		MaxPayload: int32(maxPayload),
 	})
 	if err != nil {
 		return nil, err

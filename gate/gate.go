@@ -1,0 +1,514 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// A Delivery is one input message as the broker delivered it.
+type Delivery interface {
+	// Header returns the message's headers.
+	Header() ce.Header
+	// Body returns its body.
+	Body() []byte
+	// Place returns where it was.
+	Place() Place
+	// Deliveries returns how many times it was delivered, this time
+	// included.
+	Deliveries() uint64
+}
+
+// A Broker is what a binding adapts: fetching input, storing copies and
+// dead letters, and acknowledging. The Gate does the rest.
+type Broker interface {
+	// Start checks, before the first fetch, that the gate can work. An
+	// error wrapping ErrRefused (it cannot store its output or dead
+	// letters, or would read them back) stops the gate; any other (the
+	// broker down) is waited out, with back-off.
+	Start(ctx context.Context) error
+	// Fetch returns the next input messages, at most max of them. With
+	// wait it waits a while for the first one when there is none;
+	// without, it returns what is there at once. An error wrapped by
+	// Fatal stops the gate; any other is waited out.
+	Fetch(ctx context.Context, max int, wait bool) ([]Delivery, error)
+	// Forward starts storing the copy of d, the valid message whose
+	// identity is id, in the output, with the headers of decision 14 and
+	// its id as the key the broker drops a second copy by. An error wrapping ErrTooLarge says
+	// that the copy is larger than the broker stores, an *msg.Error that
+	// m cannot be given headers that agree with it: the Gate then
+	// dead-letters d.
+	Forward(d Delivery, id msg.Identity) (Pending, error)
+	// DeadLetter starts storing the dead letter of d, with its verdict v
+	// and as much of its body as fits (see Fit), under a key that names
+	// d's place in this incarnation of its stream, so that the dead
+	// letter of a redelivery is dropped as a duplicate.
+	DeadLetter(d Delivery, v Verdict) (Pending, error)
+	// Ack acknowledges d: it is not to come again.
+	Ack(d Delivery) error
+	// Retry leaves d to come again, after a back-off that grows with its
+	// deliveries.
+	Retry(d Delivery)
+	// State tells what the input has left to deliver, for UntilIdle.
+	State(ctx context.Context) State
+}
+
+// Pending is a copy or a dead letter on its way to the broker's store.
+type Pending interface {
+	// Wait waits until the broker has stored it, or refused it.
+	Wait(ctx context.Context) (Stored, error)
+}
+
+// Stored is what the broker said on storing a copy or a dead letter.
+type Stored struct {
+	// Duplicate says that the broker had one with the same key already,
+	// and dropped this one.
+	Duplicate bool
+	// Previous returns the body of the one the broker had, for a
+	// duplicate copy; an error wrapping ErrGone if the broker no longer
+	// has it.
+	Previous func(ctx context.Context) ([]byte, error)
+}
+
+// ErrRefused is the error of a gate that refuses to start, because it
+// could not store its output or dead letters, or would read them back as
+// input (decision 16).
+var ErrRefused = errors.New("gate refused to start")
+
+// ErrGone is the error of Stored.Previous when the broker no longer has
+// the message stored under the key.
+var ErrGone = errors.New("no longer stored")
+
+// A State is what an input has left, as UntilIdle sees it.
+type State int
+
+// The states of an input.
+const (
+	Idle        State = iota // nothing to deliver or awaiting acknowledgement
+	AcksAwaited              // acknowledgements awaited, or the broker did not answer
+	Waiting                  // messages waiting to be delivered
+)
+
+// Fatal marks err as one that stops a gate: Run returns it.
+func Fatal(err error) error { return &fatalError{err} }
+
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// Stats counts what a gate did. Every input message it ended is counted
+// once in Messages (as Forwarded or DeadLetters) or in Redeliveries;
+// Retries counts the times it left one to come again.
+type Stats struct {
+	Messages     int   // distinct messages stored: Forwarded + DeadLetters
+	Forwarded    int   // of which to the output
+	DeadLetters  int   // of which to the dead letters
+	Bytes        int64 // the size of their bodies
+	Redeliveries int   // messages acknowledged as another delivery of one already stored
+	Retries      int   // times a message was not stored and left to come again
+}
+
+func (s *Stats) add(o Stats) {
+	s.Messages += o.Messages
+	s.Forwarded += o.Forwarded
+	s.DeadLetters += o.DeadLetters
+	s.Bytes += o.Bytes
+	s.Redeliveries += o.Redeliveries
+	s.Retries += o.Retries
+}
+
+// A Gate reads messages from a Broker and ends each one in one of three
+// ways (decision 16): forwarded to the output, stored as a dead letter
+// with its verdict, or acknowledged as a redelivery of a message already
+// stored. A message is acknowledged only once what became of it is
+// stored; one that could not be stored is left to come again.
+//
+// A copy too large for the broker is dead-lettered (msg.RuleTooLarge),
+// and a dead letter too large is cut to fit (Fit). A copy the broker
+// drops as a duplicate of one stored under the same id is compared with
+// it: the same body is a redelivery, another is dead-lettered
+// (msg.RuleDuplicateID).
+type Gate struct {
+	Broker Broker
+	// Binding names the headers of decision 14 on the broker.
+	Binding ce.Binding
+	// Kinds is the table of the schemas a message may follow; nil means
+	// the published catalogue's, catalogue.Kinds.
+	Kinds *msg.Kinds
+	// Batch is the most messages to fetch and store at a time; 0 means
+	// 256.
+	Batch int
+	// UntilIdle makes Run return once the input has nothing left to
+	// deliver or waiting for an acknowledgement.
+	UntilIdle bool
+	// Progress, if not nil, is called after every batch with the totals
+	// so far, from one goroutine at a time.
+	Progress func(Stats)
+	// Log, if not nil, is told of copies the broker refused, and of
+	// fetches that failed.
+	Log *slog.Logger
+	// StoreTimeout bounds the wait for the broker to store a batch; 0
+	// means 10 seconds. A message whose copy is not confirmed in time
+	// comes again.
+	StoreTimeout time.Duration
+}
+
+// Run starts the gate (Broker.Start) and runs it until ctx is done, or
+// with UntilIdle until nothing is left, and returns what it did. A broker
+// down at start is waited for, with back-off (100 ms doubling to 10 s,
+// randomised so that many gates do not come back at once); a gate the
+// broker refuses returns an error wrapping ErrRefused. When ctx is done
+// it stops fetching and settles what it holds: the batches in flight are
+// confirmed and acknowledged. Errors from the broker are waited out, not
+// returned, except those marked Fatal.
+func (g *Gate) Run(ctx context.Context) (Stats, error) {
+	for try := 1; ; try++ {
+		err := g.Broker.Start(ctx)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrRefused) {
+			return Stats{}, err
+		}
+		if ctx.Err() != nil {
+			return Stats{}, nil // stopped before it started
+		}
+		wait := backoff(try)
+		g.log(slog.LevelWarn, "cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
+		pause(ctx, wait)
+	}
+	return g.run(ctx)
+}
+
+// backoff returns how long to wait before the nth attempt (from 1) to
+// start.
+func backoff(n int) time.Duration {
+	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
+	return d/2 + rand.N(d/2+1)
+}
+
+// run runs the gate once it has started.
+func (g *Gate) run(ctx context.Context) (Stats, error) {
+	// Judging and storing one batch overlaps with waiting for the broker
+	// to store the one before: confirm waits and acknowledges, in a
+	// goroutine of its own, up to two batches behind.
+	var (
+		mu sync.Mutex
+		st Stats
+	)
+	batches := make(chan []inflight, 2)
+	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
+	confirmed := make(chan struct{})
+	confirmedOne := make(chan struct{}, 1) // a batch was confirmed
+	settle := context.WithoutCancel(ctx)   // a stopped gate still settles what it holds
+	go func() {
+		defer close(confirmed)
+		for batch := range batches {
+			done := g.confirm(settle, batch)
+			unconfirmed.Add(-1)
+			select {
+			case confirmedOne <- struct{}{}:
+			default:
+			}
+			mu.Lock()
+			st.add(done)
+			now := st
+			mu.Unlock()
+			if g.Progress != nil {
+				g.Progress(now)
+			}
+		}
+	}()
+	finish := func(err error) (Stats, error) {
+		close(batches)
+		<-confirmed
+		mu.Lock()
+		defer mu.Unlock()
+		return st, err
+	}
+
+	batchSize := g.Batch
+	if batchSize == 0 {
+		batchSize = 256
+	}
+	waited := false
+	failing := false
+	for ctx.Err() == nil {
+		ds, err := g.Broker.Fetch(ctx, batchSize, !waited)
+		if err != nil {
+			if _, ok := errors.AsType[*fatalError](err); ok {
+				return finish(err)
+			}
+			if !failing && ctx.Err() == nil {
+				g.log(slog.LevelWarn, "fetching failed; trying again", "error", err)
+			}
+			failing = true
+			pause(ctx, 100*time.Millisecond)
+			continue
+		}
+		failing = false
+		judged := g.judgeAll(ds)
+		pending := make([]inflight, 0, len(ds))
+		var retries Stats
+		var firstErr error
+		for i, d := range ds {
+			p, err := g.store(d, judged[i])
+			if err != nil {
+				retries.Retries++
+				firstErr = cmpOr(firstErr, err)
+				g.Broker.Retry(d)
+				continue
+			}
+			pending = append(pending, p)
+		}
+		if firstErr != nil {
+			g.log(slog.LevelWarn, "copies not stored, left to come again", "count", retries.Retries, "error", firstErr)
+			mu.Lock()
+			st.add(retries)
+			mu.Unlock()
+		}
+		waited = len(pending) > 0
+		if waited {
+			unconfirmed.Add(1)
+			batches <- pending
+			continue
+		}
+		if len(ds) == 0 && unconfirmed.Load() > 0 {
+			// Nothing came while batches are in flight: the input may be
+			// holding back until they are acknowledged (its limit of
+			// messages awaiting acknowledgement). Fetch again, without
+			// waiting, once one is, rather than wait for a single message.
+			select {
+			case <-confirmedOne:
+			case <-ctx.Done():
+			}
+			waited = true
+			continue
+		}
+		if g.UntilIdle && g.idle(ctx, &unconfirmed) {
+			break
+		}
+	}
+	return finish(nil)
+}
+
+// idle reports whether the input has nothing left, once what is in
+// flight is acknowledged.
+func (g *Gate) idle(ctx context.Context, unconfirmed *atomic.Int32) bool {
+	// A fetch can come back empty while messages wait (the server
+	// answering late on a busy machine): fetch again at once, rather than
+	// wait for what is in flight.
+	if g.Broker.State(ctx) == Waiting {
+		return false
+	}
+	for unconfirmed.Load() > 0 && ctx.Err() == nil {
+		pause(ctx, time.Millisecond)
+	}
+	// The acknowledgements just sent may still be on their way: ask again
+	// a few times while only they keep the input busy.
+	s := g.Broker.State(ctx)
+	for try := 0; s == AcksAwaited && try < 5 && ctx.Err() == nil; try++ {
+		pause(ctx, 20*time.Millisecond)
+		s = g.Broker.State(ctx)
+	}
+	return s == Idle
+}
+
+// judged is the judgement on one delivery: the message to forward and
+// its identity, or the verdict of its dead letter.
+type judged struct {
+	m       catalogue.Message
+	id      msg.Identity
+	verdict *Verdict
+}
+
+// inflight is a delivery whose copy or dead letter is being stored.
+type inflight struct {
+	d       Delivery
+	p       Pending
+	forward bool
+}
+
+// store starts storing d's copy or dead letter.
+func (g *Gate) store(d Delivery, j judged) (inflight, error) {
+	if j.verdict == nil {
+		p, err := g.Broker.Forward(d, j.id)
+		if err == nil {
+			return inflight{d, p, true}, nil
+		}
+		var v Verdict
+		if _, ok := errors.AsType[*msg.Error](err); ok {
+			// Headers that cannot agree with the message (see ce.Binding's
+			// Write).
+			v = VerdictOf(j.m, err)
+		} else if errors.Is(err, ErrTooLarge) {
+			v = VerdictOf(j.m, nil)
+			v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: "its copy is " + err.Error()}}
+		} else {
+			return inflight{}, err
+		}
+		j.verdict = &v
+	}
+	p, err := g.deadLetter(d, *j.verdict)
+	return inflight{d, p, false}, err
+}
+
+// deadLetter starts storing d's dead letter with verdict v, its place and
+// deliveries filled in.
+func (g *Gate) deadLetter(d Delivery, v Verdict) (Pending, error) {
+	v.Place, v.Deliveries = d.Place(), d.Deliveries()
+	return g.Broker.DeadLetter(d, v)
+}
+
+// confirm waits for the copies of a batch to be stored and acknowledges
+// their messages, and returns what it counted.
+func (g *Gate) confirm(ctx context.Context, batch []inflight) Stats {
+	var done Stats
+	timeout := g.StoreTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	wait, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var firstErr error
+	for _, f := range batch {
+		s, err := f.p.Wait(wait)
+		forward := f.forward
+		if err == nil && forward && s.Duplicate {
+			// Stored under its id already: by this message, or another.
+			s, forward, err = g.compare(wait, f.d, s)
+		}
+		switch {
+		case err != nil:
+			done.Retries++
+			firstErr = cmpOr(firstErr, err)
+			g.Broker.Retry(f.d)
+			continue
+		case s.Duplicate:
+			done.Redeliveries++
+		default:
+			done.Messages++
+			done.Bytes += int64(len(f.d.Body()))
+			if forward {
+				done.Forwarded++
+			} else {
+				done.DeadLetters++
+			}
+		}
+		// Whatever became of it is stored: an acknowledgement that is lost
+		// makes it come again, and then a duplicate.
+		g.Broker.Ack(f.d)
+	}
+	if firstErr != nil {
+		g.log(slog.LevelWarn, "copies not confirmed, left to come again", "count", done.Retries, "error", firstErr)
+	}
+	return done
+}
+
+// compare compares the body of d, whose copy the broker dropped as a
+// duplicate (s), with the one stored under its id: the same body is a
+// redelivery (Stored.Duplicate, forward true); another is dead-lettered,
+// and compare returns what storing the dead letter gave (forward false).
+// A stored body that is gone cannot be compared: the message is
+// dead-lettered, saying so, rather than dropped.
+func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, forward bool, _ error) {
+	prev, err := s.Previous(ctx)
+	switch {
+	case err == nil && bytes.Equal(prev, d.Body()):
+		return Stored{Duplicate: true}, true, nil
+	case err != nil && !errors.Is(err, ErrGone):
+		return Stored{}, true, err
+	}
+	m, id, jerr := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
+	v := VerdictOf(m, jerr)
+	why := "another message, with another body, was forwarded under its id"
+	if err != nil {
+		why = "a message was forwarded under its id, and is no longer stored to be compared with"
+	}
+	v.Violations = []*msg.Violation{{Rule: msg.RuleDuplicateID, Message: why}}
+	if id.Kind != nil {
+		v.Violations[0].Path = id.Kind.IDMember
+		v.Violations[0].Value = `"` + id.ID.String() + `"`
+	}
+	p, err := g.deadLetter(d, v)
+	if err != nil {
+		return Stored{}, false, err
+	}
+	s, err = p.Wait(ctx)
+	return s, false, err
+}
+
+// judgeAll judges ds, one after the other. Judging a message takes a few
+// microseconds, a small part of what the broker takes to store its copy,
+// and the batch before is being confirmed meanwhile: spreading a batch
+// over every core cost more CPU time (BenchmarkGate of the NATS binding,
+// on two cores) than it gained. More gates use more cores.
+func (g *Gate) judgeAll(ds []Delivery) []judged {
+	out := make([]judged, len(ds))
+	for i, d := range ds {
+		out[i] = g.judge(d)
+	}
+	return out
+}
+
+// judge decodes d as the message its headers name, and returns it if it
+// is valid, or its verdict.
+func (g *Gate) judge(d Delivery) judged {
+	// The identity the headers were checked against is the one the copy's
+	// headers are written from: the message is read once.
+	m, id, err := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
+	if err == nil {
+		return judged{m: m, id: id}
+	}
+	v := VerdictOf(m, err)
+	return judged{verdict: &v}
+}
+
+// kinds returns the table of kinds to judge by.
+func (g *Gate) kinds() *msg.Kinds {
+	if g.Kinds == nil {
+		return catalogue.Kinds
+	}
+	return g.Kinds
+}
+
+func (g *Gate) log(level slog.Level, text string, args ...any) {
+	if g.Log != nil {
+		g.Log.Log(context.Background(), level, text, args...)
+	}
+}
+
+// cmpOr returns a if it is not nil, else b.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// pause waits for d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// TooLarge returns an error wrapping ErrTooLarge for something of size
+// bytes where the broker stores at most limit.
+func TooLarge(size, limit int) error {
+	return fmt.Errorf("%d bytes with its headers, %w (%d)", size, ErrTooLarge, limit)
+}

@@ -1,0 +1,136 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// A Place is where an input message was on its broker: enough to find it
+// again, or to tell an operator where to look.
+type Place struct {
+	// Subject is the subject (NATS) or topic (Kafka) the message was
+	// published to.
+	Subject string `json:"subject"`
+	// Stream is the stream it was read from (NATS).
+	Stream string `json:"stream,omitempty"`
+	// Sequence is its sequence in that stream (NATS), or its offset
+	// (Kafka).
+	Sequence uint64 `json:"sequence"`
+}
+
+// A Verdict says why a message was dead-lettered: the library's verdict
+// on it (msg.Verdict, in the JSON form every binding reports), where the
+// message was (its Place), how many times it was delivered, and whether
+// its dead letter had to be cut to fit. A binding carries it in a header
+// of the dead letter, as one line of JSON:
+//
+//	{"subject":"fleet.in.sample","stream":"IN","sequence":6,"schema":"core.device","version":"1.0","valid":false,"violations":[...],"deliveries":1}
+//
+// Valid is the schema's verdict: a message its schema accepts is
+// dead-lettered with "valid":true when a gate could not forward it (a
+// violation of rule msg.RuleDuplicateID or msg.RuleTooLarge), or when a
+// consumer's handler failed on it as many times as it may be delivered
+// (Error).
+type Verdict struct {
+	Place
+	msg.Verdict
+	// Deliveries is how many times the message was delivered.
+	Deliveries uint64 `json:"deliveries"`
+	// Error is the handler's last error, for a valid message.
+	Error string `json:"error,omitempty"`
+	// Truncated says that the dead letter holds only the first bytes of
+	// the message's body, as many as the broker's limit left room for;
+	// BodySize is then the size of the whole body.
+	Truncated bool `json:"truncated,omitempty"`
+	BodySize  int  `json:"body_size,omitempty"`
+	// HeadersDropped says that the dead letter does not carry the
+	// message's own headers, which left no room for the verdict.
+	HeadersDropped bool `json:"headers_dropped,omitempty"`
+}
+
+// VerdictOf returns the verdict on a message whose decoding gave m and
+// err (as ce.Binding's Decode returns them), as msg.VerdictOf makes it.
+// Its Place and Deliveries are left for the caller.
+func VerdictOf(m catalogue.Message, err error) Verdict {
+	return Verdict{Verdict: msg.VerdictOf(m, err)}
+}
+
+// Encode returns v as JSON, as msg.MarshalHeader writes it, its
+// violations cut to keep it within limit bytes (and msg.MaxVerdictBytes),
+// those cut counted in Omitted. With no violation left, a long handler's
+// Error and then a long Subject (which a producer chooses) are cut too,
+// each ending in "...". It returns an error wrapping ErrTooLarge if v
+// does not fit even then.
+func (v Verdict) Encode(limit int) ([]byte, error) {
+	for {
+		b, err := msg.MarshalHeader(&v)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) <= limit {
+			return b, nil
+		}
+		over := len(b) - limit
+		switch {
+		case len(v.Violations) > 0:
+			cut := max(1, len(v.Violations)/2)
+			v.Omitted += cut
+			v.Violations = v.Violations[:len(v.Violations)-cut]
+		case len(v.Error) > 16:
+			v.Error = shorten(v.Error, over)
+		case len(v.Subject) > 16:
+			v.Subject = shorten(v.Subject, over)
+		default:
+			return nil, fmt.Errorf("%w: a verdict of %d bytes, with room for %d", ErrTooLarge, len(b), limit)
+		}
+	}
+}
+
+// shorten returns s less at least over bytes (more if its JSON escapes
+// them), ending in "...", and no shorter than 16 bytes.
+func shorten(s string, over int) string {
+	n := max(13, len(s)-over-3)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// ParseVerdict reads the JSON of a verdict, as Encode writes it.
+func ParseVerdict(data []byte) (Verdict, error) {
+	var v Verdict
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
+
+// ErrTooLarge is the error of a copy or a dead letter larger than the
+// broker stores.
+var ErrTooLarge = errors.New("larger than the broker stores")
+
+// Fit returns the verdict's JSON and the body of a dead letter with room
+// bytes for the two together: the whole body if it fits beside the
+// verdict; else as much of it as fits beside the verdict marked
+// Truncated, its violations cut if need be to leave the body at least
+// half the room. It returns ErrTooLarge if not even a verdict with no
+// violation listed fits.
+func Fit(v Verdict, body []byte, room int) (verdict, cut []byte, err error) {
+	j, err := v.Encode(room)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(j)+len(body) <= room {
+		return j, body, nil
+	}
+	v.Truncated, v.BodySize = true, len(body)
+	if j, err = v.Encode(room / 2); err != nil {
+		if j, err = v.Encode(room); err != nil {
+			return nil, nil, err
+		}
+	}
+	return j, body[:max(0, min(len(body), room-len(j)))], nil
+}

@@ -1,0 +1,467 @@
+package jsontext
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"sync"
+)
+
+// Finding repeated member names (decision 12) in objects of more than a
+// few members. A fresh map per object cost a third of the time of a
+// message with a large free-form object, and most of its memory; instead
+// each level of nesting of large objects has an open-addressing table,
+// reused from object to object and from message to message, whose slots
+// point into the input (or, for a name with escapes, into an arena of
+// unescaped names). A slot is empty unless it carries the table's current
+// generation, so that starting an object clears nothing.
+//
+// Names are hashed with a seed drawn once per process, which an input
+// cannot know. A probe sequence is nonetheless bounded: past maxProbe
+// slots, the table grows if it is more than an eighth full (a long run by
+// chance, in a crowded table), and otherwise the object's names are, from
+// then on, kept in sorted runs (see sortedNames) searched by binary
+// search, which costs O(log² n) comparisons a name whatever the hashes:
+// an input crafted to collide is slowed, never made quadratic, and never
+// judged wrongly, since every match, in either scheme, is a comparison of
+// the bytes of the unescaped names.
+//
+// Past deferAfter names, a table would outgrow the caches and cost a
+// miss a name, so an object's further names are only gathered, and
+// checked together when it ends (see checkGathered), the first repeat in
+// the input still being the one reported.
+
+// smallNames is how many names an object may have before it takes a
+// table: below it, a name is compared with each before it.
+const smallNames = 8
+
+// deferAfter is how many names of an object are looked up as they are
+// read; past it, they are gathered and checked when the object ends (see
+// checkGathered), since a table larger than a cache costs a miss a name.
+// Tests lower it.
+var deferAfter = 1 << 12
+
+// maxProbe bounds the slots an insertion looks at.
+const maxProbe = 64
+
+// maxPooledSlots and maxPooledNames bound the tables and lists of names a
+// pool keeps between messages, so that one huge object does not keep
+// them alive.
+const (
+	maxPooledSlots = 1 << 14 // more than deferAfter names need
+	maxPooledNames = 1 << 16
+)
+
+// maxPooledLevels bounds the levels of nesting whose tables a pool keeps.
+const maxPooledLevels = 16
+
+// The seeds of hashName, drawn once per process.
+var seed0, seed1 = rand.Uint64() | 1, rand.Uint64() | 1
+
+// hashName hashes a member name, with the process's seeds: a few
+// multiplications, the way wyhash mixes, over the name's first and last
+// eight bytes and every eight between (member names are short, and
+// maphash's call costs more than this whole function on them). Being
+// fast, and keyed by seeds an input cannot know, it makes collisions
+// unlikely, not impossible to craft: the bound on probes, not the hash,
+// is what keeps crafted collisions from costing more than O(log² n) a
+// name. Tests replace it to force collisions.
+var hashName = func(b []byte) uint32 {
+	n := len(b)
+	var x, y uint64
+	switch {
+	case n > 16:
+		x, y = le64(b), le64(b[n-8:])
+		for i := 8; i < n-8; i += 8 {
+			x = mix(x^seed1, le64(b[i:])^seed0)
+		}
+	case n >= 8:
+		x, y = le64(b), le64(b[n-8:])
+	case n >= 4:
+		x, y = uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	case n > 0:
+		x = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
+	}
+	return uint32(mix(x^seed0^uint64(n), y^seed1))
+}
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// mix folds the 128-bit product of a and b to 64 bits.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// A nameRef is where a name lies: Buf[off:off+n], or, for a negative
+// off, arena[-1-off:][:n].
+type nameRef struct{ off, n int }
+
+// A slot of a nameTable holds the index in entries of a name and a tag:
+// the table's generation when the slot was filled, in the top 16 bits,
+// and 16 bits of the name's hash. It is empty unless that generation is
+// the table's: 8 bytes, so that eight fit a cache line.
+type slot struct{ tag, idx uint32 }
+
+// tagOf returns the tag of a slot filled at generation gen for hash h.
+func tagOf(gen, h uint32) uint32 { return gen<<16 | h>>16 }
+
+// A nameTable holds the names of the object being read at one level of
+// nesting of large objects.
+type nameTable struct {
+	slots   []slot    // a power of two of them
+	gen     uint32    // of the object being read, from 1 to 1<<16-1
+	entries []nameRef // the names of the object, in order
+	// sorted holds the names instead of the slots once the table has
+	// fallen back.
+	sorted   sortedNames
+	fellBack bool
+
+	// From deferFrom on (-1 until then), names are gathered, not
+	// looked up, and checked when the object ends (see checkGathered).
+	// The opening quote of a gathered name without escapes is just
+	// before it; escStarts has those of the others, by index.
+	deferFrom int
+	escStarts map[int]int
+	keys, tmp []uint64 // scratch for checkGathered
+}
+
+// nameTables are the tables of a scan, one for each level of nesting of
+// large objects open, and the arena of their unescaped names.
+type nameTables struct {
+	levels []*nameTable
+	depth  int
+	arena  []byte
+	buf    []byte // the input
+}
+
+var tablesPool = sync.Pool{New: func() any { return new(nameTables) }}
+
+// name returns the bytes of r.
+func (ts *nameTables) name(r nameRef) []byte {
+	if r.off < 0 {
+		o := -1 - r.off
+		return ts.arena[o : o+r.n]
+	}
+	return ts.buf[r.off : r.off+r.n]
+}
+
+// push returns the table for an object one level deeper, empty, and the
+// mark to pass to pop when the object ends.
+func (ts *nameTables) push() (*nameTable, int) {
+	if ts.depth == len(ts.levels) {
+		ts.levels = append(ts.levels, new(nameTable))
+	}
+	t := ts.levels[ts.depth]
+	ts.depth++
+	if t.slots == nil {
+		t.slots = make([]slot, 64)
+	}
+	t.gen++
+	if t.gen == 1<<16 { // wrapped: slots of an old generation may carry it
+		clear(t.slots)
+		t.gen = 1
+	}
+	t.entries = t.entries[:0]
+	t.deferFrom = -1
+	clear(t.escStarts)
+	return t, len(ts.arena)
+}
+
+// pop ends the object of the innermost table.
+func (ts *nameTables) pop(mark int) {
+	ts.depth--
+	t := ts.levels[ts.depth]
+	if t.fellBack {
+		t.sorted.reset()
+		t.fellBack = false
+	}
+	ts.arena = ts.arena[:mark]
+}
+
+// release returns ts to the pool, without the tables too large to keep.
+func (ts *nameTables) release() {
+	// Deeply nested large objects are rare: keep the tables of a few
+	// levels only.
+	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
+	for i, t := range ts.levels {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.keys) > maxPooledNames {
+			ts.levels[i] = new(nameTable)
+		}
+	}
+	if cap(ts.arena) > maxPooledNames*16 {
+		ts.arena = nil
+	}
+	ts.buf = nil
+	ts.depth = 0
+	tablesPool.Put(ts)
+}
+
+// add adds the name key, found at r, or in the scratch buffer when
+// escaped, to t and reports whether it was new.
+func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) bool {
+	if !t.fellBack {
+		h := hashName(key)
+		switch t.insert(ts, key, h, len(t.entries)) {
+		case found:
+			return false
+		case added:
+			ts.store(t, r, key, escaped)
+			if len(t.entries)*2 > len(t.slots) && !t.grow(ts, 2*len(t.slots)) {
+				ts.fallBack(t)
+			}
+			return true
+		}
+		// A long probe: by chance in a crowded table, or hashes that
+		// collide, by design or by a craft that guessed the seed.
+		if len(t.entries)*8 <= len(t.slots) || !t.grow(ts, 2*len(t.slots)) {
+			ts.fallBack(t)
+		}
+		return ts.add(t, r, key, escaped)
+	}
+	if !t.sorted.add(ts, key) {
+		return false
+	}
+	ts.store(t, r, key, escaped)
+	t.sorted.insertLast(ts, t.entries[len(t.entries)-1])
+	return true
+}
+
+// gather adds the name key, found at r or escaped, whose opening quote is
+// at start, to t without looking it up: the object's names are checked
+// when it ends, by checkGathered.
+func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, start int) {
+	if t.deferFrom < 0 {
+		t.deferFrom = len(t.entries)
+	}
+	if len(t.entries) == cap(t.entries) {
+		// Doubling, where append grows a large slice by a quarter: the
+		// garbage left behind is then at most the final size.
+		t.entries = slices.Grow(t.entries, len(t.entries))
+	}
+	if escaped {
+		if t.escStarts == nil {
+			t.escStarts = make(map[int]int)
+		}
+		t.escStarts[len(t.entries)] = start
+	}
+	ts.store(t, r, key, escaped)
+}
+
+// checkGathered finds the first name of t's object, in the order of the
+// input, that repeats one before it, among names of which those before
+// t.deferFrom are known to be distinct, and returns the offset of its
+// opening quote, or -1 if there is none.
+//
+// A table of millions of slots costs a cache miss a name, which made a
+// message of megabytes scan at a tenth of the speed of one of kilobytes.
+// Instead the names past deferAfter are sorted by hash, which reads and
+// writes memory in order (a radix sort), and only names of equal hashes
+// are compared: those of a run of a few one with another, those of a
+// longer run, which only colliding hashes make, by sorting it by name,
+// so that even an input crafted to collide costs O(n log n) comparisons.
+func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
+	keys := slices.Grow(t.keys[:0], len(t.entries))
+	for i, r := range t.entries {
+		keys = append(keys, uint64(hashName(ts.name(r)))<<32|uint64(i))
+	}
+	keys, t.tmp = sortByHash(keys, t.tmp)
+	t.keys = keys
+	first := -1
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
+		}
+		if hi-lo > 1 {
+			if i := ts.firstRepeat(t, keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
+				first = i
+			}
+		}
+		lo = hi
+	}
+	if first < 0 {
+		return -1, nil
+	}
+	// A repeat is never before deferFrom: those names are distinct.
+	r := t.entries[first]
+	if r.off < 0 {
+		return t.escStarts[first], ts.name(r)
+	}
+	return r.off - 1, ts.name(r)
+}
+
+// firstRepeat returns the least index of a name of run (keys of equal
+// hash, in the order of their indexes) that repeats one before it, or
+// -1.
+func (ts *nameTables) firstRepeat(t *nameTable, run []uint64) int {
+	name := func(k uint64) []byte { return ts.name(t.entries[uint32(k)]) }
+	if len(run) <= 16 {
+		for j := 1; j < len(run); j++ {
+			for _, k := range run[:j] {
+				if string(name(k)) == string(name(run[j])) {
+					return int(uint32(run[j]))
+				}
+			}
+		}
+		return -1
+	}
+	slices.SortFunc(run, func(a, b uint64) int {
+		return cmp.Or(bytes.Compare(name(a), name(b)), cmp.Compare(uint32(a), uint32(b)))
+	})
+	first := -1
+	for j := 1; j < len(run); j++ {
+		if i := int(uint32(run[j])); string(name(run[j-1])) == string(name(run[j])) && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
+// sortByHash sorts keys by their top 32 bits, stably, in three passes of
+// a radix sort through tmp, and returns the sorted keys and the other
+// buffer.
+func sortByHash(keys, tmp []uint64) (sorted, other []uint64) {
+	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
+	const bits = 11
+	for shift := 32; shift < 64; shift += bits {
+		var count [1 << bits]int
+		for _, k := range keys {
+			count[k>>shift&(1<<bits-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<bits - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, tmp
+}
+
+// store appends the name at r, or key copied to the arena if escaped, to
+// the entries of t.
+func (ts *nameTables) store(t *nameTable, r nameRef, key []byte, escaped bool) {
+	if escaped {
+		r = nameRef{off: -1 - len(ts.arena), n: len(key)}
+		ts.arena = append(ts.arena, key...)
+	}
+	t.entries = append(t.entries, r)
+}
+
+// What insert found.
+const (
+	added   = iota // an empty slot, now claimed
+	found          // the same name
+	tooLong        // nothing within maxProbe slots
+)
+
+// insert looks key, of hash h, up in t, and claims an empty slot for it,
+// as the idx-th entry, if it is not there.
+func (t *nameTable) insert(ts *nameTables, key []byte, h uint32, idx int) int {
+	mask := uint32(len(t.slots) - 1)
+	i := h & mask
+	tag := tagOf(t.gen, h)
+	for range maxProbe {
+		sl := &t.slots[i]
+		if sl.tag>>16 != t.gen {
+			*sl = slot{tag: tag, idx: uint32(idx)}
+			return added
+		}
+		if sl.tag == tag && string(ts.name(t.entries[sl.idx])) == string(key) {
+			return found
+		}
+		i = (i + 1) & mask
+	}
+	return tooLong
+}
+
+// grow gives t n slots and inserts its entries again. It reports false,
+// leaving t to fall back, if one of them cannot be inserted within
+// maxProbe slots, or the entries would not fit the slots' indexes.
+func (t *nameTable) grow(ts *nameTables, n int) bool {
+	if uint64(len(t.entries)) >= 1<<32-1 {
+		return false
+	}
+	t.slots = make([]slot, n)
+	t.gen = 1
+	for i, r := range t.entries {
+		if t.insert(ts, ts.name(r), hashName(ts.name(r)), i) != added {
+			return false
+		}
+	}
+	return true
+}
+
+// fallBack moves the names of t to sorted runs.
+func (ts *nameTables) fallBack(t *nameTable) {
+	t.fellBack = true
+	t.sorted.reset()
+	for _, r := range t.entries {
+		t.sorted.insertLast(ts, r)
+	}
+	// The table's slots are no longer consulted; the next object starts
+	// it afresh, at a new generation.
+}
+
+// sortedNames holds names in runs, each sorted, of decreasing powers of
+// two in size, as a binary counter holds its bits: a name is looked for
+// by binary search in each run, and added as a run of one, two runs of
+// one size merging into one of twice the size. Each name is merged
+// O(log n) times, and each look-up costs O(log² n) comparisons.
+type sortedNames struct {
+	refs    []nameRef
+	sizes   []int
+	scratch []nameRef
+}
+
+func (s *sortedNames) reset() {
+	s.refs, s.sizes, s.scratch = s.refs[:0], s.sizes[:0], s.scratch[:0]
+}
+
+// add reports whether key is not among the names held.
+func (s *sortedNames) add(ts *nameTables, key []byte) bool {
+	off := 0
+	for _, n := range s.sizes {
+		run := s.refs[off : off+n]
+		if _, ok := slices.BinarySearchFunc(run, key, func(r nameRef, k []byte) int {
+			return bytes.Compare(ts.name(r), k)
+		}); ok {
+			return false
+		}
+		off += n
+	}
+	return true
+}
+
+// insertLast adds r, which is not held, as a run of one, and merges the
+// runs that are then of equal size.
+func (s *sortedNames) insertLast(ts *nameTables, r nameRef) {
+	s.refs = append(s.refs, r)
+	s.sizes = append(s.sizes, 1)
+	for k := len(s.sizes); k >= 2 && s.sizes[k-2] <= s.sizes[k-1]; k = len(s.sizes) {
+		a, b := s.sizes[k-2], s.sizes[k-1]
+		start := len(s.refs) - a - b
+		left, right := s.refs[start:start+a], s.refs[start+a:]
+		merged := s.scratch[:0]
+		for len(left) > 0 && len(right) > 0 {
+			if bytes.Compare(ts.name(left[0]), ts.name(right[0])) <= 0 {
+				merged, left = append(merged, left[0]), left[1:]
+			} else {
+				merged, right = append(merged, right[0]), right[1:]
+			}
+		}
+		merged = append(append(merged, left...), right...)
+		copy(s.refs[start:], merged)
+		s.scratch = merged
+		s.sizes = append(s.sizes[:k-2], a+b)
+	}
+}

@@ -1,0 +1,217 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
+	"github.com/fleetkit/catalogue/nats/internal/embedded"
+)
+
+// The NATS gate keeps decision 16: package gatetest's contract, against a
+// real server in the process.
+func TestGateContract(t *testing.T) {
+	large := 20_000
+	if raceEnabled {
+		large = 2_000 // the race detector slows the server too
+	}
+	gatetest.Run(t, gatetest.Binding{CE: ce.NATS, Start: startContract, Large: large})
+}
+
+// contract is a server for gatetest: streams IN (in.>), OUT (out) and
+// DEAD (dead), as its Config says.
+type contract struct {
+	t    testing.TB
+	cfg  gatetest.Config
+	dir  string
+	port int
+	url  string
+	mu   sync.Mutex
+	srv  *server.Server
+	nc   *natsgo.Conn
+	js   jetstream.JetStream
+}
+
+// maxPayload is the limit of a server whose Config says none: NATS's
+// default.
+const maxPayload = 1 << 20
+
+func startContract(t testing.TB, cfg gatetest.Config) gatetest.Broker {
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = maxPayload
+	}
+	c := &contract{t: t, cfg: cfg, dir: t.TempDir(), port: -1}
+	c.Start(t)
+	c.port, c.url = embedded.Port(c.srv), c.srv.ClientURL()
+	nc, err := natsgo.Connect(c.url, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	c.nc = nc
+	c.js, err = jetstream.New(nc)
+	require.NoError(t, err)
+	streams := map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"}
+	if cfg.NoOutput {
+		delete(streams, "OUT")
+	}
+	if cfg.NoDeadLetter {
+		delete(streams, "DEAD")
+	}
+	for name, subject := range streams {
+		c.makeStream(name, subject)
+	}
+	t.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.srv != nil {
+			c.srv.Shutdown()
+			c.srv.WaitForShutdown()
+		}
+	})
+	return c
+}
+
+func (c *contract) makeStream(name, subject string) {
+	_, err := c.js.CreateStream(context.Background(), jetstream.StreamConfig{
+		Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute,
+	})
+	require.NoError(c.t, err)
+	if name == "IN" {
+		cfg := DurableConfig("gate", subject)
+		if c.cfg.AckWait > 0 {
+			cfg.AckWait = c.cfg.AckWait
+		}
+		cfg.MaxAckPending = 4096
+		_, err = c.js.CreateOrUpdateConsumer(context.Background(), name, cfg)
+		require.NoError(c.t, err)
+	}
+}
+
+func (c *contract) Publish(t testing.TB, msgs []gatetest.Message) []gate.Place {
+	places := make([]gate.Place, len(msgs))
+	for i, m := range msgs {
+		out := &natsgo.Msg{Subject: "in.x", Header: natsgo.Header(m.Header.Clone()), Data: m.Body}
+		out.Header.Set(jetstream.MsgIDHeader, m.Key)
+		ack, err := c.js.PublishMsg(context.Background(), out)
+		require.NoError(t, err)
+		require.False(t, ack.Duplicate, m.Key)
+		places[i] = gate.Place{Subject: "in.x", Stream: ack.Stream, Sequence: ack.Sequence}
+	}
+	return places
+}
+
+func (c *contract) read(t testing.TB, stream string) []gatetest.Stored {
+	ctx := context.Background()
+	s, err := c.js.Stream(ctx, stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	require.NoError(t, err)
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	var out []gatetest.Stored
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		require.NoError(t, err)
+		st := gatetest.Stored{Header: m.Header, Body: m.Data}
+		if stream == "DEAD" {
+			v, err := ParseVerdict(m.Header)
+			require.NoError(t, err)
+			st.Verdict = &v
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (c *contract) Output(t testing.TB) []gatetest.Stored      { return c.read(t, "OUT") }
+func (c *contract) DeadLetters(t testing.TB) []gatetest.Stored { return c.read(t, "DEAD") }
+
+func (c *contract) Stop(t testing.TB) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.srv.Shutdown()
+	c.srv.WaitForShutdown()
+}
+
+func (c *contract) Start(t testing.TB) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
+	c.srv, err = embedded.Start(c.dir, c.port, c.cfg.MaxBytes)
+	require.NoError(t, err)
+	if c.nc != nil {
+		// Wait for the test's own client, so that the test reads the
+		// streams at once.
+		for deadline := time.Now().Add(10 * time.Second); !c.nc.IsConnected() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func (c *contract) RecreateInput(t testing.TB) {
+	require.NoError(t, c.js.DeleteStream(context.Background(), "IN"))
+	time.Sleep(10 * time.Millisecond) // a stream made in the same instant would be the same incarnation
+	c.makeStream("IN", "in.>")
+}
+
+func (c *contract) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate {
+	nc, err := natsgo.Connect(c.url, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond),
+		natsgo.RetryOnFailedConnect(true))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	// A gate whose output or dead letters the input would read.
+	out, dead := "out", "dead"
+	if c.cfg.InputCoversOutput {
+		out = "in.valid"
+	}
+	if c.cfg.InputCoversDeadLetter {
+		dead = "in.dead"
+	}
+	g := &Gate{JetStream: js, Input: "in.>", Durable: "gate", Output: out, DeadLetter: dead,
+		Batch: o.Batch, UntilIdle: o.UntilIdle, MaxWait: 200 * time.Millisecond, Progress: o.Progress}
+	r := &running{nc: nc, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.st, r.err = g.Run(ctx)
+		nc.Flush() // the last acknowledgements
+	}()
+	return r
+}
+
+// running is a gate started by StartGate.
+type running struct {
+	nc     *natsgo.Conn
+	cancel context.CancelFunc
+	done   chan struct{}
+	st     gate.Stats
+	err    error
+}
+
+func (r *running) Wait() (gate.Stats, error) {
+	<-r.done
+	return r.st, r.err
+}
+
+func (r *running) Stop() (gate.Stats, error) {
+	r.cancel()
+	return r.Wait()
+}
+
+func (r *running) Kill() {
+	r.nc.Close()
+	r.cancel()
+	<-r.done
+}
