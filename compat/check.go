@@ -207,6 +207,12 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		return fwdCode
 	}
 	text := jsonText(v)
+	// changed says that the keyword what changes from one value to the
+	// other, and what the witness shows of it.
+	changed := func(what, from, to string) string {
+		return fmt.Sprintf("the %s changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the %s, or publish a new major version",
+			what, from, ov, to, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv), what)
+	}
 	switch first {
 	case rType, rInt64:
 		what := typeName(typeOf(v))
@@ -237,32 +243,26 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		}
 	case rFormat:
 		code = "format-changed"
-		msg = fmt.Sprintf("the format changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the format, or publish a new major version",
-			formatText(o), ov, formatText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("format", formatText(o), formatText(n))
 	case rPattern:
 		code = "pattern-changed"
 		key = text
 		msg = fmt.Sprintf("the pattern changes, so %s accepts %s and %s does not; keep the pattern, or publish a new major version", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rMinimum:
 		code = pick("minimum-raised", "minimum-lowered")
-		msg = fmt.Sprintf("the minimum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the minimum, or publish a new major version",
-			boundText(o.min), ov, boundText(n.min), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("minimum", boundText(o.min), boundText(n.min))
 	case rMaximum:
 		code = pick("maximum-lowered", "maximum-raised")
-		msg = fmt.Sprintf("the maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum, or publish a new major version",
-			boundText(o.max), ov, boundText(n.max), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("maximum", boundText(o.max), boundText(n.max))
 	case rMinLength:
 		code = pick("min-length-raised", "min-length-lowered")
-		msg = fmt.Sprintf("the minimum length changes from %d in %s to %d in %s, so %s accepts %s and %s does not; keep the minimum length, or publish a new major version",
-			o.minLen, ov, n.minLen, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("minimum length", strconv.Itoa(o.minLen), strconv.Itoa(n.minLen))
 	case rExMinimum:
 		code = pick("exclusive-minimum-raised", "exclusive-minimum-lowered")
-		msg = fmt.Sprintf("the exclusive minimum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive minimum, or publish a new major version",
-			boundText(o.exMin), ov, boundText(n.exMin), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("exclusive minimum", boundText(o.exMin), boundText(n.exMin))
 	case rExMaximum:
 		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
-		msg = fmt.Sprintf("the exclusive maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the exclusive maximum, or publish a new major version",
-			boundText(o.exMax), ov, boundText(n.exMax), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("exclusive maximum", boundText(o.exMax), boundText(n.exMax))
 	case rAdditional:
 		name := ""
 		if len(named) > 0 {
@@ -281,16 +281,13 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
 	case rMinItems:
 		code = pick("min-items-raised", "min-items-lowered")
-		msg = fmt.Sprintf("the minimum number of items changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep it, or publish a new major version",
-			lengthText(o.minItems), ov, lengthText(n.minItems), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("minimum number of items", lengthText(o.minItems), lengthText(n.minItems))
 	case rMaxItems:
 		code = pick("max-items-lowered", "max-items-raised")
-		msg = fmt.Sprintf("the maximum number of items changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep it, or publish a new major version",
-			lengthText(o.maxItems), ov, lengthText(n.maxItems), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("maximum number of items", lengthText(o.maxItems), lengthText(n.maxItems))
 	case rMaxLength:
 		code = pick("max-length-lowered", "max-length-raised")
-		msg = fmt.Sprintf("the maximum length changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum length, or publish a new major version",
-			lengthText(o.maxLen), ov, lengthText(n.maxLen), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("maximum length", lengthText(o.maxLen), lengthText(n.maxLen))
 	case rRequired:
 		name := named[0]
 		key = name
