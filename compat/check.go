@@ -152,6 +152,9 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
+		if s.closed && s.props[name] == nil {
+			continue // s rejects every message that has it
+		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
 	for _, name := range t.names() {
@@ -184,7 +187,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rRequired, rAdditional, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rMultipleOf, rRequired, rAdditional, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -279,6 +282,9 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("additional-properties-closed", "additional-properties-opened")
 		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
+	case rMultipleOf:
+		code = pick("multiple-of-changed", "multiple-of-changed")
+		msg = changed("multipleOf", multText(o.mult), multText(n.mult))
 	case rMinItems:
 		code = pick("min-items-raised", "min-items-lowered")
 		msg = changed("minimum number of items", lengthText(o.minItems), lengthText(n.minItems))
@@ -585,6 +591,9 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if dst != nil {
 		dm = dst.member(st.name)
 	}
+	if src.closed && src.props[st.name] == nil {
+		return nil, false // src rejects every message that has it
+	}
 	sm := src.member(st.name)
 	if sm == nil {
 		// The member is open content in src: anything goes.
@@ -664,4 +673,11 @@ func extraName(a, b *node) string {
 			return name
 		}
 	}
+}
+
+func multText(p *big.Int) string {
+	if p == nil {
+		return "none"
+	}
+	return p.String()
 }

@@ -27,7 +27,8 @@
 // The checker is exact over the keywords the catalogue's schemas use:
 // type (null included), enum, const, format (uuid and date-time),
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
-// maxLength, minItems, maxItems, default, properties, required,
+// maxLength, minItems, maxItems, multipleOf (on integers), default,
+// properties, required,
 // additionalProperties (true or false) and items, at any
 // depth; titles, descriptions and other annotations change nothing. For
 // every difference it finds a witness, a message one version accepts and
@@ -52,6 +53,7 @@
 //	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
 //	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
 //	additional-properties-closed, additional-properties-opened
+//	multiple-of-changed a multipleOf on integers changes, and so which integers pass
 //	pattern-changed     two enumerations' patterns differ on a value
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes

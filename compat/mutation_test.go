@@ -208,10 +208,30 @@ func (m *mutator) mutate(doc obj) string {
 		name = "added"
 		props[name] = p
 	}
+	// A member behind a $ref is changed where the $ref points, so that
+	// no keyword stands beside a $ref (which draft 7 ignores and the
+	// oracle does not).
+	if ref, ok := p["$ref"].(string); ok {
+		defs, _ := doc["definitions"].(obj)
+		if target, ok := defs[strings.TrimPrefix(ref, "#/definitions/")].(obj); ok {
+			p = target
+		}
+	}
 	// Sometimes change the items of an array member instead.
 	if it, ok := p["items"].(obj); ok && m.pick(3) == 0 {
 		p = it
 		name += "[]"
+	}
+	if c := m.pick(26); c <= 2 || c == 25 {
+		// The oracle judges multipleOf only on members typed integer
+		// (its number stand-ins keep no divisibility): a change of type
+		// drops it, and it comes with the type integer.
+		delete(p, "multipleOf")
+		if c == 25 {
+			p["type"] = "integer"
+			p["multipleOf"] = m.anyOf([]any{json.Number("2"), json.Number("3"), json.Number("4"), json.Number("0.5"), json.Number("1.5")})
+			return name + ": multipleOf set"
+		}
 	}
 	switch m.pick(25) {
 	case 0: // widen the type
@@ -530,6 +550,13 @@ func pool(a, b obj) []any {
 		}
 		if c, ok := s["const"]; ok {
 			vs = append(vs, c)
+		}
+		if n, ok := s["multipleOf"].(json.Number); ok {
+			if f, err := n.Float64(); err == nil && f >= 1 {
+				for _, k := range []float64{1, 2, 3, 6, 7} {
+					vs = append(vs, json.Number(fmt.Sprint(f*k)))
+				}
+			}
 		}
 		for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
 			if n, ok := s[kw].(json.Number); ok {

@@ -79,7 +79,10 @@ type node struct {
 	minItems, maxItems *int
 	// closed is additionalProperties false: no member but those the
 	// object declares.
-	closed   bool
+	closed bool
+	// mult is p of multipleOf p/q (lowest terms) on a node of integers,
+	// which accepts an integer exactly when p divides it; nil without.
+	mult     *big.Int
 	minLen   int
 	pattern  *string
 	regexp   *regexp.Regexp      // the pattern, if Go's regexp reads it
@@ -220,6 +223,10 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 			if err := n.keyword(m.name, m.value, name); err != nil {
 				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
 			}
+		}
+		if n.mult != nil && n.types&tFraction != 0 {
+			n.refuse("multipleOf", "unknown-keyword", "multipleOf on numbers that need not be integers, which the checker does not compare")
+			n.mult = nil
 		}
 		return n, nil
 	}
@@ -372,6 +379,16 @@ func (n *node) keyword(kw string, v value, name string) error {
 		for _, e := range enum {
 			n.enumSet[jsonText(e)] = true
 		}
+	case "multipleOf":
+		r, ok := v.(*big.Rat)
+		if !ok || r.Sign() <= 0 {
+			return errors.New("want a positive number")
+		}
+		if r.Num().BitLen() > 40 {
+			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator is beyond 2^40")
+			return nil
+		}
+		n.mult = new(big.Int).Set(r.Num())
 	case "minLength":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {

@@ -34,6 +34,7 @@ const (
 	rMinItems                      // fewer items than the minimum
 	rMaxItems                      // more items than the maximum
 	rAdditional                    // a member a closed object does not declare
+	rMultipleOf                    // not a multiple of multipleOf
 )
 
 var (
@@ -118,6 +119,9 @@ func (n *node) rejects(v value) reason {
 		}
 		if n.max != nil && v.Cmp(n.max) > 0 {
 			r |= rMaximum
+		}
+		if n.mult != nil && v.IsInt() && new(big.Int).Mod(v.Num(), n.mult).Sign() != 0 {
+			r |= rMultipleOf
 		}
 		if n.exMin != nil && v.Cmp(n.exMin) <= 0 {
 			r |= rExMinimum
@@ -305,6 +309,7 @@ func numbers(a, b *node, enums []value) []value {
 			cands = append(cands, mid(x, y))
 		}
 	}
+	cands = append(cands, multiples(a, b, points)...)
 	// A few familiar values make nicer examples when they fall in a cell.
 	cands = append(cands, new(big.Rat), big.NewRat(1, 1))
 	slices.SortStableFunc(cands, func(x, y *big.Rat) int {
@@ -697,4 +702,53 @@ func padded(a, b *node, child value) ([]value, bool) {
 		return nil, false
 	}
 	return append([]value{child}, arr...), true
+}
+
+// multiples returns, when a or b has a multipleOf, integers of every
+// class of divisibility by the two in every interval between points:
+// the first two multiples of each at or after the interval's start (if
+// the interval holds only one, a class it alone would show is empty),
+// the first multiple of both, and a few integers from the start, among
+// which one is a multiple of neither wherever the interval has one.
+func multiples(a, b *node, points []*big.Rat) []*big.Rat {
+	var ps []*big.Int
+	for _, n := range []*node{a, b} {
+		if n != nil && n.mult != nil && n.mult.Cmp(big.NewInt(1)) > 0 {
+			ps = append(ps, n.mult)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	l := new(big.Int).Set(ps[0])
+	for _, p := range ps[1:] {
+		g := new(big.Int).GCD(nil, nil, l, p)
+		l.Mul(l, p).Quo(l, g)
+	}
+	ps = append(ps, l)
+	// The starts of the intervals: below every point, and just past each.
+	one := big.NewInt(1)
+	var starts []*big.Int
+	lowest := big.NewInt(-1000)
+	if len(points) > 0 {
+		lowest = new(big.Int).Sub(floor(points[0]).Num(), big.NewInt(1000))
+	}
+	starts = append(starts, lowest)
+	for _, p := range points {
+		f := floor(p).Num()
+		starts = append(starts, new(big.Int).Set(f), new(big.Int).Add(f, one))
+	}
+	var out []*big.Rat
+	for _, s := range starts {
+		for _, p := range ps {
+			// The first multiple of p at or after s, and the next.
+			k := new(big.Int).Div(new(big.Int).Add(s, new(big.Int).Sub(p, one)), p)
+			m := new(big.Int).Mul(k, p)
+			out = append(out, new(big.Rat).SetInt(m), new(big.Rat).SetInt(new(big.Int).Add(m, p)))
+		}
+		for i := int64(0); i < 200; i++ {
+			out = append(out, new(big.Rat).SetInt(new(big.Int).Add(s, big.NewInt(i))))
+		}
+	}
+	return out
 }
