@@ -119,7 +119,8 @@ type Stats struct {
 	Retries      int   // times a message was not stored and left to come again
 }
 
-func (s *Stats) add(o Stats) {
+// Add adds o's counts to s.
+func (s *Stats) Add(o Stats) {
 	s.Messages += o.Messages
 	s.Forwarded += o.Forwarded
 	s.DeadLetters += o.DeadLetters
@@ -184,16 +185,17 @@ func (g *Gate) Run(ctx context.Context) (Stats, error) {
 		if ctx.Err() != nil {
 			return Stats{}, nil // stopped before it started
 		}
-		wait := backoff(try)
+		wait := Backoff(try)
 		g.log(slog.LevelWarn, "cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
 		pause(ctx, wait)
 	}
 	return g.run(ctx)
 }
 
-// backoff returns how long to wait before the nth attempt (from 1) to
-// start.
-func backoff(n int) time.Duration {
+// Backoff returns how long a gate waits before its nth attempt (from 1)
+// to reach a broker: 100 ms doubling to 10 s, randomised so that many
+// gates do not come back at once. Every binding's gate waits so.
+func Backoff(n int) time.Duration {
 	d := min(10*time.Second, 100*time.Millisecond<<min(n, 16))
 	return d/2 + rand.N(d/2+1)
 }
@@ -222,7 +224,7 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 			default:
 			}
 			mu.Lock()
-			st.add(done)
+			st.Add(done)
 			now := st
 			mu.Unlock()
 			if g.Progress != nil {
@@ -275,7 +277,7 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 		if firstErr != nil {
 			g.log(slog.LevelWarn, "copies not stored, left to come again", "count", retries.Retries, "error", firstErr)
 			mu.Lock()
-			st.add(retries)
+			st.Add(retries)
 			mu.Unlock()
 		}
 		waited = len(pending) > 0

@@ -18,8 +18,11 @@ type Place struct {
 	Subject string `json:"subject"`
 	// Stream is the stream it was read from (NATS).
 	Stream string `json:"stream,omitempty"`
-	// Sequence is its sequence in that stream (NATS), or its offset
-	// (Kafka).
+	// Partition is the partition of the topic it was read from (Kafka);
+	// left out for partition 0, and on NATS.
+	Partition int32 `json:"partition,omitempty"`
+	// Sequence is its sequence in that stream (NATS), or its offset in
+	// that partition (Kafka).
 	Sequence uint64 `json:"sequence"`
 }
 

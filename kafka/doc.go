@@ -30,6 +30,12 @@
 // with the others and with the body, or the message is invalid, never
 // trusted over it and never skipped.
 //
+// A Gate keeps invalid messages out of a topic in Kafka transactions:
+// each batch of input records, their copies or dead letters and the
+// input's offsets commit together, so that a read_committed consumer sees
+// every input exactly once (decision 16); gates scale out as a consumer
+// group.
+//
 // It is a module of its own, github.com/fleetkit/catalogue/kafka, so that
 // the message types' module stays free of Kafka clients.
 package kafka

@@ -347,11 +347,7 @@ func waitFor(t testing.TB, wait func() (gate.Stats, error), d time.Duration) (ga
 func sum(stats ...gate.Stats) gate.Stats {
 	var s gate.Stats
 	for _, o := range stats {
-		s.Messages += o.Messages
-		s.Forwarded += o.Forwarded
-		s.DeadLetters += o.DeadLetters
-		s.Redeliveries += o.Redeliveries
-		s.Retries += o.Retries
+		s.Add(o)
 	}
 	return s
 }

@@ -1,0 +1,123 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// BenchmarkGate drains the same input, valid messages of the sample with
+// their ce_ headers, through the Kafka gate and through a raw
+// transactional copy that uses none of the library (consume a batch,
+// produce each record as it is, commit the batch's offsets with it), each
+// as a consumer group of its own on one in-process cluster (kfake), in
+// alternating rounds of one run; it reports gate/raw, the gate's pace as a
+// fraction of the copy's.
+func BenchmarkGate(b *testing.B) {
+	const n = 20_000
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	_, lines := samples(b)
+	records := make([]*kgo.Record, n)
+	for i := range n {
+		m, err := catalogue.DecodeOr(withNewID(b, lines[i%len(lines)]), "example.event")
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := kafka.Record(inTopic, m, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		records[i] = r
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
+		b.Fatal(err)
+	}
+	cl.Close()
+
+	round := 0
+	session := func(mode string) *kgo.GroupTransactSession {
+		round++
+		s, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
+			kgo.ConsumerGroup(fmt.Sprintf("%s-%d", mode, round)), kgo.ConsumeTopics(inTopic),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.TransactionalID(mode+"-"+strconv.Itoa(round)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	drain := map[string]func() time.Duration{
+		"raw": func() time.Duration {
+			s := session("raw")
+			defer s.Close()
+			start := time.Now()
+			for done := 0; done < n; {
+				rs := s.PollRecords(context.Background(), 256).Records()
+				if err := s.Begin(); err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range rs {
+					s.Produce(context.Background(), &kgo.Record{Topic: outTopic, Key: r.Key, Value: r.Value, Headers: r.Headers}, nil)
+				}
+				ok, err := s.End(context.Background(), kgo.TryCommit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ok {
+					done += len(rs)
+				}
+			}
+			return time.Since(start)
+		},
+		"gate": func() time.Duration {
+			s := session("gate")
+			defer s.Close()
+			// Stopped once it has stored all: UntilIdle would add the
+			// time it takes to be sure nothing is left.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g := &kafka.Gate{Session: s, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: func(st gate.Stats) {
+				if st.Messages == n {
+					cancel()
+				}
+			}}
+			start := time.Now()
+			st, err := g.Run(ctx)
+			if err != nil || st.Forwarded != n {
+				b.Fatalf("gate: %+v, %v", st, err)
+			}
+			return time.Since(start)
+		},
+	}
+	// Warm both, then alternate, so that neither pays for going first.
+	drain["raw"]()
+	drain["gate"]()
+	spent := map[string]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, mode := range []string{"raw", "gate"} {
+			spent[mode] += drain[mode]()
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(spent["raw"])/float64(spent["gate"]), "gate/raw")
+	b.ReportMetric(float64(b.N*n)/spent["gate"].Seconds(), "msgs/s")
+}

@@ -1,0 +1,299 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// TestGateContract holds the Kafka gate to the contract every gate keeps
+// (decision 16), on an in-process cluster (kfake) that persists its data
+// across a restart.
+func TestGateContract(t *testing.T) {
+	gatetest.Run(t, gatetest.Binding{CE: ce.Kafka, Start: startKafka, Large: large()})
+}
+
+// large is the number of messages of the suite's checks that run many:
+// fewer under the race detector, which slows everything tenfold.
+func large() int {
+	if raceEnabled {
+		return 500
+	}
+	return 2000
+}
+
+const (
+	inTopic, outTopic, deadTopic = "in", "out", "dead"
+	partitions                   = 3
+)
+
+// kbroker is a kfake cluster as gatetest.Broker: an input topic of three
+// partitions, an output and a dead-letter topic.
+type kbroker struct {
+	t     testing.TB
+	cfg   gatetest.Config
+	dir   string
+	ports []int
+	limit int32 // the most a record batch may hold, the broker's and the clients'
+
+	mu    sync.Mutex
+	c     *kfake.Cluster
+	gates int
+}
+
+func startKafka(t testing.TB, cfg gatetest.Config) gatetest.Broker {
+	b := &kbroker{t: t, cfg: cfg, dir: t.TempDir(), limit: 2 << 20}
+	if cfg.MaxBytes > 0 {
+		b.limit = int32(cfg.MaxBytes)
+	}
+	b.Start(t)
+	t.Cleanup(func() { b.Stop(t) })
+	adm := kadm.NewClient(b.client(t))
+	topics := []string{inTopic}
+	if !cfg.NoOutput {
+		topics = append(topics, outTopic)
+	}
+	if !cfg.NoDeadLetter {
+		topics = append(topics, deadTopic)
+	}
+	resp, err := adm.CreateTopics(context.Background(), partitions, 1, nil, topics...)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	return b
+}
+
+func (b *kbroker) Start(t testing.TB) {
+	opts := []kfake.Opt{
+		kfake.NumBrokers(1),
+		kfake.DataDir(b.dir),
+		kfake.GroupMinSessionTimeout(500 * time.Millisecond),
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(int(b.limit))}),
+	}
+	if b.ports != nil {
+		opts = append(opts, kfake.Ports(b.ports...))
+	}
+	c, err := kfake.NewCluster(opts...)
+	require.NoError(t, err)
+	if b.ports == nil {
+		for _, a := range c.ListenAddrs() {
+			_, port, _ := net.SplitHostPort(a)
+			p, _ := strconv.Atoi(port)
+			b.ports = append(b.ports, p)
+		}
+	}
+	b.mu.Lock()
+	b.c = c
+	b.mu.Unlock()
+}
+
+func (b *kbroker) Stop(t testing.TB) {
+	b.mu.Lock()
+	c := b.c
+	b.c = nil
+	b.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+func (b *kbroker) addrs() []string {
+	var addrs []string
+	for _, p := range b.ports {
+		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	}
+	return addrs
+}
+
+// client returns a client of the cluster, closed at the test's end.
+func (b *kbroker) client(t testing.TB, opts ...kgo.Opt) *kgo.Client {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(b.addrs()...), kgo.ProducerBatchMaxBytes(b.limit)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+func (b *kbroker) Publish(t testing.TB, msgs []gatetest.Message) []gate.Place {
+	cl := b.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	records := make([]*kgo.Record, len(msgs))
+	for i, m := range msgs {
+		r := &kgo.Record{Topic: inTopic, Partition: int32(i % partitions), Value: m.Body}
+		for k, vs := range m.Header {
+			for _, v := range vs {
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+			}
+		}
+		records[i] = r
+	}
+	require.NoError(t, cl.ProduceSync(context.Background(), records...).FirstErr())
+	places := make([]gate.Place, len(records))
+	for i, r := range records {
+		places[i] = gate.Place{Subject: r.Topic, Partition: r.Partition, Sequence: uint64(r.Offset)}
+	}
+	return places
+}
+
+func (b *kbroker) Output(t testing.TB) []gatetest.Stored      { return b.read(t, outTopic) }
+func (b *kbroker) DeadLetters(t testing.TB) []gatetest.Stored { return b.read(t, deadTopic) }
+
+// read returns what a read_committed consumer finds in topic, from its
+// start until a poll finds nothing more.
+func (b *kbroker) read(t testing.TB, topic string) []gatetest.Stored {
+	cl := b.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
+	defer cl.Close()
+	var out []gatetest.Stored
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		records := fs.Records()
+		if len(records) == 0 {
+			return out
+		}
+		for _, r := range records {
+			s := gatetest.Stored{Header: map[string][]string{}, Body: r.Value}
+			for _, h := range r.Headers {
+				if h.Key == kafka.VerdictHeader {
+					v, err := gate.ParseVerdict(h.Value)
+					require.NoError(t, err)
+					s.Verdict = &v
+					continue
+				}
+				s.Header[h.Key] = append(s.Header[h.Key], string(h.Value))
+			}
+			out = append(out, s)
+		}
+	}
+}
+
+func (b *kbroker) RecreateInput(t testing.TB) {
+	adm := kadm.NewClient(b.client(t))
+	ctx := context.Background()
+	_, err := adm.DeleteTopics(ctx, inTopic)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		resp, err := adm.CreateTopics(ctx, partitions, 1, nil, inTopic)
+		return err == nil && resp.Error() == nil
+	}, 10*time.Second, 50*time.Millisecond)
+}
+
+// StartGate starts a gate with a transactional id and a connection of
+// its own, in the broker's one group.
+func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate {
+	b.mu.Lock()
+	b.gates++
+	n := b.gates
+	b.mu.Unlock()
+	consume := []string{inTopic}
+	if b.cfg.InputCoversOutput {
+		consume = append(consume, outTopic)
+	}
+	if b.cfg.InputCoversDeadLetter {
+		consume = append(consume, deadTopic)
+	}
+	d := &killable{}
+	sess, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(b.addrs()...),
+		kgo.Dialer(d.dial),
+		kgo.ConsumerGroup("gates"),
+		kgo.ConsumeTopics(consume...),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.TransactionalID(fmt.Sprintf("gate-%d", n)),
+		kgo.TransactionTimeout(10*time.Second),
+		kgo.SessionTimeout(2*time.Second),
+		kgo.HeartbeatInterval(200*time.Millisecond),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ProducerBatchMaxBytes(b.limit),
+		kgo.RetryTimeout(time.Minute),
+	)
+	require.NoError(t, err)
+	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: o.Batch, Progress: o.Progress, UntilIdle: o.UntilIdle}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, sess: sess, dialer: d, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.st, r.err = g.Run(ctx)
+		if !d.killed() {
+			sess.Close()
+		}
+	}()
+	t.Cleanup(func() { r.Kill(); <-r.done })
+	return r
+}
+
+// running is a gate started by StartGate.
+type running struct {
+	cancel context.CancelFunc
+	sess   *kgo.GroupTransactSession
+	dialer *killable
+	done   chan struct{}
+	st     gate.Stats
+	err    error
+}
+
+func (r *running) Wait() (gate.Stats, error) {
+	<-r.done
+	return r.st, r.err
+}
+
+func (r *running) Stop() (gate.Stats, error) {
+	r.cancel()
+	return r.Wait()
+}
+
+// Kill cuts the gate's connections, and every one it tries again, as a
+// process killed would lose them: no transaction ended, no group left.
+func (r *running) Kill() {
+	r.dialer.kill()
+	r.cancel()
+}
+
+// killable dials connections it can cut all at once, and refuses any
+// after.
+type killable struct {
+	mu    sync.Mutex
+	conns []net.Conn
+	dead  bool
+}
+
+func (k *killable) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return nil, fmt.Errorf("killed")
+	}
+	c, err := (&net.Dialer{}).DialContext(ctx, network, host)
+	if err == nil {
+		k.conns = append(k.conns, c)
+	}
+	return c, err
+}
+
+func (k *killable) kill() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.dead = true
+	for _, c := range k.conns {
+		c.Close()
+	}
+}
+
+func (k *killable) killed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dead
+}
