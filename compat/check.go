@@ -87,11 +87,21 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 	}
 
-	// Arrays.
+	// Arrays: every length either bounds tells apart, then the items.
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
-		if why := t.rejects([]value{}); why != 0 {
-			c.differs(d, s, t, path, []value{}, why)
-		} else if s.items != nil || t.items != nil { // two missing items accept alike
+		lengthDiffers := false
+		for _, l := range lengths(s, t) {
+			arr, ok := arrayOf(s, t, l)
+			if !ok || !s.accepts(arr) {
+				continue
+			}
+			if why := t.rejects(arr); why&^rMember != 0 {
+				c.differs(d, s, t, path, arr, why&^rMember)
+				lengthDiffers = lengthDiffers || why&rType != 0
+			}
+		}
+		hasItems := s.maxItems == nil || *s.maxItems > 0
+		if !lengthDiffers && hasItems && (s.items != nil || t.items != nil) { // two missing items accept alike
 			c.walk(d, orAny(s.items, s, "/items"), orAny(t.items, t, "/items"), append(path, step{items: true}))
 		}
 	}
@@ -118,15 +128,37 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 			c.differs(d, s, t, path, without, rRequired, name)
 		}
 	}
+	// A closed t rejects a member it does not declare: one s declares
+	// (decision 13's assumption does not help: t says so itself), or one
+	// neither declares, which an open s accepts (decision 3).
+	if b, ok := base.(*object); ok && t.closed {
+		for _, name := range append(s.names(), extraName(s, t)) {
+			if t.props[name] != nil || s.closed && s.props[name] == nil {
+				continue
+			}
+			sm := s.member(name)
+			if sm == nil {
+				sm = &node{types: tAll}
+			}
+			if v, ok := example(sm, nil); ok {
+				if w := b.with(name, v); s.accepts(w) && t.rejects(w)&rAdditional != 0 {
+					c.differs(d, s, t, path, w, rAdditional, name)
+				}
+			}
+		}
+	}
 	for _, name := range s.names() {
 		tn := t.member(name)
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
+		if s.closed && s.props[name] == nil {
+			continue // s rejects every message that has it
+		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
 	for _, name := range t.names() {
-		if !s.declares(name) {
+		if !s.declares(name) && (!s.closed || s.props[name] != nil) {
 			c.openContent(d, s, t, path, name)
 		}
 	}
@@ -155,7 +187,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rMinLength, rRequired, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rMultipleOf, rRequired, rAdditional, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -178,6 +210,12 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		return fwdCode
 	}
 	text := jsonText(v)
+	// changed says that the keyword what changes from one value to the
+	// other, and what the witness shows of it.
+	changed := func(what, from, to string) string {
+		return fmt.Sprintf("the %s changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the %s, or publish a new major version",
+			what, from, ov, to, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv), what)
+	}
 	switch first {
 	case rType, rInt64:
 		what := typeName(typeOf(v))
@@ -208,24 +246,54 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		}
 	case rFormat:
 		code = "format-changed"
-		msg = fmt.Sprintf("the format changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the format, or publish a new major version",
-			formatText(o), ov, formatText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("format", formatText(o), formatText(n))
 	case rPattern:
 		code = "pattern-changed"
 		key = text
 		msg = fmt.Sprintf("the pattern changes, so %s accepts %s and %s does not; keep the pattern, or publish a new major version", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rMinimum:
 		code = pick("minimum-raised", "minimum-lowered")
-		msg = fmt.Sprintf("the minimum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the minimum, or publish a new major version",
-			boundText(o.min), ov, boundText(n.min), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("minimum", boundText(o.min), boundText(n.min))
 	case rMaximum:
 		code = pick("maximum-lowered", "maximum-raised")
-		msg = fmt.Sprintf("the maximum changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the maximum, or publish a new major version",
-			boundText(o.max), ov, boundText(n.max), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("maximum", boundText(o.max), boundText(n.max))
 	case rMinLength:
 		code = pick("min-length-raised", "min-length-lowered")
-		msg = fmt.Sprintf("the minimum length changes from %d in %s to %d in %s, so %s accepts %s and %s does not; keep the minimum length, or publish a new major version",
-			o.minLen, ov, n.minLen, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = changed("minimum length", strconv.Itoa(o.minLen), strconv.Itoa(n.minLen))
+	case rExMinimum:
+		code = pick("exclusive-minimum-raised", "exclusive-minimum-lowered")
+		msg = changed("exclusive minimum", boundText(o.exMin), boundText(n.exMin))
+	case rExMaximum:
+		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
+		msg = changed("exclusive maximum", boundText(o.exMax), boundText(n.exMax))
+	case rAdditional:
+		name := ""
+		if len(named) > 0 {
+			name = named[0]
+		} else if obj, ok := v.(*object); ok {
+			for _, m := range obj.members {
+				if t.props[m.name] == nil {
+					name = m.name
+					break
+				}
+			}
+		}
+		key = name
+		code = pick("additional-properties-closed", "additional-properties-opened")
+		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
+			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
+	case rMultipleOf:
+		code = pick("multiple-of-changed", "multiple-of-changed")
+		msg = changed("multipleOf", multText(o.mult), multText(n.mult))
+	case rMinItems:
+		code = pick("min-items-raised", "min-items-lowered")
+		msg = changed("minimum number of items", lengthText(o.minItems), lengthText(n.minItems))
+	case rMaxItems:
+		code = pick("max-items-lowered", "max-items-raised")
+		msg = changed("maximum number of items", lengthText(o.maxItems), lengthText(n.maxItems))
+	case rMaxLength:
+		code = pick("max-length-lowered", "max-length-raised")
+		msg = changed("maximum length", lengthText(o.maxLen), lengthText(n.maxLen))
 	case rRequired:
 		name := named[0]
 		key = name
@@ -514,11 +582,17 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 			dItems = orAny(dst.items, dst, "/items")
 		}
 		child, ok := embed(orAny(src.items, src, "/items"), dItems, path[1:], v)
-		return []value{child}, ok
+		if !ok {
+			return nil, false
+		}
+		return padded(src, dst, child)
 	}
 	var dm *node
 	if dst != nil {
 		dm = dst.member(st.name)
+	}
+	if src.closed && src.props[st.name] == nil {
+		return nil, false // src rejects every message that has it
 	}
 	sm := src.member(st.name)
 	if sm == nil {
@@ -547,7 +621,11 @@ func embedBoth(a, b *node, path []step, v value) (value, bool) {
 	st := path[0]
 	if st.items {
 		child, ok := embedBoth(orAny(a.items, a, "/items"), orAny(b.items, b, "/items"), path[1:], v)
-		return []value{child}, ok
+		if !ok {
+			return nil, false
+		}
+		arr, ok := padded(a, b, child)
+		return arr, ok && a.accepts(arr) && b.accepts(arr)
 	}
 	am, bm := a.member(st.name), b.member(st.name)
 	if am == nil || bm == nil {
@@ -577,4 +655,29 @@ func memberPointer(path []step) string {
 		}
 	}
 	return b.String()
+}
+
+func lengthText(l *int) string {
+	if l == nil {
+		return "none"
+	}
+	return strconv.Itoa(*l)
+}
+
+// extraName returns a member name neither a nor b declares, for an
+// object's undeclared member.
+func extraName(a, b *node) string {
+	for i := 0; ; i++ {
+		name := "extra" + strings.Repeat("_", i)
+		if !a.declares(name) && !b.declares(name) {
+			return name
+		}
+	}
+}
+
+func multText(p *big.Int) string {
+	if p == nil {
+		return "none"
+	}
+	return p.String()
 }

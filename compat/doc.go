@@ -25,8 +25,11 @@
 // warning ("open-content"), which Options.Strict turns into a break.
 //
 // The checker is exact over the keywords the catalogue's schemas use:
-// type (null included), enum, format (uuid and date-time), minimum,
-// maximum, minLength, default, properties, required and items, at any
+// type (null included), enum, const, format (uuid and date-time),
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
+// maxLength, minItems, maxItems, multipleOf (on integers), default,
+// properties, required,
+// additionalProperties (true or false) and items, at any
 // depth; titles, descriptions and other annotations change nothing. For
 // every difference it finds a witness, a message one version accepts and
 // the other rejects, from a finite set of candidates that holds a value of
@@ -45,7 +48,12 @@
 //	enum-removed        an enumeration is dropped
 //	format-changed      the format is added, removed or changed
 //	minimum-raised, minimum-lowered, maximum-lowered, maximum-raised
-//	min-length-raised, min-length-lowered
+//	exclusive-minimum-raised, exclusive-minimum-lowered
+//	exclusive-maximum-lowered, exclusive-maximum-raised
+//	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
+//	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
+//	additional-properties-closed, additional-properties-opened
+//	multiple-of-changed a multipleOf on integers changes, and so which integers pass
 //	pattern-changed     two enumerations' patterns differ on a value
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes

@@ -208,12 +208,32 @@ func (m *mutator) mutate(doc obj) string {
 		name = "added"
 		props[name] = p
 	}
+	// A member behind a $ref is changed where the $ref points, so that
+	// no keyword stands beside a $ref (which draft 7 ignores and the
+	// oracle does not).
+	if ref, ok := p["$ref"].(string); ok {
+		defs, _ := doc["definitions"].(obj)
+		if target, ok := defs[strings.TrimPrefix(ref, "#/definitions/")].(obj); ok {
+			p = target
+		}
+	}
 	// Sometimes change the items of an array member instead.
 	if it, ok := p["items"].(obj); ok && m.pick(3) == 0 {
 		p = it
 		name += "[]"
 	}
-	switch m.pick(17) {
+	if c := m.pick(26); c <= 2 || c == 25 {
+		// The oracle judges multipleOf only on members typed integer
+		// (its number stand-ins keep no divisibility): a change of type
+		// drops it, and it comes with the type integer.
+		delete(p, "multipleOf")
+		if c == 25 {
+			p["type"] = "integer"
+			p["multipleOf"] = m.anyOf([]any{json.Number("2"), json.Number("3"), json.Number("4"), json.Number("0.5"), json.Number("1.5")})
+			return name + ": multipleOf set"
+		}
+	}
+	switch m.pick(25) {
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -288,6 +308,58 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
 		return name + ": minLength set"
+	case 24: // move the member's schema into definitions, behind a $ref
+		if p == nil || name == "added" || strings.HasSuffix(name, "[]") {
+			return "nothing"
+		}
+		defs, _ := doc["definitions"].(obj)
+		if defs == nil {
+			defs = obj{}
+			doc["definitions"] = defs
+		}
+		key := fmt.Sprintf("d%d", len(defs))
+		defs[key] = p
+		props[name] = obj{"$ref": "#/definitions/" + key}
+		return name + ": behind a $ref"
+	case 23: // close or open the object
+		if _, ok := site["additionalProperties"]; ok {
+			delete(site, "additionalProperties")
+			return "object opened"
+		}
+		site["additionalProperties"] = false
+		return "object closed"
+	case 21, 22: // minItems or maxItems
+		kw := []string{"minItems", "maxItems"}[m.pick(2)]
+		if _, ok := p[kw]; ok && m.pick(3) == 0 {
+			delete(p, kw)
+			return name + ": " + kw + " removed"
+		}
+		p[kw] = json.Number(fmt.Sprint(m.pick(4)))
+		return name + ": " + kw + " set"
+	case 17: // maxLength
+		if _, ok := p["maxLength"]; ok && m.pick(3) == 0 {
+			delete(p, "maxLength")
+			return name + ": maxLength removed"
+		}
+		p["maxLength"] = json.Number(fmt.Sprint(m.pick(5)))
+		return name + ": maxLength set"
+	case 18, 19: // move, add or remove an exclusive bound
+		kw := []string{"exclusiveMinimum", "exclusiveMaximum"}[m.pick(2)]
+		if _, ok := p[kw]; ok && m.pick(3) == 0 {
+			delete(p, kw)
+			return name + ": " + kw + " removed"
+		}
+		p[kw] = m.anyOf(numberPool)
+		return name + ": " + kw + " set"
+	case 20: // const
+		if _, ok := p["const"]; ok && m.pick(2) == 0 {
+			delete(p, "const")
+			return name + ": const removed"
+		}
+		// Strings only: the oracle refuses numeric consts, as it does
+		// numeric enums (its number stand-ins).
+		p["const"] = m.anyOf(stringPool)
+		return name + ": const set"
 	case 9, 10: // add or remove a required member
 		req, _ := site["required"].([]any)
 		if len(req) > 0 && m.pick(2) == 0 {
@@ -476,11 +548,39 @@ func pool(a, b obj) []any {
 				}
 			}
 		}
-		for _, kw := range []string{"minimum", "maximum"} {
+		if c, ok := s["const"]; ok {
+			vs = append(vs, c)
+		}
+		if n, ok := s["multipleOf"].(json.Number); ok {
+			if f, err := n.Float64(); err == nil && f >= 1 {
+				for _, k := range []float64{1, 2, 3, 6, 7} {
+					vs = append(vs, json.Number(fmt.Sprint(f*k)))
+				}
+			}
+		}
+		for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
 			if n, ok := s[kw].(json.Number); ok {
 				f, _ := n.Float64()
 				for _, d := range []float64{-1, -0.5, 0, 0.5, 1} {
 					vs = append(vs, json.Number(fmt.Sprint(f+d)))
+				}
+			}
+		}
+		for _, kw := range []string{"minItems", "maxItems"} {
+			if n, ok := s[kw].(json.Number); ok {
+				l, _ := n.Int64()
+				for _, d := range []int64{-1, 0, 1} {
+					if l+d >= 0 {
+						vs = append(vs, slices.Repeat([]any{"a"}, int(l+d)), slices.Repeat([]any{json.Number("1")}, int(l+d)))
+					}
+				}
+			}
+		}
+		if n, ok := s["maxLength"].(json.Number); ok {
+			l, _ := n.Int64()
+			for _, d := range []int64{-1, 0, 1} {
+				if l+d >= 0 {
+					vs = append(vs, strings.Repeat("w", int(l+d)))
 				}
 			}
 		}

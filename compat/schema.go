@@ -72,6 +72,17 @@ type node struct {
 	enumSet  map[string]bool // the JSON text of each value of enum
 	format   string          // "", "uuid" or "date-time"
 	min, max *big.Rat
+	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
+	exMin, exMax *big.Rat
+	maxLen       *int // maxLength; nil without one
+	// minItems and maxItems bound an array's length; nil without.
+	minItems, maxItems *int
+	// closed is additionalProperties false: no member but those the
+	// object declares.
+	closed bool
+	// mult is p of multipleOf p/q (lowest terms) on a node of integers,
+	// which accepts an integer exactly when p divides it; nil without.
+	mult     *big.Int
 	minLen   int
 	pattern  *string
 	regexp   *regexp.Regexp      // the pattern, if Go's regexp reads it
@@ -171,6 +182,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc = inlineRefs(doc)
 	if obj, ok := doc.(*object); ok {
 		if d, ok := obj.get("$schema"); ok {
 			s, isStr := d.(string)
@@ -212,6 +224,10 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
 			}
 		}
+		if n.mult != nil && n.types&tFraction != 0 {
+			n.refuse("multipleOf", "unknown-keyword", "multipleOf on numbers that need not be integers, which the checker does not compare")
+			n.mult = nil
+		}
 		return n, nil
 	}
 	return nil, fmt.Errorf("%s: a schema must be an object or a boolean", orRoot(n.pointer()))
@@ -221,6 +237,9 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 func (n *node) keyword(kw string, v value, name string) error {
 	switch {
 	case annotations[kw]:
+		return nil
+	case kw == "$defs" || kw == "definitions":
+		// Read where a $ref names them (see inlineRefs).
 		return nil
 	case (kw == "$schema" || kw == "$id") && n.parent == nil:
 		if _, ok := v.(string); !ok {
@@ -271,6 +290,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			}
 			enum = append(enum, e)
 		}
+		if n.hasEnum {
+			// A const came first: the values both allow.
+			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[jsonText(e)] })
+		}
 		n.hasEnum, n.enum = true, enum
 		n.enumSet = make(map[string]bool, len(enum))
 		for _, e := range enum {
@@ -286,7 +309,7 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return nil
 		}
 		n.format = s
-	case "minimum", "maximum":
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		r, ok := v.(*big.Rat)
 		if !ok {
 			return errors.New("want a number")
@@ -295,11 +318,77 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.refuse(kw, "limit-exceeded", "a bound with more than 100 digits")
 			return nil
 		}
-		if kw == "minimum" {
+		switch kw {
+		case "minimum":
 			n.min = r
-		} else {
+		case "maximum":
 			n.max = r
+		case "exclusiveMinimum":
+			n.exMin = r
+		default:
+			n.exMax = r
 		}
+	case "maxLength", "minItems", "maxItems":
+		r, ok := v.(*big.Rat)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return errors.New("want a non-negative integer")
+		}
+		if r.Cmp(big.NewRat(maxMinLength, 1)) > 0 {
+			n.refuse(kw, "limit-exceeded", fmt.Sprintf("a %s over %d", kw, maxMinLength))
+			return nil
+		}
+		l := int(r.Num().Int64())
+		switch kw {
+		case "maxLength":
+			n.maxLen = &l
+		case "minItems":
+			n.minItems = &l
+		default:
+			n.maxItems = &l
+		}
+	case "additionalProperties":
+		switch v := v.(type) {
+		case bool:
+			n.closed = !v
+		case *object:
+			if len(v.members) > 0 {
+				n.refuse(kw, "unknown-keyword", "additionalProperties as a schema, which the checker does not compare")
+			}
+		default:
+			return errors.New("want a boolean or a schema")
+		}
+	case "const":
+		// An enumeration of one value; beside an enum, the values both
+		// allow.
+		switch c := v.(type) {
+		case []value, *object:
+			n.refuse(kw, "undecidable-enum", "a const array or object, which the checker does not compare")
+			return nil
+		case *big.Rat:
+			if tooLong(c) {
+				n.refuse(kw, "limit-exceeded", "a const number with more than 100 digits")
+				return nil
+			}
+		}
+		enum := []value{v}
+		if n.hasEnum && !n.enumSet[jsonText(v)] {
+			enum = nil
+		}
+		n.hasEnum, n.enum = true, enum
+		n.enumSet = make(map[string]bool, len(enum))
+		for _, e := range enum {
+			n.enumSet[jsonText(e)] = true
+		}
+	case "multipleOf":
+		r, ok := v.(*big.Rat)
+		if !ok || r.Sign() <= 0 {
+			return errors.New("want a positive number")
+		}
+		if r.Num().BitLen() > 40 {
+			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator is beyond 2^40")
+			return nil
+		}
+		n.mult = new(big.Int).Set(r.Num())
 	case "minLength":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {

@@ -14,20 +14,27 @@ import (
 )
 
 // reason is a set of the causes for which a node rejects a value.
-type reason uint16
+type reason uint32
 
 const (
-	rType      reason = 1 << iota // not one of the node's types
-	rInt64                        // an integer beyond int64 in a member typed integer (decision 2)
-	rEnum                         // not in the enumeration
-	rFormat                       // not of the format
-	rMinimum                      // below the minimum
-	rMaximum                      // above the maximum
-	rMinLength                    // shorter than the minimum length
-	rPattern                      // does not match the pattern
-	rIMEI                         // neither "" nor a valid IMEI (decision 6)
-	rRequired                     // an object lacks a required member
-	rMember                       // a member or item is rejected
+	rType       reason = 1 << iota // not one of the node's types
+	rInt64                         // an integer beyond int64 in a member typed integer (decision 2)
+	rEnum                          // not in the enumeration
+	rFormat                        // not of the format
+	rMinimum                       // below the minimum
+	rMaximum                       // above the maximum
+	rMinLength                     // shorter than the minimum length
+	rPattern                       // does not match the pattern
+	rIMEI                          // neither "" nor a valid IMEI (decision 6)
+	rRequired                      // an object lacks a required member
+	rMember                        // a member or item is rejected
+	rMaxLength                     // longer than the maximum length
+	rExMinimum                     // not above the exclusive minimum
+	rExMaximum                     // not below the exclusive maximum
+	rMinItems                      // fewer items than the minimum
+	rMaxItems                      // more items than the maximum
+	rAdditional                    // a member a closed object does not declare
+	rMultipleOf                    // not a multiple of multipleOf
 )
 
 var (
@@ -113,9 +120,21 @@ func (n *node) rejects(v value) reason {
 		if n.max != nil && v.Cmp(n.max) > 0 {
 			r |= rMaximum
 		}
+		if n.mult != nil && v.IsInt() && new(big.Int).Mod(v.Num(), n.mult).Sign() != 0 {
+			r |= rMultipleOf
+		}
+		if n.exMin != nil && v.Cmp(n.exMin) <= 0 {
+			r |= rExMinimum
+		}
+		if n.exMax != nil && v.Cmp(n.exMax) >= 0 {
+			r |= rExMaximum
+		}
 	case string:
 		if n.minLen > 0 && utf8.RuneCountInString(v) < n.minLen {
 			r |= rMinLength
+		}
+		if n.maxLen != nil && utf8.RuneCountInString(v) > *n.maxLen {
+			r |= rMaxLength
 		}
 		switch n.format {
 		case "uuid":
@@ -134,6 +153,12 @@ func (n *node) rejects(v value) reason {
 			r |= rIMEI
 		}
 	case []value:
+		if n.minItems != nil && len(v) < *n.minItems {
+			r |= rMinItems
+		}
+		if n.maxItems != nil && len(v) > *n.maxItems {
+			r |= rMaxItems
+		}
 		items := n.items
 		for _, e := range v {
 			if items != nil && items.rejects(e) != 0 {
@@ -151,6 +176,9 @@ func (n *node) rejects(v value) reason {
 		for _, m := range v.members {
 			if p := n.member(m.name); p != nil && p.rejects(m.value) != 0 {
 				r |= rMember
+			}
+			if n.closed && n.props[m.name] == nil {
+				r |= rAdditional
 			}
 		}
 	}
@@ -235,7 +263,7 @@ func numbers(a, b *node, enums []value) []value {
 		if n == nil {
 			continue
 		}
-		for _, r := range []*big.Rat{n.min, n.max} {
+		for _, r := range []*big.Rat{n.min, n.max, n.exMin, n.exMax} {
 			if r != nil {
 				points = append(points, r)
 			}
@@ -281,6 +309,7 @@ func numbers(a, b *node, enums []value) []value {
 			cands = append(cands, mid(x, y))
 		}
 	}
+	cands = append(cands, multiples(a, b, points)...)
 	// A few familiar values make nicer examples when they fall in a cell.
 	cands = append(cands, new(big.Rat), big.NewRat(1, 1))
 	slices.SortStableFunc(cands, func(x, y *big.Rat) int {
@@ -324,6 +353,10 @@ func stringsOf(a, b *node, enums []value) []value {
 	for _, n := range []*node{a, b} {
 		if n != nil && n.minLen > 0 {
 			bounds = append(bounds, n.minLen)
+		}
+		if n != nil && n.maxLen != nil {
+			// The lengths above the maximum begin a cell of their own.
+			bounds = append(bounds, *n.maxLen+1)
 		}
 	}
 	slices.Sort(bounds)
@@ -418,7 +451,8 @@ func patternsDecidable(a, b *node) bool {
 	}
 	sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
 		!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
-	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && a.imei == b.imei && sameEnum
+	sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
+	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum
 }
 
 // example returns a value both a and b accept (b nil: any), preferring
@@ -465,6 +499,17 @@ func findExample(a, b *node) (value, bool) {
 	if both([]value{}) {
 		return []value{}, true
 	}
+	if a.types&tArray != 0 && !a.hasEnum {
+		// An array of a length the bounds allow.
+		for _, l := range lengths(a, orAny(b, a, "")) {
+			if l == 0 {
+				continue
+			}
+			if arr, ok := arrayOf(a, b, l); ok && both(arr) {
+				return arr, true
+			}
+		}
+	}
 	if both(nil) {
 		return nil, true
 	}
@@ -491,6 +536,14 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 	o := &object{}
 	for _, name := range names {
 		if name == except {
+			continue
+		}
+		if a.closed && a.props[name] == nil {
+			// A closed a rejects the member: if a requires it, a
+			// accepts no object at all.
+			if a.isReq[name] {
+				return nil, false
+			}
 			continue
 		}
 		an := a.member(name)
@@ -591,4 +644,111 @@ func decimal(r *big.Rat) string {
 	twos := count(2)
 	fives := count(5)
 	return r.FloatString(max(twos, fives))
+}
+
+// arrayOf returns an array of length l that a accepts, its items an
+// example both a's and b's items accept where there is one, else one a's
+// items accept; false if there is none to show.
+func arrayOf(a, b *node, l int) ([]value, bool) {
+	arr := make([]value, l)
+	if l == 0 {
+		return arr, true
+	}
+	ai := orAny(a.items, a, "/items")
+	var bi *node
+	if b != nil {
+		bi = orAny(b.items, b, "/items")
+	}
+	item, ok := example(ai, bi)
+	if !ok {
+		if item, ok = example(ai, nil); !ok {
+			return nil, false
+		}
+	}
+	for i := range arr {
+		arr[i] = item
+	}
+	return arr, true
+}
+
+// lengths returns the lengths of array that tell a's and b's item counts
+// apart: 0, 1, and each bound and its neighbours.
+func lengths(a, b *node) []int {
+	ls := []int{0, 1}
+	for _, n := range []*node{a, b} {
+		for _, l := range []*int{n.minItems, n.maxItems} {
+			if l != nil {
+				ls = append(ls, *l-1, *l, *l+1)
+			}
+		}
+	}
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	return slices.DeleteFunc(ls, func(l int) bool { return l < 0 })
+}
+
+// padded returns an array a accepts holding child, padded with items a
+// (and b, if not nil) accept to a's least length.
+func padded(a, b *node, child value) ([]value, bool) {
+	if a.maxItems != nil && *a.maxItems == 0 {
+		return nil, false
+	}
+	n := 1
+	if a.minItems != nil && *a.minItems > 1 {
+		n = *a.minItems
+	}
+	arr, ok := arrayOf(a, b, n-1)
+	if !ok {
+		return nil, false
+	}
+	return append([]value{child}, arr...), true
+}
+
+// multiples returns, when a or b has a multipleOf, integers of every
+// class of divisibility by the two in every interval between points:
+// the first two multiples of each at or after the interval's start (if
+// the interval holds only one, a class it alone would show is empty),
+// the first multiple of both, and a few integers from the start, among
+// which one is a multiple of neither wherever the interval has one.
+func multiples(a, b *node, points []*big.Rat) []*big.Rat {
+	var ps []*big.Int
+	for _, n := range []*node{a, b} {
+		if n != nil && n.mult != nil && n.mult.Cmp(big.NewInt(1)) > 0 {
+			ps = append(ps, n.mult)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	l := new(big.Int).Set(ps[0])
+	for _, p := range ps[1:] {
+		g := new(big.Int).GCD(nil, nil, l, p)
+		l.Mul(l, p).Quo(l, g)
+	}
+	ps = append(ps, l)
+	// The starts of the intervals: below every point, and just past each.
+	one := big.NewInt(1)
+	var starts []*big.Int
+	lowest := big.NewInt(-1000)
+	if len(points) > 0 {
+		lowest = new(big.Int).Sub(floor(points[0]).Num(), big.NewInt(1000))
+	}
+	starts = append(starts, lowest)
+	for _, p := range points {
+		f := floor(p).Num()
+		starts = append(starts, new(big.Int).Set(f), new(big.Int).Add(f, one))
+	}
+	var out []*big.Rat
+	for _, s := range starts {
+		for _, p := range ps {
+			// The first multiple of p at or after s, and the next.
+			k := new(big.Int).Div(new(big.Int).Add(s, new(big.Int).Sub(p, one)), p)
+			m := new(big.Int).Mul(k, p)
+			out = append(out, new(big.Rat).SetInt(m), new(big.Rat).SetInt(new(big.Int).Add(m, p)))
+		}
+		for i := int64(0); i < 200; i++ {
+			out = append(out, new(big.Rat).SetInt(new(big.Int).Add(s, big.NewInt(i))))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,7 +71,13 @@ func (g *generator) unmarshal(m *message) {
 	}
 	g.p("*v = %s", m.defaults())
 	g.p("var seen wire.Seen")
-	g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
+	if m.MinProps != nil || m.MaxProps != nil {
+		// The count of members, after the loop.
+		g.p("i := 0")
+		g.p("for ; d.More(base, \"\", '}', i); i++ {")
+	} else {
+		g.p("for i := 0; d.More(base, \"\", '}', i); i++ {")
+	}
 	g.p("switch j, key := d.Member(base, %s, &seen); j {", membersVar(m))
 	var required uint64
 	for i, f := range m.Fields {
@@ -81,9 +88,31 @@ func (g *generator) unmarshal(m *message) {
 		g.decodeField(m, f, strconv.Quote("/"+f.JSON))
 	}
 	g.p("case wire.Undeclared:")
-	g.p("d.Extra(&v.Extra, base, key)")
+	if m.Names != nil {
+		g.p("d.PropertyName(base, key, %s)", namesVar(m))
+	}
+	if m.Closed {
+		g.p("d.Additional(base, key)")
+	} else {
+		g.p("d.Extra(&v.Extra, base, key)")
+	}
 	g.p("}")
 	g.p("}")
+	if m.MinProps != nil || m.MaxProps != nil {
+		g.p("if !d.Failed() {")
+		if m.MinProps != nil {
+			g.p("d.MinProperties(base, i, %d)", *m.MinProps)
+		}
+		if m.MaxProps != nil {
+			g.p("d.MaxProperties(base, i, %d)", *m.MaxProps)
+		}
+		g.p("}")
+	}
+	for _, dep := range m.Dependents {
+		g.p("if seen.Bits&%#x != 0 && seen.Bits&%#x == 0 && !d.Failed() {", uint64(1)<<m.index(dep.If), uint64(1)<<m.index(dep.Then))
+		g.p("d.Dependent(base, %q, msg.Rule%s, %q)", "/"+dep.Then.JSON, exportName(m.DependentRule), dep.If.JSON)
+		g.p("}")
+	}
 	if required != 0 {
 		g.p("if seen.Bits&%#x != %#x && !d.Failed() {", required, required)
 		for i, f := range m.Fields {
@@ -129,7 +158,7 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 	} else {
 		g.p("if x, ok := d.%s(base, %s); ok {", f.row().Reader, name)
 		g.checks(f, "d", name, "x")
-		if f.Repr == reprPointer && m.pointees() != nil {
+		if f.Repr == reprPointer && !f.row().Held && m.pointees() != nil {
 			g.p("if p == nil {")
 			g.p("p = new(%s)", pointeesType(m))
 			g.p("}")
@@ -151,6 +180,9 @@ func (f *field) wrap(x string) string {
 	case reprNullable:
 		return "msg.Of(" + x + ")"
 	case reprPointer:
+		if f.row().Held {
+			return x
+		}
 		return "&" + x
 	}
 	return x
@@ -161,12 +193,18 @@ func (f *field) wrap(x string) string {
 func decodeEnum(g *generator, _ *message, f *field, name string) {
 	g.p("if s, ok := d.Bytes(base, %s); ok {", name)
 	g.p("switch string(s) {")
-	for _, v := range f.Enum {
+	for i, v := range f.Enum {
 		g.p("case %q:", v)
-		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumType+exportName(v)))
+		if f.Repr == reprPointer {
+			// A constant has no address.
+			g.p("x := %s", f.EnumConsts[i])
+			g.p("v.%s = &x", f.GoName)
+			continue
+		}
+		g.p("v.%s = %s", f.GoName, f.wrap(f.EnumConsts[i]))
 	}
 	g.p("default:")
-	g.p("d.Enum(base, %s, d.Last(), %q)", name, f.enumList())
+	g.p("d.%s(base, %s, d.Last(), %q)", f.valuesCheck(), name, f.enumList())
 	g.p("}")
 	g.p("}")
 }
@@ -174,6 +212,7 @@ func decodeEnum(g *generator, _ *message, f *field, name string) {
 // decodeStrings writes the decoding of an array of strings.
 func decodeStrings(g *generator, _ *message, f *field, name string) {
 	g.p("if x, ok := d.Strings(base, %s); ok {", name)
+	g.checks(f, "d", name, "x")
 	g.p("v.%s = x", f.GoName)
 	g.p("}")
 }
@@ -200,4 +239,106 @@ func decodeObject(g *generator, m *message, f *field, name string) {
 		g.p("v.%s = x", f.GoName)
 	}
 	g.p("}")
+}
+
+// index returns f's place among m's members.
+func (m *message) index(f *field) int { return slices.Index(m.Fields, f) }
+
+// decodeArray writes the decoding of an array whose items are of one
+// kind: each item read as a member of that kind would be, at its index.
+func decodeArray(g *generator, _ *message, f *field, name string) {
+	it := f.Item
+	g.p("if d.Array(base, %s) {", name)
+	g.p("list := []%s{}", it.goType())
+	g.p("{")
+	g.p("base := wire.Join(base, %s)", name)
+	g.p("for i := 0; d.More(base, \"\", ']', i); i++ {")
+	g.p("name := wire.Index(i)")
+	if it.Kind == kindObject {
+		g.p("if d.Object(base, name) {")
+		g.p("var x %s", it.goType())
+		if it.Object.pointees() != nil {
+			g.p("x.decodeMembers(d, wire.Join(base, name), nil)")
+		} else {
+			g.p("x.decodeMembers(d, wire.Join(base, name))")
+		}
+	} else {
+		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)
+		g.checks(it, "d", "name", "x")
+	}
+	g.p("list = append(list, x)")
+	g.p("}")
+	g.p("}")
+	g.p("}")
+	g.checks(f, "d", name, "list")
+	g.p("v.%s = list", f.GoName)
+	g.p("}")
+}
+
+// decodeUnion writes the decoding of a union: the value's first byte
+// tells its JSON type, which picks the one branch that can accept it.
+func decodeUnion(g *generator, _ *message, f *field, name string) {
+	var what []string
+	for _, b := range f.Branches {
+		what = append(what, typeWords(b.JSON))
+	}
+	g.p("{")
+	g.p("var u %s", f.EnumType)
+	g.p("ok := true")
+	g.p("switch c := d.WS(); {")
+	for _, b := range f.Branches {
+		switch b.JSON {
+		case "string":
+			g.p("case c == '\"':")
+		case "object":
+			g.p("case c == '{':")
+		case "array":
+			g.p("case c == '[':")
+		case "boolean":
+			g.p("case c == 't' || c == 'f':")
+		default: // integer or number
+			g.p("case c == '-' || c >= '0' && c <= '9':")
+		}
+		if b.Kind == kindObject {
+			g.p("ok = d.Object(base, %s)", name)
+			g.p("if ok {")
+			g.p("x := new(%s)", b.Object.GoName)
+			if b.Object.pointees() != nil {
+				g.p("x.decodeMembers(d, wire.Join(base, %s), nil)", name)
+			} else {
+				g.p("x.decodeMembers(d, wire.Join(base, %s))", name)
+			}
+			g.p("u.%s = x", b.GoName)
+			g.p("}")
+			continue
+		}
+		g.p("var x %s", b.goType())
+		g.p("if x, ok = d.%s(base, %s); ok {", b.row().Reader, name)
+		g.checks(b, "d", name, "x")
+		g.p("u.%s = %s", b.GoName, b.wrap("x"))
+		g.p("}")
+	}
+	g.p("default:")
+	g.p("d.Mistyped(base, %s, %q)", name, orList(what))
+	g.p("ok = false")
+	g.p("}")
+	g.p("if ok {")
+	g.p("v.%s = %s", f.GoName, f.wrap("u"))
+	g.p("}")
+	g.p("}")
+}
+
+// decodeNever writes the decoding of a member the schema allows no value
+// for: its value is kept, for the message to encode as it came, and is a
+// violation.
+func decodeNever(g *generator, _ *message, f *field, name string) {
+	g.p("if x, ok := d.AnyValue(base, %s); ok {", name)
+	g.p("v.%s = x", f.GoName)
+	g.p("d.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("}")
+}
+
+// namesVar names the variable that holds m's propertyNames.
+func namesVar(m *message) string {
+	return strings.ToLower(m.GoName[:1]) + m.GoName[1:] + "Names"
 }

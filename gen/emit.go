@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -25,11 +26,17 @@ func (g *generator) p(format string, args ...any) {
 func emit(sf *schemaFile) ([]byte, error) {
 	g := &generator{sf: sf}
 	g.file()
-	src, err := format.Source(g.buf.Bytes())
+	return formatSource(sf.Schema.File, g.buf.Bytes())
+}
+
+// formatSource returns src gofmt'd, or an error naming what it was
+// generated from.
+func formatSource(from string, src []byte) ([]byte, error) {
+	out, err := format.Source(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: generated code does not parse: %v\n%s", sf.Schema.File, err, g.buf.Bytes())
+		return nil, fmt.Errorf("%s: generated code does not parse: %v\n%s", from, err, src)
 	}
-	return src, nil
+	return out, nil
 }
 
 func (g *generator) file() {
@@ -62,6 +69,7 @@ func (g *generator) file() {
 		g.p(")")
 	}
 	g.message(g.sf.Root, true)
+	g.patterns()
 	if len(g.sf.Older) > 0 {
 		g.versions()
 	}
@@ -108,21 +116,27 @@ func (g *generator) imports() []string {
 		"github.com/fleetkit/catalogue/internal/wire": true,
 		"github.com/fleetkit/catalogue/msg":           true,
 	}
-	var walk func(m *message)
-	walk = func(m *message) {
-		for _, f := range m.Fields {
-			if imp := f.row().Import; imp != "" {
-				uses[imp] = true
-			}
-			if f.Repr == reprNullable {
-				uses["github.com/fleetkit/catalogue/msg"] = true
-			}
-			if f.Object != nil {
-				walk(f.Object)
-			}
+	var messages func(m *message)
+	messages = func(m *message) {
+		if m.Names != nil && m.Names.RE2 != "" {
+			uses["regexp"] = true
+		}
+		for _, n := range m.Nested {
+			messages(n)
 		}
 	}
-	walk(g.sf.Root)
+	messages(g.sf.Root)
+	g.sf.Root.walkFields(func(f *field) {
+		if imp := f.row().Import; imp != "" {
+			uses[imp] = true
+		}
+		if f.Repr == reprNullable {
+			uses["github.com/fleetkit/catalogue/msg"] = true
+		}
+		if f.Pattern != "" {
+			uses["regexp"] = true
+		}
+	})
 	if len(g.sf.Older) > 0 {
 		uses["fmt"] = true
 		uses["github.com/fleetkit/catalogue/msg"] = true
@@ -130,7 +144,7 @@ func (g *generator) imports() []string {
 	}
 	var list []string
 	for _, imp := range []string{
-		"encoding/json", "fmt", "slices", "time",
+		"encoding/json", "fmt", "regexp", "slices", "time",
 		"github.com/fleetkit/catalogue/internal/wire", "github.com/fleetkit/catalogue/msg",
 		"github.com/fleetkit/catalogue/schemas", "github.com/google/uuid",
 	} {
@@ -148,6 +162,10 @@ func (f *field) goType() string {
 		return f.EnumType
 	case kindObject:
 		return f.Object.GoName
+	case kindArray:
+		return "[]" + f.Item.goType()
+	case kindUnion:
+		return f.EnumType
 	}
 	return f.row().GoType
 }
@@ -240,8 +258,53 @@ func (f *field) doc() string {
 	if f.Max != nil {
 		fmt.Fprintf(&b, " At most %d.", *f.Max)
 	}
+	if f.Above != nil {
+		fmt.Fprintf(&b, " More than %d.", *f.Above)
+	}
+	if f.Below != nil {
+		fmt.Fprintf(&b, " Less than %d.", *f.Below)
+	}
+	if f.MultipleOf != nil || f.FactorVar != "" {
+		fmt.Fprintf(&b, " A multiple of %s.", f.Factor)
+	}
+	for _, n := range []struct{ what, limit string }{
+		{"At least", f.NumMin}, {"At most", f.NumMax}, {"More than", f.NumAbove}, {"Less than", f.NumBelow},
+	} {
+		if n.limit != "" {
+			fmt.Fprintf(&b, " %s %s.", n.what, n.limit)
+		}
+	}
 	if f.MinLength > 0 {
 		fmt.Fprintf(&b, " When a string, at least %d characters.", f.MinLength)
+	}
+	if f.MaxLength != nil {
+		fmt.Fprintf(&b, " At most %d characters.", *f.MaxLength)
+	}
+	if f.Pattern != "" {
+		fmt.Fprintf(&b, " Matches the pattern %s.", strconv.Quote(f.Pattern))
+	}
+	if f.MinItems != nil {
+		fmt.Fprintf(&b, " At least %d items.", *f.MinItems)
+	}
+	if f.MaxItems != nil {
+		fmt.Fprintf(&b, " At most %d items.", *f.MaxItems)
+	}
+	if f.Unique {
+		b.WriteString(" No two items are equal.")
+	}
+	if f.RawValues != nil {
+		if len(f.RawValues) == 1 {
+			fmt.Fprintf(&b, " Always %s.", f.RawValues[0])
+		} else {
+			fmt.Fprintf(&b, " One of %s.", strings.Join(f.RawValues, ", "))
+		}
+	}
+	if f.Allowed != nil {
+		if len(f.Allowed) == 1 {
+			fmt.Fprintf(&b, " Always %s.", f.Allowed[0])
+		} else {
+			fmt.Fprintf(&b, " One of %s.", f.enumList())
+		}
 	}
 	return b.String()
 }
@@ -279,6 +342,9 @@ func (g *generator) message(m *message, root bool) {
 		if f.Kind == kindEnum {
 			g.enum(m, f)
 		}
+		if f.Kind == kindUnion {
+			g.union(m, f)
+		}
 	}
 	if root {
 		version := "Version"
@@ -295,6 +361,20 @@ func (g *generator) message(m *message, root bool) {
 		g.p("// SchemaVersion returns %q, the version of the schema of %s messages.", g.sf.Schema.Version, m.GoName)
 		g.p("func (*%s) SchemaVersion() string { return %s }", m.GoName, version)
 		g.kind(m)
+	}
+	if ns := m.Names; ns != nil {
+		g.p("")
+		g.p("// %s is the propertyNames of %s, which every member name must pass.", namesVar(m), m.GoName)
+		g.p("var %s = &wire.Names{", namesVar(m))
+		g.p("MinLength: %d, MaxLength: %d,", ns.MinLength, ns.MaxLength)
+		if ns.RE2 != "" {
+			g.p("Pattern: regexp.MustCompile(%s), // %s", strconv.Quote(ns.RE2), strconv.Quote(ns.Pattern))
+		}
+		if ns.Check != "" {
+			g.p("Check: wire.%s,", ns.Check)
+		}
+		g.p("Schema: %q,", ns.Schema)
+		g.p("}")
 	}
 	g.unmarshal(m)
 	g.validate(m)
@@ -314,15 +394,12 @@ func (g *generator) enum(m *message, f *field) {
 	g.p("")
 	g.p("// The values %s may take.", f.EnumType)
 	g.p("const (")
-	for _, v := range f.Enum {
-		g.p("%s%s %s = %q", f.EnumType, exportName(v), f.EnumType, v)
+	for i, v := range f.Enum {
+		g.p("%s %s = %q", f.EnumConsts[i], f.EnumType, v)
 	}
 	g.p(")")
 	g.p("")
-	values := make([]string, len(f.Enum))
-	for i, v := range f.Enum {
-		values[i] = f.EnumType + exportName(v)
-	}
+	values := f.EnumConsts
 	g.comment(fmt.Sprintf("%sValues returns the values %s may take, in the schema's order, in a new slice.", f.EnumType, f.EnumType))
 	g.p("func %sValues() []%s {", f.EnumType, f.EnumType)
 	g.p("return []%s{%s}", f.EnumType, strings.Join(values, ", "))
@@ -331,7 +408,7 @@ func (g *generator) enum(m *message, f *field) {
 
 // enumList is how violations list an enum's values.
 func (f *field) enumList() string {
-	var parts []string
+	parts := slices.Clone(f.Allowed)
 	for _, v := range f.Enum {
 		parts = append(parts, strconv.Quote(v))
 	}
@@ -405,6 +482,11 @@ func (g *generator) declared(m *message) {
 	g.p("")
 	g.p("// declared%s reports whether the schema declares a member of %s named name.", m.GoName, m.GoName)
 	g.p("func declared%s(name string) bool {", m.GoName)
+	if len(m.Fields) == 0 {
+		g.p("return false")
+		g.p("}")
+		return
+	}
 	g.p("switch name {")
 	var names []string
 	for _, f := range m.Fields {
@@ -415,4 +497,63 @@ func (g *generator) declared(m *message) {
 	g.p("}")
 	g.p("return false")
 	g.p("}")
+}
+
+// patterns writes the compiled regular expression of every pattern of
+// the file's messages, compiled once, when the package is loaded.
+func (g *generator) patterns() {
+	var list []*field
+	g.sf.Root.walkFields(func(f *field) {
+		if f.Pattern != "" || f.FactorVar != "" || f.ValuesVar != "" {
+			list = append(list, f)
+		}
+	})
+	if len(list) == 0 {
+		return
+	}
+	g.p("")
+	g.p("// The patterns of the schema's members, as Go's regexp reads them")
+	g.p("// (each matches exactly the strings the ECMA-262 pattern does), and")
+	g.p("// their multipleOf values, read once.")
+	g.p("var (")
+	for _, f := range list {
+		if f.Pattern != "" {
+			g.p("%s = regexp.MustCompile(%s) // %s", f.PatternVar, strconv.Quote(f.RE2), strconv.Quote(f.Pattern))
+		}
+		if f.FactorVar != "" {
+			g.p("%s = wire.NewFactor(%q)", f.FactorVar, f.Factor)
+		}
+		if f.ValuesVar != "" {
+			var vals []string
+			for _, v := range f.RawValues {
+				vals = append(vals, strconv.Quote(v))
+			}
+			g.p("%s = wire.NewValues(%s)", f.ValuesVar, strings.Join(vals, ", "))
+		}
+	}
+	g.p(")")
+}
+
+// union writes the type of a union member: a field per branch, of which
+// exactly one is set.
+func (g *generator) union(m *message, f *field) {
+	var what []string
+	for _, b := range f.Branches {
+		what = append(what, typeWords(b.JSON))
+	}
+	g.p("")
+	g.comment(fmt.Sprintf("%s is a value of the member %q of %s, which the schema's %s lets be %s: exactly one of its fields is set, the one of the value's JSON type.", f.EnumType, f.JSON, m.GoName, f.Union, orList(what)))
+	g.p("type %s struct {", f.EnumType)
+	for _, b := range f.Branches {
+		g.p("%s %s", b.GoName, b.fieldType())
+	}
+	g.p("}")
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

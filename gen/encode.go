@@ -95,6 +95,33 @@ func (g *generator) marshal(m *message, root bool) {
 				g.p("%s.encode(e)", x)
 				return
 			}
+			if f.Kind == kindArray {
+				g.encodeItems(f.Item, x)
+				return
+			}
+			if f.Kind == kindUnion {
+				x = "(" + x + ")"
+				g.p("switch {")
+				for _, b := range f.Branches {
+					g.p("case %s.%s != nil:", x, b.GoName)
+					y := "*" + x + "." + b.GoName
+					if b.row().Held || b.Kind == kindObject {
+						y = x + "." + b.GoName
+					}
+					switch {
+					case b.Kind == kindObject:
+						g.p("%s.encode(e)", y)
+					case b.row().Conv != "":
+						g.p("e.%s(%s)", b.row().Writer, fmt.Sprintf(b.row().Conv, y))
+					default:
+						g.p("e.%s(%s)", b.row().Writer, y)
+					}
+				}
+				g.p("default:")
+				g.p("e.NoValue(%q)", f.JSON)
+				g.p("}")
+				return
+			}
 			if conv := f.row().Conv; conv != "" {
 				x = fmt.Sprintf(conv, x)
 			}
@@ -139,4 +166,25 @@ func (g *generator) marshal(m *message, root bool) {
 	g.p("e.Extra(v.Extra, declared%s)", n)
 	g.p("e.End(outer)")
 	g.p("}")
+}
+
+// encodeItems writes the encoding of an array whose items are of it's
+// kind.
+func (g *generator) encodeItems(it *field, x string) {
+	g.p("e.B = append(e.B, '[')")
+	g.p("for i := range %s {", x)
+	g.p("if i > 0 {")
+	g.p("e.B = append(e.B, ',')")
+	g.p("}")
+	if it.Kind == kindObject {
+		g.p("%s[i].encode(e)", x)
+	} else {
+		item := x + "[i]"
+		if conv := it.row().Conv; conv != "" {
+			item = fmt.Sprintf(conv, item)
+		}
+		g.p("e.%s(%s)", it.row().Writer, item)
+	}
+	g.p("}")
+	g.p("e.B = append(e.B, ']')")
 }

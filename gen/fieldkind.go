@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+
+	"github.com/fleetkit/catalogue/internal/format"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -16,8 +20,22 @@ const (
 	kindDateTime
 	kindInt
 	kindBool
+	kindNumber    // any JSON number, held as its text
 	kindEnum      // a string from a fixed list
 	kindStrings   // an array of strings
+	kindRawArray  // an array whose items may be any JSON values
+	kindNull      // null, a member's only value
+	kindAny       // any JSON value: a member whose schema asserts nothing
+	kindDate      // a string of format date
+	kindTimeOfDay // a string of format time
+	kindDuration  // a string of format duration
+	kindEmail     // a string of format email
+	kindIPv4      // a string of format ipv4
+	kindIPv6      // a string of format ipv6
+	kindURI       // a string of format uri
+	kindArray     // an array of items of one kind, other than plain strings
+	kindUnion     // oneOf or anyOf whose branches differ by JSON type
+	kindNever     // no value: the member may only be absent
 	kindRawObject // an object with free members holding any JSON
 	kindObject    // an object with declared members: a struct of its own
 )
@@ -81,9 +99,20 @@ type fieldKind struct {
 	// a member of the kind, or "" for the Go zero value; a schema giving a
 	// default (other than null) to a kind without it is refused.
 	Default func(raw json.RawMessage) (string, error)
-	// Bounds and MinLength say whether the schema may bound the value
-	// (minimum, maximum) or its length (minLength).
-	Bounds, MinLength bool
+	// Bounds and Lengths say whether the schema may bound the value
+	// (minimum, maximum) or its length in characters (minLength,
+	// maxLength).
+	Bounds, Lengths bool
+	// Check, for a string of a format held as its text, names the
+	// function of package wire (over package format) that checks it.
+	Check string
+	// NumberBounds says whether the schema may bound a number of any
+	// value, compared exactly as text (minimum, maximum, the exclusive
+	// bounds, multipleOf).
+	NumberBounds bool
+	// Items says whether the schema may count or compare the items of
+	// the value (minItems, maxItems, uniqueItems).
+	Items bool
 }
 
 // fieldKinds is the table of kinds, a row for each. It is filled in by
@@ -97,7 +126,7 @@ func init() {
 			JSONType: "string", GoType: "string",
 			Reader: "String", Validate: validateString, Zero: `%s == ""`,
 			Writer: "String", Size: 2, Sized: "string",
-			Default: defaultString, MinLength: true,
+			Default: defaultString, Lengths: true,
 		},
 		kindUUID: {
 			What:     "uuid",
@@ -117,14 +146,22 @@ func init() {
 			JSONType: "integer", GoType: "int64",
 			Reader: "Int", Validate: validateChecks,
 			Writer: "Int", Size: 8,
-			Default: defaultLiteral, Bounds: true,
+			Default: defaultInt, Bounds: true,
+		},
+		kindNumber: {
+			What:     "number",
+			JSONType: "number", GoType: "json.Number", Import: "encoding/json",
+			Reader: "NumberValue", Validate: validateNumber, Rejects: "numbers that are not JSON",
+			Writer: "Number", Size: 2, Sized: "string",
+			Default: defaultNumber, NumberBounds: true,
+			Note: " A JSON number, held as its text (json.Number), so that no digit is lost and bounds are compared exactly.",
 		},
 		kindBool: {
 			What:     "boolean",
 			JSONType: "boolean", GoType: "bool",
-			Reader: "Bool",
+			Reader: "Bool", Validate: validateChecks,
 			Writer: "Bool", Size: 8,
-			Default: defaultLiteral,
+			Default: defaultBool,
 		},
 		kindEnum: {
 			What:   "enum",
@@ -137,12 +174,51 @@ func init() {
 			GoType: "[]string", Held: true,
 			Decode: decodeStrings, Validate: validateStrings,
 			Writer: "Strings", Size: 2, Sized: "strings",
-			Default: defaultStrings,
+			Default: defaultStrings, Items: true,
+		},
+		kindRawArray: {
+			What:   "array",
+			GoType: "[]json.RawMessage", Import: "encoding/json", Held: true,
+			Reader: "RawArray", Validate: validateRawArray,
+			Writer: "RawArray", Size: 64,
+			Items: true,
+			Note:  " Each item is any JSON value, null included, kept as its text.",
+		},
+		kindNull: {
+			What:   "null",
+			GoType: "struct{}",
+			Reader: "NullValue",
+			Writer: "NullValue", Size: 4,
+			Note: " Its only value is null: a member of type struct{} is present, and encodes as null.",
+		},
+		kindAny: {
+			What:   "any value",
+			GoType: "json.RawMessage", Import: "encoding/json", Held: true,
+			Reader: "AnyValue", Validate: validateAny,
+			Writer: "Raw", Size: 16,
+			Note: " Any JSON value, null included, kept as its text; nil is absent.",
+		},
+		kindArray: {
+			What: "array of items", Held: true,
+			Decode: decodeArray, Validate: validateArray,
+			Size: 16, Items: true,
+		},
+		kindUnion: {
+			What:   "union",
+			Decode: decodeUnion, Validate: validateUnion,
+			Size: 16,
+		},
+		kindNever: {
+			What:   "no value",
+			GoType: "json.RawMessage", Import: "encoding/json", Held: true,
+			Decode: decodeNever, Validate: validateNever, Rejects: "members the schema allows no value for",
+			Writer: "Raw", Size: 8,
+			Note: " The schema allows no value here: the member may only be absent, and any value is a violation.",
 		},
 		kindRawObject: {
 			What:   "free object",
 			GoType: "msg.Object", Import: "github.com/fleetkit/catalogue/msg",
-			Reader: "FreeObject",
+			Reader: "FreeObject", Validate: validateChecks,
 			Writer: "Object", Size: 64,
 			Note: " Any member name, any value, null included: msg.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.",
 		},
@@ -151,6 +227,20 @@ func init() {
 			Decode: decodeObject, Validate: validateObject,
 			Size: 64,
 		},
+	}
+	// The formats held as their text: a string, checked.
+	for k, f := range map[kind][2]string{
+		kindDate: {"date", "CheckDate"}, kindTimeOfDay: {"time", "CheckTime"}, kindDuration: {"duration", "CheckDuration"},
+		kindEmail: {"email", "CheckEmail"}, kindIPv4: {"ipv4", "CheckIPv4"}, kindIPv6: {"ipv6", "CheckIPv6"}, kindURI: {"uri", "CheckURI"},
+	} {
+		fieldKinds[k] = fieldKind{
+			What:     f[0],
+			JSONType: "string", Format: f[0], GoType: "string",
+			Reader: "String", Validate: validateString, Rejects: "strings not of their format", Zero: `%s == ""`,
+			Writer: "String", Size: 2, Sized: "string",
+			Default: defaultString, Lengths: true, Check: f[1],
+			Note: " A string of format " + f[0] + ", held as its text.",
+		}
 	}
 }
 
@@ -177,13 +267,28 @@ func defaultString(raw json.RawMessage) (string, error) {
 	return strconv.Quote(s), nil
 }
 
-// defaultLiteral is the literal of a number's or boolean's default: its
-// JSON text.
-func defaultLiteral(raw json.RawMessage) (string, error) {
-	if string(raw) == "0" || string(raw) == "false" {
+// defaultInt is the literal of an integer's default, which may be
+// written 1.0 or 1e2 in the schema.
+func defaultInt(raw json.RawMessage) (string, error) {
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return "", fmt.Errorf("not an integer that fits in an int64")
+	}
+	if r.Sign() == 0 {
 		return "", nil
 	}
-	return string(raw), nil
+	return r.Num().String(), nil
+}
+
+// defaultBool is the literal of a boolean's default.
+func defaultBool(raw json.RawMessage) (string, error) {
+	switch string(raw) {
+	case "false":
+		return "", nil
+	case "true":
+		return "true", nil
+	}
+	return "", fmt.Errorf("not a boolean")
 }
 
 // defaultStrings is the literal of an array of strings' default.
@@ -197,4 +302,19 @@ func defaultStrings(raw json.RawMessage) (string, error) {
 		items[i] = strconv.Quote(s)
 	}
 	return "[]string{" + strings.Join(items, ", ") + "}", nil
+}
+
+// defaultNumber is the literal of a number's default: its text.
+func defaultNumber(raw json.RawMessage) (string, error) {
+	if _, ok := new(big.Rat).SetString(string(raw)); !ok || raw[0] == '"' {
+		return "", fmt.Errorf("not a number")
+	}
+	return strconv.Quote(string(raw)), nil
+}
+
+// formatChecks are the checks of the formats held as their text, by the
+// name of their wire function, for what the generator checks itself.
+var formatChecks = map[string]func(string) string{
+	"CheckDate": format.CheckDate, "CheckTime": format.CheckTime, "CheckDuration": format.CheckDuration,
+	"CheckEmail": format.CheckEmail, "CheckIPv4": format.CheckIPv4, "CheckIPv6": format.CheckIPv6, "CheckURI": format.CheckURI,
 }

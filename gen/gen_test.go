@@ -157,17 +157,24 @@ func TestSentenceKeepsNames(t *testing.T) {
 // the generated code would otherwise accept messages the schema rejects.
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
-		"pattern":              `{"a": {"type": "string", "pattern": "^x$"}}`,
-		"maxLength":            `{"a": {"type": "string", "maxLength": 3}}`,
-		"oneOf":                `{"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}`,
-		"$ref":                 `{"a": {"$ref": "#/definitions/x"}}`,
-		"two types":            `{"a": {"type": ["string", "integer"]}}`,
-		"number":               `{"a": {"type": "number"}}`,
-		"unknown format":       `{"a": {"type": "string", "format": "email"}}`,
-		"array of integers":    `{"a": {"type": "array", "items": {"type": "integer"}}}`,
-		"fractional bound":     `{"a": {"type": "integer", "minimum": 0.5}}`,
-		"enum without null":    `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
-		"additionalProperties": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}}`,
+		"backreference":               `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
+		"contains":                    `{"a": {"type": "array", "contains": {"type": "string"}}}`,
+		"nullable items":              `{"a": {"type": "array", "items": {"type": ["integer", "null"]}}}`,
+		"enum of no string":           `{"a": {"type": "string", "enum": [1, null]}}`,
+		"default of no kind":          `{"a": {"type": "integer", "default": []}}`,
+		"default the member refuses":  `{"a": {"type": "string", "maxLength": 2, "default": "abc"}}`,
+		"no Go name":                  `{"$a": {"type": "string"}}`,
+		"oneOf":                       `{"a": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}`,
+		"$ref":                        `{"a": {"$ref": "#/definitions/x"}}`,
+		"two types":                   `{"a": {"type": ["string", "integer"]}}`,
+		"number with a bad default":   `{"a": {"type": "number", "maximum": 1.5, "default": 1.6}}`,
+		"unknown format":              `{"a": {"type": "string", "format": "hostname"}}`,
+		"array of enums":              `{"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}}}`,
+		"bound beyond int64":          `{"a": {"type": "integer", "minimum": 1e19}}`,
+		"enum without null":           `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
+		"additionalProperties schema": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`,
+		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
+		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testSchema(t, props)
@@ -374,5 +381,145 @@ func TestRefusesASchemaWithoutIdentity(t *testing.T) {
 			_, err := build(testSchemaOf(t, tc.props, tc.required...))
 			require.ErrorContains(t, err, tc.want)
 		})
+	}
+}
+
+// TestBoundsOfIntegers pins that a fractional bound on an integer member
+// becomes the integer bound that allows exactly the same integers, and
+// that a keyword which applies to no type of the member asserts nothing.
+func TestBoundsOfIntegers(t *testing.T) {
+	for props, want := range map[string][2]int64{
+		`{"a": {"type": "integer", "minimum": 0.5, "maximum": 2.5}}`:             {1, 2},
+		`{"a": {"type": "integer", "minimum": -2.5, "maximum": -0.5}}`:           {-2, -1},
+		`{"a": {"type": "integer", "minimum": 3, "maximum": 3.0}}`:               {3, 3},
+		`{"a": {"type": "integer", "minimum": -1e2, "maximum": 1.5e2}}`:          {-100, 150},
+		`{"a": {"type": "integer", "minimum": 0, "maximum": 0, "minLength": 9}}`: {0, 0},
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		require.NotNil(t, f.Min, props)
+		require.NotNil(t, f.Max, props)
+		assert.Equal(t, want, [2]int64{*f.Min, *f.Max}, props)
+		assert.Zero(t, f.MinLength, props)
+	}
+}
+
+// TestExclusiveBoundsAndMultiplesOfIntegers pins the integer forms of
+// exclusiveMinimum, exclusiveMaximum and multipleOf: p/q in lowest terms
+// divides an integer exactly when p does, so that multipleOf 0.5 allows
+// every integer and 2.5 the multiples of 5.
+func TestExclusiveBoundsAndMultiplesOfIntegers(t *testing.T) {
+	for props, want := range map[string][3]int64{
+		`{"a": {"type": "integer", "exclusiveMinimum": 2.5, "exclusiveMaximum": 7.5, "multipleOf": 2.5}}`: {2, 8, 5},
+		`{"a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 3, "multipleOf": 6e-1}}`:   {-3, 3, 3},
+		`{"a": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1e1, "multipleOf": 0.5}}`:   {0, 10, 0},
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		require.NotNil(t, f.Above, props)
+		require.NotNil(t, f.Below, props)
+		got := [3]int64{*f.Above, *f.Below, 0}
+		if f.MultipleOf != nil {
+			got[2] = *f.MultipleOf
+		}
+		assert.Equal(t, want, got, props)
+	}
+	_, err := build(testSchema(t, `{"a": {"type": "integer", "multipleOf": 0}}`))
+	assert.ErrorContains(t, err, "not positive")
+}
+
+// TestObjectKeywords pins how an object's own keywords are read: a
+// member named only by required or dependentRequired is declared, as
+// one holding any value; additionalProperties false closes the object.
+func TestObjectKeywords(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "object", "properties": {"b": {"type": "string"}},
+		"required": ["c"], "dependentRequired": {"b": ["d"]}, "additionalProperties": false,
+		"minProperties": 1, "maxProperties": 3}}`))
+	require.NoError(t, err)
+	m := sf.Root.Fields[2].Object
+	require.NotNil(t, m)
+	var names []string
+	for _, f := range m.Fields {
+		names = append(names, f.JSON+":"+fieldKinds[f.Kind].What)
+	}
+	assert.Equal(t, []string{"b:string", "c:any value", "d:any value"}, names)
+	assert.True(t, m.Closed)
+	assert.Equal(t, 1, *m.MinProps)
+	assert.Equal(t, 3, *m.MaxProps)
+	require.Len(t, m.Dependents, 1)
+	assert.Equal(t, "b", m.Dependents[0].If.JSON)
+	assert.Equal(t, "d", m.Dependents[0].Then.JSON)
+	assert.Equal(t, "dependentRequired", m.DependentRule)
+}
+
+// TestRefAndAllOf pins that a $ref to $defs reads the schema it names,
+// and that allOf is merged into the schema that asserts all of it: the
+// tighter bounds, the members of every branch, the least common multiple.
+func TestRefAndAllOf(t *testing.T) {
+	s := testSchema(t, `{"a": {"$ref": "#/$defs/bounded"}, "b": {"allOf": [
+		{"type": "object", "properties": {"x": {"type": "integer", "minimum": 1, "multipleOf": 4}}, "required": ["x"]},
+		{"properties": {"x": {"maximum": 10, "minimum": 2, "multipleOf": 6}, "y": {"type": "string"}}}]}}`)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(s.Data, &doc))
+	doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	doc["$defs"] = map[string]any{"bounded": map[string]any{"type": "string", "maxLength": 3}}
+	data, err := json.Marshal(doc)
+	require.NoError(t, err)
+	s.Data = data
+	sf, err := build(s)
+	require.NoError(t, err)
+	byName := make(map[string]*field)
+	for _, f := range sf.Root.Fields {
+		byName[f.JSON] = f
+	}
+	a := byName["a"]
+	require.NotNil(t, a.MaxLength)
+	assert.Equal(t, 3, *a.MaxLength)
+	obj := byName["b"].Object
+	require.NotNil(t, obj)
+	require.Len(t, obj.Fields, 2)
+	x := obj.Fields[0]
+	assert.True(t, x.Required)
+	assert.Equal(t, int64(2), *x.Min)
+	assert.Equal(t, int64(10), *x.Max)
+	assert.Equal(t, int64(12), *x.MultipleOf)
+	assert.Equal(t, "y", obj.Fields[1].JSON)
+
+	doc["oneOf"] = []any{map[string]any{"required": []any{"a"}}}
+	data, err = json.Marshal(doc)
+	require.NoError(t, err)
+	s.Data = data
+	_, err = build(s)
+	assert.ErrorContains(t, err, "oneOf on an object with members")
+
+	for props, why := range map[string]string{
+		`{"a": {"allOf": [{"type": "string", "pattern": "a"}, {"pattern": "b"}]}}`:                         "two values of pattern",
+		`{"a": {"allOf": [{"type": "object", "additionalProperties": false}, {"properties": {"b": {}}}]}}`: "does not declare",
+		`{"a": {"$ref": "#"}}`:          "recursive",
+		`{"a": {"$ref": "other.json"}}`: "names no schema of the catalogue",
+	} {
+		_, err := build(testSchema(t, props))
+		assert.ErrorContains(t, err, why, props)
+	}
+}
+
+// TestNeverMembers pins that a member no value can pass (a false schema,
+// an enum with no value of the member's type, an allOf of types that
+// share none) is generated as one that may only be absent, under the
+// rule that every value breaks.
+func TestNeverMembers(t *testing.T) {
+	for props, rule := range map[string]string{
+		`{"a": false}`: "false",
+		`{"a": {"type": "string", "enum": [1, 2]}}`:                   "enum",
+		`{"a": {"type": "integer", "const": "x"}}`:                    "const",
+		`{"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}}`: "type",
+	} {
+		sf, err := build(testSchema(t, props))
+		require.NoError(t, err, props)
+		f := sf.Root.Fields[2]
+		assert.Equal(t, kindNever, f.Kind, props)
+		assert.Equal(t, rule, f.Never, props)
 	}
 }

@@ -30,9 +30,9 @@
 // a major of several minors) and through the table: judging a message by
 // a named version applies exactly that version's file.
 //
-// It uses go-jsonschema's schema model to read the schemas and writes the
-// structs, decoders, validators and encoders itself, so that decoding is a
-// single exact pass. It reads nothing but the catalogue, never the
+// It reads the schemas keyword by keyword (node.go), refusing any keyword
+// it does not implement, and writes the structs, decoders, validators and
+// encoders itself, so that decoding is a single exact pass. It reads nothing but the catalogue, never the
 // network, and its output depends on nothing else: no time stamps, no map
 // order.
 //
@@ -41,6 +41,10 @@
 // The generator is split by concern, around one table of field kinds:
 //
 //	main.go       flags, majors and the files written
+//	node.go       a schema object read keyword by keyword, its $ref
+//	              resolved
+//	allof.go      allOf merged into one schema when its branches agree
+//	pattern.go    ECMA-262 patterns rewritten for Go's regexp, or refused
 //	model.go      the model of a schema: messages, fields, reprs
 //	fieldkind.go  the table of field kinds: a row per kind saying how a
 //	              schema declares it and how it is decoded, validated,
@@ -52,6 +56,7 @@
 //	encode.go     MarshalJSON, AppendJSON and String
 //	table.go      kinds_gen.go, the table of every schema and version
 //	enforce.go    the compatibility check that runs before generating
+//	suite.go      -suite: the official JSON-Schema-Test-Suite as a test
 //
 // # Adding a schema, a major version, a format
 //
@@ -71,6 +76,17 @@
 // go generate ./...: it goes to the package's vN folder. A minor version
 // is the same, and must be compatible with the earlier minors of its major
 // (decision 13), or generation refuses it.
+//
+// A keyword: read it in model.go's buildField (or buildMessage, for an
+// object's own), into a field of the model; write its check in
+// validate.go's checks, which decoding and Validate share, over a method
+// of internal/wire's Errors; name its rule in package msg's list and
+// doc/rules.md; say it in the member's doc comment (emit.go's doc); add
+// it to the keywords the generator implements (model.go), and to the
+// README's table of the vocabulary. The suite (go test ./internal/suite)
+// then measures it, and the vocabulary fixture (testdata/fixture-
+// vocabulary) holds it to the oracle once it uses it. A keyword that
+// applies to one JSON type only is listed in node.go's appliesTo.
 //
 // A format (a new string format, say): a row in fieldkind.go, whose
 // JSONType and Format say how a schema declares it and whose Reader and
@@ -100,8 +116,15 @@ func main() {
 	out := flag.String("out", ".", "the `folder` under which each package's directory and the table are written")
 	imp := flag.String("import", "github.com/fleetkit/catalogue", "the import `path` of the -out folder")
 	export := flag.Bool("export", false, "export the names of kinds_gen.go, written in the -out folder's package: NewLatest and Kinds rather than newLatest and kinds")
+	suite := flag.String("suite", "", "the `folder` of the official JSON-Schema-Test-Suite: generate a package for each of its groups the generator accepts, and the table of all of them, for the suite's test (see suite.go), instead of a catalogue")
 	flag.Parse()
-	if err := run(*dir, *out, *imp, *export); err != nil {
+	var err error
+	if *suite != "" {
+		err = runSuite(*suite, *out, *imp)
+	} else {
+		err = run(*dir, *out, *imp, *export)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -131,6 +154,12 @@ func run(dir, out, imp string, export bool) error {
 	if err != nil {
 		return err
 	}
+	return writeFiles(out, files)
+}
+
+// writeFiles writes each file, by its slash-separated path under out,
+// leaving alone those whose content is already the same.
+func writeFiles(out string, files map[string][]byte) error {
 	for name, src := range files {
 		path := filepath.Join(out, filepath.FromSlash(name))
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, src) {
@@ -239,7 +268,11 @@ func buildMajor(cfg config, versions []schemas.Schema) (*major, error) {
 
 // inputOf returns the generator's view of a schema of cfg's catalogue.
 func (cfg config) inputOf(s schemas.Schema) input {
-	return input{Name: s.Name, Version: s.Version, RegistryID: s.RegistryID, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON()}
+	others := make(map[string][]byte)
+	for _, o := range cfg.Catalogue.All() {
+		others[withoutScheme(o.ID)] = o.JSON()
+	}
+	return input{Name: s.Name, Version: s.Version, RegistryID: s.RegistryID, Major: s.Major, ID: s.ID, File: s.File(), Source: cfg.Dir + "/" + s.File(), Data: s.JSON(), Others: others}
 }
 
 // fileName returns the name of the file generated for sf in its package:

@@ -16,12 +16,78 @@ func (g *generator) checks(f *field, e, name, x string) {
 	if f.Max != nil {
 		g.p("%s.Max(base, %s, %s, %d)", e, name, x, *f.Max)
 	}
+	if f.Above != nil {
+		g.p("%s.Above(base, %s, %s, %d)", e, name, x, *f.Above)
+	}
+	if f.Below != nil {
+		g.p("%s.Below(base, %s, %s, %d)", e, name, x, *f.Below)
+	}
+	if f.MultipleOf != nil {
+		g.p("%s.MultipleOf(base, %s, %s, %d, %q)", e, name, x, *f.MultipleOf, f.Factor)
+	}
+	for _, b := range []struct{ check, limit string }{
+		{"NumberMin", f.NumMin}, {"NumberMax", f.NumMax}, {"NumberAbove", f.NumAbove}, {"NumberBelow", f.NumBelow},
+	} {
+		if b.limit != "" {
+			g.p("%s.%s(base, %s, %s, %q)", e, b.check, name, x, b.limit)
+		}
+	}
+	if f.FactorVar != "" {
+		g.p("%s.NumberMultipleOf(base, %s, %s, %s, %q)", e, name, x, f.FactorVar, f.Factor)
+	}
+	if c := f.row().Check; c != "" {
+		g.p("%s.Format(base, %s, %s, wire.%s, %q)", e, name, x, c, f.row().Format)
+	}
 	if f.MinLength > 0 {
 		g.p("%s.MinLength(base, %s, %s, %d)", e, name, x, f.MinLength)
+	}
+	if f.MaxLength != nil {
+		g.p("%s.MaxLength(base, %s, %s, %d)", e, name, x, *f.MaxLength)
+	}
+	if f.Pattern != "" {
+		g.p("%s.Pattern(base, %s, %s, %s, %q)", e, name, x, f.PatternVar, f.Pattern)
 	}
 	if f.IMEI {
 		g.p("%s.IMEI(base, %s, %s)", e, name, x)
 	}
+	if f.ValuesVar != "" {
+		check := map[kind]string{kindNumber: "NumberValues", kindRawArray: "ArrayValues", kindRawObject: "ObjectValues", kindAny: "RawValues"}[f.Kind]
+		g.p("%s.%s(base, %s, %s, %s, msg.Rule%s)", e, check, name, x, f.ValuesVar, exportName(f.Values))
+	}
+	if f.MinItems != nil {
+		g.p("%s.MinItems(base, %s, len(%s), %d)", e, name, x, *f.MinItems)
+	}
+	if f.MaxItems != nil {
+		g.p("%s.MaxItems(base, %s, len(%s), %d)", e, name, x, *f.MaxItems)
+	}
+	if f.Unique && f.Kind == kindStrings {
+		g.p("%s.UniqueStrings(base, %s, %s)", e, name, x)
+	}
+	if f.Unique && f.Kind == kindRawArray {
+		g.p("%s.UniqueRaw(base, %s, %s)", e, name, x)
+	}
+	if f.Allowed != nil {
+		var tests []string
+		for _, v := range f.Allowed {
+			tests = append(tests, x+" != "+v)
+		}
+		what := "Int"
+		if f.Kind == kindBool {
+			what = "Bool"
+		}
+		g.p("if %s {", strings.Join(tests, " && "))
+		g.p("%s.%s%s(base, %s, %s, %q)", e, what, f.valuesCheck(), name, x, f.enumList())
+		g.p("}")
+	}
+}
+
+// valuesCheck names the check of wire.Errors that reports a value outside
+// those the schema lists: Enum, or Const when the schema gives a const.
+func (f *field) valuesCheck() string {
+	if f.Values == "const" {
+		return "Const"
+	}
+	return "Enum"
 }
 
 func (g *generator) validate(m *message) {
@@ -64,10 +130,17 @@ func (g *generator) validate(m *message) {
 	for _, f := range m.Fields {
 		g.validateField(f, batched && f.inBatch())
 	}
+	g.objectChecks(m)
 	// Ranging over a nil map still costs a call.
 	g.p("if len(v.Extra) > 0 {")
 	g.p("for k, raw := range v.Extra {")
 	g.p("e.Member(base, \"\", k, raw, declared%s)", n)
+	if m.Names != nil {
+		g.p("e.PropertyName(base, k, %s)", namesVar(m))
+	}
+	if m.Closed {
+		g.p("e.Additional(base, k)")
+	}
 	g.p("}")
 	g.p("}")
 	g.p("}")
@@ -128,9 +201,15 @@ func (m *message) checked() string {
 	walk = func(m *message) {
 		for _, f := range m.Fields {
 			has[f.row().Rejects] = true
-			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil
-			has["lengths"] = has["lengths"] || f.MinLength > 0
+			has["bounds"] = has["bounds"] || f.Min != nil || f.Max != nil || f.Above != nil || f.Below != nil ||
+				f.NumMin != "" || f.NumMax != "" || f.NumAbove != "" || f.NumBelow != ""
+			has["multiples"] = has["multiples"] || f.MultipleOf != nil || f.FactorVar != ""
+			has["lengths"] = has["lengths"] || f.MinLength > 0 || f.MaxLength != nil
+			has["item counts"] = has["item counts"] || f.MinItems != nil || f.MaxItems != nil
+			has["patterns"] = has["patterns"] || f.Pattern != ""
+			has["repeated items"] = has["repeated items"] || f.Unique
 			has["the IMEI rule"] = has["the IMEI rule"] || f.IMEI
+			has[fieldKinds[kindEnum].Rejects] = has[fieldKinds[kindEnum].Rejects] || f.Allowed != nil
 			if f.Object != nil {
 				walk(f.Object)
 			}
@@ -139,7 +218,7 @@ func (m *message) checked() string {
 	walk(m)
 	// The enum values first, then the schema's own rules, then what else
 	// the kinds reject, in the table's order.
-	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "lengths", "the IMEI rule"}
+	order := []string{fieldKinds[kindEnum].Rejects, "bounds", "multiples", "lengths", "patterns", "item counts", "repeated items", "the IMEI rule"}
 	for _, row := range fieldKinds {
 		if row.Rejects != "" && !slices.Contains(order, row.Rejects) {
 			order = append(order, row.Rejects)
@@ -178,6 +257,10 @@ func (g *generator) validateField(f *field, batched bool) {
 		if f.Kind != kindObject {
 			x = "*" + x
 		}
+	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != ""):
+		// A nil slice is an absent member, which minItems and the
+		// values of an enum allow.
+		guard = "if " + x + " != nil {"
 	}
 	outer := g.buf
 	g.buf = bytes.Buffer{}
@@ -221,25 +304,157 @@ func validateTime(g *generator, _ *field, name, x string, _ bool) {
 func validateEnum(g *generator, f *field, name, x string, _ bool) {
 	g.p("switch %s {", x)
 	var cases []string
-	for _, v := range f.Enum {
-		cases = append(cases, f.EnumType+exportName(v))
+	for i := range f.Enum {
+		cases = append(cases, f.EnumConsts[i])
 	}
 	g.p("case %s:", strings.Join(cases, ", "))
 	g.p("default:")
-	g.p("e.Enum(base, %s, wire.Quote(string(%s)), %q)", name, x, f.enumList())
+	g.p("e.%s(base, %s, wire.Quote(string(%s)), %q)", f.valuesCheck(), name, x, f.enumList())
 	g.p("}")
 }
 
-// validateStrings writes the check of an array's strings for UTF-8.
-func validateStrings(g *generator, _ *field, name, x string, _ bool) {
+// validateStrings writes the check of an array's strings for UTF-8, and
+// those of the schema.
+func validateStrings(g *generator, f *field, name, x string, _ bool) {
 	g.p("if !wire.ValidStrings(%s...) {", x)
 	g.p("for i, s := range %s {", x)
 	g.p("e.StringItem(base, %s, i, s)", name)
 	g.p("}")
 	g.p("}")
+	g.checks(f, "e", name, x)
+}
+
+// validateRawArray writes the check that an array's items are JSON, and
+// those of the schema.
+func validateRawArray(g *generator, f *field, name, x string, _ bool) {
+	g.p("e.RawItems(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
 }
 
 // validateObject writes the call of an object's own validate.
 func validateObject(g *generator, _ *field, name, x string, _ bool) {
 	g.p("%s.validate(e, wire.Join(base, %s))", x, name)
+}
+
+// validateAny writes the check that a value built by hand is JSON.
+func validateAny(g *generator, f *field, name, x string, _ bool) {
+	if f.Repr == reprPointer {
+		// nil is absent.
+		g.p("if %s != nil {", x)
+		g.p("e.RawValue(base, %s, %s)", name, x)
+		g.checks(f, "e", name, x)
+		g.p("}")
+		return
+	}
+	g.p("e.RawValue(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
+}
+
+// present returns the expression that tells whether f, held in x, is
+// present in the message as it would be encoded.
+func (f *field) present(x string) string {
+	switch f.Repr {
+	case reprNullable:
+		return "!" + x + ".IsAbsent()"
+	case reprPointer:
+		return x + " != nil"
+	}
+	return "true"
+}
+
+// objectChecks writes the checks of Validate on the object as a whole:
+// its count of members and its dependent members.
+func (g *generator) objectChecks(m *message) {
+	if m.MinProps != nil || m.MaxProps != nil {
+		g.p("n := len(v.Extra)")
+		for _, f := range m.Fields {
+			if p := f.present("v." + f.GoName); p == "true" {
+				g.p("n++")
+			} else {
+				g.p("if %s {", p)
+				g.p("n++")
+				g.p("}")
+			}
+		}
+		if m.MinProps != nil {
+			g.p("e.MinProperties(base, n, %d)", *m.MinProps)
+		}
+		if m.MaxProps != nil {
+			g.p("e.MaxProperties(base, n, %d)", *m.MaxProps)
+		}
+	}
+	for _, d := range m.Dependents {
+		g.p("if %s && !(%s) {", d.If.present("v."+d.If.GoName), d.Then.present("v."+d.Then.GoName))
+		g.p("e.Dependent(base, %q, msg.Rule%s, %q)", "/"+d.Then.JSON, exportName(m.DependentRule), d.If.JSON)
+		g.p("}")
+	}
+}
+
+// validateNumber writes the check that a number built by hand is JSON,
+// and those of the schema.
+func validateNumber(g *generator, f *field, name, x string, _ bool) {
+	g.p("e.NumberText(base, %s, %s)", name, x)
+	g.checks(f, "e", name, x)
+}
+
+// validateArray writes the checks of each item of an array, at its
+// index, and those of the array.
+func validateArray(g *generator, f *field, name, x string, _ bool) {
+	it := f.Item
+	outer := g.buf
+	g.buf = bytes.Buffer{}
+	if it.Kind == kindObject {
+		g.p("%s[i].validate(e, wire.Join(base, name))", x)
+	} else if validate := it.row().Validate; validate != nil {
+		validate(g, it, "name", "x", false)
+		if g.buf.Len() > 0 {
+			checks := bytes.Clone(g.buf.Bytes())
+			g.buf.Reset()
+			g.p("x := %s[i]", x)
+			g.buf.Write(checks)
+		}
+	}
+	body := g.buf.Bytes()
+	g.buf = outer
+	if len(body) > 0 {
+		g.p("if len(%s) > 0 {", x)
+		g.p("base := wire.Join(base, %s)", name)
+		g.p("for i := range %s {", x)
+		g.p("name := wire.Index(i)")
+		g.buf.Write(body)
+		g.p("}")
+		g.p("}")
+	}
+	g.checks(f, "e", name, x)
+}
+
+// validateUnion writes the check that exactly one branch of a union is
+// set, and the checks of that branch.
+func validateUnion(g *generator, f *field, name, x string, _ bool) {
+	g.p("{")
+	g.p("n := 0")
+	for _, b := range f.Branches {
+		g.p("if y := (%s).%s; y != nil {", x, b.GoName)
+		g.p("n++")
+		if validate := b.row().Validate; validate != nil {
+			y := "*y"
+			if b.row().Held || b.Kind == kindObject {
+				y = "y"
+			}
+			validate(g, b, name, y, false)
+		}
+		g.p("}")
+	}
+	g.p("if n != 1 {")
+	g.p("e.Union(base, %s, msg.Rule%s, n)", name, exportName(f.Union))
+	g.p("}")
+	g.p("}")
+}
+
+// validateNever writes the check that a member the schema allows no
+// value for is absent.
+func validateNever(g *generator, f *field, name, x string, _ bool) {
+	g.p("if %s != nil {", x)
+	g.p("e.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("}")
 }

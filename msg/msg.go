@@ -32,18 +32,36 @@ type Rule string
 
 // The rules a message can break.
 const (
-	RuleSyntax    Rule = "syntax"    // the document is not well-formed UTF-8 JSON
-	RuleDuplicate Rule = "duplicate" // an object repeats a member name, at any depth
-	RuleType      Rule = "type"      // the value is not of the declared JSON type (null included)
-	RuleRequired  Rule = "required"  // a required member is absent
-	RuleFormat    Rule = "format"    // the string is not of the declared format (uuid, date-time)
-	RuleEnum      Rule = "enum"      // the value is not one of those allowed
-	RuleMinimum   Rule = "minimum"   // the number is below the minimum
-	RuleMaximum   Rule = "maximum"   // the number is above the maximum
-	RuleMinLength Rule = "minLength" // the string is shorter than allowed
-	RuleRange     Rule = "range"     // the integer does not fit in an int64, a documented limit of the library
-	RuleDepth     Rule = "depth"     // arrays and objects nest more than 10,000 deep, a documented limit of the library
-	RuleIMEI      Rule = "imei"      // the string is neither empty nor a valid IMEI
+	RuleSyntax               Rule = "syntax"               // the document is not well-formed UTF-8 JSON
+	RuleDuplicate            Rule = "duplicate"            // an object repeats a member name, at any depth
+	RuleType                 Rule = "type"                 // the value is not of the declared JSON type (null included)
+	RuleRequired             Rule = "required"             // a required member is absent
+	RuleFormat               Rule = "format"               // the string is not of the declared format (uuid, date-time)
+	RuleEnum                 Rule = "enum"                 // the value is not one of those allowed
+	RuleConst                Rule = "const"                // the value is not the one allowed
+	RuleMinimum              Rule = "minimum"              // the number is below the minimum
+	RuleMaximum              Rule = "maximum"              // the number is above the maximum
+	RuleExclusiveMinimum     Rule = "exclusiveMinimum"     // the number is not above the exclusive minimum
+	RuleExclusiveMaximum     Rule = "exclusiveMaximum"     // the number is not below the exclusive maximum
+	RuleMultipleOf           Rule = "multipleOf"           // the number is not a multiple of the one given
+	RuleMinLength            Rule = "minLength"            // the string is shorter than allowed
+	RuleMaxLength            Rule = "maxLength"            // the string is longer than allowed
+	RulePattern              Rule = "pattern"              // the string does not match the pattern
+	RuleMinItems             Rule = "minItems"             // the array has fewer items than allowed
+	RuleMaxItems             Rule = "maxItems"             // the array has more items than allowed
+	RuleUniqueItems          Rule = "uniqueItems"          // two items of the array are equal
+	RuleAdditionalProperties Rule = "additionalProperties" // the object has a member the schema does not allow
+	RuleMinProperties        Rule = "minProperties"        // the object has fewer members than allowed
+	RuleMaxProperties        Rule = "maxProperties"        // the object has more members than allowed
+	RuleDependentRequired    Rule = "dependentRequired"    // a member that another present member requires is absent
+	RuleDependencies         Rule = "dependencies"         // draft 7's dependentRequired
+	RuleOneOf                Rule = "oneOf"                // a union member built by hand holds no value, or several
+	RuleAnyOf                Rule = "anyOf"                // as oneOf, for a union the schema writes with anyOf
+	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
+	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
+	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library
+	RuleDepth                Rule = "depth"                // arrays and objects nest more than 10,000 deep, a documented limit of the library
+	RuleIMEI                 Rule = "imei"                 // the string is neither empty nor a valid IMEI
 
 	// The rules below are not the message's schema's but those of how it
 	// was received: by its message_type, in a stream, beside headers.

@@ -28,6 +28,8 @@ type compiled struct {
 	schema    *jsonschema.Schema
 	integers  [][]string // paths of members typed "integer"; "*" is any array item
 	dateTimes [][]string // paths of members of format "date-time"
+	doc       any        // the schema file, which its $refs point into
+	depth     int        // how many $refs walk is inside
 }
 
 var (
@@ -104,7 +106,7 @@ func compileSchemas(all []schemas.Schema) (map[string]*compiled, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", s.File(), err)
 		}
-		cs := &compiled{schema: sch}
+		cs := &compiled{schema: sch, doc: docs[s.ID]}
 		if err := cs.walk(docs[s.ID], nil); err != nil {
 			return nil, fmt.Errorf("%s: %v", s.File(), err)
 		}
@@ -153,7 +155,39 @@ func (cs *compiled) walk(sch any, path []string) error {
 	for _, kw := range slices.Sorted(mapKeys(obj)) {
 		v := obj[kw]
 		switch kw {
-		case "$schema", "$id", "title", "description", "default", "required", "minLength", "minimum", "maximum":
+		case "$schema", "$id", "title", "description", "default", "required", "minLength", "maxLength", "minimum", "maximum",
+			"exclusiveMinimum", "exclusiveMaximum", "pattern", "minItems", "maxItems", "uniqueItems",
+			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames":
+			// $defs are walked where a $ref names them.
+		case "multipleOf":
+			// The stand-ins of huge numbers keep integrality and order
+			// among integers, not divisibility: the member must be an
+			// integer, whose int64 rule rejects them before.
+			if !slices.Contains(typeNames(obj["type"]), "integer") {
+				return fmt.Errorf("%s: multipleOf on a member not typed integer, which the oracle's number stand-ins do not preserve", pointer(path))
+			}
+		case "additionalProperties":
+			if _, ok := v.(bool); !ok {
+				return fmt.Errorf("%s: additionalProperties as a schema, which the oracle has not reasoned about", pointer(path))
+			}
+		case "allOf", "oneOf", "anyOf":
+			for _, branch := range v.([]any) {
+				if err := cs.walk(branch, path); err != nil {
+					return err
+				}
+			}
+		case "$ref":
+			ref, _ := v.(string)
+			target, ok := pointInto(cs.doc, ref)
+			if !ok || cs.depth > 32 {
+				return fmt.Errorf("%s: $ref %q, which the oracle cannot follow", pointer(path), ref)
+			}
+			cs.depth++
+			err := cs.walk(target, path)
+			cs.depth--
+			if err != nil {
+				return err
+			}
 		case "type":
 			if slices.Contains(typeNames(v), "integer") {
 				cs.integers = append(cs.integers, path)
@@ -162,9 +196,14 @@ func (cs *compiled) walk(sch any, path []string) error {
 			if v == "date-time" {
 				cs.dateTimes = append(cs.dateTimes, path)
 			}
+		case "const":
+			if n, ok := v.(json.Number); ok && !isIntegerLiteral(string(n)) {
+				return fmt.Errorf("%s: numeric const %v, which the oracle's number stand-ins do not preserve", pointer(path), v)
+			}
 		case "enum":
 			for _, e := range v.([]any) {
-				if _, ok := e.(json.Number); ok {
+				// A stand-in is never an integer unless its number is one.
+				if n, ok := e.(json.Number); ok && !isIntegerLiteral(string(n)) {
 					return fmt.Errorf("%s: numeric enum value %v, which the oracle's number stand-ins do not preserve", pointer(path), e)
 				}
 			}
@@ -529,4 +568,30 @@ func HugeExponent(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// pointInto returns the schema a $ref of the form "#/a/b" names in doc.
+func pointInto(doc any, ref string) (any, bool) {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false
+	}
+	at := doc
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := at.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if at, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	return at, true
+}
+
+// isIntegerLiteral reports whether a short JSON number literal is an
+// integer.
+func isIntegerLiteral(lit string) bool {
+	d, _ := parseDecimal(lit)
+	return d.isInt()
 }

@@ -10,6 +10,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"regexp"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -95,6 +96,37 @@ func (e *Errors) Max(base, name string, n, max int64) {
 	}
 }
 
+// Above checks that n is more than limit (exclusiveMinimum).
+func (e *Errors) Above(base, name string, n, limit int64) {
+	if n <= limit {
+		e.bound(base, name, msg.RuleExclusiveMinimum, "want more than ", n, limit)
+	}
+}
+
+// Below checks that n is less than limit (exclusiveMaximum).
+func (e *Errors) Below(base, name string, n, limit int64) {
+	if n >= limit {
+		e.bound(base, name, msg.RuleExclusiveMaximum, "want less than ", n, limit)
+	}
+}
+
+// MultipleOf checks that n is a multiple of the schema's multipleOf,
+// written factor, whose numerator in lowest terms is p: n is a multiple
+// of p/q exactly when p divides it, which needs no division of decimals.
+func (e *Errors) MultipleOf(base, name string, n, p int64, factor string) {
+	if n%p != 0 {
+		e.notMultiple(base, name, n, factor)
+	}
+}
+
+func (e *Errors) notMultiple(base, name string, n int64, factor string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleMultipleOf, strconv.FormatInt(n, 10), "want a multiple of "+factor+", got "+strconv.FormatInt(n, 10))
+}
+
 func (e *Errors) bound(base, name string, rule msg.Rule, want string, n, limit int64) {
 	if e.Full() {
 		e.Omit()
@@ -123,6 +155,41 @@ func (e *Errors) minLength(base, name string, s string, min int) {
 	}
 }
 
+// MaxLength checks that s has at most max characters (Unicode code
+// points, as JSON Schema counts them).
+func (e *Errors) MaxLength(base, name string, s string, max int) {
+	if len(s) > max { // else it is short enough: a character takes at least one byte
+		e.maxLength(base, name, s, max)
+	}
+}
+
+func (e *Errors) maxLength(base, name string, s string, max int) {
+	if n := utf8.RuneCountInString(s); n > max {
+		if e.Full() {
+			e.Omit()
+			return
+		}
+		e.Add(base, name, msg.RuleMaxLength, Quote(s),
+			"want at most "+characters(max)+", got "+strconv.Itoa(n))
+	}
+}
+
+// Pattern checks that s matches re, the Go form of the schema's pattern,
+// which the message names.
+func (e *Errors) Pattern(base, name string, s string, re *regexp.Regexp, pattern string) {
+	if !re.MatchString(s) {
+		e.noMatch(base, name, s, pattern)
+	}
+}
+
+func (e *Errors) noMatch(base, name string, s, pattern string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RulePattern, Quote(s), "want a match of the pattern "+strconv.Quote(pattern))
+}
+
 // IMEI checks the device message's IMEI rule (decision 6): s is empty,
 // meaning not set, or a valid IMEI.
 func (e *Errors) IMEI(base, name string, s string) {
@@ -147,6 +214,39 @@ func (e *Errors) Enum(base, name string, value, want string) {
 		return
 	}
 	e.Add(base, name, msg.RuleEnum, value, "want one of "+want+", got "+value)
+}
+
+// Const records that value is not the one the schema allows, want, as
+// it appears in a message.
+func (e *Errors) Const(base, name string, value, want string) {
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleConst, value, "want "+want+", got "+value)
+}
+
+// IntEnum records that the integer n is not one of the allowed values,
+// and IntConst that it is not the one: the generated code tests the
+// values, and calls these only when n fails.
+func (e *Errors) IntEnum(base, name string, n int64, want string) {
+	e.Enum(base, name, strconv.FormatInt(n, 10), want)
+}
+
+// IntConst: see IntEnum.
+func (e *Errors) IntConst(base, name string, n int64, want string) {
+	e.Const(base, name, strconv.FormatInt(n, 10), want)
+}
+
+// BoolEnum records that the boolean b is not one of the allowed values,
+// and BoolConst that it is not the one (see IntEnum).
+func (e *Errors) BoolEnum(base, name string, b bool, want string) {
+	e.Enum(base, name, strconv.FormatBool(b), want)
+}
+
+// BoolConst: see BoolEnum.
+func (e *Errors) BoolConst(base, name string, b bool, want string) {
+	e.Const(base, name, strconv.FormatBool(b), want)
 }
 
 // String checks that a Go string can be encoded as it is: valid UTF-8,

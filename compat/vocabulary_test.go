@@ -1,0 +1,88 @@
+package compat_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/compat"
+)
+
+// TestNewKeywordsProvablyHold pins, for maxLength, the exclusive bounds
+// and const, the direction that provably holds when a version tightens or
+// loosens one: the checker must say it holds, and break only the other
+// direction, with a witness the oracle confirms.
+func TestNewKeywordsProvablyHold(t *testing.T) {
+	for _, tc := range []struct {
+		old, new          string
+		backward, forward bool
+	}{
+		{`{"type": "string", "maxLength": 10}`, `{"type": "string", "maxLength": 5}`, false, true},
+		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 10}`, true, false},
+		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 5, "description": "x"}`, true, true},
+		{`{"type": "string"}`, `{"type": "string", "maxLength": 3}`, false, true},
+		{`{"type": "number", "exclusiveMinimum": 0}`, `{"type": "number", "exclusiveMinimum": 1}`, false, true},
+		{`{"type": "number", "exclusiveMinimum": 0}`, `{"type": "number", "minimum": 0}`, true, false},
+		{`{"type": "integer", "exclusiveMaximum": 10}`, `{"type": "integer", "maximum": 9}`, true, true},
+		{`{"type": "number", "exclusiveMaximum": 10}`, `{"type": "number", "maximum": 9}`, false, true},
+		{`{"type": "string", "enum": ["a", "b"]}`, `{"type": "string", "const": "a"}`, false, true},
+		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a", "b"]}`, true, false},
+		{`{"type": "string", "const": "a"}`, `{"type": "string", "enum": ["a"]}`, true, true},
+		{`{"type": "array", "items": {"type": "string"}, "minItems": 1}`, `{"type": "array", "items": {"type": "string"}, "minItems": 2}`, false, true},
+		{`{"type": "array", "items": {"type": "string"}, "maxItems": 2}`, `{"type": "array", "items": {"type": "string"}, "maxItems": 3}`, true, false},
+		{`{"type": "array", "items": {"type": "string"}, "minItems": 2}`, `{"type": "array", "items": {"type": "integer"}, "minItems": 2}`, false, false},
+		{`{"type": "array", "items": {"type": "string"}, "maxItems": 0}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 0}`, true, true},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, false, true},
+		{`{"type": "integer", "multipleOf": 2}`, `{"type": "integer", "multipleOf": 4}`, false, true},
+		{`{"type": "integer", "multipleOf": 4}`, `{"type": "integer", "multipleOf": 2}`, true, false},
+		{`{"type": "integer", "multipleOf": 4}`, `{"type": "integer", "multipleOf": 6}`, false, false},
+		{`{"type": "integer", "multipleOf": 0.5}`, `{"type": "integer"}`, true, true},
+		{`{"type": "integer", "multipleOf": 7, "maximum": 100}`, `{"type": "integer", "multipleOf": 7, "maximum": 50}`, false, true},
+		{`{"type": "integer", "multipleOf": 7, "minimum": 1, "maximum": 6}`, `{"type": "integer", "multipleOf": 5, "minimum": 1, "maximum": 6}`, true, false},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}}`, true, false},
+		{`{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false, "description": "x"}`, true, true},
+		{`{"type": "object", "properties": {"b": {"type": "string"}, "c": {"type": "integer"}}, "additionalProperties": false}`, `{"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": false}`, false, true},
+	} {
+		doc := func(member string) obj {
+			return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
+				"required": ["message_id", "time", "sensor_id", "a"],
+				"properties": {"message_id": {"type": "string", "format": "uuid"}, "time": {"type": "string", "format": "date-time"},
+				"sensor_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+		}
+		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
+
+// TestRefsAreComparedByWhatTheyName pins that a $ref into the schema's
+// own $defs is compared as the schema it names: moving a member's schema
+// into $defs changes nothing, and changing the definition is a change.
+func TestRefsAreComparedByWhatTheyName(t *testing.T) {
+	doc := func(member, defs string) obj {
+		return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
+			"required": ["message_id", "time", "sensor_id"], "definitions": `+defs+`,
+			"properties": {"message_id": {"type": "string", "format": "uuid"}, "time": {"type": "string", "format": "date-time"},
+			"sensor_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+	}
+	for _, tc := range []struct {
+		old, new          obj
+		backward, forward bool
+	}{
+		{doc(`{"type": "string", "maxLength": 3}`, `{}`), doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 3}}`), true, true},
+		{doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 3}}`), doc(`{"$ref": "#/definitions/code"}`, `{"code": {"type": "string", "maxLength": 2}}`), false, true},
+	} {
+		old, new := asSchema(t, "demo.sensor", tc.old, "1.0"), asSchema(t, "demo.sensor", tc.new, "1.1")
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "%v", r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "%v", r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}

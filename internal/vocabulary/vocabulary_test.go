@@ -1,0 +1,202 @@
+package vocabulary_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/internal/oracle"
+	"github.com/fleetkit/catalogue/internal/vocabulary"
+	"github.com/fleetkit/catalogue/internal/vocabulary/reading"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+const name, version = "demo.reading", "1.0"
+
+var judge = mustOracle()
+
+func mustOracle() *oracle.Oracle {
+	c, err := schemas.Load(os.DirFS("../../testdata/fixture-vocabulary"))
+	if err != nil {
+		panic(err)
+	}
+	o, err := oracle.New(c)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// base is a message the schema accepts, member by member, in order.
+var base = [][2]string{
+	{"message_id", `"7c9e6679-7425-40de-944b-e07fc1f90ae7"`},
+	{"time", `"2024-05-01T12:00:00Z"`},
+	{"reading_id", `"0f8fad5b-d9cb-469f-a165-70867728950e"`},
+	{"code", `"AB-123"`},
+	{"value", `21.5`},
+}
+
+// values are the values the corpus gives each member, on and around each
+// keyword's edge; "" stands for the member being absent.
+var values = map[string][]string{
+	"code":     {"", `"AB-12"`, `"AB-1234"`, `"ab-123"`, `"ZZ-000"`, `"AB_123"`, `5`},
+	"value":    {"", `-50`, `-50.0000000000000000001`, `150`, `150.0000000000000000001`, `1e2`, `-5e1`, `0.1`, `"1"`, `null`},
+	"step":     {"", `0`, `5`, `5.0`, `7`, `995`, `1000`, `-5`, `1e3`, `2.5`},
+	"ratio":    {"", `0`, `0.5`, `1`, `0.999999999999999999999`, `1e-30`, `-0.1`},
+	"unit":     {"", `"celsius"`, `"kelvin"`, `""`, `null`},
+	"level":    {"", `1`, `3`, `3.0`, `4`, `0`, `"1"`},
+	"checked":  {"", `true`, `false`, `1`},
+	"tags":     {"", `[]`, `["a"]`, `["a","b","c","d"]`, `["a","b","c","d","e"]`, `["a","a"]`, `["a","\u0061"]`, `[1]`},
+	"samples":  {"", `[]`, `[1,"1",null]`, `[1,1.0]`, `[{"a":1,"b":2},{"b":2,"a":1}]`, `[[1],[1,0]]`, `[1,2,3,4]`},
+	"note":     {"", `""`, `"all lower case"`, `"Upper"`, `"twenty one characters"`, `"ab\ncd"`},
+	"limits":   {"", `{}`, `{"low":1}`, `{"high":2}`, `{"low":1,"high":2}`, `{"low":1,"other":2}`, `{"low":1.5}`},
+	"station":  {"", `{}`, `{"name":""}`, `{"name":"x"}`, `{"name":"` + strings.Repeat("n", 31) + `"}`, `{"name":"x","more":1}`},
+	"points":   {"", `[]`, `[{"x":0}]`, `[{"x":1,"label":"ab"},{"x":2}]`, `[{"x":-1}]`, `[{"label":"a"}]`, `[{"x":1,"label":"abcde"}]`, `[{"x":1,"y":2}]`, `[{"x":1},{"x":1},{"x":1},{"x":1}]`, `[1]`},
+	"evens":    {"", `[]`, `[2,4,0,-2]`, `[3]`, `[2.0]`, `[2.5]`, `["2"]`},
+	"setting":  {"", `"abc"`, `"abcd"`, `0`, `-1`, `1.0`, `1.5`, `{"mode":"x"}`, `{}`, `null`, `true`, `[]`},
+	"retired":  {"", `null`, `1`, `{}`},
+	"labels":   {"", `{}`, `{"abc":1}`, `{"abcdef":1}`, `{"aB":1}`, `{"Main":"x"}`, `{"abc":1,"Zed":2}`},
+	"marker":   {"", `1`, `1.0`, `"one"`, `[1,{"a":2}]`, `[1, {"a": 2.0}]`, `[{"a":2},1]`, `{"b":[true]}`, `{"b":[false]}`, `null`, `2`},
+	"shape":    {"", `[1,"x"]`, `[1.0,"x"]`, `["x",1]`, `[1]`, `"x"`},
+	"scale":    {"", `1`, `1.0`, `2e1`, `20.0`, `0.5`, `2`, `"1"`},
+	"cleared":  {"", `null`, `0`, `""`},
+	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
+}
+
+// order is the order the corpus writes members in.
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything"}
+
+// with returns base with each member in set given its value there ("" to
+// remove it).
+func with(set map[string]string) []byte {
+	vals := map[string]string{}
+	for _, m := range base {
+		vals[m[0]] = m[1]
+	}
+	for k, v := range set {
+		vals[k] = v
+	}
+	var parts []string
+	for _, k := range order {
+		if v := vals[k]; v != "" {
+			parts = append(parts, fmt.Sprintf("%q:%s", k, v))
+		}
+	}
+	return []byte("{" + strings.Join(parts, ",") + "}")
+}
+
+// corpus returns the base message changed in one member, and in every
+// pair of members, in every way values lists.
+func corpus() [][]byte {
+	out := [][]byte{with(nil)}
+	for i, a := range order {
+		for _, va := range values[a] {
+			out = append(out, with(map[string]string{a: va}))
+			for _, b := range order[i+1:] {
+				for _, vb := range values[b] {
+					out = append(out, with(map[string]string{a: va, b: vb}))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryKeywordAgreesWithTheOracle holds the generated type to the
+// oracle on every message of the corpus: decoding accepts exactly what
+// the schema does, a valid message passes Validate and re-encodes as one
+// the schema accepts, and an invalid one is refused with an *msg.Error
+// whose every violation names a rule of package msg.
+func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
+	k := vocabulary.Kinds.Lookup(name, version)
+	require.NotNil(t, k)
+	valid := 0
+	rules := map[msg.Rule]bool{}
+	for _, data := range corpus() {
+		want, why := judge.Verdict(name, version, data)
+		m := k.New()
+		err := m.UnmarshalJSON(data)
+		if !assert.Equal(t, want, err == nil, "%s: oracle says %v (%v), decoding says %v", data, want, why, err) {
+			continue
+		}
+		if !want {
+			var e *msg.Error
+			require.True(t, errors.As(err, &e), "%s", data)
+			for _, v := range e.Violations {
+				rules[v.Rule] = true
+			}
+			continue
+		}
+		valid++
+		assert.NoError(t, m.Validate(), "%s", data)
+		out, err := m.MarshalJSON()
+		require.NoError(t, err, "%s", data)
+		ok, why := judge.Verdict(name, version, out)
+		assert.True(t, ok, "%s re-encodes as %s: %v", data, out, why)
+	}
+	t.Logf("%d messages, %d valid", len(corpus()), valid)
+	assert.Greater(t, valid, 100)
+	// Every keyword of the schema is seen breaking, under its own rule.
+	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
+		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
+		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames} {
+		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
+	}
+}
+
+func FuzzVocabulary(f *testing.F) {
+	for i, data := range corpus() {
+		if i%16 == 0 {
+			f.Add(data)
+		}
+	}
+	k := vocabulary.Kinds.Lookup(name, version)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if oracle.HugeExponent(data) {
+			return // the oracle's math/big would take minutes
+		}
+		want, why := judge.Verdict(name, version, data)
+		if err := k.New().UnmarshalJSON(data); want != (err == nil) {
+			t.Fatalf("%q: oracle says %v (%v), decoding says %v", data, want, why, err)
+		}
+	})
+}
+
+// TestUnionHoldsExactlyOne pins that a union member built by hand must
+// hold exactly one value: Validate says so under the schema's keyword,
+// and encoding one that holds none fails rather than write nothing.
+func TestUnionHoldsExactlyOne(t *testing.T) {
+	m, err := reading.Parse(with(map[string]string{"setting": `"ab"`}))
+	require.NoError(t, err)
+	require.NotNil(t, m.Setting)
+	v, ok := m.Setting.Get()
+	require.True(t, ok)
+	require.NotNil(t, v.String)
+	assert.Equal(t, "ab", *v.String)
+
+	n := int64(2)
+	v.Integer = &n
+	m.Setting = msg.Of(v)
+	var e *msg.Error
+	require.ErrorAs(t, m.Validate(), &e)
+	assert.Equal(t, msg.RuleOneOf, e.Violations[0].Rule)
+	assert.Equal(t, "/setting", e.Violations[0].Path)
+
+	m.Setting = msg.Of(reading.Setting{})
+	require.ErrorAs(t, m.Validate(), &e)
+	_, err = m.MarshalJSON()
+	assert.ErrorContains(t, err, "holds no value")
+
+	m.Setting = msg.Of(reading.Setting{Integer: &n})
+	require.NoError(t, m.Validate())
+	out, err := m.MarshalJSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"setting":2`)
+}
