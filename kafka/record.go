@@ -96,7 +96,9 @@ func (ro readOnly) Values(key string) []string {
 }
 
 // Set panics: decoding reads headers, never writes them.
-func (readOnly) Set(key, value string) { panic("kafka: a record's headers are read only while it is decoded") }
+func (readOnly) Set(key, value string) {
+	panic("kafka: a record's headers are read only while it is decoded")
+}
 
 // Record returns m as a record to topic (decision 15), without validating
 // it: its value is the message's JSON, framed in the registry wire format
