@@ -155,20 +155,19 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	// Every input exactly once, where it belongs.
 	seen := make([]int, n)
 	where := make([]string, n)
-	for _, topic := range []string{outTopic, deadTopic} {
-		for _, r := range readAll(t, addrs, topic) {
-			var key []byte
-			for _, h := range r.Headers {
-				if h.Key == keyHeader {
-					key = h.Value
-				}
+	// The victim's last transaction stays open, holding back what a
+	// read_committed reader sees, until the broker times it out.
+	for _, r := range readAll(t, addrs, n, outTopic, deadTopic) {
+		var key []byte
+		for _, h := range r.Headers {
+			if h.Key == keyHeader {
+				key = h.Value
 			}
-			i, err := strconv.Atoi(string(key))
-			require.NoError(t, err, "a record without its input's key in %s", topic)
-			seen[i]++
-			where[i] = topic
-
 		}
+		i, err := strconv.Atoi(string(key))
+		require.NoError(t, err, "a record without its input's key in %s", r.Topic)
+		seen[i]++
+		where[i] = r.Topic
 	}
 	bad := 0
 	for i := range n {
@@ -239,13 +238,15 @@ func committedAll(t *testing.T, adm *kadm.Client, group string) bool {
 	return all
 }
 
-// readAll returns every committed record of topic, as a read_committed
-// consumer reads them, from the start until a poll finds nothing more.
-func readAll(t *testing.T, addrs []string, topic string) []*kgo.Record {
-	cl := readerClient(t, addrs, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+// readAll returns every committed record of topics, as a read_committed
+// consumer reads them, from the start: until it has read want records
+// (or a minute has passed), and then until a poll finds nothing more.
+func readAll(t *testing.T, addrs []string, want int, topics ...string) []*kgo.Record {
+	cl := readerClient(t, addrs, kgo.ConsumeTopics(topics...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond))
 	var out []*kgo.Record
-	for empty := 0; empty < 3; {
+	deadline := time.Now().Add(time.Minute)
+	for empty := 0; empty < 3 || len(out) < want && time.Now().Before(deadline); {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		fs := cl.PollFetches(ctx)
 		cancel()
