@@ -1,0 +1,259 @@
+// Command gate keeps invalid messages out of a Kafka topic: it consumes
+// its input topics as a member of a consumer group and produces each
+// record, a valid message to an output topic and anything else, with its
+// verdict, to a dead-letter topic, in Kafka transactions (see the Gate
+// type of package github.com/fleetkit/catalogue/kafka): a read_committed
+// consumer of the output and dead letters finds every input there once.
+// Run as many as the load needs, on as many machines, in one group: they
+// share the input's partitions.
+//
+//	gate -brokers kafka1:9092,kafka2:9092 -in fleet.in -out fleet.valid -dead fleet.dead -group fleet-gate
+//
+// Each running gate needs a transactional id of its own (-transactional-id).
+// The default, catalogue-gate-HOST-PID, is unique to the process; give a
+// stable one (a StatefulSet pod's name, say) to have a restarted gate
+// fence at once the transaction its killed predecessor left open, rather
+// than have the broker abort it when it times out.
+//
+// It refuses to start, saying why, when its output or dead-letter topic
+// does not exist, or when it consumes either. It waits for brokers that
+// are down, and logs losing a broker and finding it again. SIGINT and
+// SIGTERM stop it gracefully: it ends the transaction under way and
+// prints its summary. Its exit status is 0 when it stopped so, or with
+// -until-idle once its group had consumed everything, and 2 when it
+// stopped on an error (or for a usage error).
+//
+// TLS and SASL are not supported yet: the command talks plaintext to its
+// brokers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+// options are the command's flags.
+type options struct {
+	brokers       []string
+	in            []string
+	out, dead     string
+	group         string
+	txnID         string
+	batch         int
+	maxBytes      int
+	untilIdle     bool
+	progress      bool
+	progressEvery time.Duration
+}
+
+// defaultMaxBytes is the default limit on a record batch, franz-go's
+// (kgo.ProducerBatchMaxBytes), below Kafka's default message.max.bytes
+// (1,048,588).
+const defaultMaxBytes = 1_000_012
+
+// run runs the command and returns its exit status: 0; 2 for a usage
+// error, or when it refused to start or stopped on an error.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	flags := flag.NewFlagSet("gate", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	var (
+		o                    options
+		brokers, in          string
+		host, _              = os.Hostname()
+		defaultTransactional = "catalogue-gate-" + host + "-" + strconv.Itoa(os.Getpid())
+	)
+	flags.StringVar(&brokers, "brokers", "", "seed brokers, host:port, comma separated (required)")
+	flags.StringVar(&in, "in", "fleet.in", "topic to gate, or several, comma separated")
+	flags.StringVar(&o.out, "out", "fleet.valid", "topic of valid messages")
+	flags.StringVar(&o.dead, "dead", "fleet.dead", "topic of dead letters")
+	flags.StringVar(&o.group, "group", "catalogue-gate", "consumer group the gates share")
+	flags.StringVar(&o.txnID, "transactional-id", "", "transactional id, one per running gate (default catalogue-gate-HOST-PID)")
+	flags.IntVar(&o.batch, "batch", 256, "most records in one transaction")
+	flags.IntVar(&o.maxBytes, "max-record-bytes", defaultMaxBytes, "most bytes of a record batch the brokers store (message.max.bytes, or the topics' max.message.bytes)")
+	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
+	flags.Usage = func() {
+		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-until-idle]\n\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	o.brokers, o.in = split(brokers), split(in)
+	if o.txnID == "" {
+		o.txnID = defaultTransactional
+	}
+	var usage string
+	switch {
+	case flags.NArg() > 0:
+		usage = "unexpected arguments " + msg.Escape(strings.Join(flags.Args(), " "))
+	case len(o.brokers) == 0:
+		usage = "-brokers is required"
+	case len(o.in) == 0:
+		usage = "-in names no topic"
+	case o.batch < 1:
+		usage = "-batch must be at least 1"
+	case o.maxBytes < 1024:
+		usage = "-max-record-bytes must be at least 1024"
+	}
+	if usage != "" {
+		fmt.Fprintf(stderr, "gate: %s\n", usage)
+		flags.Usage()
+		return 2
+	}
+	o.progress = isTerminal(stderr)
+	o.progressEvery = time.Second
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := serve(ctx, o, stderr, log); err != nil {
+		fmt.Fprintf(stderr, "gate: %s\n", msg.Escape(err.Error()))
+		return 2
+	}
+	return 0
+}
+
+// split returns the comma-separated items of s, without blanks.
+func split(s string) []string {
+	var items []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
+
+// isTerminal reports whether w is a terminal, where progress is drawn.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// serve runs a gate until ctx is done (or, with -until-idle, its group
+// has consumed everything) and writes its summary to stderr.
+func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	sess, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(o.brokers...),
+		kgo.ClientID("catalogue-gate"),
+		kgo.ConsumerGroup(o.group),
+		kgo.ConsumeTopics(o.in...),
+		// A new group gates what its input already holds.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.TransactionalID(o.txnID),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
+		kgo.WithHooks(&linkLog{log: log, down: map[string]bool{}}),
+	)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	log.Info("gate starting", "brokers", msg.Escape(strings.Join(o.brokers, ",")), "in", msg.Escape(strings.Join(o.in, ",")),
+		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
+	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
+		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log}
+	start := time.Now()
+	shown, next := 0, start.Add(o.progressEvery)
+	if o.progress {
+		g.Progress = func(s gate.Stats) {
+			if now := time.Now(); now.After(next) {
+				next = now.Add(o.progressEvery)
+				line := "gate: " + summary(s, o, now.Sub(start)) + " ..."
+				fmt.Fprintf(stderr, "\r%-*s", shown, line)
+				shown = max(shown, len(line))
+			}
+		}
+	}
+	st, err := g.Run(ctx)
+	if shown > 0 {
+		fmt.Fprintf(stderr, "\r%*s\r", shown, "")
+	}
+	if errors.Is(err, gate.ErrRefused) {
+		return err // it never started: nothing to sum up
+	}
+	fmt.Fprintf(stderr, "gate: %s\n", summary(st, o, time.Since(start)))
+	return err
+}
+
+// linkLog logs, through kgo's hooks, losing a broker (the first
+// connection to it that fails after one that worked) and finding it again
+// (the first that works after), once each: never a line per request or
+// per record, whatever the outage lasts.
+type linkLog struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	down map[string]bool // by host:port; absent until the first attempt
+}
+
+var _ kgo.HookBrokerConnect = (*linkLog)(nil)
+
+// OnBrokerConnect implements kgo.HookBrokerConnect.
+func (l *linkLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	addr := msg.Escape(net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))))
+	l.mu.Lock()
+	down, seen := l.down[addr]
+	l.down[addr] = err != nil
+	l.mu.Unlock()
+	switch {
+	case err == nil && !seen:
+		l.log.Info("connected to a broker", "broker", addr)
+	case err == nil && down:
+		l.log.Info("found the broker again", "broker", addr)
+	case err != nil && !down:
+		// A broker never reached is a start-up wait, which Run logs
+		// with its back-off; one reached before is lost.
+		if seen {
+			l.log.Warn("lost the broker; retrying with back-off", "broker", addr, "error", msg.Escape(err.Error()))
+		}
+	}
+}
+
+// summary sums up what a gate did.
+func summary(s gate.Stats, o options, elapsed time.Duration) string {
+	secs := max(elapsed.Seconds(), 1e-9)
+	return fmt.Sprintf("%d messages, %d forwarded to %s, %d dead letters to %s; %d redeliveries, %d retries; %s in %s (%s/s, %.0f messages/s)",
+		s.Messages, s.Forwarded, msg.Escape(o.out), s.DeadLetters, msg.Escape(o.dead), s.Redeliveries, s.Retries,
+		size(float64(s.Bytes)), elapsed.Round(time.Millisecond), size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
+}
+
+// size writes a number of bytes in B, kB, MB or GB.
+func size(b float64) string {
+	switch {
+	case b < 1e3:
+		return fmt.Sprintf("%.0f B", b)
+	case b < 1e6:
+		return fmt.Sprintf("%.1f kB", b/1e3)
+	case b < 1e9:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", b/1e9)
+}

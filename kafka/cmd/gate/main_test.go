@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// TestMain runs the command itself when the tests start the test binary
+// as it (GATE_TEST_MAIN=1), so that they send it real signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("GATE_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+const sampleFile = "../../../testdata/messages.ndjson"
+
+// cluster is an in-process Kafka cluster (kfake) on a fixed port, whose
+// data survive a restart: topics in (three partitions), out and dead,
+// unless told otherwise.
+type cluster struct {
+	port int
+	dir  string
+
+	mu sync.Mutex
+	c  *kfake.Cluster
+}
+
+func newCluster(t *testing.T) *cluster {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return &cluster{port: port, dir: t.TempDir()}
+}
+
+func (c *cluster) addr() string { return "127.0.0.1:" + strconv.Itoa(c.port) }
+
+// up starts the cluster, and creates topics the first time.
+func (c *cluster) up(t *testing.T, topics ...string) {
+	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(c.port), kfake.DataDir(c.dir))
+	require.NoError(t, err)
+	c.mu.Lock()
+	c.c = k
+	c.mu.Unlock()
+	t.Cleanup(c.down)
+	if len(topics) == 0 {
+		return
+	}
+	resp, err := kadm.NewClient(c.client(t)).CreateTopics(context.Background(), 3, 1, nil, topics...)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+}
+
+func (c *cluster) down() {
+	c.mu.Lock()
+	k := c.c
+	c.c = nil
+	c.mu.Unlock()
+	if k != nil {
+		k.Close()
+	}
+}
+
+func (c *cluster) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.addr())}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// input is what the tests publish: the repository's sample stream, each
+// valid message as kafka.Record makes it (ce_ headers, a key, every other
+// one framed) and each invalid one as its line, as a producer that knows
+// nothing of the catalogue would.
+type input struct {
+	valid, invalid [][]byte // values
+}
+
+func (c *cluster) publish(t *testing.T) input {
+	data, err := os.ReadFile(sampleFile)
+	require.NoError(t, err)
+	var in input
+	var records []*kgo.Record
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		r := &kgo.Record{Topic: "in", Value: line}
+		if m, err := catalogue.Decode(line); err == nil {
+			r, err = kafka.Record("in", m, len(records)%2 == 0)
+			require.NoError(t, err)
+			in.valid = append(in.valid, r.Value)
+		} else {
+			in.invalid = append(in.invalid, line)
+		}
+		records = append(records, r)
+	}
+	require.NotEmpty(t, in.valid)
+	require.NotEmpty(t, in.invalid)
+	require.NoError(t, c.client(t).ProduceSync(context.Background(), records...).FirstErr())
+	return in
+}
+
+// read returns the values a read_committed consumer finds in topic, and
+// the verdicts of its dead letters.
+func (c *cluster) read(t *testing.T, topic string) (values [][]byte, verdicts []gate.Verdict) {
+	cl := c.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
+	defer cl.Close()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if len(fs.Records()) == 0 {
+			return values, verdicts
+		}
+		for _, r := range fs.Records() {
+			values = append(values, r.Value)
+			for _, h := range r.Headers {
+				if h.Key == kafka.VerdictHeader {
+					v, err := gate.ParseVerdict(h.Value)
+					require.NoError(t, err)
+					verdicts = append(verdicts, v)
+				}
+			}
+		}
+	}
+}
+
+// counts are the numbers of a gate's summary.
+type counts struct {
+	messages, forwarded, dead, redeliveries, retries int
+}
+
+var summaryLine = regexp.MustCompile(`(?m)^gate: (\d+) messages, (\d+) forwarded to out, (\d+) dead letters to dead; (\d+) redeliveries, (\d+) retries; `)
+
+// summaryOf returns the counts of the summary in a gate's log.
+func summaryOf(t *testing.T, log string) counts {
+	t.Helper()
+	m := summaryLine.FindStringSubmatch(log)
+	require.NotNil(t, m, "no summary in the log:\n%s", log)
+	n := make([]int, 5)
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	return counts{n[0], n[1], n[2], n[3], n[4]}
+}
+
+// checkAgainstReader checks a gate's summary against what a
+// read_committed reader of its output and dead letters finds: every
+// valid input forwarded byte for byte, every invalid one dead-lettered
+// with its verdict, each once.
+func (c *cluster) checkAgainstReader(t *testing.T, in input, log string) {
+	t.Helper()
+	s := summaryOf(t, log)
+	out, _ := c.read(t, "out")
+	dead, verdicts := c.read(t, "dead")
+	assert.ElementsMatch(t, in.valid, out, "the output")
+	assert.ElementsMatch(t, in.invalid, dead, "the dead letters")
+	assert.Len(t, verdicts, len(dead), "a verdict on every dead letter")
+	for _, v := range verdicts {
+		assert.False(t, v.Valid)
+		assert.Equal(t, "in", v.Place.Subject)
+	}
+	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, s, log)
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{}, // no -brokers
+		{"-brokers", ","},
+		{"-brokers", "127.0.0.1:1", "-in", ""},
+		{"-brokers", "127.0.0.1:1", "-batch", "0"},
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "10"},
+		{"-brokers", "127.0.0.1:1", "extra"},
+		{"-nope"},
+	} {
+		var stderr bytes.Buffer
+		assert.Equal(t, 2, run(context.Background(), args, &stderr), "%q", args)
+		assert.Contains(t, stderr.String(), "usage: gate", "%q", args)
+	}
+}
+
+// A gate that could not store its output or dead letters, or that would
+// judge its own, does not start: it says why, with status 2, and has no
+// summary to print.
+func TestGateRefusesToStart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		topics []string
+		args   []string
+		why    string
+	}{
+		{"no output topic", []string{"in", "dead"}, nil, `its output topic "out" does not exist`},
+		{"no dead-letter topic", []string{"in", "out"}, nil, `its dead-letter topic "dead" does not exist`},
+		{"consumes its output", []string{"in", "out", "dead"}, []string{"-in", "in,out"}, `it consumes its output topic "out"`},
+		{"consumes its dead letters", []string{"in", "out", "dead"}, []string{"-in", "dead"}, `it consumes its dead-letter topic "dead"`},
+		{"one topic for both", []string{"in", "out"}, []string{"-dead", "out"}, "must be named, and differ"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			c.up(t, tc.topics...)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var stderr bytes.Buffer
+			args := append([]string{"-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead"}, tc.args...)
+			assert.Equal(t, 2, run(ctx, args, &stderr))
+			assert.NoError(t, ctx.Err(), "it refused at once")
+			assert.Contains(t, stderr.String(), "gate: "+gate.ErrRefused.Error()+": ")
+			assert.Contains(t, stderr.String(), tc.why)
+			assert.NotContains(t, stderr.String(), "messages,")
+		})
+	}
+}
+
+// With -until-idle a gate stops, with status 0, once its group has
+// consumed everything, and its summary counts what a read_committed
+// reader finds.
+func TestGateUntilIdleCountsWhatAReaderFinds(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	in := c.publish(t)
+	var stderr bytes.Buffer
+	status := run(context.Background(), []string{"-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "5", "-until-idle"}, &stderr)
+	require.Equal(t, 0, status, stderr.String())
+	c.checkAgainstReader(t, in, stderr.String())
+	assert.Equal(t, len(in.valid)+len(in.invalid), summaryOf(t, stderr.String()).messages)
+}
+
+// command is the command running in a process of its own.
+type command struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex // the process writes stderr as the test reads it
+	stderr bytes.Buffer
+}
+
+// start starts the command with args.
+func start(t *testing.T, args ...string) *command {
+	c := &command{cmd: exec.Command(os.Args[0], args...)}
+	c.cmd.Env = append(os.Environ(), "GATE_TEST_MAIN=1")
+	c.cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
+	require.NoError(t, c.cmd.Start())
+	t.Cleanup(func() { c.cmd.Process.Kill() })
+	return c
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// log returns what the command wrote on stderr so far.
+func (c *command) log() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+// waitLog waits for the command to write s on stderr.
+func (c *command) waitLog(t *testing.T, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(), s); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the gate never logged %q; it logged:\n%s", s, c.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exit waits for the command to exit, and returns its status.
+func (c *command) exit(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var e *exec.ExitError
+		if errors.As(err, &e) {
+			return e.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the gate did not exit; it logged:\n%s", c.log())
+		return -1
+	}
+}
+
+// waitGated waits until a read_committed reader finds every input in the
+// output or the dead letters.
+func (c *cluster) waitGated(t *testing.T, in input, cmd *command) {
+	t.Helper()
+	want := len(in.valid) + len(in.invalid)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		out, _ := c.read(t, "out")
+		dead, _ := c.read(t, "dead")
+		if len(out)+len(dead) >= want {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", len(out)+len(dead), want, cmd.log())
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// SIGTERM and SIGINT both stop a running gate gracefully: its summary,
+// which counts what a read_committed reader finds, and status 0.
+func TestGateStopsGracefullyOnSignals(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			c := newCluster(t)
+			c.up(t, "in", "out", "dead")
+			cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
+			in := c.publish(t)
+			c.waitGated(t, in, cmd)
+			require.NoError(t, cmd.cmd.Process.Signal(sig))
+			assert.Equal(t, 0, cmd.exit(t), cmd.log())
+			c.checkAgainstReader(t, in, cmd.log())
+		})
+	}
+}
+
+// A gate started before its brokers waits for them, and logs it; once
+// running, it logs losing its broker and finding it again, and goes on.
+func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
+	c := newCluster(t)
+	cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
+	cmd.waitLog(t, "cannot reach the broker yet")
+	c.up(t, "in", "out", "dead")
+	cmd.waitLog(t, "the broker is back")
+	in := c.publish(t)
+	c.waitGated(t, in, cmd)
+
+	c.down()
+	cmd.waitLog(t, "lost the broker")
+	c.up(t)
+	cmd.waitLog(t, "found the broker again")
+	require.NoError(t, cmd.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 0, cmd.exit(t), cmd.log())
+	c.checkAgainstReader(t, in, cmd.log())
+}
