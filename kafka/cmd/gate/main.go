@@ -164,6 +164,10 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
+		// Metadata that failed to load (brokers down at start) is
+		// loaded again after this, not after kgo's default 5 s: a gate
+		// that waited for its brokers starts within a second of them.
+		kgo.MetadataMinAge(time.Second),
 		kgo.ConsumerGroup(o.group),
 		kgo.ConsumeTopics(o.in...),
 		// A new group gates what its input already holds.
@@ -171,7 +175,7 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		kgo.TransactionalID(o.txnID),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
-		kgo.WithHooks(&linkLog{log: log, down: map[string]bool{}}),
+		kgo.WithHooks(&linkLog{log: log, links: map[string]link{}}),
 	)
 	if err != nil {
 		return err
@@ -204,14 +208,22 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	return err
 }
 
-// linkLog logs, through kgo's hooks, losing a broker (the first
-// connection to it that fails after one that worked) and finding it again
-// (the first that works after), once each: never a line per request or
-// per record, whatever the outage lasts.
+// linkLog logs, through kgo's hooks, connecting to a broker the first
+// time, losing it (the first connection to it that fails after one that
+// worked) and finding it again (the first that works after), once each:
+// never a line per request or per record, whatever an outage lasts. A
+// broker not reached yet at start is not logged here: Run logs waiting
+// for it, with its back-off.
 type linkLog struct {
-	log  *slog.Logger
-	mu   sync.Mutex
-	down map[string]bool // by host:port; absent until the first attempt
+	log   *slog.Logger
+	mu    sync.Mutex
+	links map[string]link // by host:port
+}
+
+// link is what linkLog knows of a broker.
+type link struct {
+	reached bool // a connection to it has worked
+	down    bool // the last connection to it failed
 }
 
 var _ kgo.HookBrokerConnect = (*linkLog)(nil)
@@ -220,20 +232,16 @@ var _ kgo.HookBrokerConnect = (*linkLog)(nil)
 func (l *linkLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
 	addr := msg.Escape(net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))))
 	l.mu.Lock()
-	down, seen := l.down[addr]
-	l.down[addr] = err != nil
+	was := l.links[addr]
+	l.links[addr] = link{reached: was.reached || err == nil, down: err != nil}
 	l.mu.Unlock()
 	switch {
-	case err == nil && !seen:
+	case err == nil && !was.reached:
 		l.log.Info("connected to a broker", "broker", addr)
-	case err == nil && down:
+	case err == nil && was.down:
 		l.log.Info("found the broker again", "broker", addr)
-	case err != nil && !down:
-		// A broker never reached is a start-up wait, which Run logs
-		// with its back-off; one reached before is lost.
-		if seen {
-			l.log.Warn("lost the broker; retrying with back-off", "broker", addr, "error", msg.Escape(err.Error()))
-		}
+	case err != nil && was.reached && !was.down:
+		l.log.Warn("lost the broker; retrying with back-off", "broker", addr, "error", msg.Escape(err.Error()))
 	}
 }
 

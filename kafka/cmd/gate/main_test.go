@@ -59,20 +59,15 @@ func newCluster(t *testing.T) *cluster {
 
 func (c *cluster) addr() string { return "127.0.0.1:" + strconv.Itoa(c.port) }
 
-// up starts the cluster, and creates topics the first time.
+// up starts the cluster, with topics the first time (seeded, so that
+// they exist as soon as it answers).
 func (c *cluster) up(t *testing.T, topics ...string) {
-	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(c.port), kfake.DataDir(c.dir))
+	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(c.port), kfake.DataDir(c.dir), kfake.SeedTopics(3, topics...))
 	require.NoError(t, err)
 	c.mu.Lock()
 	c.c = k
 	c.mu.Unlock()
 	t.Cleanup(c.down)
-	if len(topics) == 0 {
-		return
-	}
-	resp, err := kadm.NewClient(c.client(t)).CreateTopics(context.Background(), 3, 1, nil, topics...)
-	require.NoError(t, err)
-	require.NoError(t, resp.Error())
 }
 
 func (c *cluster) down() {
@@ -98,6 +93,7 @@ func (c *cluster) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
 // nothing of the catalogue would.
 type input struct {
 	valid, invalid [][]byte // values
+	redelivered    int      // valid messages published again, the same
 }
 
 func (c *cluster) publish(t *testing.T) input {
@@ -187,7 +183,7 @@ func (c *cluster) checkAgainstReader(t *testing.T, in input, log string) {
 		assert.False(t, v.Valid)
 		assert.Equal(t, "in", v.Place.Subject)
 	}
-	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, s, log)
+	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead), redeliveries: in.redelivered}, s, log)
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -257,6 +253,7 @@ type command struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex // the process writes stderr as the test reads it
 	stderr bytes.Buffer
+	seen   int // how much of stderr waitLog has read
 }
 
 // start starts the command with args.
@@ -287,10 +284,15 @@ func (c *command) log() string {
 	return c.stderr.String()
 }
 
-// waitLog waits for the command to write s on stderr.
+// waitLog waits for the command to write s on stderr, after what it
+// wrote before the last call.
 func (c *command) waitLog(t *testing.T, s string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(), s); {
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if i := strings.Index(c.log()[c.seen:], s); i >= 0 {
+			c.seen += i + len(s)
+			return
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the gate never logged %q; it logged:\n%s", s, c.log())
 		}
@@ -317,18 +319,25 @@ func (c *command) exit(t *testing.T) int {
 	}
 }
 
-// waitGated waits until a read_committed reader finds every input in the
-// output or the dead letters.
-func (c *cluster) waitGated(t *testing.T, in input, cmd *command) {
+// waitGated waits until the gates' group has committed every partition
+// of the input to its end: until every input is settled.
+func (c *cluster) waitGated(t *testing.T, cmd *command) {
 	t.Helper()
-	want := len(in.valid) + len(in.invalid)
+	adm := kadm.NewClient(c.client(t))
+	ctx := context.Background()
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		out, _ := c.read(t, "out")
-		dead, _ := c.read(t, "dead")
-		if len(out)+len(dead) >= want {
+		ends, err := adm.ListEndOffsets(ctx, "in")
+		require.NoError(t, err)
+		committed, err := adm.FetchOffsets(ctx, "catalogue-gate")
+		settled := err == nil
+		ends.Each(func(end kadm.ListedOffset) {
+			o, ok := committed.Lookup(end.Topic, end.Partition)
+			settled = settled && end.Err == nil && (end.Offset == 0 || ok && o.At >= end.Offset)
+		})
+		if settled {
 			return
 		}
-		require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", len(out)+len(dead), want, cmd.log())
+		require.True(t, time.Now().Before(deadline), "the input was never settled; the gate logged:\n%s", cmd.log())
 		time.Sleep(50 * time.Millisecond)
 	}
 }
@@ -342,7 +351,7 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 			c.up(t, "in", "out", "dead")
 			cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
 			in := c.publish(t)
-			c.waitGated(t, in, cmd)
+			c.waitGated(t, cmd)
 			require.NoError(t, cmd.cmd.Process.Signal(sig))
 			assert.Equal(t, 0, cmd.exit(t), cmd.log())
 			c.checkAgainstReader(t, in, cmd.log())
@@ -351,20 +360,29 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 }
 
 // A gate started before its brokers waits for them, and logs it; once
-// running, it logs losing its broker and finding it again, and goes on.
+// running, it logs losing its broker and finding it again, once each,
+// and goes on: the sample published again then is gated too, its valid
+// messages as redeliveries of those forwarded.
 func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
 	c := newCluster(t)
 	cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
 	cmd.waitLog(t, "cannot reach the broker yet")
 	c.up(t, "in", "out", "dead")
+	cmd.waitLog(t, "connected to a broker")
 	cmd.waitLog(t, "the broker is back")
 	in := c.publish(t)
-	c.waitGated(t, in, cmd)
+	c.waitGated(t, cmd)
 
 	c.down()
 	cmd.waitLog(t, "lost the broker")
 	c.up(t)
 	cmd.waitLog(t, "found the broker again")
+	assert.Equal(t, 1, strings.Count(cmd.log(), "lost the broker"), cmd.log())
+	assert.Equal(t, 1, strings.Count(cmd.log(), "found the broker again"), cmd.log())
+	again := c.publish(t)
+	in.invalid = append(in.invalid, again.invalid...)
+	in.redelivered = len(again.valid)
+	c.waitGated(t, cmd)
 	require.NoError(t, cmd.cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, 0, cmd.exit(t), cmd.log())
 	c.checkAgainstReader(t, in, cmd.log())
