@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -96,25 +98,37 @@ type input struct {
 	redelivered    int      // valid messages published again, the same
 }
 
-func (c *cluster) publish(t *testing.T) input {
+func (c *cluster) publish(t *testing.T) input { return c.publishCopies(t, 1) }
+
+// publishCopies publishes the sample n times, each copy of a valid
+// message under an id of its own, so that each is a message of its own.
+func (c *cluster) publishCopies(t *testing.T, n int) input {
 	data, err := os.ReadFile(sampleFile)
 	require.NoError(t, err)
 	var in input
 	var records []*kgo.Record
-	for line := range bytes.Lines(data) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+	for copy := range n {
+		for line := range bytes.Lines(data) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			r := &kgo.Record{Topic: "in", Value: line}
+			if m, err := catalogue.Decode(line); err == nil {
+				if copy > 0 {
+					id := m.Identity().ID.String()
+					require.Equal(t, 1, bytes.Count(line, []byte(id)), "the id of %s, once", line)
+					m, err = catalogue.Decode(bytes.Replace(line, []byte(id), []byte(uuid.NewString()), 1))
+					require.NoError(t, err)
+				}
+				r, err = kafka.Record("in", m, len(records)%2 == 0)
+				require.NoError(t, err)
+				in.valid = append(in.valid, r.Value)
+			} else {
+				in.invalid = append(in.invalid, line)
+			}
+			records = append(records, r)
 		}
-		r := &kgo.Record{Topic: "in", Value: line}
-		if m, err := catalogue.Decode(line); err == nil {
-			r, err = kafka.Record("in", m, len(records)%2 == 0)
-			require.NoError(t, err)
-			in.valid = append(in.valid, r.Value)
-		} else {
-			in.invalid = append(in.invalid, line)
-		}
-		records = append(records, r)
 	}
 	require.NotEmpty(t, in.valid)
 	require.NotEmpty(t, in.invalid)
@@ -173,7 +187,13 @@ func summaryOf(t *testing.T, log string) counts {
 // with its verdict, each once.
 func (c *cluster) checkAgainstReader(t *testing.T, in input, log string) {
 	t.Helper()
-	s := summaryOf(t, log)
+	c.checkCounts(t, in, summaryOf(t, log), log)
+}
+
+// checkCounts is checkAgainstReader for the counts s of one gate or
+// more.
+func (c *cluster) checkCounts(t *testing.T, in input, s counts, log string) {
+	t.Helper()
 	out, _ := c.read(t, "out")
 	dead, verdicts := c.read(t, "dead")
 	assert.ElementsMatch(t, in.valid, out, "the output")
@@ -342,19 +362,54 @@ func (c *cluster) waitGated(t *testing.T, cmd *command) {
 	}
 }
 
-// SIGTERM and SIGINT both stop a running gate gracefully: its summary,
-// which counts what a read_committed reader finds, and status 0.
+// committed returns how many inputs the gates' group has committed: the
+// sum of its offsets on the input's partitions.
+func (c *cluster) committed(t *testing.T) int {
+	t.Helper()
+	offsets, err := kadm.NewClient(c.client(t)).FetchOffsets(context.Background(), "catalogue-gate")
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return 0 // not yet
+	}
+	require.NoError(t, err)
+	n := 0
+	offsets.Each(func(o kadm.OffsetResponse) {
+		if o.Topic == "in" && o.At > 0 {
+			n += int(o.At)
+		}
+	})
+	return n
+}
+
+// SIGTERM and SIGINT both stop a gate gracefully mid-stream: it ends the
+// transaction under way, prints a summary that counts what a
+// read_committed reader finds and what its group committed, and exits 0.
+// A gate started after it gates the rest: nothing lost, nothing doubled.
 func TestGateStopsGracefullyOnSignals(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
 			c := newCluster(t)
 			c.up(t, "in", "out", "dead")
+			in := c.publishCopies(t, 20)
+			total := len(in.valid) + len(in.invalid)
 			cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
-			in := c.publish(t)
-			c.waitGated(t, cmd)
+			for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
+				require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.log())
+			}
 			require.NoError(t, cmd.cmd.Process.Signal(sig))
 			assert.Equal(t, 0, cmd.exit(t), cmd.log())
-			c.checkAgainstReader(t, in, cmd.log())
+			first := summaryOf(t, cmd.log())
+			out, _ := c.read(t, "out")
+			dead, _ := c.read(t, "dead")
+			assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, first, cmd.log())
+			assert.Equal(t, first.messages, c.committed(t), "every input it counted is committed, and no other")
+			t.Logf("stopped after %d of %d messages", first.messages, total)
+
+			var stderr bytes.Buffer
+			status := run(context.Background(), []string{"-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-until-idle"}, &stderr)
+			require.Equal(t, 0, status, stderr.String())
+			rest := summaryOf(t, stderr.String())
+			c.checkCounts(t, in, counts{messages: first.messages + rest.messages, forwarded: first.forwarded + rest.forwarded,
+				dead: first.dead + rest.dead}, cmd.log()+stderr.String())
 		})
 	}
 }
