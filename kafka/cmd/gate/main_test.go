@@ -442,3 +442,25 @@ func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
 	assert.Equal(t, 0, cmd.exit(t), cmd.log())
 	c.checkAgainstReader(t, in, cmd.log())
 }
+
+// A gate fenced by another producer with its transactional id (the id
+// given to two gates) stops on the error, with its summary and status 2.
+func TestGateStopsOnAnErrorWithStatus2(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-transactional-id", "twice")
+	in := c.publish(t)
+	c.waitGated(t, cmd)
+
+	other := c.client(t, kgo.TransactionalID("twice"))
+	require.NoError(t, other.BeginTransaction())
+	require.NoError(t, other.ProduceSync(context.Background(), &kgo.Record{Topic: "out", Value: []byte("{}")}).FirstErr())
+	require.NoError(t, other.EndTransaction(context.Background(), kgo.TryAbort))
+	c.publish(t)
+
+	assert.Equal(t, 2, cmd.exit(t), cmd.log())
+	s := summaryOf(t, cmd.log())
+	assert.Equal(t, len(in.valid)+len(in.invalid), s.messages, "the first sample, gated")
+	assert.Positive(t, s.retries, "the records of the transaction it could not end")
+	assert.Contains(t, cmd.log(), "gate: kafka gate: ")
+}
