@@ -46,6 +46,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/gatecmd"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 )
@@ -58,16 +59,14 @@ func main() {
 
 // options are the command's flags.
 type options struct {
-	brokers       []string
-	in            []string
-	out, dead     string
-	group         string
-	txnID         string
-	batch         int
-	maxBytes      int
-	untilIdle     bool
-	progress      bool
-	progressEvery time.Duration
+	brokers   []string
+	in        []string
+	out, dead string
+	group     string
+	txnID     string
+	batch     int
+	maxBytes  int
+	untilIdle bool
 }
 
 // defaultMaxBytes is the default limit on a record batch, franz-go's
@@ -127,8 +126,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		flags.Usage()
 		return 2
 	}
-	o.progress = isTerminal(stderr)
-	o.progressEvery = time.Second
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := serve(ctx, o, stderr, log); err != nil {
 		fmt.Fprintf(stderr, "gate: %s\n", msg.Escape(err.Error()))
@@ -146,16 +143,6 @@ func split(s string) []string {
 		}
 	}
 	return items
-}
-
-// isTerminal reports whether w is a terminal, where progress is drawn.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // serve runs a gate until ctx is done (or, with -until-idle, its group
@@ -186,25 +173,16 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
 		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log}
 	start := time.Now()
-	shown, next := 0, start.Add(o.progressEvery)
-	if o.progress {
-		g.Progress = func(s gate.Stats) {
-			if now := time.Now(); now.After(next) {
-				next = now.Add(o.progressEvery)
-				line := "gate: " + summary(s, o, now.Sub(start)) + " ..."
-				fmt.Fprintf(stderr, "\r%-*s", shown, line)
-				shown = max(shown, len(line))
-			}
-		}
+	progress := gatecmd.NewProgress(stderr, o.out, o.dead)
+	if progress != nil {
+		g.Progress = progress.Update
 	}
 	st, err := g.Run(ctx)
-	if shown > 0 {
-		fmt.Fprintf(stderr, "\r%*s\r", shown, "")
-	}
+	progress.Clear()
 	if errors.Is(err, gate.ErrRefused) {
 		return err // it never started: nothing to sum up
 	}
-	fmt.Fprintf(stderr, "gate: %s\n", summary(st, o, time.Since(start)))
+	fmt.Fprintf(stderr, "gate: %s\n", gatecmd.Summary(st, o.out, o.dead, time.Since(start)))
 	return err
 }
 
@@ -243,25 +221,4 @@ func (l *linkLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ ne
 	case err != nil && was.reached && !was.down:
 		l.log.Warn("lost the broker; retrying with back-off", "broker", addr, "error", msg.Escape(err.Error()))
 	}
-}
-
-// summary sums up what a gate did.
-func summary(s gate.Stats, o options, elapsed time.Duration) string {
-	secs := max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%d messages, %d forwarded to %s, %d dead letters to %s; %d redeliveries, %d retries; %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, s.Forwarded, msg.Escape(o.out), s.DeadLetters, msg.Escape(o.dead), s.Redeliveries, s.Retries,
-		size(float64(s.Bytes)), elapsed.Round(time.Millisecond), size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
-}
-
-// size writes a number of bytes in B, kB, MB or GB.
-func size(b float64) string {
-	switch {
-	case b < 1e3:
-		return fmt.Sprintf("%.0f B", b)
-	case b < 1e6:
-		return fmt.Sprintf("%.1f kB", b/1e3)
-	case b < 1e9:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", b/1e9)
 }
