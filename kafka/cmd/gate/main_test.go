@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,15 +24,14 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
 // TestMain runs the command itself when the tests start the test binary
-// as it (GATE_TEST_MAIN=1), so that they send it real signals.
+// as it (cmdtest.Start), so that they send it real signals.
 func TestMain(m *testing.M) {
-	if os.Getenv("GATE_TEST_MAIN") == "1" {
-		main()
-	}
+	cmdtest.Main(main)
 	os.Exit(m.Run())
 }
 
@@ -268,80 +265,9 @@ func TestGateUntilIdleCountsWhatAReaderFinds(t *testing.T) {
 	assert.Equal(t, len(in.valid)+len(in.invalid), summaryOf(t, stderr.String()).messages)
 }
 
-// command is the command running in a process of its own.
-type command struct {
-	cmd    *exec.Cmd
-	mu     sync.Mutex // the process writes stderr as the test reads it
-	stderr bytes.Buffer
-	seen   int // how much of stderr waitLog has read
-}
-
-// start starts the command with args.
-func start(t *testing.T, args ...string) *command {
-	c := &command{cmd: exec.Command(os.Args[0], args...)}
-	c.cmd.Env = append(os.Environ(), "GATE_TEST_MAIN=1")
-	c.cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
-	require.NoError(t, c.cmd.Start())
-	t.Cleanup(func() { c.cmd.Process.Kill() })
-	return c
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
-// log returns what the command wrote on stderr so far.
-func (c *command) log() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
-}
-
-// waitLog waits for the command to write s on stderr, after what it
-// wrote before the last call.
-func (c *command) waitLog(t *testing.T, s string) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if i := strings.Index(c.log()[c.seen:], s); i >= 0 {
-			c.seen += i + len(s)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the gate never logged %q; it logged:\n%s", s, c.log())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// exit waits for the command to exit, and returns its status.
-func (c *command) exit(t *testing.T) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
-	select {
-	case err := <-done:
-		var e *exec.ExitError
-		if errors.As(err, &e) {
-			return e.ExitCode()
-		}
-		require.NoError(t, err)
-		return 0
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the gate did not exit; it logged:\n%s", c.log())
-		return -1
-	}
-}
-
 // waitGated waits until the gates' group has committed every partition
 // of the input to its end: until every input is settled.
-func (c *cluster) waitGated(t *testing.T, cmd *command) {
+func (c *cluster) waitGated(t *testing.T, cmd *cmdtest.Command) {
 	t.Helper()
 	adm := kadm.NewClient(c.client(t))
 	ctx := context.Background()
@@ -357,7 +283,7 @@ func (c *cluster) waitGated(t *testing.T, cmd *command) {
 		if settled {
 			return
 		}
-		require.True(t, time.Now().Before(deadline), "the input was never settled; the gate logged:\n%s", cmd.log())
+		require.True(t, time.Now().Before(deadline), "the input was never settled; the gate logged:\n%s", cmd.Log())
 		time.Sleep(50 * time.Millisecond)
 	}
 }
@@ -391,16 +317,16 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 			c.up(t, "in", "out", "dead")
 			in := c.publishCopies(t, 20)
 			total := len(in.valid) + len(in.invalid)
-			cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
+			cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
 			for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
-				require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.log())
+				require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.Log())
 			}
-			require.NoError(t, cmd.cmd.Process.Signal(sig))
-			assert.Equal(t, 0, cmd.exit(t), cmd.log())
-			first := summaryOf(t, cmd.log())
+			cmd.Signal(t, sig)
+			assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+			first := summaryOf(t, cmd.Log())
 			out, _ := c.read(t, "out")
 			dead, _ := c.read(t, "dead")
-			assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, first, cmd.log())
+			assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, first, cmd.Log())
 			assert.Equal(t, first.messages, c.committed(t), "every input it counted is committed, and no other")
 			t.Logf("stopped after %d of %d messages", first.messages, total)
 
@@ -409,7 +335,7 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 			require.Equal(t, 0, status, stderr.String())
 			rest := summaryOf(t, stderr.String())
 			c.checkCounts(t, in, counts{messages: first.messages + rest.messages, forwarded: first.forwarded + rest.forwarded,
-				dead: first.dead + rest.dead}, cmd.log()+stderr.String())
+				dead: first.dead + rest.dead}, cmd.Log()+stderr.String())
 		})
 	}
 }
@@ -420,27 +346,27 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 // messages as redeliveries of those forwarded.
 func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
 	c := newCluster(t)
-	cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
-	cmd.waitLog(t, "cannot reach the broker yet")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
+	cmd.WaitLog(t, "cannot reach the broker yet")
 	c.up(t, "in", "out", "dead")
-	cmd.waitLog(t, "connected to a broker")
-	cmd.waitLog(t, "the broker is back")
+	cmd.WaitLog(t, "connected to a broker")
+	cmd.WaitLog(t, "the broker is back")
 	in := c.publish(t)
 	c.waitGated(t, cmd)
 
 	c.down()
-	cmd.waitLog(t, "lost the broker")
+	cmd.WaitLog(t, "lost the broker")
 	c.up(t)
-	cmd.waitLog(t, "found the broker again")
-	assert.Equal(t, 1, strings.Count(cmd.log(), "lost the broker"), cmd.log())
-	assert.Equal(t, 1, strings.Count(cmd.log(), "found the broker again"), cmd.log())
+	cmd.WaitLog(t, "found the broker again")
+	assert.Equal(t, 1, strings.Count(cmd.Log(), "lost the broker"), cmd.Log())
+	assert.Equal(t, 1, strings.Count(cmd.Log(), "found the broker again"), cmd.Log())
 	again := c.publish(t)
 	in.invalid = append(in.invalid, again.invalid...)
 	in.redelivered = len(again.valid)
 	c.waitGated(t, cmd)
-	require.NoError(t, cmd.cmd.Process.Signal(syscall.SIGTERM))
-	assert.Equal(t, 0, cmd.exit(t), cmd.log())
-	c.checkAgainstReader(t, in, cmd.log())
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	c.checkAgainstReader(t, in, cmd.Log())
 }
 
 // A gate fenced by another producer with its transactional id (the id
@@ -448,7 +374,7 @@ func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
 func TestGateStopsOnAnErrorWithStatus2(t *testing.T) {
 	c := newCluster(t)
 	c.up(t, "in", "out", "dead")
-	cmd := start(t, "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-transactional-id", "twice")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-transactional-id", "twice")
 	in := c.publish(t)
 	c.waitGated(t, cmd)
 
@@ -458,9 +384,9 @@ func TestGateStopsOnAnErrorWithStatus2(t *testing.T) {
 	require.NoError(t, other.EndTransaction(context.Background(), kgo.TryAbort))
 	c.publish(t)
 
-	assert.Equal(t, 2, cmd.exit(t), cmd.log())
-	s := summaryOf(t, cmd.log())
+	assert.Equal(t, 2, cmd.Exit(t), cmd.Log())
+	s := summaryOf(t, cmd.Log())
 	assert.Equal(t, len(in.valid)+len(in.invalid), s.messages, "the first sample, gated")
 	assert.Positive(t, s.retries, "the records of the transaction it could not end")
-	assert.Contains(t, cmd.log(), "gate: kafka gate: ")
+	assert.Contains(t, cmd.Log(), "gate: kafka gate: ")
 }
