@@ -1,9 +1,15 @@
 // Package gatecmd is what the gate commands of every binding (nats/cmd/gate,
-// kafka/cmd/gate) print the same way: the summary of a gate's counts, and
-// the running totals drawn on a terminal while it works.
+// kafka/cmd/gate) print the same way: the running totals drawn on a
+// terminal while a gate works, and the summary of its counts once it
+// stopped:
+//
+//	st, err := gatecmd.Run(os.Stderr, out, dead, &g.Progress, func() (gate.Stats, error) {
+//		return g.Run(ctx)
+//	})
 package gatecmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +18,25 @@ import (
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
 )
+
+// Run runs a gate (run), drawing its running totals on w while it works
+// if w is a terminal (it sets *progress, the gate's Progress function,
+// for that), and then writes its summary on w, "gate: " and Summary, on
+// a line of its own; unless it refused to start (gate.ErrRefused), which
+// leaves nothing to sum up. It returns what run returns.
+func Run(w io.Writer, output, deadLetters string, progress *func(gate.Stats), run func() (gate.Stats, error)) (gate.Stats, error) {
+	start := time.Now()
+	p := newProgress(w, output, deadLetters)
+	if p != nil {
+		*progress = p.update
+	}
+	st, err := run()
+	p.clear()
+	if !errors.Is(err, gate.ErrRefused) {
+		fmt.Fprintf(w, "gate: %s\n", Summary(st, output, deadLetters, time.Since(start)))
+	}
+	return st, err
+}
 
 // Summary sums up what a gate did in elapsed, on one line: its messages
 // (forwarded plus dead letters), where each went, its redeliveries and
@@ -38,28 +63,28 @@ func Size(b float64) string {
 	return fmt.Sprintf("%.1f GB", b/1e9)
 }
 
-// A Progress draws a gate's running totals, "gate: " and their Summary,
+// A progress draws a gate's running totals, "gate: " and their Summary,
 // on one line of a terminal that it redraws at most once a second.
-type Progress struct {
+type progress struct {
 	w                   io.Writer
 	output, deadLetters string
 	start, next         time.Time
 	shown               int // the longest line drawn
 }
 
-// NewProgress returns a Progress that draws on w, from now; nil if w is
+// newProgress returns a progress that draws on w, from now; nil if w is
 // not a terminal, where nothing is drawn.
-func NewProgress(w io.Writer, output, deadLetters string) *Progress {
-	if !IsTerminal(w) {
+func newProgress(w io.Writer, output, deadLetters string) *progress {
+	if !isTerminal(w) {
 		return nil
 	}
 	now := time.Now()
-	return &Progress{w: w, output: output, deadLetters: deadLetters, start: now, next: now.Add(time.Second)}
+	return &progress{w: w, output: output, deadLetters: deadLetters, start: now, next: now.Add(time.Second)}
 }
 
-// Update draws s, unless it drew less than a second ago. It is the
+// update draws s, unless it drew less than a second ago. It is the
 // Progress function of a gate.
-func (p *Progress) Update(s gate.Stats) {
+func (p *progress) update(s gate.Stats) {
 	if now := time.Now(); now.After(p.next) {
 		p.next = now.Add(time.Second)
 		line := "gate: " + Summary(s, p.output, p.deadLetters, now.Sub(p.start)) + " ..."
@@ -68,17 +93,17 @@ func (p *Progress) Update(s gate.Stats) {
 	}
 }
 
-// Clear clears the line drawn, if any, for the summary to take its place.
-// A nil Progress does nothing.
-func (p *Progress) Clear() {
+// clear clears the line drawn, if any, for the summary to take its place.
+// A nil progress does nothing.
+func (p *progress) clear() {
 	if p != nil && p.shown > 0 {
 		fmt.Fprintf(p.w, "\r%*s\r", p.shown, "")
 		p.shown = 0
 	}
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -2,6 +2,8 @@ package gatecmd
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,21 +33,43 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// Progress draws on a terminal only, at most once a second, and clears
+// Run sums up what a gate did, unless it refused to start, and returns
+// what it returned.
+func TestRun(t *testing.T) {
+	var buf bytes.Buffer
+	var progress func(gate.Stats)
+	failed := errors.New("failed")
+	st, err := Run(&buf, "out", "dead", &progress, func() (gate.Stats, error) {
+		return gate.Stats{Messages: 3, Forwarded: 2, DeadLetters: 1}, failed
+	})
+	assert.Equal(t, gate.Stats{Messages: 3, Forwarded: 2, DeadLetters: 1}, st)
+	assert.Equal(t, failed, err)
+	assert.Nil(t, progress, "not a terminal: no progress drawn")
+	assert.True(t, strings.HasPrefix(buf.String(), "gate: 3 messages, 2 forwarded to out, 1 dead letters to dead; "), buf.String())
+	assert.Equal(t, 1, strings.Count(buf.String(), "\n"))
+
+	buf.Reset()
+	refused := fmt.Errorf("%w: no output", gate.ErrRefused)
+	_, err = Run(&buf, "out", "dead", &progress, func() (gate.Stats, error) { return gate.Stats{}, refused })
+	assert.Equal(t, refused, err)
+	assert.Empty(t, buf.String(), "nothing to sum up")
+}
+
+// progress draws on a terminal only, at most once a second, and clears
 // what it drew.
 func TestProgress(t *testing.T) {
 	var buf bytes.Buffer
-	assert.Nil(t, NewProgress(&buf, "out", "dead"), "not a terminal")
-	NewProgress(&buf, "out", "dead").Clear() // a nil Progress clears nothing
+	assert.Nil(t, newProgress(&buf, "out", "dead"), "not a terminal")
+	newProgress(&buf, "out", "dead").clear() // a nil progress clears nothing
 
-	p := &Progress{w: &buf, output: "out", deadLetters: "dead", start: time.Now()}
-	p.Update(gate.Stats{Messages: 1, Forwarded: 1})
-	p.Update(gate.Stats{Messages: 2, Forwarded: 2}) // within the second: not drawn
+	p := &progress{w: &buf, output: "out", deadLetters: "dead", start: time.Now()}
+	p.update(gate.Stats{Messages: 1, Forwarded: 1})
+	p.update(gate.Stats{Messages: 2, Forwarded: 2}) // within the second: not drawn
 	assert.Equal(t, 1, strings.Count(buf.String(), "\r"))
 	assert.Contains(t, buf.String(), "\rgate: 1 messages, 1 forwarded to out")
 	assert.True(t, strings.HasSuffix(buf.String(), " ..."))
 	shown := len(strings.TrimPrefix(buf.String(), "\r"))
 	buf.Reset()
-	p.Clear()
+	p.clear()
 	assert.Equal(t, "\r"+strings.Repeat(" ", shown)+"\r", buf.String())
 }

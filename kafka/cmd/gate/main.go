@@ -172,17 +172,7 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
 	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
 		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log}
-	start := time.Now()
-	progress := gatecmd.NewProgress(stderr, o.out, o.dead)
-	if progress != nil {
-		g.Progress = progress.Update
-	}
-	st, err := g.Run(ctx)
-	progress.Clear()
-	if errors.Is(err, gate.ErrRefused) {
-		return err // it never started: nothing to sum up
-	}
-	fmt.Fprintf(stderr, "gate: %s\n", gatecmd.Summary(st, o.out, o.dead, time.Since(start)))
+	_, err = gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (gate.Stats, error) { return g.Run(ctx) })
 	return err
 }
 

@@ -192,18 +192,7 @@ func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log
 	}
 	g := &catnats.Gate{JetStream: js, Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
 		Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
-	start := time.Now()
-	progress := gatecmd.NewProgress(stderr, o.out, o.dead)
-	if progress != nil {
-		g.Progress = progress.Update
-	}
-	st, err := g.Run(ctx)
-	progress.Clear()
-	if errors.Is(err, catnats.ErrRefused) {
-		return st, err // it never started: nothing to sum up
-	}
-	fmt.Fprintf(stderr, "gate: %s\n", gatecmd.Summary(st, o.out, o.dead, time.Since(start)))
-	return st, err
+	return gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (catnats.GateStats, error) { return g.Run(ctx) })
 }
 
 // demo publishes a file's messages to an embedded server, gates them, and
