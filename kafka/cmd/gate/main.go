@@ -43,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue/gate"
@@ -172,8 +173,32 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
 	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
 		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log}
+	go warnMissingInput(ctx, kadm.NewClient(sess.Client()), o.in, log)
 	_, err = gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (gate.Stats, error) { return g.Run(ctx) })
 	return err
+}
+
+// warnMissingInput logs, once it can reach a broker, each input topic
+// that does not exist: a gate given a misspelt -in would otherwise wait
+// for it in silence (the consumer waits for a topic it does not find,
+// which is right for one created later).
+func warnMissingInput(ctx context.Context, adm *kadm.Client, in []string, log *slog.Logger) {
+	for try := 1; ; try++ {
+		topics, err := adm.ListTopics(ctx, in...)
+		if err == nil {
+			for _, t := range in {
+				if !topics.Has(t) {
+					log.Warn("the input topic does not exist; waiting for it", "topic", msg.Escape(t))
+				}
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(min(time.Duration(try)*time.Second, 10*time.Second)):
+		}
+	}
 }
 
 // linkLog logs, through kgo's hooks, connecting to a broker the first

@@ -263,6 +263,7 @@ func TestGateUntilIdleCountsWhatAReaderFinds(t *testing.T) {
 	require.Equal(t, 0, status, stderr.String())
 	c.checkAgainstReader(t, in, stderr.String())
 	assert.Equal(t, len(in.valid)+len(in.invalid), summaryOf(t, stderr.String()).messages)
+	assert.NotContains(t, stderr.String(), "level=WARN", "nothing to warn of")
 }
 
 // waitGated waits until the gates' group has committed every partition
@@ -389,4 +390,21 @@ func TestGateStopsOnAnErrorWithStatus2(t *testing.T) {
 	assert.Equal(t, len(in.valid)+len(in.invalid), s.messages, "the first sample, gated")
 	assert.Positive(t, s.retries, "the records of the transaction it could not end")
 	assert.Contains(t, cmd.Log(), "gate: kafka gate: ")
+}
+
+// A gate whose input topic does not exist says so, and waits for it: a
+// topic created later is gated.
+func TestGateWarnsOfAMissingInputAndWaitsForIt(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "out", "dead")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
+	cmd.WaitLog(t, `msg="the input topic does not exist; waiting for it" topic=in`)
+	resp, err := kadm.NewClient(c.client(t)).CreateTopics(context.Background(), 3, 1, nil, "in")
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	in := c.publish(t)
+	c.waitGated(t, cmd)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	c.checkAgainstReader(t, in, cmd.Log())
 }
