@@ -44,7 +44,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/gatecmd"
@@ -68,6 +70,9 @@ type options struct {
 	batch     int
 	maxBytes  int
 	untilIdle bool
+	// sessionTimeout is how long the group waits for a gate that
+	// vanished.
+	sessionTimeout time.Duration
 }
 
 // defaultMaxBytes is the default limit on a record batch, franz-go's
@@ -94,9 +99,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	flags.StringVar(&o.txnID, "transactional-id", "", "transactional id, one per running gate (default catalogue-gate-HOST-PID)")
 	flags.IntVar(&o.batch, "batch", 256, "most records in one transaction")
 	flags.IntVar(&o.maxBytes, "max-record-bytes", defaultMaxBytes, "most bytes of a record batch the brokers store (message.max.bytes, or the topics' max.message.bytes)")
+	flags.DurationVar(&o.sessionTimeout, "session-timeout", 45*time.Second, "how long the group waits for a gate that vanished before giving its partitions to the others")
 	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
 	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-until-idle]\n\n")
+		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -121,6 +127,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-batch must be at least 1"
 	case o.maxBytes < 1024:
 		usage = "-max-record-bytes must be at least 1024"
+	case o.sessionTimeout < time.Second:
+		usage = "-session-timeout must be at least 1s"
 	}
 	if usage != "" {
 		fmt.Fprintf(stderr, "gate: %s\n", usage)
@@ -147,8 +155,42 @@ func split(s string) []string {
 }
 
 // serve runs a gate until ctx is done (or, with -until-idle, its group
-// has consumed everything) and writes its summary to stderr.
+// has consumed everything) and writes its summary to stderr. A gate that
+// stopped on an error of the connection (a broker lost while it ended a
+// transaction) is started again, with a session of its own and back-off:
+// the transaction it could not end is aborted when the new session takes
+// its transactional id, and its records come again.
 func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	log.Info("gate starting", "brokers", msg.Escape(strings.Join(o.brokers, ",")), "in", msg.Escape(strings.Join(o.in, ",")),
+		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
+	links := &linkLog{log: log, links: map[string]link{}}
+	var progress func(gate.Stats)
+	_, err := gatecmd.Run(stderr, o.out, o.dead, &progress, func() (gate.Stats, error) {
+		var total gate.Stats
+		for try := 1; ; try++ {
+			st, err := runOnce(ctx, o, links, log, func(s gate.Stats) {
+				if progress != nil {
+					progress(add(total, s))
+				}
+			}, try == 1)
+			total = add(total, st)
+			if err == nil || ctx.Err() != nil || !transient(err) {
+				return total, err
+			}
+			wait := min(10*time.Second, 100*time.Millisecond<<min(try, 16))
+			log.Warn("the gate stopped on an error of the connection; starting it again", "in", wait, "error", msg.Escape(err.Error()))
+			select {
+			case <-ctx.Done():
+				return total, nil
+			case <-time.After(wait):
+			}
+		}
+	})
+	return err
+}
+
+// runOnce runs a gate on a session of its own until it stops.
+func runOnce(ctx context.Context, o options, links *linkLog, log *slog.Logger, progress func(gate.Stats), first bool) (gate.Stats, error) {
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
@@ -156,6 +198,10 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		// loaded again after this, not after kgo's default 5 s: a gate
 		// that waited for its brokers starts within a second of them.
 		kgo.MetadataMinAge(time.Second),
+		// A gate that vanished (killed, or cut off from the brokers)
+		// holds its partitions this long.
+		kgo.SessionTimeout(o.sessionTimeout),
+		kgo.HeartbeatInterval(min(3*time.Second, o.sessionTimeout/3)),
 		kgo.ConsumerGroup(o.group),
 		kgo.ConsumeTopics(o.in...),
 		// A new group gates what its input already holds.
@@ -163,19 +209,70 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		kgo.TransactionalID(o.txnID),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
-		kgo.WithHooks(&linkLog{log: log, links: map[string]link{}}),
+		kgo.WithHooks(links),
 	)
 	if err != nil {
-		return err
+		return gate.Stats{}, err
 	}
 	defer sess.Close()
-	log.Info("gate starting", "brokers", msg.Escape(strings.Join(o.brokers, ",")), "in", msg.Escape(strings.Join(o.in, ",")),
-		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
 	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
-		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log}
-	go warnMissingInput(ctx, kadm.NewClient(sess.Client()), o.in, log)
-	_, err = gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (gate.Stats, error) { return g.Run(ctx) })
-	return err
+		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log, Progress: progress}
+	if first {
+		go warnMissingInput(ctx, kadm.NewClient(sess.Client()), o.in, log)
+	} else if err := abortOpen(ctx, sess.Client(), o.txnID); err != nil {
+		return gate.Stats{}, err
+	}
+	return g.Run(ctx)
+}
+
+// abortOpen aborts the transaction a gate with the transactional id
+// txnID left open, by initializing a producer with that id, as the
+// session's own producer would only once it produces: until then its
+// consumer would wait for the open transaction's offsets to be settled,
+// which the broker does only when the transaction times out.
+func abortOpen(ctx context.Context, cl *kgo.Client, txnID string) error {
+	for try := 1; ; try++ {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &txnID
+		req.TransactionTimeoutMillis = 60_000
+		req.ProducerID, req.ProducerEpoch = -1, -1
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
+		}
+	}
+}
+
+// transient reports whether err, the error a gate stopped on, is one of
+// the connection, which a new session may not meet: not a refusal, and
+// not a producer fenced by another with its transactional id, which must
+// stop it.
+func transient(err error) bool {
+	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
+}
+
+// add returns the sum of two gates' counts.
+func add(a, b gate.Stats) gate.Stats {
+	a.Messages += b.Messages
+	a.Forwarded += b.Forwarded
+	a.DeadLetters += b.DeadLetters
+	a.Bytes += b.Bytes
+	a.Redeliveries += b.Redeliveries
+	a.Retries += b.Retries
+	return a
 }
 
 // warnMissingInput logs, once it can reach a broker, each input topic

@@ -61,7 +61,8 @@ func (c *cluster) addr() string { return "127.0.0.1:" + strconv.Itoa(c.port) }
 // up starts the cluster, with topics the first time (seeded, so that
 // they exist as soon as it answers).
 func (c *cluster) up(t *testing.T, topics ...string) {
-	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(c.port), kfake.DataDir(c.dir), kfake.SeedTopics(3, topics...))
+	k, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(c.port), kfake.DataDir(c.dir), kfake.SeedTopics(3, topics...),
+		kfake.GroupMinSessionTimeout(500*time.Millisecond))
 	require.NoError(t, err)
 	c.mu.Lock()
 	c.c = k
@@ -407,4 +408,30 @@ func TestGateWarnsOfAMissingInputAndWaitsForIt(t *testing.T) {
 	cmd.Signal(t, syscall.SIGTERM)
 	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
 	c.checkAgainstReader(t, in, cmd.Log())
+}
+
+// A gate that loses its broker while it ends a transaction starts again
+// once it is back, on a session of its own: the transaction it could not
+// end is aborted, its records come again, and every input ends once in
+// the output or the dead letters.
+func TestGateStartsAgainAfterLosingItsBrokerMidTransaction(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	in := c.publishCopies(t, 20)
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "2", "-session-timeout", "1s")
+	for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.Log())
+	}
+	c.down()
+	cmd.WaitLog(t, "lost the broker")
+	time.Sleep(2 * time.Second)
+	c.up(t)
+	cmd.WaitLog(t, "found the broker again")
+	c.waitGated(t, cmd)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	s := summaryOf(t, cmd.Log())
+	assert.Positive(t, s.retries, "the transaction it could not end")
+	s.retries = 0
+	c.checkCounts(t, in, s, cmd.Log())
 }
