@@ -17,9 +17,11 @@
 //
 // It refuses to start, saying why, when its output or dead-letter topic
 // does not exist, or when it consumes either. It waits for brokers that
-// are down, and logs losing a broker and finding it again. SIGINT and
-// SIGTERM stop it gracefully: it ends the transaction under way and
-// prints its summary. Its exit status is 0 when it stopped so, or with
+// are down, and logs losing a broker and finding it again; a broker lost
+// while it ends a transaction makes it start again on a new session,
+// which aborts the transaction left open, whose records come again.
+// SIGINT and SIGTERM stop it gracefully: it ends the transaction under
+// way and prints its summary. Its exit status is 0 when it stopped so, or with
 // -until-idle once its group had consumed everything, and 2 when it
 // stopped on an error (or for a usage error).
 //
