@@ -119,7 +119,9 @@ type Stats struct {
 	Retries      int   // times a message was not stored and left to come again
 }
 
-func (s *Stats) add(o Stats) {
+// Add adds o's counts to s's: the counts of several gates, or of one
+// gate's several runs.
+func (s *Stats) Add(o Stats) {
 	s.Messages += o.Messages
 	s.Forwarded += o.Forwarded
 	s.DeadLetters += o.DeadLetters
@@ -222,7 +224,7 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 			default:
 			}
 			mu.Lock()
-			st.add(done)
+			st.Add(done)
 			now := st
 			mu.Unlock()
 			if g.Progress != nil {
@@ -275,7 +277,7 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 		if firstErr != nil {
 			g.log(slog.LevelWarn, "copies not stored, left to come again", "count", retries.Retries, "error", firstErr)
 			mu.Lock()
-			st.add(retries)
+			st.Add(retries)
 			mu.Unlock()
 		}
 		waited = len(pending) > 0

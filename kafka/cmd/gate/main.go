@@ -172,10 +172,11 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		for try := 1; ; try++ {
 			st, err := runOnce(ctx, o, links, log, func(s gate.Stats) {
 				if progress != nil {
-					progress(add(total, s))
+					s.Add(total)
+					progress(s)
 				}
 			}, try == 1)
-			total = add(total, st)
+			total.Add(st)
 			if err == nil || ctx.Err() != nil || !transient(err) {
 				return total, err
 			}
@@ -264,17 +265,6 @@ func transient(err error) bool {
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
-}
-
-// add returns the sum of two gates' counts.
-func add(a, b gate.Stats) gate.Stats {
-	a.Messages += b.Messages
-	a.Forwarded += b.Forwarded
-	a.DeadLetters += b.DeadLetters
-	a.Bytes += b.Bytes
-	a.Redeliveries += b.Redeliveries
-	a.Retries += b.Retries
-	return a
 }
 
 // warnMissingInput logs, once it can reach a broker, each input topic
