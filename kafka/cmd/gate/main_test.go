@@ -308,6 +308,14 @@ func (c *cluster) committed(t *testing.T) int {
 	return n
 }
 
+// waitCommitted waits until the gates' group has committed some input.
+func (c *cluster) waitCommitted(t *testing.T, cmd *cmdtest.Command) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.Log())
+	}
+}
+
 // SIGTERM and SIGINT both stop a gate gracefully mid-stream: it ends the
 // transaction under way, prints a summary that counts what a
 // read_committed reader finds and what its group committed, and exits 0.
@@ -320,9 +328,7 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 			in := c.publishCopies(t, 20)
 			total := len(in.valid) + len(in.invalid)
 			cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "4")
-			for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
-				require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.Log())
-			}
+			c.waitCommitted(t, cmd)
 			cmd.Signal(t, sig)
 			assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
 			first := summaryOf(t, cmd.Log())
@@ -419,9 +425,7 @@ func TestGateStartsAgainAfterLosingItsBrokerMidTransaction(t *testing.T) {
 	c.up(t, "in", "out", "dead")
 	in := c.publishCopies(t, 20)
 	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "2", "-session-timeout", "1s")
-	for deadline := time.Now().Add(30 * time.Second); c.committed(t) == 0; time.Sleep(5 * time.Millisecond) {
-		require.True(t, time.Now().Before(deadline), "the gate never committed; it logged:\n%s", cmd.Log())
-	}
+	c.waitCommitted(t, cmd)
 	c.down()
 	cmd.WaitLog(t, "lost the broker")
 	time.Sleep(2 * time.Second)
