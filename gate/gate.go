@@ -119,7 +119,8 @@ type Stats struct {
 	Retries      int   // times a message was not stored and left to come again
 }
 
-// Add adds o's counts to s.
+// Add adds o's counts to s's: the counts of several gates, or of one
+// gate's several runs.
 func (s *Stats) Add(o Stats) {
 	s.Messages += o.Messages
 	s.Forwarded += o.Forwarded

@@ -91,10 +91,14 @@ type Gate struct {
 // Run checks that the gate can work (decision 16: its output and dead
 // letters exist, and it does not consume them), waiting with back-off for
 // a broker that is down, and then runs it until ctx is done (or, with
-// Idle, until the input has been quiet that long), ending the transaction
-// under way, and returns what it did. It returns an error wrapping
-// gate.ErrRefused for a gate that must not start, and the error of a
-// transaction that could not be ended: a gate that stops on an error.
+// UntilIdle, until the group has committed its whole input), ending the
+// transaction under way, and returns what it did. It returns an error
+// wrapping gate.ErrRefused for a gate that must not start, and the error
+// of a transaction that could not be ended: its producer fenced, or the
+// brokers lost while it ended. After such an error the session cannot
+// begin another transaction: start the gate again on a new session (as
+// kafka/cmd/gate does, with back-off), whose first transaction aborts the
+// one left open; its records come again.
 func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if err := g.start(ctx); err != nil || ctx.Err() != nil {
 		return gate.Stats{}, err

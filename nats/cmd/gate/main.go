@@ -48,6 +48,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/fleetkit/catalogue/internal/gatecmd"
 	"github.com/fleetkit/catalogue/msg"
 	catnats "github.com/fleetkit/catalogue/nats"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
@@ -82,8 +83,6 @@ type options struct {
 	batch         int
 	untilIdle     bool
 	publish       string
-	progress      bool
-	progressEvery time.Duration
 	retryMax      time.Duration // the longest wait between attempts to connect
 }
 
@@ -128,8 +127,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		flags.Usage()
 		return 2
 	}
-	o.progress = isTerminal(stderr)
-	o.progressEvery = time.Second
 	o.retryMax = 10 * time.Second
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	var err error
@@ -144,16 +141,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return status
-}
-
-// isTerminal reports whether w is a terminal, where progress is drawn.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // backoff returns how long to wait before the nth attempt (from 1) to
@@ -205,48 +192,7 @@ func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log
 	}
 	g := &catnats.Gate{JetStream: js, Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
 		Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
-	start := time.Now()
-	shown, next := 0, start.Add(o.progressEvery)
-	if o.progress {
-		g.Progress = func(s catnats.GateStats) {
-			if now := time.Now(); now.After(next) {
-				next = now.Add(o.progressEvery)
-				line := "gate: " + summary(s, o, now.Sub(start)) + " ..."
-				fmt.Fprintf(stderr, "\r%-*s", shown, line)
-				shown = max(shown, len(line))
-			}
-		}
-	}
-	st, err := g.Run(ctx)
-	if shown > 0 {
-		fmt.Fprintf(stderr, "\r%*s\r", shown, "")
-	}
-	if errors.Is(err, catnats.ErrRefused) {
-		return st, err // it never started: nothing to sum up
-	}
-	fmt.Fprintf(stderr, "gate: %s\n", summary(st, o, time.Since(start)))
-	return st, err
-}
-
-// summary sums up what a gate did.
-func summary(s catnats.GateStats, o options, elapsed time.Duration) string {
-	secs := max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%d messages, %d forwarded to %s, %d dead letters to %s; %d redeliveries, %d retries; %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, s.Forwarded, o.out, s.DeadLetters, o.dead, s.Redeliveries, s.Retries, size(float64(s.Bytes)), elapsed.Round(time.Millisecond),
-		size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
-}
-
-// size writes a number of bytes in B, kB, MB or GB.
-func size(b float64) string {
-	switch {
-	case b < 1e3:
-		return fmt.Sprintf("%.0f B", b)
-	case b < 1e6:
-		return fmt.Sprintf("%.1f kB", b/1e3)
-	case b < 1e9:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", b/1e9)
+	return gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (catnats.GateStats, error) { return g.Run(ctx) })
 }
 
 // demo publishes a file's messages to an embedded server, gates them, and

@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 	"github.com/fleetkit/catalogue/ndjson"
@@ -91,78 +88,10 @@ func TestDeadLetterLinesCannotBeForged(t *testing.T) {
 }
 
 // TestMain runs the command itself when the tests start the test binary
-// as it (GATE_TEST_MAIN=1), so that they send it real signals.
+// as it (cmdtest.Start), so that they send it real signals.
 func TestMain(m *testing.M) {
-	if os.Getenv("GATE_TEST_MAIN") == "1" {
-		main()
-	}
+	cmdtest.Main(main)
 	os.Exit(m.Run())
-}
-
-// command is the command running in a process of its own.
-type command struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	mu             sync.Mutex // the process writes stderr as the test reads it
-}
-
-// start starts the command with args, in dir.
-func start(t *testing.T, dir string, args ...string) *command {
-	c := &command{cmd: exec.Command(os.Args[0], args...)}
-	c.cmd.Env = append(os.Environ(), "GATE_TEST_MAIN=1")
-	c.cmd.Dir = dir
-	c.cmd.Stdout = &c.stdout
-	c.cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
-	require.NoError(t, c.cmd.Start())
-	t.Cleanup(func() { c.cmd.Process.Kill() })
-	return c
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
-// log returns what the command wrote on stderr so far.
-func (c *command) log() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
-}
-
-// waitLog waits for the command to write s on stderr.
-func (c *command) waitLog(t *testing.T, s string) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(), s); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the gate never logged %q; it logged:\n%s", s, c.log())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// exit waits for the command to exit, and returns its status.
-func (c *command) exit(t *testing.T) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if e, ok := errors.AsType[*exec.ExitError](err); ok {
-			return e.ExitCode()
-		}
-		require.NoError(t, err)
-		return 0
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the gate did not exit; it logged:\n%s", c.log())
-		return -1
-	}
 }
 
 // server is a NATS server for the command to gate: streams IN (fleet.in.>),
@@ -239,21 +168,21 @@ func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := &server{dir: t.TempDir(), port: freePort(t)}
-			c := start(t, t.TempDir(), "-server", s.url())
-			c.waitLog(t, "cannot start yet")
+			c := cmdtest.Start(t, t.TempDir(), "-server", s.url())
+			c.WaitLog(t, "cannot start yet")
 			s.up(t, "IN", "VALID", "DEAD")
 			n := s.publish(t)
 			for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
-				require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.log())
+				require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
 				time.Sleep(20 * time.Millisecond)
 			}
 			s.down()
-			c.waitLog(t, "lost the server")
+			c.WaitLog(t, "lost the server")
 			s.up(t)
-			c.waitLog(t, "reconnected")
-			require.NoError(t, c.cmd.Process.Signal(sig))
-			assert.Equal(t, 0, c.exit(t), c.log())
-			assert.Contains(t, c.log(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
+			c.WaitLog(t, "reconnected")
+			c.Signal(t, sig)
+			assert.Equal(t, 0, c.Exit(t), c.Log())
+			assert.Contains(t, c.Log(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
 		})
 	}
 }
@@ -263,9 +192,9 @@ func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
 func TestGateRefusesToStartWithoutItsOutput(t *testing.T) {
 	s := &server{dir: t.TempDir(), port: freePort(t)}
 	s.up(t, "IN", "DEAD")
-	c := start(t, t.TempDir(), "-server", s.url())
-	assert.Equal(t, 2, c.exit(t))
-	assert.Contains(t, c.log(), "no stream stores the output subject fleet.valid")
+	c := cmdtest.Start(t, t.TempDir(), "-server", s.url())
+	assert.Equal(t, 2, c.Exit(t))
+	assert.Contains(t, c.Log(), "no stream stores the output subject fleet.valid")
 }
 
 // The demonstration runs wherever the command is: its sample is built in,
@@ -274,10 +203,10 @@ func TestDemoRunsAnywhere(t *testing.T) {
 	want, err := os.ReadFile("../../../testdata/messages.ndjson")
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(sample), "sample.ndjson is a copy of testdata/messages.ndjson")
-	c := start(t, t.TempDir(), "demo")
-	assert.Equal(t, 1, c.exit(t), c.log())
-	assert.Contains(t, c.stdout.String(), "stream DEAD (fleet.dead): 14 messages")
-	assert.Contains(t, c.stdout.String(), "testdata/messages.ndjson:6: core.device: /imei")
+	c := cmdtest.Start(t, t.TempDir(), "demo")
+	assert.Equal(t, 1, c.Exit(t), c.Log())
+	assert.Contains(t, c.Stdout(), "stream DEAD (fleet.dead): 14 messages")
+	assert.Contains(t, c.Stdout(), "testdata/messages.ndjson:6: core.device: /imei")
 }
 
 // A gate whose input stream is deleted under it stops, saying why, with a
@@ -285,15 +214,15 @@ func TestDemoRunsAnywhere(t *testing.T) {
 func TestGateStopsWhenItsInputIsDeleted(t *testing.T) {
 	s := &server{dir: t.TempDir(), port: freePort(t)}
 	s.up(t, "IN", "VALID", "DEAD")
-	c := start(t, t.TempDir(), "-server", s.url())
+	c := cmdtest.Start(t, t.TempDir(), "-server", s.url())
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if cons, err := s.js.Consumer(context.Background(), "IN", "gate"); err == nil && cons.CachedInfo().NumWaiting > 0 {
 			break // it has started, and waits for messages
 		}
-		require.True(t, time.Now().Before(deadline), "the gate never started; it logged:\n%s", c.log())
+		require.True(t, time.Now().Before(deadline), "the gate never started; it logged:\n%s", c.Log())
 	}
 	require.NoError(t, s.js.DeleteStream(context.Background(), "IN"))
-	assert.Equal(t, 2, c.exit(t), c.log())
-	assert.Contains(t, c.log(), "the input consumer is gone")
-	assert.Contains(t, c.log(), "gate: 0 messages", "the summary, still")
+	assert.Equal(t, 2, c.Exit(t), c.Log())
+	assert.Contains(t, c.Log(), "the input consumer is gone")
+	assert.Contains(t, c.Log(), "gate: 0 messages", "the summary, still")
 }

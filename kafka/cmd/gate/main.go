@@ -1,0 +1,328 @@
+// Command gate keeps invalid messages out of a Kafka topic: it consumes
+// its input topics as a member of a consumer group and produces each
+// record, a valid message to an output topic and anything else, with its
+// verdict, to a dead-letter topic, in Kafka transactions (see the Gate
+// type of package github.com/fleetkit/catalogue/kafka): a read_committed
+// consumer of the output and dead letters finds every input there once.
+// Run as many as the load needs, on as many machines, in one group: they
+// share the input's partitions.
+//
+//	gate -brokers kafka1:9092,kafka2:9092 -in fleet.in -out fleet.valid -dead fleet.dead -group fleet-gate
+//
+// Each running gate needs a transactional id of its own (-transactional-id).
+// The default, catalogue-gate-HOST-PID, is unique to the process; give a
+// stable one (a StatefulSet pod's name, say) to have a restarted gate
+// fence at once the transaction its killed predecessor left open, rather
+// than have the broker abort it when it times out.
+//
+// It refuses to start, saying why, when its output or dead-letter topic
+// does not exist, or when it consumes either. It waits for brokers that
+// are down, and logs losing a broker and finding it again; a broker lost
+// while it ends a transaction makes it start again on a new session,
+// which aborts the transaction left open, whose records come again.
+// SIGINT and SIGTERM stop it gracefully: it ends the transaction under
+// way and prints its summary. Its exit status is 0 when it stopped so, or with
+// -until-idle once its group had consumed everything, and 2 when it
+// stopped on an error (or for a usage error).
+//
+// TLS and SASL are not supported yet: the command talks plaintext to its
+// brokers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/gatecmd"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+// options are the command's flags.
+type options struct {
+	brokers   []string
+	in        []string
+	out, dead string
+	group     string
+	txnID     string
+	batch     int
+	maxBytes  int
+	untilIdle bool
+	// sessionTimeout is how long the group waits for a gate that
+	// vanished.
+	sessionTimeout time.Duration
+}
+
+// defaultMaxBytes is the default limit on a record batch, franz-go's
+// (kgo.ProducerBatchMaxBytes), below Kafka's default message.max.bytes
+// (1,048,588).
+const defaultMaxBytes = 1_000_012
+
+// run runs the command and returns its exit status: 0; 2 for a usage
+// error, or when it refused to start or stopped on an error.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	flags := flag.NewFlagSet("gate", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	var (
+		o                    options
+		brokers, in          string
+		host, _              = os.Hostname()
+		defaultTransactional = "catalogue-gate-" + host + "-" + strconv.Itoa(os.Getpid())
+	)
+	flags.StringVar(&brokers, "brokers", "", "seed brokers, host:port, comma separated (required)")
+	flags.StringVar(&in, "in", "fleet.in", "topic to gate, or several, comma separated")
+	flags.StringVar(&o.out, "out", "fleet.valid", "topic of valid messages")
+	flags.StringVar(&o.dead, "dead", "fleet.dead", "topic of dead letters")
+	flags.StringVar(&o.group, "group", "catalogue-gate", "consumer group the gates share")
+	flags.StringVar(&o.txnID, "transactional-id", "", "transactional id, one per running gate (default catalogue-gate-HOST-PID)")
+	flags.IntVar(&o.batch, "batch", 256, "most records in one transaction")
+	flags.IntVar(&o.maxBytes, "max-record-bytes", defaultMaxBytes, "most bytes of a record batch the brokers store (message.max.bytes, or the topics' max.message.bytes)")
+	flags.DurationVar(&o.sessionTimeout, "session-timeout", 45*time.Second, "how long the group waits for a gate that vanished before giving its partitions to the others")
+	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
+	flags.Usage = func() {
+		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	o.brokers, o.in = split(brokers), split(in)
+	if o.txnID == "" {
+		o.txnID = defaultTransactional
+	}
+	var usage string
+	switch {
+	case flags.NArg() > 0:
+		usage = "unexpected arguments " + msg.Escape(strings.Join(flags.Args(), " "))
+	case len(o.brokers) == 0:
+		usage = "-brokers is required"
+	case len(o.in) == 0:
+		usage = "-in names no topic"
+	case o.batch < 1:
+		usage = "-batch must be at least 1"
+	case o.maxBytes < 1024:
+		usage = "-max-record-bytes must be at least 1024"
+	case o.sessionTimeout < time.Second:
+		usage = "-session-timeout must be at least 1s"
+	}
+	if usage != "" {
+		fmt.Fprintf(stderr, "gate: %s\n", usage)
+		flags.Usage()
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := serve(ctx, o, stderr, log); err != nil {
+		fmt.Fprintf(stderr, "gate: %s\n", msg.Escape(err.Error()))
+		return 2
+	}
+	return 0
+}
+
+// split returns the comma-separated items of s, without blanks.
+func split(s string) []string {
+	var items []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
+
+// serve runs a gate until ctx is done (or, with -until-idle, its group
+// has consumed everything) and writes its summary to stderr. A gate that
+// stopped on an error of the connection (a broker lost while it ended a
+// transaction) is started again, with a session of its own and back-off:
+// the transaction it could not end is aborted when the new session takes
+// its transactional id, and its records come again.
+func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	log.Info("gate starting", "brokers", msg.Escape(strings.Join(o.brokers, ",")), "in", msg.Escape(strings.Join(o.in, ",")),
+		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
+	links := &linkLog{log: log, links: map[string]link{}}
+	var progress func(gate.Stats)
+	_, err := gatecmd.Run(stderr, o.out, o.dead, &progress, func() (gate.Stats, error) {
+		var total gate.Stats
+		for try := 1; ; try++ {
+			st, err := runOnce(ctx, o, links, log, func(s gate.Stats) {
+				if progress != nil {
+					s.Add(total)
+					progress(s)
+				}
+			}, try == 1)
+			total.Add(st)
+			if err == nil || ctx.Err() != nil || !transient(err) {
+				return total, err
+			}
+			wait := min(10*time.Second, 100*time.Millisecond<<min(try, 16))
+			log.Warn("the gate stopped on an error of the connection; starting it again", "in", wait, "error", msg.Escape(err.Error()))
+			select {
+			case <-ctx.Done():
+				return total, nil
+			case <-time.After(wait):
+			}
+		}
+	})
+	return err
+}
+
+// runOnce runs a gate on a session of its own until it stops.
+func runOnce(ctx context.Context, o options, links *linkLog, log *slog.Logger, progress func(gate.Stats), first bool) (gate.Stats, error) {
+	sess, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(o.brokers...),
+		kgo.ClientID("catalogue-gate"),
+		// Metadata that failed to load (brokers down at start) is
+		// loaded again after this, not after kgo's default 5 s: a gate
+		// that waited for its brokers starts within a second of them.
+		kgo.MetadataMinAge(time.Second),
+		// A gate that vanished (killed, or cut off from the brokers)
+		// holds its partitions this long.
+		kgo.SessionTimeout(o.sessionTimeout),
+		kgo.HeartbeatInterval(min(3*time.Second, o.sessionTimeout/3)),
+		kgo.ConsumerGroup(o.group),
+		kgo.ConsumeTopics(o.in...),
+		// A new group gates what its input already holds.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.TransactionalID(o.txnID),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
+		kgo.WithHooks(links),
+	)
+	if err != nil {
+		return gate.Stats{}, err
+	}
+	defer sess.Close()
+	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
+		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log, Progress: progress}
+	if first {
+		go warnMissingInput(ctx, kadm.NewClient(sess.Client()), o.in, log)
+	} else if err := abortOpen(ctx, sess.Client(), o.txnID); err != nil {
+		return gate.Stats{}, err
+	}
+	return g.Run(ctx)
+}
+
+// abortOpen aborts the transaction a gate with the transactional id
+// txnID left open, by initializing a producer with that id, as the
+// session's own producer would only once it produces: until then its
+// consumer would wait for the open transaction's offsets to be settled,
+// which the broker does only when the transaction times out.
+func abortOpen(ctx context.Context, cl *kgo.Client, txnID string) error {
+	for try := 1; ; try++ {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &txnID
+		req.TransactionTimeoutMillis = 60_000
+		req.ProducerID, req.ProducerEpoch = -1, -1
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
+		}
+	}
+}
+
+// transient reports whether err, the error a gate stopped on, is one of
+// the connection, which a new session may not meet: not a refusal, and
+// not a producer fenced by another with its transactional id, which must
+// stop it.
+func transient(err error) bool {
+	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
+}
+
+// warnMissingInput logs, once it can reach a broker, each input topic
+// that does not exist: a gate given a misspelt -in would otherwise wait
+// for it in silence (the consumer waits for a topic it does not find,
+// which is right for one created later).
+func warnMissingInput(ctx context.Context, adm *kadm.Client, in []string, log *slog.Logger) {
+	for try := 1; ; try++ {
+		topics, err := adm.ListTopics(ctx, in...)
+		if err == nil {
+			for _, t := range in {
+				if !topics.Has(t) {
+					log.Warn("the input topic does not exist; waiting for it", "topic", msg.Escape(t))
+				}
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(min(time.Duration(try)*time.Second, 10*time.Second)):
+		}
+	}
+}
+
+// linkLog logs, through kgo's hooks, connecting to a broker the first
+// time, losing it (the first connection to it that fails after one that
+// worked) and finding it again (the first that works after), once each:
+// never a line per request or per record, whatever an outage lasts. A
+// broker not reached yet at start is not logged here: Run logs waiting
+// for it, with its back-off.
+type linkLog struct {
+	log   *slog.Logger
+	mu    sync.Mutex
+	links map[string]link // by host:port
+}
+
+// link is what linkLog knows of a broker.
+type link struct {
+	reached bool // a connection to it has worked
+	down    bool // the last connection to it failed
+}
+
+var _ kgo.HookBrokerConnect = (*linkLog)(nil)
+
+// OnBrokerConnect implements kgo.HookBrokerConnect.
+func (l *linkLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	addr := msg.Escape(net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))))
+	l.mu.Lock()
+	was := l.links[addr]
+	l.links[addr] = link{reached: was.reached || err == nil, down: err != nil}
+	l.mu.Unlock()
+	switch {
+	case err == nil && !was.reached:
+		l.log.Info("connected to a broker", "broker", addr)
+	case err == nil && was.down:
+		l.log.Info("found the broker again", "broker", addr)
+	case err != nil && was.reached && !was.down:
+		l.log.Warn("lost the broker; retrying with back-off", "broker", addr, "error", msg.Escape(err.Error()))
+	}
+}
