@@ -264,6 +264,12 @@ func TestDecodeAllocatesWhatTheValueKeeps(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+		if raceEnabled {
+			// The pool of name tables loses some on purpose: at most one
+			// more a call. CI counts exactly in a run without -race.
+			assert.LessOrEqual(t, allocs, tc.want+1, "%s: want %s: %s", tc.name, tc.why, tc.msg)
+			continue
+		}
 		assert.Equal(t, tc.want, allocs, "%s: want %s: %s", tc.name, tc.why, tc.msg)
 	}
 }
