@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/fleetkit/catalogue/compat"
@@ -23,17 +22,15 @@ func checkCompatible(cfg config) (warnings []string, err error) {
 	var breaks []string
 	for _, r := range reports {
 		label := cfg.Dir + "/" + r.New.File() + " against " + r.Old.Version
-		for _, f := range r.Findings {
-			line := label + ": " + f.String()
-			if f.Breaks != 0 {
-				breaks = append(breaks, line)
-			} else {
-				warnings = append(warnings, line)
+		// Report.Lines writes a line per finding, in order, then one for
+		// the findings omitted, if any: each goes with the breaks or the
+		// warnings as what it says does.
+		for i, line := range r.Lines(label) {
+			breaking := r.OmittedBreaks
+			if i < len(r.Findings) {
+				breaking = r.Findings[i].Breaks != 0
 			}
-		}
-		if r.Omitted > 0 {
-			line := fmt.Sprintf("%s: %d more findings omitted: the report reached its size limit", label, r.Omitted)
-			if r.OmittedBreaks {
+			if breaking {
 				breaks = append(breaks, line)
 			} else {
 				warnings = append(warnings, line)

@@ -70,6 +70,12 @@ const (
 	RuleSchema      Rule = "schema"       // what names the schema (a header, an argument) names none of the catalogue
 	RuleHeader      Rule = "header"       // a header (CloudEvents ce-*) is malformed or contradicts the body
 	RuleLineLength  Rule = "line_length"  // the line of a stream is longer than its limit, a limit of the stream, not of the schema
+
+	// The rules a gate applies beside the schema's (decision 16): a
+	// message can follow its schema and still not be forwarded.
+
+	RuleDuplicateID Rule = "duplicate_id" // another message, with another body, was already forwarded under the message's id
+	RuleTooLarge    Rule = "too_large"    // the message's copy, with the headers a gate adds, is larger than the broker stores
 )
 
 // A Violation is one way in which a message breaks its schema. Its JSON

@@ -259,7 +259,8 @@ func TestPointerEscapesTheName(t *testing.T) {
 }
 
 // TestRulesDocListsEveryRule pins that doc/rules.md names every rule msg
-// declares, and that msg.go declares each as a Rule constant.
+// declares, and that msg.go declares each as a Rule constant: every rule
+// of the library is declared there, in one block.
 func TestRulesDocListsEveryRule(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "msg.go", nil, 0)
 	require.NoError(t, err)
@@ -278,7 +279,7 @@ func TestRulesDocListsEveryRule(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, rules, 34, "the rules of msg.go")
+	require.Len(t, rules, 36, "the rules of msg.go")
 	doc, err := os.ReadFile("../doc/rules.md")
 	require.NoError(t, err)
 	for _, r := range rules {
