@@ -21,10 +21,10 @@ func withMember(seed []byte, key, raw string) []byte {
 	for i, m := range list {
 		if m.key == key {
 			list[i].value = json.RawMessage(raw)
-			return object(list)
+			return writeObject(list)
 		}
 	}
-	return object(append(list, member{key, json.RawMessage(raw)}))
+	return writeObject(append(list, member{key, json.RawMessage(raw)}))
 }
 
 // TestRepeatIsReportedAtTheRepeatedMember pins that a member name
