@@ -13,6 +13,7 @@ package gatetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -112,6 +113,56 @@ type Gate interface {
 	// Kill stops the gate abruptly: its connection closed with messages
 	// fetched, copies in flight and acknowledgements unsent.
 	Kill()
+}
+
+// Go starts a gate in a goroutine and returns it as a Gate, for a
+// binding's StartGate: run runs the gate on ctx until it returns, doing
+// whatever the binding does after (closing its session, flushing its
+// last acknowledgements); Stop cancels ctx. kill cuts the gate's
+// connections as a killed process would lose them; Kill calls it, cancels
+// ctx, and returns without waiting, as a gate cut off may take a while to
+// notice. A gate still running when the test ends is killed, and waited
+// for, so that none outlives its test.
+func Go(t testing.TB, run func(ctx context.Context) (gate.Stats, error), kill func()) Gate {
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &running{cancel: cancel, kill: kill, done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		g.st, g.err = run(ctx)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-g.done:
+		default:
+			g.Kill()
+			<-g.done
+		}
+	})
+	return g
+}
+
+// running is a gate started by Go.
+type running struct {
+	cancel context.CancelFunc
+	kill   func()
+	done   chan struct{}
+	st     gate.Stats // set before done is closed
+	err    error
+}
+
+func (g *running) Wait() (gate.Stats, error) {
+	<-g.done
+	return g.st, g.err
+}
+
+func (g *running) Stop() (gate.Stats, error) {
+	g.cancel()
+	return g.Wait()
+}
+
+func (g *running) Kill() {
+	g.kill()
+	g.cancel()
 }
 
 // A Binding is what the suite needs of a binding under test.
