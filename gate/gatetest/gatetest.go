@@ -14,6 +14,7 @@ package gatetest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -194,24 +195,21 @@ func Run(t *testing.T, b Binding) {
 
 // gen makes messages, valid and invalid, of all four schemas.
 type gen struct {
-	r  *rand.Rand
-	ce ce.Binding
-	n  int
+	src *rand.ChaCha8 // r's source, and the uuids' reader
+	r   *rand.Rand
+	ce  ce.Binding
+	n   int
 }
 
 func newGen(seed uint64, b ce.Binding) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ce: b}
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	src := rand.NewChaCha8(key)
+	return &gen{src: src, r: rand.New(src), ce: b}
 }
 
-func (g *gen) uuid() uuid.UUID {
-	var u uuid.UUID
-	for i := range u {
-		u[i] = byte(g.r.Uint32())
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return u
-}
+// uuid returns a random version 4 uuid.
+func (g *gen) uuid() uuid.UUID { return uuid.Must(uuid.NewRandomFromReader(g.src)) }
 
 func (g *gen) time() time.Time { return time.Unix(1.7e9+g.r.Int64N(1e8), 0).UTC() }
 
