@@ -7,6 +7,10 @@
 // It is a package of its own, not a function of package wire, because
 // package object cannot import wire, which imports object to name the
 // Object it returns; nor can it name object.Object, for the same reason.
+// Without a hook, object.Object would have to be a type defined over an
+// internal one (type Object rawtext.Text), which a decoder could convert
+// to; but then Object's public declaration, in go doc and pkgsite, would
+// name a type no user can see, and the hook is four lines.
 package rawobject
 
 // newObject is object's constructor, a func(text []byte) object.Object:
