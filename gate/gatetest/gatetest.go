@@ -7,8 +7,11 @@
 // A binding's tests call it with its own Binding:
 //
 //	func TestGateContract(t *testing.T) {
-//		gatetest.Run(t, gatetest.Binding{Name: "nats", CE: ce.NATS, Start: startBroker})
+//		gatetest.Run(t, gatetest.Binding{CE: ce.NATS, Start: startBroker})
 //	}
+//
+// Its Broker's StartGate runs the binding's gate through Go, which makes
+// the running gate a Gate.
 package gatetest
 
 import (
