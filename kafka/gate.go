@@ -1,11 +1,13 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -234,8 +236,8 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 		}
 	}
 	seen := map[uuid.UUID][sha256.Size]byte{} // ids forwarded in this batch
-	for _, r := range records {
-		out, dead, fw := g.decide(r, seen)
+	for _, j := range g.judgeAll(records) {
+		out, dead, fw := g.settle(j, seen)
 		switch {
 		case out != nil:
 			g.Session.Produce(ctx, out, promise)
@@ -250,7 +252,7 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 			continue
 		}
 		st.Messages++
-		st.Bytes += int64(len(r.Value))
+		st.Bytes += int64(len(j.r.Value))
 	}
 	// End flushes, then commits the produced records and the offsets
 	// together, or aborts both.
@@ -284,67 +286,154 @@ type forwarded struct {
 	sum [sha256.Size]byte
 }
 
-// decide judges r and returns its copy for the output, or its dead
-// letter, or neither for a redelivery of a message already forwarded.
-func (g *Gate) decide(r *kgo.Record, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
+// judgeAll judges records, on as many goroutines as the process runs
+// Go code on (GOMAXPROCS) for a batch large enough: judging a record
+// (decoding it exactly, validating it, writing its copy's headers) is
+// most of the gate's work, and needs nothing of the others. What depends
+// on the order of the records, the duplicate window, is settle's.
+func (g *Gate) judgeAll(records []*kgo.Record) []judgement {
+	js := make([]judgement, len(records))
+	workers := min(runtime.GOMAXPROCS(0), len(records)/minChunk)
+	if workers <= 1 {
+		g.judgeRange(records, js)
+		return js
+	}
+	var wg sync.WaitGroup
+	size := (len(records) + workers - 1) / workers
+	for lo := 0; lo < len(records); lo += size {
+		hi := min(lo+size, len(records))
+		wg.Go(func() { g.judgeRange(records[lo:hi], js[lo:hi]) })
+	}
+	wg.Wait()
+	return js
+}
+
+// minChunk is the fewest records judgeAll gives a goroutine of its own.
+const minChunk = 32
+
+// judgeRange judges records into js, one for one.
+func (g *Gate) judgeRange(records []*kgo.Record, js []judgement) {
+	scratch := make([]byte, 0, 512)
+	for i, r := range records {
+		js[i], scratch = g.judge(r, scratch)
+	}
+}
+
+// A judgement is what a record is, judged alone: a dead letter if it is
+// invalid; else its copy (or, if the copy cannot be made, its dead
+// letter), which settle forwards unless its id was forwarded before.
+type judgement struct {
+	r    *kgo.Record
+	m    msg.Message
+	id   msg.Identity
+	dead *kgo.Record // the dead letter of an invalid record
+	out  *kgo.Record // the copy of a valid one, or nil if it has none
+	late *kgo.Record // the dead letter of a valid record without a copy
+	fw   forwarded
+}
+
+// judge judges r alone; scratch is a buffer it may use, returned for
+// the next record. It changes nothing of g's: records are judged at once.
+func (g *Gate) judge(r *kgo.Record, scratch []byte) (judgement, []byte) {
+	j := judgement{r: r}
 	m, id, err := DecodeIdentity(g.kinds(), r)
 	if err != nil {
-		return nil, g.deadLetter(r, gate.VerdictOf(m, err)), fw
+		j.dead = g.deadLetter(r, gate.VerdictOf(m, err))
+		return j, scratch
 	}
+	j.m, j.id = m, id
 	_, body, _, _ := Unframe(r.Value)
-	fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
-	prev, ok := seen[id.ID]
+	j.fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
+	out := &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
+	if len(out.Key) == 0 {
+		out.Key = id.Key.Append(nil)
+	}
+	if out.Headers, scratch, err = withIdentity(r.Headers, id, scratch); err != nil {
+		j.late = g.deadLetter(r, gate.VerdictOf(m, err))
+		return j, scratch
+	}
+	if size := recordSize(out); size > g.maxRecord() {
+		v := gate.VerdictOf(m, nil)
+		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
+		j.late = g.deadLetter(r, v)
+		return j, scratch
+	}
+	j.out = out
+	return j, scratch
+}
+
+// settle returns what becomes of a judged record, in the order of the
+// input: its copy for the output, or its dead letter, or neither for a
+// redelivery of a message already forwarded (in this batch, seen, or in
+// the window).
+func (g *Gate) settle(j judgement, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
+	if j.dead != nil {
+		return nil, j.dead, fw
+	}
+	fw = j.fw
+	prev, ok := seen[fw.id]
 	if !ok {
-		prev, ok = g.window.get(id.ID)
+		prev, ok = g.window.get(fw.id)
 	}
 	if ok {
 		if prev == fw.sum {
 			return nil, nil, fw
 		}
-		v := gate.VerdictOf(m, nil)
+		v := gate.VerdictOf(j.m, nil)
 		v.Valid = true
 		v.Violations = []*msg.Violation{{
-			Path:    id.Kind.IDMember,
+			Path:    j.id.Kind.IDMember,
 			Rule:    msg.RuleDuplicateID,
 			Message: "another message, with another body, was forwarded under its id",
-			Value:   `"` + id.ID.String() + `"`,
+			Value:   `"` + fw.id.String() + `"`,
 		}}
-		return nil, g.deadLetter(r, v), fw
+		return nil, g.deadLetter(j.r, v), fw
 	}
-	out = &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
-	if len(out.Key) == 0 {
-		out.Key = id.Key.Append(nil)
+	if j.out == nil {
+		return nil, j.late, fw
 	}
-	if out.Headers, err = withIdentity(r.Headers, id); err != nil {
-		return nil, g.deadLetter(r, gate.VerdictOf(m, err)), fw
-	}
-	if size := recordSize(out); size > g.maxRecord() {
-		v := gate.VerdictOf(m, nil)
-		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
-		return nil, g.deadLetter(r, v), fw
-	}
-	return out, nil, fw
+	return j.out, nil, fw
 }
 
 // withIdentity returns the headers of a copy: those of hs that are not
 // the ones ce.Kafka writes, then those, written for the message of
 // identity id (which the input's agree with, or were absent), their
-// values in one allocation.
-func withIdentity(hs []kgo.RecordHeader, id msg.Identity) ([]kgo.RecordHeader, error) {
+// values in one allocation. When hs holds each of those once already,
+// with the value it would write, it returns hs itself: the copy shares
+// the input's headers, as a copy of the record made without the library
+// would. scratch is a buffer it may use, returned for the next call.
+func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo.RecordHeader, []byte, error) {
+	same := true
+	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
+		n := 0
+		for _, h := range hs {
+			if h.Key == key {
+				n++
+				same = same && bytes.Equal(h.Value, value)
+			}
+		}
+		same = same && n == 1
+	})
+	if err != nil {
+		return nil, scratch, err
+	}
+	if same {
+		return hs, scratch, nil
+	}
 	out := make([]kgo.RecordHeader, 0, len(hs)+7)
 	written := make([]kgo.RecordHeader, 0, 7)
-	_, err := ce.Kafka.AppendHeaders(make([]byte, 0, 256), id, func(key string, value []byte) {
+	_, err = ce.Kafka.AppendHeaders(make([]byte, 0, len(scratch)), id, func(key string, value []byte) {
 		written = append(written, kgo.RecordHeader{Key: key, Value: value})
 	})
 	if err != nil {
-		return nil, err
+		return nil, scratch, err
 	}
 	for _, h := range hs {
 		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
 			out = append(out, h)
 		}
 	}
-	return append(out, written...), nil
+	return append(out, written...), scratch, nil
 }
 
 // deadLetter returns the dead letter of r with verdict v: r's key, its
