@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"runtime"
 	"slices"
 	"sync"
@@ -14,7 +16,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
@@ -53,6 +57,16 @@ type Gate struct {
 	// kgo.ConsumeTopics (the input), kgo.TransactionalID (one per gate),
 	// and kgo.FetchIsolationLevel(kgo.ReadCommitted()).
 	Session *kgo.GroupTransactSession
+	// NewSession, if not nil, makes the gate's sessions, as Session
+	// says, instead of Session (which must then be nil): Run makes one to
+	// start with, and a new one whenever the one it runs on has failed
+	// on an error of the connection (the brokers lost while it ended a
+	// transaction), closing each when done with it. A session that
+	// failed cannot begin another transaction; the new one aborts the
+	// transaction it left open, whose records come again, and the gate
+	// goes on with its duplicate window and its totals. With no
+	// NewSession, Run returns such an error.
+	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
 	// letters go to. Both must exist, and neither may be consumed by the
 	// gate itself.
@@ -86,6 +100,7 @@ type Gate struct {
 	// consume: every partition of its input committed to its end.
 	UntilIdle bool
 
+	sess   *kgo.GroupTransactSession // the session Run runs on
 	window *window
 	limit  int // recordLimit, read once: the client's options are read by reflection
 }
@@ -96,25 +111,66 @@ type Gate struct {
 // UntilIdle, until the group has committed its whole input), ending the
 // transaction under way, and returns what it did. It returns an error
 // wrapping gate.ErrRefused for a gate that must not start, and the error
-// of a transaction that could not be ended: its producer fenced, or the
-// brokers lost while it ended. After such an error the session cannot
-// begin another transaction: start the gate again on a new session (as
-// kafka/cmd/gate does, with back-off), whose first transaction aborts the
-// one left open; its records come again.
+// of a transaction that could not be ended: its producer fenced by
+// another with its transactional id, or, without NewSession, the brokers
+// lost while it ended. With NewSession, a gate whose session failed so
+// starts again on a new one, with back-off, as kafka/cmd/gate does.
 func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
-	if err := g.start(ctx); err != nil || ctx.Err() != nil {
-		return gate.Stats{}, err
+	if (g.Session == nil) == (g.NewSession == nil) {
+		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
 	g.window = newWindow(orDefault(g.DuplicateWindow, 100_000))
-	g.limit = g.recordLimit()
+	if g.NewSession == nil {
+		g.sess = g.Session
+		var st gate.Stats
+		err := g.run(ctx, &st)
+		return st, err
+	}
 	var st gate.Stats
+	for try, first := 1, true; ; try, first = try+1, false {
+		sess, err := g.NewSession()
+		if err != nil {
+			return st, fmt.Errorf("kafka gate: making a session: %w", err)
+		}
+		g.sess = sess
+		if !first {
+			err = abortOpen(ctx, sess.Client())
+		}
+		before := st.Messages
+		if err == nil {
+			err = g.run(ctx, &st)
+		}
+		sess.Close()
+		g.sess = nil
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return st, err
+		}
+		if st.Messages > before {
+			try = 1 // it worked for a while: back off from the start again
+		}
+		wait := gate.Backoff(try)
+		g.log(slog.LevelWarn, "the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
+		select {
+		case <-ctx.Done():
+			return st, nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// run runs the gate on its session, adding what it does to st.
+func (g *Gate) run(ctx context.Context, st *gate.Stats) error {
+	if err := g.start(ctx); err != nil || ctx.Err() != nil {
+		return err
+	}
+	g.limit = g.recordLimit()
 	for ctx.Err() == nil {
 		poll := ctx
 		var cancel context.CancelFunc = func() {}
 		if g.UntilIdle {
 			poll, cancel = context.WithTimeout(ctx, 250*time.Millisecond)
 		}
-		fs := g.Session.PollRecords(poll, orDefault(g.Batch, 256))
+		fs := g.sess.PollRecords(poll, orDefault(g.Batch, 256))
 		cancel()
 		if fs.IsClientClosed() {
 			break
@@ -134,13 +190,59 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		done, err := g.transact(ctx, records)
 		st.Add(done)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if done.Retries == 0 && g.Progress != nil {
-			g.Progress(st)
+			g.Progress(*st)
 		}
 	}
-	return st, nil
+	return nil
+}
+
+// abortOpen aborts the transaction the gate's last session left open,
+// by initializing a producer with its transactional id, as the session's
+// own producer would only once it produces: until then its consumer
+// would wait for the open transaction's offsets to be settled, which the
+// broker does only when the transaction times out.
+func abortOpen(ctx context.Context, cl *kgo.Client) error {
+	txnID, _ := cl.OptValue(kgo.TransactionalID).(string)
+	if txnID == "" {
+		return fmt.Errorf("%w: its session has no transactional id", gate.ErrRefused)
+	}
+	for try := 1; ; try++ {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &txnID
+		req.TransactionTimeoutMillis = 60_000
+		if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
+			req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
+		}
+		req.ProducerID, req.ProducerEpoch = -1, -1
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
+		}
+	}
+}
+
+// transient reports whether err, the error a gate stopped on, is one of
+// the connection, which a new session may not meet: not a refusal, and
+// not a producer fenced by another with its transactional id, which must
+// stop it.
+func transient(err error) bool {
+	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
 }
 
 // start checks, until ctx is done, that the output and dead-letter topics
@@ -149,7 +251,7 @@ func (g *Gate) start(ctx context.Context) error {
 	if g.Output == "" || g.DeadLetters == "" || g.Output == g.DeadLetters {
 		return fmt.Errorf("%w: the output (%q) and dead-letter (%q) topics must be named, and differ", gate.ErrRefused, g.Output, g.DeadLetters)
 	}
-	cl := g.Session.Client()
+	cl := g.sess.Client()
 	for _, t := range cl.GetConsumeTopics() {
 		switch t {
 		case g.Output:
@@ -188,7 +290,7 @@ func (g *Gate) start(ctx context.Context) error {
 // idle reports whether the gate's group has committed every partition of
 // its input to its end: whether nothing is left for any gate of it.
 func (g *Gate) idle(ctx context.Context) bool {
-	cl := g.Session.Client()
+	cl := g.sess.Client()
 	group, _ := cl.OptValue(kgo.ConsumerGroup).(string)
 	adm := kadm.NewClient(cl)
 	ends, err := adm.ListEndOffsets(ctx, cl.GetConsumeTopics()...)
@@ -213,7 +315,7 @@ func (g *Gate) idle(ctx context.Context) bool {
 // transaction with their offsets, and returns what it counted: the
 // records' outcomes if it committed, else as many retries.
 func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats, error) {
-	if err := g.Session.Begin(); err != nil {
+	if err := g.sess.Begin(); err != nil {
 		return gate.Stats{}, fmt.Errorf("kafka gate: beginning a transaction: %w", err)
 	}
 	// A gate told to stop ends the transaction under way, as it would
@@ -240,12 +342,12 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 		out, dead, fw := g.settle(j, seen)
 		switch {
 		case out != nil:
-			g.Session.Produce(ctx, out, promise)
+			g.sess.Produce(ctx, out, promise)
 			forward = append(forward, fw)
 			seen[fw.id] = fw.sum
 			st.Forwarded++
 		case dead != nil:
-			g.Session.Produce(ctx, dead, promise)
+			g.sess.Produce(ctx, dead, promise)
 			st.DeadLetters++
 		default:
 			st.Redeliveries++
@@ -259,7 +361,7 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 	mu.Lock()
 	commit := failed == nil
 	mu.Unlock()
-	committed, err := g.Session.End(ctx, kgo.TransactionEndTry(commit))
+	committed, err := g.sess.End(ctx, kgo.TransactionEndTry(commit))
 	mu.Lock()
 	commit = committed && failed == nil
 	why := cmpErr(failed, err)
@@ -479,7 +581,7 @@ func (g *Gate) maxRecord() int { return g.limit }
 // recordLimit returns the size a record the gate produces must keep
 // within: MaxRecordBytes, and no more than the client puts in a batch.
 func (g *Gate) recordLimit() int {
-	batch, _ := g.Session.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	batch, _ := g.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
 	limit := int(batch) - batchOverhead
 	if g.MaxRecordBytes > 0 {
 		limit = min(limit, g.MaxRecordBytes)
