@@ -338,7 +338,9 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 		}
 	}
 	seen := map[uuid.UUID][sha256.Size]byte{} // ids forwarded in this batch
-	for _, j := range g.judgeAll(records) {
+	js := g.judgeAll(records)
+	for i := range js {
+		j := &js[i]
 		out, dead, fw := g.settle(j, seen)
 		switch {
 		case out != nil:
@@ -417,7 +419,7 @@ const minChunk = 32
 func (g *Gate) judgeRange(records []*kgo.Record, js []judgement) {
 	scratch := make([]byte, 0, 512)
 	for i, r := range records {
-		js[i], scratch = g.judge(r, scratch)
+		scratch = g.judge(&js[i], r, scratch)
 	}
 }
 
@@ -432,43 +434,46 @@ type judgement struct {
 	out  *kgo.Record // the copy of a valid one, or nil if it has none
 	late *kgo.Record // the dead letter of a valid record without a copy
 	fw   forwarded
+	copy kgo.Record // out's memory, allocated with the batch's
 }
 
-// judge judges r alone; scratch is a buffer it may use, returned for
-// the next record. It changes nothing of g's: records are judged at once.
-func (g *Gate) judge(r *kgo.Record, scratch []byte) (judgement, []byte) {
-	j := judgement{r: r}
+// judge judges r alone into j; scratch is a buffer it may use, returned
+// for the next record. It changes nothing of g's: records are judged at
+// once.
+func (g *Gate) judge(j *judgement, r *kgo.Record, scratch []byte) []byte {
+	j.r = r
 	m, id, err := DecodeIdentity(g.kinds(), r)
 	if err != nil {
 		j.dead = g.deadLetter(r, gate.VerdictOf(m, err))
-		return j, scratch
+		return scratch
 	}
 	j.m, j.id = m, id
 	_, body, _, _ := Unframe(r.Value)
 	j.fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
-	out := &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
+	j.copy = kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
+	out := &j.copy
 	if len(out.Key) == 0 {
 		out.Key = id.Key.Append(nil)
 	}
 	if out.Headers, scratch, err = withIdentity(r.Headers, id, scratch); err != nil {
 		j.late = g.deadLetter(r, gate.VerdictOf(m, err))
-		return j, scratch
+		return scratch
 	}
 	if size := recordSize(out); size > g.maxRecord() {
 		v := gate.VerdictOf(m, nil)
 		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
 		j.late = g.deadLetter(r, v)
-		return j, scratch
+		return scratch
 	}
 	j.out = out
-	return j, scratch
+	return scratch
 }
 
 // settle returns what becomes of a judged record, in the order of the
 // input: its copy for the output, or its dead letter, or neither for a
 // redelivery of a message already forwarded (in this batch, seen, or in
 // the window).
-func (g *Gate) settle(j judgement, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
+func (g *Gate) settle(j *judgement, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
 	if j.dead != nil {
 		return nil, j.dead, fw
 	}

@@ -43,10 +43,12 @@ func (h Header) Set(key, value string) {
 }
 
 // readOnly is a record's headers as ce reads them: their values as
-// strings, made with one allocation for all of them, so that judging a
-// record does not make a string of each value it reads.
+// strings, made with one allocation for all of them and one for the
+// slice of them, so that judging a record does not make a string of
+// each value it reads.
 type readOnly struct {
-	keys, values []string
+	headers []kgo.RecordHeader
+	values  []string
 }
 
 func readHeaders(r *kgo.Record) readOnly {
@@ -59,10 +61,9 @@ func readHeaders(r *kgo.Record) readOnly {
 		buf = append(buf, h.Value...)
 	}
 	all := string(buf)
-	ro := readOnly{keys: make([]string, len(r.Headers)), values: make([]string, len(r.Headers))}
+	ro := readOnly{headers: r.Headers, values: make([]string, len(r.Headers))}
 	at := 0
 	for i, h := range r.Headers {
-		ro.keys[i] = h.Key
 		ro.values[i] = all[at : at+len(h.Value)]
 		at += len(h.Value)
 	}
@@ -73,8 +74,8 @@ func readHeaders(r *kgo.Record) readOnly {
 // of the record's when there is one, which the caller must not modify.
 func (ro readOnly) Values(key string) []string {
 	first, n := -1, 0
-	for i, k := range ro.keys {
-		if k == key {
+	for i, h := range ro.headers {
+		if h.Key == key {
 			if first < 0 {
 				first = i
 			}
@@ -88,8 +89,8 @@ func (ro readOnly) Values(key string) []string {
 		return ro.values[first : first+1 : first+1]
 	}
 	vs := make([]string, 0, n)
-	for i, k := range ro.keys {
-		if k == key {
+	for i, h := range ro.headers {
+		if h.Key == key {
 			vs = append(vs, ro.values[i])
 		}
 	}
