@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,8 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 )
@@ -38,24 +35,7 @@ func TestGateStartsAgainOnANewSessionAfterLosingItsBrokers(t *testing.T) {
 	defer c.Close()
 	addrs := c.ListenAddrs()
 
-	_, lines := samples(t)
-	valid := make([]bool, n)
-	records := make([]*kgo.Record, n)
-	for i := range n {
-		body := withNewID(t, lines[i%len(lines)])
-		valid[i] = i%5 != 4
-		if !valid[i] {
-			body = body[:len(body)/2]
-		}
-		records[i] = &kgo.Record{Topic: inTopic, Value: body, Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
-		if valid[i] {
-			m, err := catalogue.DecodeOr(body, "example.event")
-			require.NoError(t, err)
-			require.NoError(t, ce.Kafka.Write(kafka.Header{Record: records[i]}, m))
-		}
-	}
-	producer := readerClient(t, addrs)
-	require.NoError(t, producer.ProduceSync(context.Background(), records...).FirstErr())
+	valid := produceInput(t, addrs, n)
 
 	// Once the gate has committed a few transactions, every EndTxn
 	// loses its connection for a second and a half: the brokers are
@@ -103,34 +83,7 @@ func TestGateStartsAgainOnANewSessionAfterLosingItsBrokers(t *testing.T) {
 	assert.Equal(t, n, st.Messages, "every input counted once")
 	assert.Equal(t, n*4/5, st.Forwarded)
 
-	seen := make([]int, n)
-	where := make([]string, n)
-	for _, r := range readAll(t, addrs, n, outTopic, deadTopic) {
-		var key []byte
-		for _, h := range r.Headers {
-			if h.Key == keyHeader {
-				key = h.Value
-			}
-		}
-		i, err := strconv.Atoi(string(key))
-		require.NoError(t, err, "a record without its input's key in %s", r.Topic)
-		seen[i]++
-		where[i] = r.Topic
-	}
-	bad := 0
-	for i := range n {
-		want := outTopic
-		if !valid[i] {
-			want = deadTopic
-		}
-		if seen[i] != 1 || where[i] != want {
-			bad++
-			if bad <= 10 {
-				t.Errorf("input %d: stored %d times, last in %q, want once in %q", i, seen[i], where[i], want)
-			}
-		}
-	}
-	assert.Zero(t, bad, "inputs not stored exactly once where they belong")
+	checkExactlyOnce(t, addrs, valid)
 }
 
 // A gate given both a Session and a NewSession, or neither, is refused.
