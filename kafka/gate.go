@@ -42,7 +42,9 @@ const batchOverhead = 61
 // dead letters and the input's offsets commit together, so that a
 // read_committed consumer of the output and dead letters sees every input
 // once, whatever fails, and a batch that fails is aborted and read again.
-// Gates scale out as the members of the group.
+// Gates scale out as the members of the group; within one, a batch's
+// records are judged on as many goroutines as GOMAXPROCS allows, and
+// settled in their order.
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
