@@ -15,6 +15,8 @@ import (
 type generator struct {
 	buf bytes.Buffer
 	sf  *schemaFile
+	// depth is how deeply the cases being written nest (cases.go).
+	depth int
 }
 
 func (g *generator) p(format string, args ...any) {
@@ -252,6 +254,15 @@ func (f *field) doc() string {
 	if f.IMEI {
 		b.WriteString(" Empty means not set; any other value must be a valid IMEI (see package imei).")
 	}
+	b.WriteString(f.limits())
+	b.WriteString(f.casesDoc())
+	return b.String()
+}
+
+// limits states, for a doc comment, what the schema asks of f's value
+// beyond its kind: bounds, lengths, pattern, item counts and values.
+func (f *field) limits() string {
+	var b strings.Builder
 	if f.Min != nil {
 		fmt.Fprintf(&b, " At least %d.", *f.Min)
 	}

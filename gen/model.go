@@ -121,6 +121,10 @@ type field struct {
 	// (Union, the keyword), one per JSON type, in the schema's order.
 	Branches []*field
 	Union    string
+	// Cases are, for a member whose schema gives a type beside a oneOf
+	// or an anyOf, the schemas of each, judging a value of the member's
+	// own kind (see cases.go).
+	Cases []*caseSet
 	// RawValues are the values an enum or const allows a number, an
 	// array, an object or a member of any value, as JSON compared by
 	// JSON equality at run time, through the package variable ValuesVar.
@@ -151,6 +155,11 @@ func (f *field) walk(fn func(f *field)) {
 	}
 	for _, b := range f.Branches {
 		b.walk(fn)
+	}
+	for _, cs := range f.Cases {
+		for _, c := range cs.Cases {
+			c.walk(fn)
+		}
 	}
 }
 
@@ -413,6 +422,12 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
 		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
 	}
+	return b.buildValue(path, name, raw, required)
+}
+
+// buildValue makes the field of member name, at path, whose schema is
+// raw.
+func (b *builder) buildValue(path, name string, raw json.RawMessage, required bool) (*field, error) {
 	node, err := b.parseNode(path, raw)
 	if err != nil {
 		return nil, err
@@ -458,6 +473,9 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 			f.Repr = reprValue
 		}
 		return f, nil
+	}
+	if len(all) > 0 && unionKeyword(node) != "" {
+		return b.buildCases(path, name, node, required)
 	}
 	if u := unionKeyword(node); u != "" {
 		if err := b.buildUnion(f, path, u, node); err != nil {

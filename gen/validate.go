@@ -79,6 +79,7 @@ func (g *generator) checks(f *field, e, name, x string) {
 		g.p("%s.%s%s(base, %s, %s, %q)", e, what, f.valuesCheck(), name, x, f.enumList())
 		g.p("}")
 	}
+	g.cases(f, e, name, x)
 }
 
 // valuesCheck names the check of wire.Errors that reports a value outside

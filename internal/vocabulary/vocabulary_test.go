@@ -67,10 +67,12 @@ var values = map[string][]string{
 	"scale":    {"", `1`, `1.0`, `2e1`, `20.0`, `0.5`, `2`, `"1"`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
+	"band":     {"", `3`, `7`, `7.0`, `7.5`, `10.5`, `12`, `21`, `-1.5`, `"7"`, `null`},
+	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -146,7 +148,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }

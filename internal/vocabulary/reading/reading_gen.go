@@ -131,6 +131,18 @@ type Reading struct {
 	// value, null included, kept as its text; nil is absent.
 	Anything json.RawMessage
 
+	// Band is the member "band": a oneOf beside a type: its schemas judge a
+	// number. Optional: nil when absent. A JSON number, held as its text
+	// (json.Number), so that no digit is lost and bounds are compared exactly.
+	// Exactly one of the 2 schemas of its oneOf accepts it: (1) a multiple of
+	// 1. At most 10; (2) at least 5. At most 20.
+	Band *json.Number
+
+	// Grade is the member "grade": Optional: nil when absent. At least one of
+	// the 4 schemas of its anyOf accepts it: (1) at most 2 characters; (2)
+	// matches the pattern "^x"; (3) any email; (4) no value.
+	Grade *string
+
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema
 	// allows them; their names are case-sensitive, so "Message_ID" is an extra
@@ -238,6 +250,8 @@ type readingPointees struct {
 	Labels  Labels
 	Scale   json.Number
 	Cleared struct{}
+	Band    json.Number
+	Grade   string
 }
 
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
@@ -504,6 +518,57 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
+		case 26: // band
+			if x, ok := d.NumberValue(base, "/band"); ok {
+				{
+					var c1 wire.Errors
+					n1 := 0
+					c1.NumberMax(base, "/band", x, "10")
+					c1.NumberMultipleOf(base, "/band", x, factor1, "1")
+					if c1.Len() == 0 {
+						n1++
+					}
+					c1 = wire.Errors{}
+					c1.NumberMin(base, "/band", x, "5")
+					c1.NumberMax(base, "/band", x, "20")
+					if c1.Len() == 0 {
+						n1++
+					}
+					d.Cases(base, "/band", msg.RuleOneOf, n1, 2)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Band = x
+				v.Band = &p.Band
+			}
+		case 27: // grade
+			if x, ok := d.String(base, "/grade"); ok {
+				{
+					var c1 wire.Errors
+					n1 := 0
+					c1.MaxLength(base, "/grade", x, 2)
+					if c1.Len() == 0 {
+						n1++
+					}
+					c1 = wire.Errors{}
+					c1.Pattern(base, "/grade", x, pattern3, "^x")
+					if c1.Len() == 0 {
+						n1++
+					}
+					c1 = wire.Errors{}
+					c1.Format(base, "/grade", x, wire.CheckEmail, "email")
+					if c1.Len() == 0 {
+						n1++
+					}
+					d.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Grade = x
+				v.Grade = &p.Grade
+			}
 		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
@@ -529,7 +594,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -667,6 +732,47 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	}
 	if v.Anything != nil {
 		e.RawValue(base, "/anything", v.Anything)
+	}
+	if v.Band != nil {
+		e.NumberText(base, "/band", *v.Band)
+		{
+			var c1 wire.Errors
+			n1 := 0
+			c1.NumberMax(base, "/band", *v.Band, "10")
+			c1.NumberMultipleOf(base, "/band", *v.Band, factor1, "1")
+			if c1.Len() == 0 {
+				n1++
+			}
+			c1 = wire.Errors{}
+			c1.NumberMin(base, "/band", *v.Band, "5")
+			c1.NumberMax(base, "/band", *v.Band, "20")
+			if c1.Len() == 0 {
+				n1++
+			}
+			e.Cases(base, "/band", msg.RuleOneOf, n1, 2)
+		}
+	}
+	if v.Grade != nil {
+		e.String(base, "/grade", *v.Grade)
+		{
+			var c1 wire.Errors
+			n1 := 0
+			c1.MaxLength(base, "/grade", *v.Grade, 2)
+			if c1.Len() == 0 {
+				n1++
+			}
+			c1 = wire.Errors{}
+			c1.Pattern(base, "/grade", *v.Grade, pattern3, "^x")
+			if c1.Len() == 0 {
+				n1++
+			}
+			c1 = wire.Errors{}
+			c1.Format(base, "/grade", *v.Grade, wire.CheckEmail, "email")
+			if c1.Len() == 0 {
+				n1++
+			}
+			e.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
+		}
 	}
 	if len(v.Extra) > 0 {
 		for k, raw := range v.Extra {
@@ -869,13 +975,21 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"anything":`)
 		e.Raw(v.Anything)
 	}
+	if v.Band != nil {
+		e.Member(`"band":`)
+		e.Number(*v.Band)
+	}
+	if v.Grade != nil {
+		e.Member(`"grade":`)
+		e.String(*v.Grade)
+	}
 	e.Extra(v.Extra, declaredReading)
 	e.End(outer)
 }
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 831
+	n := 852
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -894,13 +1008,19 @@ func (v *Reading) size() int {
 	if v.Scale != nil {
 		n += len(*v.Scale)
 	}
+	if v.Band != nil {
+		n += len(*v.Band)
+	}
+	if v.Grade != nil {
+		n += len(*v.Grade)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade":
 		return true
 	}
 	return false
@@ -1672,4 +1792,6 @@ var (
 	values1  = wire.NewValues("1", "\"one\"", "[1,{\"a\":2}]", "{\"b\":[true]}", "null")
 	values2  = wire.NewValues("[1,\"x\"]")
 	values3  = wire.NewValues("1", "20")
+	factor1  = wire.NewFactor("1")
+	pattern3 = regexp.MustCompile("^x") // "^x"
 )

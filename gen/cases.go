@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A oneOf or an anyOf beside a type ({"type": "integer", "oneOf": [...]})
+// judges a value the member already holds as its own kind: its schemas
+// differ not by JSON type but by what else they ask (bounds, lengths,
+// patterns, formats, values). The member keeps its kind, and decoding and
+// Validate count the schemas that accept its value: exactly one for a
+// oneOf, at least one for an anyOf. Each schema is the branch with the
+// member's type added, as JSON Schema reads it: a branch of another type
+// accepts nothing, and a branch of type integer under a member of type
+// number accepts the numbers whose value is an integer.
+//
+// A branch is refused, naming it, when it asks what a value of the
+// member's kind cannot be checked for by the checks decoding and Validate
+// share: members of an object, items of an array, a string enum.
+
+// A caseSet is a oneOf or an anyOf beside a type.
+type caseSet struct {
+	Rule  string   // "oneOf" or "anyOf"
+	Cases []*field // each of the member's kind, or kindNever for a schema no value of it passes
+}
+
+// casesKinds are the kinds whose every check a case can make: those the
+// shared checks (validate.go) cover whole.
+func casesKind(k kind) bool {
+	switch k {
+	case kindEnum, kindArray, kindUnion, kindObject, kindNever, kindAny:
+		return false
+	}
+	return true
+}
+
+// buildCases makes the field of member name, at path, whose schema node
+// gives a type beside a oneOf, an anyOf or both.
+func (b *builder) buildCases(path, name string, n node, required bool) (*field, error) {
+	rest, err := json.Marshal(without(n, "oneOf", "anyOf"))
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.buildValue(path, name, rest, required)
+	if err != nil {
+		return nil, err
+	}
+	if f.Nullable || !casesKind(f.Kind) {
+		return nil, fmt.Errorf("%s: %s beside a member of kind %s, or a nullable one, is not supported by the generator", path, unionKeyword(n), f.row().What)
+	}
+	types, _ := n.types(path)
+	typ := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })[0]
+	for _, rule := range []string{"oneOf", "anyOf"} {
+		if n[rule] == nil {
+			continue
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(n[rule], &list); err != nil || len(list) == 0 {
+			return nil, fmt.Errorf("%s: %s is not a list of schemas", path, rule)
+		}
+		cs := &caseSet{Rule: rule}
+		for i, raw := range list {
+			c, err := b.buildCase(fmt.Sprintf("%s/%s/%d", path, rule, i), name, typ, f, raw)
+			if err != nil {
+				return nil, err
+			}
+			cs.Cases = append(cs.Cases, c)
+		}
+		f.Cases = append(f.Cases, cs)
+	}
+	if f.Default != nil && string(f.Default) != "null" {
+		for _, cs := range f.Cases {
+			if !cs.accepts(f.Default) {
+				return nil, fmt.Errorf("%s: default %s breaks the member's own schema: %s", path, f.Default, cs.Rule)
+			}
+		}
+	}
+	return f, nil
+}
+
+// buildCase makes the case at path, a branch raw of a oneOf or an anyOf
+// beside type typ, judging the values of f.
+func (b *builder) buildCase(path, name, typ string, f *field, raw json.RawMessage) (*field, error) {
+	bn, err := b.parseNode(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	bt, err := bn.types(path)
+	if err != nil {
+		return nil, err
+	}
+	list := []node{without(bn, "default"), {"type": json.RawMessage(strconv.Quote(typ))}}
+	if typ == "number" && slices.Contains(bt, "integer") && !slices.Contains(bt, "number") {
+		// A number passes type integer when its value is one.
+		list[0] = without(list[0], "type")
+		list = append(list, node{"multipleOf": json.RawMessage("1")})
+	}
+	merged, err := b.merge(path, list)
+	if err != nil {
+		return nil, err
+	}
+	if merged[never] != nil {
+		return &field{JSON: name, Kind: kindNever}, nil
+	}
+	data, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.buildValue(path, name, data, false)
+	if err != nil {
+		return nil, err
+	}
+	same := c.Kind == f.Kind || c.row().GoType == f.row().GoType && c.row().Reader != "" && c.row().Reader == f.row().Reader
+	if c.Kind != kindNever && (!same || !casesKind(c.Kind)) {
+		return nil, fmt.Errorf("%s: a schema of kind %s beside type %s is not supported by the generator", path, c.row().What, typ)
+	}
+	return c, nil
+}
+
+// accepts reports whether the value raw, a default, passes cs.
+func (cs *caseSet) accepts(raw json.RawMessage) bool {
+	n := 0
+	for _, c := range cs.Cases {
+		if c.Kind == kindNever {
+			continue
+		}
+		d := *c
+		d.Default = raw
+		if d.checkDefault() == nil && allAccept(d.Cases, raw) {
+			n++
+		}
+	}
+	return cs.Rule == "oneOf" && n == 1 || cs.Rule == "anyOf" && n >= 1
+}
+
+// allAccept reports whether raw passes every one of sets.
+func allAccept(sets []*caseSet, raw json.RawMessage) bool {
+	for _, cs := range sets {
+		if !cs.accepts(raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// cases writes the checks of f's cases on the value x; e is the
+// *wire.Errors (or the wire.Decoder) that records a violation. Each case
+// runs the shared checks into errors of its own, c1 (c2 within a case
+// that has cases of its own), which only say whether it passed.
+func (g *generator) cases(f *field, e, name, x string) {
+	for _, cs := range f.Cases {
+		g.depth++
+		c, n := "c"+strconv.Itoa(g.depth), "n"+strconv.Itoa(g.depth)
+		outer := g.buf
+		g.buf = bytes.Buffer{}
+		used := false
+		for _, k := range cs.Cases {
+			if k.Kind == kindNever {
+				continue
+			}
+			mark := g.buf.Len()
+			if used {
+				// What the case before found.
+				g.p("%s = wire.Errors{}", c)
+			}
+			start := g.buf.Len()
+			g.checks(k, c, name, x)
+			if g.buf.Len() == start {
+				g.buf.Truncate(mark)
+				g.p("%s++", n)
+				continue
+			}
+			used = true
+			g.p("if %s.Len() == 0 {", c)
+			g.p("%s++", n)
+			g.p("}")
+		}
+		body := g.buf.Bytes()
+		g.buf = outer
+		g.p("{")
+		if used {
+			g.p("var %s wire.Errors", c)
+		}
+		g.p("%s := 0", n)
+		g.buf.Write(body)
+		g.p("%s.Cases(base, %s, msg.Rule%s, %s, %d)", e, name, exportName(cs.Rule), n, len(cs.Cases))
+		g.p("}")
+		g.depth--
+	}
+}
+
+// casesDoc describes f's cases for its doc comment.
+func (f *field) casesDoc() string {
+	var b strings.Builder
+	for _, cs := range f.Cases {
+		if cs.Rule == "oneOf" {
+			fmt.Fprintf(&b, " Exactly one of the %d schemas of its oneOf accepts it:", len(cs.Cases))
+		} else {
+			fmt.Fprintf(&b, " At least one of the %d schemas of its anyOf accepts it:", len(cs.Cases))
+		}
+		for i, c := range cs.Cases {
+			what := "no value"
+			if c.Kind != kindNever {
+				what = strings.TrimSpace(c.limits())
+				if what == "" {
+					what = "any " + c.row().What
+				}
+				what = strings.ToLower(what[:1]) + what[1:]
+			}
+			sep := ";"
+			if i == len(cs.Cases)-1 {
+				sep = "."
+			}
+			fmt.Fprintf(&b, " (%d) %s%s", i+1, strings.TrimSuffix(what, "."), sep)
+		}
+	}
+	return b.String()
+}

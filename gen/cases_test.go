@@ -1,0 +1,44 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCasesBesideAType pins how a oneOf or an anyOf beside a type is
+// read: the member keeps its kind, each branch becomes a case of that
+// kind (integer under number as a multiple of 1, another type as no
+// value), and what a case cannot check is refused by keyword and path.
+func TestCasesBesideAType(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "number", "oneOf": [{"type": "integer"}, {"minimum": 2}, {"type": "string"}, false]}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	assert.Equal(t, kindNumber, f.Kind)
+	require.Len(t, f.Cases, 1)
+	cs := f.Cases[0]
+	assert.Equal(t, "oneOf", cs.Rule)
+	require.Len(t, cs.Cases, 4)
+	assert.Equal(t, kindNumber, cs.Cases[0].Kind)
+	assert.Equal(t, "1", cs.Cases[0].Factor)
+	assert.Equal(t, "2", cs.Cases[1].NumMin)
+	assert.Equal(t, kindNever, cs.Cases[2].Kind)
+	assert.Equal(t, kindNever, cs.Cases[3].Kind)
+	assert.Contains(t, f.doc(), "Exactly one of the 4 schemas of its oneOf accepts it: (1) a multiple of 1; (2) at least 2; (3) no value; (4) no value.")
+
+	for props, want := range map[string]string{
+		`{"a": {"type": "object", "oneOf": [{"required": ["b"]}, {"required": ["c"]}]}}`:                                 "/a/oneOf/0: a schema of kind object beside type object",
+		`{"a": {"type": "string", "anyOf": [{"enum": ["x"]}]}}`:                                                          "/a/anyOf/0: a schema of kind enum beside type string",
+		`{"a": {"type": ["string", "null"], "anyOf": [{"maxLength": 1}]}}`:                                               "/a: anyOf beside a member of kind string, or a nullable one",
+		`{"a": {"type": "integer", "oneOf": [{"maximum": 3}, {"minimum": 1}], "default": 2}}`:                            "/a: default 2 breaks the member's own schema: oneOf",
+		`{"a": {"type": "integer", "oneOf": [{"maximum": 3}, {"minimum": 1}], "anyOf": [{"maximum": 0}], "default": 0}}`: "",
+	} {
+		_, err := build(testSchema(t, props))
+		if want == "" {
+			assert.NoError(t, err, props)
+			continue
+		}
+		assert.ErrorContains(t, err, want, props)
+	}
+}
