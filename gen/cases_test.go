@@ -42,3 +42,29 @@ func TestCasesBesideAType(t *testing.T) {
 		assert.ErrorContains(t, err, want, props)
 	}
 }
+
+// TestTypeListIsAUnion pins that a list of types is a union of one
+// branch per type, each keyword applying to the branch of its type, and
+// that integer beside number is the number branch alone.
+func TestTypeListIsAUnion(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": ["integer", "string", "null"], "minimum": 0, "maxLength": 3}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	assert.Equal(t, kindUnion, f.Kind)
+	assert.Equal(t, "type", f.Union)
+	assert.True(t, f.Nullable)
+	require.Len(t, f.Branches, 2)
+	assert.Equal(t, kindInt, f.Branches[0].Kind)
+	assert.Equal(t, int64(0), *f.Branches[0].Min)
+	assert.Nil(t, f.Branches[0].MaxLength)
+	assert.Equal(t, kindString, f.Branches[1].Kind)
+	assert.Equal(t, 3, *f.Branches[1].MaxLength)
+	assert.Nil(t, f.Branches[1].Min)
+
+	sf, err = build(testSchema(t, `{"a": {"type": ["integer", "number", "boolean"]}}`))
+	require.NoError(t, err)
+	f = sf.Root.Fields[2]
+	require.Len(t, f.Branches, 2)
+	assert.Equal(t, kindNumber, f.Branches[0].Kind)
+	assert.Equal(t, kindBool, f.Branches[1].Kind)
+}

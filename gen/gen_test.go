@@ -166,7 +166,7 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"no Go name":                  `{"$a": {"type": "string"}}`,
 		"oneOf":                       `{"a": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}`,
 		"$ref":                        `{"a": {"$ref": "#/definitions/x"}}`,
-		"two types":                   `{"a": {"type": ["string", "integer"]}}`,
+		"two types and a string enum": `{"a": {"type": ["string", "integer"], "enum": ["x", 1]}}`,
 		"number with a bad default":   `{"a": {"type": "number", "maximum": 1.5, "default": 1.6}}`,
 		"unknown format":              `{"a": {"type": "string", "format": "hostname"}}`,
 		"array of enums":              `{"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}}}`,

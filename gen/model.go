@@ -499,6 +499,12 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 			f.Default = nil
 		}
 	}
+	if len(types) > 1 {
+		if err := b.buildTypeList(f, path, node, all); err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
 	if len(types) != 1 {
 		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
 	}

@@ -68,11 +68,12 @@ var values = map[string][]string{
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
 	"band":     {"", `3`, `7`, `7.0`, `7.5`, `10.5`, `12`, `21`, `-1.5`, `"7"`, `null`},
+	"reach":    {"", `0`, `-1`, `2.0`, `"abc"`, `"abcd"`, `null`, `true`, `1.5`, `[]`},
 	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).

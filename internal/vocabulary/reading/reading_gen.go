@@ -143,6 +143,10 @@ type Reading struct {
 	// matches the pattern "^x"; (3) any email; (4) no value.
 	Grade *string
 
+	// Reach is the member "reach": a list of types: a union of one branch per
+	// type. Optional and nullable: absent, null and a value are told apart.
+	Reach msg.Nullable[Reach]
+
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema
 	// allows them; their names are case-sensitive, so "Message_ID" is an extra
@@ -171,6 +175,14 @@ type Setting struct {
 	String  *string
 	Integer *int64
 	Object  *SettingObject
+}
+
+// Reach is a value of the member "reach" of Reading, which the schema's
+// type lets be an integer or a string: exactly one of its fields is set,
+// the one of the value's JSON type.
+type Reach struct {
+	Integer *int64
+	String  *string
 }
 
 // New returns a message with every default of its schema filled in, ready
@@ -569,6 +581,35 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Grade = x
 				v.Grade = &p.Grade
 			}
+		case 28: // reach
+			if d.Null() {
+				v.Reach = msg.Null[Reach]()
+			} else {
+				{
+					var u Reach
+					ok := true
+					switch c := d.WS(); {
+					case c == '-' || c >= '0' && c <= '9':
+						var x int64
+						if x, ok = d.Int(base, "/reach"); ok {
+							d.Min(base, "/reach", x, 0)
+							u.Integer = &x
+						}
+					case c == '"':
+						var x string
+						if x, ok = d.String(base, "/reach"); ok {
+							d.MaxLength(base, "/reach", x, 3)
+							u.String = &x
+						}
+					default:
+						d.Mistyped(base, "/reach", "an integer or a string")
+						ok = false
+					}
+					if ok {
+						v.Reach = msg.Of(u)
+					}
+				}
+			}
 		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
@@ -594,7 +635,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -772,6 +813,23 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 				n1++
 			}
 			e.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
+		}
+	}
+	if x, ok := v.Reach.Get(); ok {
+		{
+			n := 0
+			if y := (x).Integer; y != nil {
+				n++
+				e.Min(base, "/reach", *y, 0)
+			}
+			if y := (x).String; y != nil {
+				n++
+				e.String(base, "/reach", *y)
+				e.MaxLength(base, "/reach", *y, 3)
+			}
+			if n != 1 {
+				e.Union(base, "/reach", msg.RuleType, n)
+			}
 		}
 	}
 	if len(v.Extra) > 0 {
@@ -983,13 +1041,28 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"grade":`)
 		e.String(*v.Grade)
 	}
+	if !v.Reach.IsAbsent() {
+		e.Member(`"reach":`)
+		if x, ok := v.Reach.Get(); ok {
+			switch {
+			case (x).Integer != nil:
+				e.Int(*(x).Integer)
+			case (x).String != nil:
+				e.String(*(x).String)
+			default:
+				e.NoValue("reach")
+			}
+		} else {
+			e.Null()
+		}
+	}
 	e.Extra(v.Extra, declaredReading)
 	e.End(outer)
 }
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 852
+	n := 877
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1020,7 +1093,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach":
 		return true
 	}
 	return false
