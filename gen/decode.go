@@ -91,11 +91,7 @@ func (g *generator) unmarshal(m *message) {
 	if m.Names != nil {
 		g.p("d.PropertyName(base, key, %s)", namesVar(m))
 	}
-	if m.Closed {
-		g.p("d.Additional(base, key)")
-	} else {
-		g.p("d.Extra(&v.Extra, base, key)")
-	}
+	g.decodeExtra(m)
 	g.p("}")
 	g.p("}")
 	if m.MinProps != nil || m.MaxProps != nil {

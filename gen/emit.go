@@ -120,7 +120,7 @@ func (g *generator) imports() []string {
 	}
 	var messages func(m *message)
 	messages = func(m *message) {
-		if m.Names != nil && m.Names.RE2 != "" {
+		if m.Names != nil && m.Names.RE2 != "" || len(m.Extras) > 0 {
 			uses["regexp"] = true
 		}
 		for _, n := range m.Nested {
@@ -345,7 +345,7 @@ func (g *generator) message(m *message, root bool) {
 		g.p("%s %s", f.GoName, f.fieldType())
 		g.p("")
 	}
-	g.comment("Extra holds the members the schema does not declare, each as its JSON text, so that decoding and encoding a message keeps them. The schema allows them; their names are case-sensitive, so \"Message_ID\" is an extra member, not message_id.")
+	g.comment("Extra holds the members the schema does not declare, each as its JSON text, so that decoding and encoding a message keeps them. The schema allows them; their names are case-sensitive, so \"Message_ID\" is an extra member, not message_id." + m.extrasDoc())
 	g.p("Extra map[string]json.RawMessage")
 	g.p("}")
 
@@ -393,6 +393,7 @@ func (g *generator) message(m *message, root bool) {
 	g.marshal(m, root)
 	g.size(m)
 	g.declared(m)
+	g.extras(m)
 	for _, n := range m.Nested {
 		g.message(n, false)
 	}

@@ -172,7 +172,7 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"array of enums":              `{"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}}}`,
 		"bound beyond int64":          `{"a": {"type": "integer", "minimum": 1e19}}`,
 		"enum without null":           `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
-		"additionalProperties schema": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`,
+		"additionalProperties object": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "object", "required": ["c"]}}}`,
 		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
 		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
 	} {

@@ -53,6 +53,11 @@ type message struct {
 	DependentRule string
 	// Names is the schema's propertyNames, nil without one.
 	Names *names
+	// Extras are the schemas of the members its patternProperties name,
+	// and Additional that of the others, when additionalProperties is a
+	// schema (patternprops.go).
+	Extras     []*extraSchema
+	Additional *extraSchema
 }
 
 // names is what propertyNames asks of every member name: lengths in
@@ -140,6 +145,9 @@ type field struct {
 func (m *message) walkFields(fn func(f *field)) {
 	for _, f := range m.Fields {
 		f.walk(fn)
+	}
+	for _, x := range m.allExtras() {
+		x.Value.walk(fn)
 	}
 }
 
@@ -243,7 +251,7 @@ var keywords = map[string]bool{
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
 	never:                  true,
-	"additionalProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
+	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,
 }
 
@@ -330,6 +338,9 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	if err := m.closed(path, node); err != nil {
 		return nil, err
 	}
+	if err := b.extraSchemas(m, path, node, props); err != nil {
+		return nil, err
+	}
 	if m.MinProps, err = node.count(path, "minProperties"); err != nil {
 		return nil, err
 	}
@@ -407,8 +418,6 @@ func (m *message) closed(path string, node node) error {
 	case "", "true", "{}":
 	case "false":
 		m.Closed = true
-	default:
-		return fmt.Errorf("%s: additionalProperties other than true or false is not supported by the generator", orRoot(path))
 	}
 	return nil
 }
@@ -498,6 +507,12 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		if string(f.Default) == "null" {
 			f.Default = nil
 		}
+	}
+	if len(all) == 0 && len(types) == 0 {
+		// A schema that gives no type judges the values of each type by
+		// the keywords that apply to it: a union of every type.
+		types = allTypes
+		all = allTypes
 	}
 	if len(types) > 1 {
 		if err := b.buildTypeList(f, path, node, all); err != nil {
@@ -963,7 +978,7 @@ func (sf *schemaFile) namePatterns() {
 
 // objectKeywords are those that make an object without properties one
 // with a type of its own (kindObject) rather than a free one.
-var objectKeywords = []string{"required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies", "propertyNames"}
+var objectKeywords = []string{"required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies", "propertyNames"}
 
 // onlyAnnotations reports whether a schema asserts nothing: it has no
 // keyword but those that only describe.

@@ -6,6 +6,9 @@ import (
 	"strconv"
 )
 
+// allTypes are the JSON types, integer among number's values.
+var allTypes = []string{"null", "boolean", "object", "array", "number", "string"}
+
 // buildTypeList makes f, whose schema node gives a list of types
 // ({"type": ["integer", "string"]}) and no oneOf or anyOf, a union of one
 // branch per type: node with that type alone, so that each keyword

@@ -139,9 +139,7 @@ func (g *generator) validate(m *message) {
 	if m.Names != nil {
 		g.p("e.PropertyName(base, k, %s)", namesVar(m))
 	}
-	if m.Closed {
-		g.p("e.Additional(base, k)")
-	}
+	g.validateExtra(m)
 	g.p("}")
 	g.p("}")
 	g.p("}")

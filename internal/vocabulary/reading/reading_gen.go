@@ -147,6 +147,15 @@ type Reading struct {
 	// type. Optional and nullable: absent, null and a value are told apart.
 	Reach msg.Nullable[Reach]
 
+	// Extras is the member "extras": patternProperties, with a declared member
+	// a pattern matches, and additionalProperties as a schema. Optional: nil
+	// when absent.
+	Extras *Extras
+
+	// Tagged is the member "tagged": patternProperties on a closed object, one
+	// of them untyped, with propertyNames. Optional: nil when absent.
+	Tagged *Tagged
+
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema
 	// allows them; their names are case-sensitive, so "Message_ID" is an extra
@@ -264,6 +273,8 @@ type readingPointees struct {
 	Cleared struct{}
 	Band    json.Number
 	Grade   string
+	Extras  Extras
+	Tagged  Tagged
 }
 
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
@@ -610,6 +621,24 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 					}
 				}
 			}
+		case 29: // extras
+			if d.Object(base, "/extras") {
+				if p == nil {
+					p = new(readingPointees)
+				}
+				x := &p.Extras
+				x.decodeMembers(d, wire.Join(base, "/extras"))
+				v.Extras = x
+			}
+		case 30: // tagged
+			if d.Object(base, "/tagged") {
+				if p == nil {
+					p = new(readingPointees)
+				}
+				x := &p.Tagged
+				x.decodeMembers(d, wire.Join(base, "/tagged"))
+				v.Tagged = x
+			}
 		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
@@ -635,7 +664,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -832,6 +861,12 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 			}
 		}
 	}
+	if v.Extras != nil {
+		v.Extras.validate(e, wire.Join(base, "/extras"))
+	}
+	if v.Tagged != nil {
+		v.Tagged.validate(e, wire.Join(base, "/tagged"))
+	}
 	if len(v.Extra) > 0 {
 		for k, raw := range v.Extra {
 			e.Member(base, "", k, raw, declaredReading)
@@ -872,6 +907,12 @@ func (v *Reading) unset(list []string, base string) []string {
 	}
 	if v.Labels != nil {
 		list = v.Labels.unset(list, base+"/labels")
+	}
+	if v.Extras != nil {
+		list = v.Extras.unset(list, base+"/extras")
+	}
+	if v.Tagged != nil {
+		list = v.Tagged.unset(list, base+"/tagged")
 	}
 	return list
 }
@@ -1056,13 +1097,21 @@ func (v *Reading) encode(e *wire.Encoder) {
 			e.Null()
 		}
 	}
+	if v.Extras != nil {
+		e.Member(`"extras":`)
+		v.Extras.encode(e)
+	}
+	if v.Tagged != nil {
+		e.Member(`"tagged":`)
+		v.Tagged.encode(e)
+	}
 	e.Extra(v.Extra, declaredReading)
 	e.End(outer)
 }
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 877
+	n := 1025
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1093,7 +1142,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "tagged":
 		return true
 	}
 	return false
@@ -1856,6 +1905,581 @@ func declaredLabels(name string) bool {
 	return false
 }
 
+// Extras is the member "/extras" of a message of schema demo.reading:
+// patternProperties, with a declared member a pattern matches, and
+// additionalProperties as a schema.
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/extras", and
+// Validate checks a value built by hand by the same rules.
+type Extras struct {
+	// ID is the member "id": Optional: nil when absent. At least 0.
+	ID *int64
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id. A member whose name matches the pattern "^x-"
+	// (patternProperties) must be a string: at most 3 characters. A member
+	// whose name matches the pattern "^x-n" (patternProperties) must be any
+	// value; as a string, matches the pattern "^[0-9]+$". A member whose name
+	// matches the pattern "^id$" (patternProperties) must be any value; as a
+	// number, at least 0. Any other must be a boolean (additionalProperties).
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *Extras) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *Extras) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = Extras{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *Extras) decodeMembers(d *wire.Decoder, base string) {
+	*v = Extras{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, extrasMembers, &seen); j {
+		case 0: // id
+			if x, ok := d.Int(base, "/id"); ok {
+				d.Min(base, "/id", x, 0)
+				v.ID = &x
+			}
+		case wire.Undeclared:
+			m1 := extrasKey1.Match(key)
+			m2 := extrasKey2.Match(key)
+			m3 := extrasKey3.Match(key)
+			if k, raw, ok := d.ExtraValue(&v.Extra, base, key); ok {
+				name := wire.MemberPath(k)
+				if m1 {
+					checkExtrasKey1(&d.Errors, base, name, raw)
+				}
+				if m2 {
+					checkExtrasKey2(&d.Errors, base, name, raw)
+				}
+				if m3 {
+					checkExtrasKey3(&d.Errors, base, name, raw)
+				}
+				if !(m1 || m2 || m3) {
+					checkExtrasAdditional(&d.Errors, base, name, raw)
+				}
+			}
+		}
+	}
+}
+
+// extrasMembers lists the members Extras declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var extrasMembers = wire.NewMembers("id")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: bounds,
+// strings that are not UTF-8 and extra members that are not JSON or are
+// named like declared ones. It allocates nothing when v is valid.
+func (v *Extras) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *Extras) validate(e *wire.Errors, base string) {
+	if v.ID != nil {
+		e.Min(base, "/id", *v.ID, 0)
+	}
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredExtras)
+			m1 := extrasKey1.MatchString(k)
+			if m1 {
+				checkExtrasKey1(e, base, wire.MemberPath(k), raw)
+			}
+			m2 := extrasKey2.MatchString(k)
+			if m2 {
+				checkExtrasKey2(e, base, wire.MemberPath(k), raw)
+			}
+			m3 := extrasKey3.MatchString(k)
+			if m3 {
+				checkExtrasKey3(e, base, wire.MemberPath(k), raw)
+			}
+			if !(m1 || m2 || m3) {
+				checkExtrasAdditional(e, base, wire.MemberPath(k), raw)
+			}
+		}
+	}
+}
+
+func (v *Extras) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/extras" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v Extras) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/extras" of a message of schema demo.reading as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Extras) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Extras(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *Extras) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	if v.ID != nil {
+		e.Member(`"id":`)
+		e.Int(*v.ID)
+	}
+	e.Extra(v.Extra, declaredExtras)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Extras) size() int {
+	n := 16
+	return n
+}
+
+// declaredExtras reports whether the schema declares a member of Extras named name.
+func declaredExtras(name string) bool {
+	switch name {
+	case "id":
+		return true
+	}
+	return false
+}
+
+// The patterns of the patternProperties of Extras, as Go's regexp reads
+// them (each matches exactly the strings the ECMA-262 pattern does).
+var (
+	extrasKey1 = regexp.MustCompile("^x-")  // "^x-"
+	extrasKey2 = regexp.MustCompile("^x-n") // "^x-n"
+	extrasKey3 = regexp.MustCompile("^id$") // "^id$"
+)
+
+// checkExtrasKey1 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^x-".
+func checkExtrasKey1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *string }
+	if x, ok := d.String(base, name); ok {
+		d.MaxLength(base, name, x, 3)
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkExtrasKey2 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^x-n".
+func checkExtrasKey2(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[extrasKey2Value] }
+	if d.Null() {
+		v.Value = msg.Null[extrasKey2Value]()
+	} else {
+		{
+			var u extrasKey2Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x msg.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					d.Pattern(base, name, x, pattern4, "^[0-9]+$")
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// extrasKey2Value is a value of the member "value" of Extras, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type extrasKey2Value struct {
+	Boolean *bool
+	Object  *msg.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
+// checkExtrasKey3 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^id$".
+func checkExtrasKey3(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[extrasKey3Value] }
+	if d.Null() {
+		v.Value = msg.Null[extrasKey3Value]()
+	} else {
+		{
+			var u extrasKey3Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x msg.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					d.NumberMin(base, name, x, "0")
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// extrasKey3Value is a value of the member "value" of Extras, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type extrasKey3Value struct {
+	Boolean *bool
+	Object  *msg.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
+// checkExtrasAdditional checks raw, the value of the member name of a Extras at base,
+// against the schema of its additionalProperties.
+func checkExtrasAdditional(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *bool }
+	if x, ok := d.Bool(base, name); ok {
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// Tagged is the member "/tagged" of a message of schema demo.reading:
+// patternProperties on a closed object, one of them untyped, with
+// propertyNames.
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/tagged", and
+// Validate checks a value built by hand by the same rules.
+type Tagged struct {
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id. A member whose name matches the pattern
+	// "^t[0-9]+$" (patternProperties) must be a number or null. A member whose
+	// name matches the pattern "^m" (patternProperties) must be any value; as a
+	// number, at most 5.
+	Extra map[string]json.RawMessage
+}
+
+// taggedNames is the propertyNames of Tagged, which every member name must pass.
+var taggedNames = &wire.Names{
+	MinLength: 0, MaxLength: 4,
+	Schema: "{\"maxLength\": 4}",
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *Tagged) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *Tagged) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = Tagged{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *Tagged) decodeMembers(d *wire.Decoder, base string) {
+	*v = Tagged{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, taggedMembers, &seen); j {
+		case wire.Undeclared:
+			d.PropertyName(base, key, taggedNames)
+			m1 := taggedKey1.Match(key)
+			m2 := taggedKey2.Match(key)
+			if !(m1 || m2) {
+				d.Additional(base, key)
+				break
+			}
+			if k, raw, ok := d.ExtraValue(&v.Extra, base, key); ok {
+				name := wire.MemberPath(k)
+				if m1 {
+					checkTaggedKey1(&d.Errors, base, name, raw)
+				}
+				if m2 {
+					checkTaggedKey2(&d.Errors, base, name, raw)
+				}
+			}
+		}
+	}
+}
+
+// taggedMembers lists the members Tagged declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var taggedMembers = wire.NewMembers()
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *Tagged) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *Tagged) validate(e *wire.Errors, base string) {
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredTagged)
+			e.PropertyName(base, k, taggedNames)
+			m1 := taggedKey1.MatchString(k)
+			if m1 {
+				checkTaggedKey1(e, base, wire.MemberPath(k), raw)
+			}
+			m2 := taggedKey2.MatchString(k)
+			if m2 {
+				checkTaggedKey2(e, base, wire.MemberPath(k), raw)
+			}
+			if !(m1 || m2) {
+				e.Additional(base, k)
+			}
+		}
+	}
+}
+
+func (v *Tagged) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/tagged" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v Tagged) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/tagged" of a message of schema demo.reading as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Tagged) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Tagged(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *Tagged) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Extra(v.Extra, declaredTagged)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Tagged) size() int {
+	n := 2
+	return n
+}
+
+// declaredTagged reports whether the schema declares a member of Tagged named name.
+func declaredTagged(name string) bool {
+	return false
+}
+
+// The patterns of the patternProperties of Tagged, as Go's regexp reads
+// them (each matches exactly the strings the ECMA-262 pattern does).
+var (
+	taggedKey1 = regexp.MustCompile("^t[0-9]+$") // "^t[0-9]+$"
+	taggedKey2 = regexp.MustCompile("^m")        // "^m"
+)
+
+// checkTaggedKey1 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^t[0-9]+$".
+func checkTaggedKey1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[json.Number] }
+	if d.Null() {
+		v.Value = msg.Null[json.Number]()
+	} else {
+		if x, ok := d.NumberValue(base, name); ok {
+			v.Value = msg.Of(x)
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkTaggedKey2 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^m".
+func checkTaggedKey2(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[taggedKey2Value] }
+	if d.Null() {
+		v.Value = msg.Null[taggedKey2Value]()
+	} else {
+		{
+			var u taggedKey2Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x msg.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					d.NumberMax(base, name, x, "5")
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// taggedKey2Value is a value of the member "value" of Tagged, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type taggedKey2Value struct {
+	Boolean *bool
+	Object  *msg.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
 // The patterns of the schema's members, as Go's regexp reads them
 // (each matches exactly the strings the ECMA-262 pattern does), and
 // their multipleOf values, read once.
@@ -1866,5 +2490,6 @@ var (
 	values2  = wire.NewValues("[1,\"x\"]")
 	values3  = wire.NewValues("1", "20")
 	factor1  = wire.NewFactor("1")
-	pattern3 = regexp.MustCompile("^x") // "^x"
+	pattern3 = regexp.MustCompile("^x")       // "^x"
+	pattern4 = regexp.MustCompile("^[0-9]+$") // "^[0-9]+$"
 )
