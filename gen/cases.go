@@ -54,7 +54,10 @@ func (b *builder) buildCases(path, name string, n node, required bool) (*field, 
 		return nil, fmt.Errorf("%s: %s beside a member of kind %s, or a nullable one, is not supported by the generator", path, unionKeyword(n), f.row().What)
 	}
 	types, _ := n.types(path)
-	typ := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })[0]
+	typ := "null" // a member whose only value is null
+	if others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" }); len(others) > 0 {
+		typ = others[0]
+	}
 	for _, rule := range []string{"oneOf", "anyOf"} {
 		if n[rule] == nil {
 			continue

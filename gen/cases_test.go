@@ -33,6 +33,7 @@ func TestCasesBesideAType(t *testing.T) {
 		`{"a": {"type": ["string", "null"], "anyOf": [{"maxLength": 1}]}}`:                                               "/a: anyOf beside a member of kind string, or a nullable one",
 		`{"a": {"type": "integer", "oneOf": [{"maximum": 3}, {"minimum": 1}], "default": 2}}`:                            "/a: default 2 breaks the member's own schema: oneOf",
 		`{"a": {"type": "integer", "oneOf": [{"maximum": 3}, {"minimum": 1}], "anyOf": [{"maximum": 0}], "default": 0}}`: "",
+		`{"a": {"type": "null", "oneOf": [{"oneOf": [{"type": "null"}]}]}}`:                                              "",
 	} {
 		_, err := build(testSchema(t, props))
 		if want == "" {
