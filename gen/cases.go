@@ -169,7 +169,7 @@ func (g *generator) cases(f *field, e, name, x string) {
 			mark := g.buf.Len()
 			if used {
 				// What the case before found.
-				g.p("%s = wire.Errors{}", c)
+				g.p("%s = wire.CaseErrors()", c)
 			}
 			start := g.buf.Len()
 			g.checks(k, c, name, x)
@@ -179,7 +179,7 @@ func (g *generator) cases(f *field, e, name, x string) {
 				continue
 			}
 			used = true
-			g.p("if %s.Len() == 0 {", c)
+			g.p("if %s.Passed() {", c)
 			g.p("%s++", n)
 			g.p("}")
 		}
@@ -187,7 +187,7 @@ func (g *generator) cases(f *field, e, name, x string) {
 		g.buf = outer
 		g.p("{")
 		if used {
-			g.p("var %s wire.Errors", c)
+			g.p("%s := wire.CaseErrors()", c)
 		}
 		g.p("%s := 0", n)
 		g.buf.Write(body)

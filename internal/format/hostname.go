@@ -24,7 +24,9 @@ func CheckHostname(s string) string {
 	if why := CheckHostnameASCII(s); why != "" {
 		return why
 	}
-	for _, label := range strings.Split(s, ".") {
+	for rest, more := s, true; more; {
+		var label string
+		label, rest, more = strings.Cut(rest, ".")
 		if len(label) < 4 || !strings.EqualFold(label[:4], "xn--") {
 			continue
 		}

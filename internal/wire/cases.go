@@ -6,6 +6,19 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
+// full is a list of violations already full, shared and never written:
+// errors that start with it count each failing check, and allocate
+// nothing, since a check records no violation in full errors.
+var full = make([]*msg.Violation, msg.MaxViolations)
+
+// CaseErrors returns the errors one schema of a oneOf or an anyOf beside
+// a type checks a value into (see Cases): they only count the checks
+// that fail, so that a case that does not pass costs no allocation.
+func CaseErrors() Errors { return Errors{list: full[:len(full):len(full)]} }
+
+// Passed reports whether no check failed into e, errors from CaseErrors.
+func (e *Errors) Passed() bool { return e.omitted == 0 }
+
 // Cases checks the count n of the total schemas of a oneOf or an anyOf
 // (rule) beside a type that accept the value at base+name: exactly one
 // for a oneOf, at least one for an anyOf.

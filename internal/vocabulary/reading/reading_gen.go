@@ -544,17 +544,17 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 		case 26: // band
 			if x, ok := d.NumberValue(base, "/band"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.NumberMax(base, "/band", x, "10")
 					c1.NumberMultipleOf(base, "/band", x, factor1, "1")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
-					c1 = wire.Errors{}
+					c1 = wire.CaseErrors()
 					c1.NumberMin(base, "/band", x, "5")
 					c1.NumberMax(base, "/band", x, "20")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/band", msg.RuleOneOf, n1, 2)
@@ -568,20 +568,20 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 		case 27: // grade
 			if x, ok := d.String(base, "/grade"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.MaxLength(base, "/grade", x, 2)
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
-					c1 = wire.Errors{}
+					c1 = wire.CaseErrors()
 					c1.Pattern(base, "/grade", x, pattern3, "^x")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
-					c1 = wire.Errors{}
+					c1 = wire.CaseErrors()
 					c1.Format(base, "/grade", x, wire.CheckEmail, "email")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
@@ -806,17 +806,17 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	if v.Band != nil {
 		e.NumberText(base, "/band", *v.Band)
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			c1.NumberMax(base, "/band", *v.Band, "10")
 			c1.NumberMultipleOf(base, "/band", *v.Band, factor1, "1")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
-			c1 = wire.Errors{}
+			c1 = wire.CaseErrors()
 			c1.NumberMin(base, "/band", *v.Band, "5")
 			c1.NumberMax(base, "/band", *v.Band, "20")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/band", msg.RuleOneOf, n1, 2)
@@ -825,20 +825,20 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	if v.Grade != nil {
 		e.String(base, "/grade", *v.Grade)
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			c1.MaxLength(base, "/grade", *v.Grade, 2)
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
-			c1 = wire.Errors{}
+			c1 = wire.CaseErrors()
 			c1.Pattern(base, "/grade", *v.Grade, pattern3, "^x")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
-			c1 = wire.Errors{}
+			c1 = wire.CaseErrors()
 			c1.Format(base, "/grade", *v.Grade, wire.CheckEmail, "email")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)

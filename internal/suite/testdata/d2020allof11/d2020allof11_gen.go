@@ -142,19 +142,19 @@ func (v *D2020allof11) decodeMembers(d *wire.Decoder, base string) {
 			if x, ok := d.Int(base, "/as_integer"); ok {
 				d.MultipleOf(base, "/as_integer", x, 2, "2")
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.MultipleOf(base, "/as_integer", x, 5, "5")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_integer", msg.RuleOneOf, n1, 1)
 				}
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.MultipleOf(base, "/as_integer", x, 3, "3")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 1)
@@ -196,19 +196,19 @@ func (v *D2020allof11) validate(e *wire.Errors, base string) {
 	if v.AsInteger != nil {
 		e.MultipleOf(base, "/as_integer", *v.AsInteger, 2, "2")
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			c1.MultipleOf(base, "/as_integer", *v.AsInteger, 5, "5")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/as_integer", msg.RuleOneOf, n1, 1)
 		}
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			c1.MultipleOf(base, "/as_integer", *v.AsInteger, 3, "3")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 1)

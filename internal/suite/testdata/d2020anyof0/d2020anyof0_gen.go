@@ -154,11 +154,11 @@ func (v *D2020anyof0) decodeMembers(d *wire.Decoder, base string, p *d2020anyof0
 		case 2: // as_integer
 			if x, ok := d.Int(base, "/as_integer"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					n1++
 					c1.Min(base, "/as_integer", x, 2)
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 2)
@@ -172,15 +172,15 @@ func (v *D2020anyof0) decodeMembers(d *wire.Decoder, base string, p *d2020anyof0
 		case 3: // as_number
 			if x, ok := d.NumberValue(base, "/as_number"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.NumberMultipleOf(base, "/as_number", x, factor1, "1")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
-					c1 = wire.Errors{}
+					c1 = wire.CaseErrors()
 					c1.NumberMin(base, "/as_number", x, "2")
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_number", msg.RuleAnyOf, n1, 2)
@@ -225,11 +225,11 @@ func (v *D2020anyof0) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	if v.AsInteger != nil {
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			n1++
 			c1.Min(base, "/as_integer", *v.AsInteger, 2)
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 2)
@@ -238,15 +238,15 @@ func (v *D2020anyof0) validate(e *wire.Errors, base string) {
 	if v.AsNumber != nil {
 		e.NumberText(base, "/as_number", *v.AsNumber)
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			c1.NumberMultipleOf(base, "/as_number", *v.AsNumber, factor1, "1")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
-			c1 = wire.Errors{}
+			c1 = wire.CaseErrors()
 			c1.NumberMin(base, "/as_number", *v.AsNumber, "2")
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/as_number", msg.RuleAnyOf, n1, 2)

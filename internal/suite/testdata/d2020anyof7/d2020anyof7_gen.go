@@ -152,13 +152,13 @@ func (v *D2020anyof7) decodeMembers(d *wire.Decoder, base string, p *d2020anyof7
 		case 2: // as_integer
 			if x, ok := d.Int(base, "/as_integer"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						n2 := 0
 						c1.Cases(base, "/as_integer", msg.RuleAnyOf, n2, 1)
 					}
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 1)
@@ -172,14 +172,14 @@ func (v *D2020anyof7) decodeMembers(d *wire.Decoder, base string, p *d2020anyof7
 		case 3: // as_null
 			if x, ok := d.NullValue(base, "/as_null"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						n2 := 0
 						n2++
 						c1.Cases(base, "/as_null", msg.RuleAnyOf, n2, 1)
 					}
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/as_null", msg.RuleAnyOf, n1, 1)
@@ -224,13 +224,13 @@ func (v *D2020anyof7) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	if v.AsInteger != nil {
 		{
-			var c1 wire.Errors
+			c1 := wire.CaseErrors()
 			n1 := 0
 			{
 				n2 := 0
 				c1.Cases(base, "/as_integer", msg.RuleAnyOf, n2, 1)
 			}
-			if c1.Len() == 0 {
+			if c1.Passed() {
 				n1++
 			}
 			e.Cases(base, "/as_integer", msg.RuleAnyOf, n1, 1)

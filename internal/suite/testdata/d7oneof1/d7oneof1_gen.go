@@ -140,15 +140,15 @@ func (v *D7oneof1) decodeMembers(d *wire.Decoder, base string) {
 		case 2: // value
 			if x, ok := d.String(base, "/value"); ok {
 				{
-					var c1 wire.Errors
+					c1 := wire.CaseErrors()
 					n1 := 0
 					c1.MinLength(base, "/value", x, 2)
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
-					c1 = wire.Errors{}
+					c1 = wire.CaseErrors()
 					c1.MaxLength(base, "/value", x, 4)
-					if c1.Len() == 0 {
+					if c1.Passed() {
 						n1++
 					}
 					d.Cases(base, "/value", msg.RuleOneOf, n1, 2)
@@ -192,15 +192,15 @@ func (v *D7oneof1) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	e.String(base, "/value", v.Value)
 	{
-		var c1 wire.Errors
+		c1 := wire.CaseErrors()
 		n1 := 0
 		c1.MinLength(base, "/value", v.Value, 2)
-		if c1.Len() == 0 {
+		if c1.Passed() {
 			n1++
 		}
-		c1 = wire.Errors{}
+		c1 = wire.CaseErrors()
 		c1.MaxLength(base, "/value", v.Value, 4)
-		if c1.Len() == 0 {
+		if c1.Passed() {
 			n1++
 		}
 		e.Cases(base, "/value", msg.RuleOneOf, n1, 2)

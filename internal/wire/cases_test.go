@@ -1,0 +1,69 @@
+package wire
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// TestCasesCountsUnderItsRule pins the count each rule wants: exactly one
+// schema of a oneOf, at least one of an anyOf.
+func TestCasesCountsUnderItsRule(t *testing.T) {
+	for _, tc := range []struct {
+		rule msg.Rule
+		n    int
+		ok   bool
+	}{
+		{msg.RuleOneOf, 0, false}, {msg.RuleOneOf, 1, true}, {msg.RuleOneOf, 2, false},
+		{msg.RuleAnyOf, 0, false}, {msg.RuleAnyOf, 1, true}, {msg.RuleAnyOf, 3, true},
+	} {
+		var e Errors
+		e.Cases("", "/a", tc.rule, tc.n, 3)
+		if tc.ok {
+			assert.NoError(t, e.Err(), "%s %d", tc.rule, tc.n)
+			continue
+		}
+		var me *msg.Error
+		require.ErrorAs(t, e.Err(), &me, "%s %d", tc.rule, tc.n)
+		assert.Equal(t, tc.rule, me.Violations[0].Rule)
+		assert.Equal(t, "/a", me.Violations[0].Path)
+	}
+}
+
+// TestCaseErrorsCountWithoutAllocating pins that a case's errors only
+// count failing checks: a case that fails allocates nothing.
+func TestCaseErrorsCountWithoutAllocating(t *testing.T) {
+	c := CaseErrors()
+	assert.True(t, c.Passed())
+	c.Min("", "/a", 1, 2)
+	assert.False(t, c.Passed())
+	allocs := testing.AllocsPerRun(100, func() {
+		c := CaseErrors()
+		c.Min("", "/a", 1, 2)
+		c.MaxLength("", "/a", "abcdef", 2)
+		if c.Passed() {
+			t.Fatal("passed")
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+// TestAbsorbKeepsTheLimit pins that absorbed violations keep their paths
+// and stop at msg.MaxViolations, counting the rest.
+func TestAbsorbKeepsTheLimit(t *testing.T) {
+	var e, o Errors
+	for range msg.MaxViolations - 1 {
+		e.Required("", "/x")
+	}
+	o.Required("/m", "/y")
+	o.Required("/m", "/z")
+	e.Absorb(&o)
+	var me *msg.Error
+	require.ErrorAs(t, e.Err(), &me)
+	assert.Len(t, me.Violations, msg.MaxViolations)
+	assert.Equal(t, "/m/y", me.Violations[msg.MaxViolations-1].Path)
+	assert.Equal(t, 1, me.Omitted)
+}
