@@ -118,6 +118,18 @@ func (b *builder) buildCase(path, name, typ string, f *field, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	if c.Kind == kindObject && f.Kind == kindRawObject {
+		// An object of declared members judges the free object's text,
+		// decoded again into a type of its own.
+		for _, m := range c.Object.Fields {
+			if !casesKind(m.Kind) && m.Kind != kindAny || m.Kind == kindRawObject {
+				return nil, fmt.Errorf("%s/properties/%s: a member of kind %s in a schema of a %s is not supported by the generator", path, m.JSON, m.row().What, n(path))
+			}
+		}
+		b.objectCases++
+		c.Object.GoName = "objectCase" + strconv.Itoa(b.objectCases)
+		return c, nil
+	}
 	same := c.Kind == f.Kind || c.row().GoType == f.row().GoType && c.row().Reader != "" && c.row().Reader == f.row().Reader
 	if c.Kind != kindNever && (!same || !casesKind(c.Kind)) {
 		return nil, fmt.Errorf("%s: a schema of kind %s beside type %s is not supported by the generator", path, c.row().What, typ)
@@ -166,6 +178,18 @@ func (g *generator) cases(f *field, e, name, x string) {
 			if k.Kind == kindNever {
 				continue
 			}
+			if k.Kind == kindObject {
+				g.p("{")
+				g.p("var d wire.Decoder")
+				g.p("d.Reset((%s).AppendJSON(nil))", x)
+				g.p("var y %s", k.Object.GoName)
+				g.p("y.decode(&d, \"\")")
+				g.p("if d.Len() == 0 {")
+				g.p("%s++", n)
+				g.p("}")
+				g.p("}")
+				continue
+			}
 			mark := g.buf.Len()
 			if used {
 				// What the case before found.
@@ -197,6 +221,28 @@ func (g *generator) cases(f *field, e, name, x string) {
 	}
 }
 
+// n names the keyword of a case's path: oneOf or anyOf.
+func n(path string) string {
+	if strings.Contains(path, "/anyOf/") {
+		return "anyOf"
+	}
+	return "oneOf"
+}
+
+// caseObjects returns the types of f's cases that are objects, which its
+// message writes among its nested ones.
+func (f *field) caseObjects() []*message {
+	var list []*message
+	for _, cs := range f.Cases {
+		for _, c := range cs.Cases {
+			if c.Object != nil {
+				list = append(list, c.Object)
+			}
+		}
+	}
+	return list
+}
+
 // casesDoc describes f's cases for its doc comment.
 func (f *field) casesDoc() string {
 	var b strings.Builder
@@ -208,7 +254,9 @@ func (f *field) casesDoc() string {
 		}
 		for i, c := range cs.Cases {
 			what := "no value"
-			if c.Kind != kindNever {
+			if c.Kind == kindObject {
+				what = "an object of its own, " + c.Object.GoName
+			} else if c.Kind != kindNever {
 				what = strings.TrimSpace(c.limits())
 				if what == "" {
 					what = "any " + c.row().What

@@ -28,7 +28,9 @@ func TestCasesBesideAType(t *testing.T) {
 	assert.Contains(t, f.doc(), "Exactly one of the 4 schemas of its oneOf accepts it: (1) a multiple of 1; (2) at least 2; (3) no value; (4) no value.")
 
 	for props, want := range map[string]string{
-		`{"a": {"type": "object", "oneOf": [{"required": ["b"]}, {"required": ["c"]}]}}`:                                 "/a/oneOf/0: a schema of kind object beside type object",
+		`{"a": {"type": "object", "oneOf": [{"required": ["b"]}, {"required": ["c"]}]}}`:                                 "",
+		`{"a": {"type": "object", "oneOf": [{"properties": {"b": {"type": "object", "required": ["c"]}}}]}}`:             "/a/oneOf/0/properties/b: a member of kind object in a schema of a oneOf",
+		`{"a": {"type": "array", "oneOf": [{"items": {"type": "integer"}}]}}`:                                            "/a/oneOf/0: a schema of kind array of items beside type array",
 		`{"a": {"type": "string", "anyOf": [{"enum": ["x"]}]}}`:                                                          "/a/anyOf/0: a schema of kind enum beside type string",
 		`{"a": {"type": ["string", "null"], "anyOf": [{"maxLength": 1}]}}`:                                               "/a: anyOf beside a member of kind string, or a nullable one",
 		`{"a": {"type": "integer", "oneOf": [{"maximum": 3}, {"minimum": 1}], "default": 2}}`:                            "/a: default 2 breaks the member's own schema: oneOf",

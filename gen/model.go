@@ -377,6 +377,7 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 				m.Nested = append(m.Nested, b.Object)
 			}
 		}
+		m.Nested = append(m.Nested, f.caseObjects()...)
 		m.Fields = append(m.Fields, f)
 	}
 	if len(m.Fields) > 64 {

@@ -29,6 +29,9 @@ type builder struct {
 	root   json.RawMessage // the schema file, which "#..." refers into
 	draft7 bool            // the file's dialect is draft 7, where $ref hides its siblings
 	others map[string][]byte
+	// objectCases counts the object schemas of oneOf and anyOf cases,
+	// which name their types (cases.go).
+	objectCases int
 }
 
 func newBuilder(s input) (*builder, error) {

@@ -152,6 +152,14 @@ type Reading struct {
 	// when absent.
 	Extras *Extras
 
+	// Choice is the member "choice": a oneOf of objects beside type object: its
+	// schemas judge the free object. Optional: nil when absent. Any member
+	// name, any value, null included: msg.Object keeps the object's text as it
+	// is, so that a null value and every digit of a number survive decoding and
+	// encoding. Exactly one of the 2 schemas of its oneOf accepts it: (1) an
+	// object of its own, objectCase1; (2) an object of its own, objectCase2.
+	Choice *msg.Object
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -274,6 +282,7 @@ type readingPointees struct {
 	Band    json.Number
 	Grade   string
 	Extras  Extras
+	Choice  msg.Object
 	Tagged  Tagged
 }
 
@@ -630,7 +639,37 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				x.decodeMembers(d, wire.Join(base, "/extras"))
 				v.Extras = x
 			}
-		case 30: // tagged
+		case 30: // choice
+			if x, ok := d.FreeObject(base, "/choice"); ok {
+				{
+					n1 := 0
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase1
+						y.decode(&d, "")
+						if d.Len() == 0 {
+							n1++
+						}
+					}
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase2
+						y.decode(&d, "")
+						if d.Len() == 0 {
+							n1++
+						}
+					}
+					d.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Choice = x
+				v.Choice = &p.Choice
+			}
+		case 31: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -664,7 +703,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -863,6 +902,30 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	}
 	if v.Extras != nil {
 		v.Extras.validate(e, wire.Join(base, "/extras"))
+	}
+	if v.Choice != nil {
+		{
+			n1 := 0
+			{
+				var d wire.Decoder
+				d.Reset((*v.Choice).AppendJSON(nil))
+				var y objectCase1
+				y.decode(&d, "")
+				if d.Len() == 0 {
+					n1++
+				}
+			}
+			{
+				var d wire.Decoder
+				d.Reset((*v.Choice).AppendJSON(nil))
+				var y objectCase2
+				y.decode(&d, "")
+				if d.Len() == 0 {
+					n1++
+				}
+			}
+			e.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
+		}
 	}
 	if v.Tagged != nil {
 		v.Tagged.validate(e, wire.Join(base, "/tagged"))
@@ -1101,6 +1164,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"extras":`)
 		v.Extras.encode(e)
 	}
+	if v.Choice != nil {
+		e.Member(`"choice":`)
+		e.Object(*v.Choice)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1111,7 +1178,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1025
+	n := 1099
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1142,7 +1209,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "tagged":
 		return true
 	}
 	return false
@@ -2238,6 +2305,274 @@ func checkExtrasAdditional(e *wire.Errors, base, name string, raw []byte) {
 	}
 	_ = v
 	e.Absorb(&d.Errors)
+}
+
+// objectCase1 is the member "/choice/oneOf/0" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/choice/oneOf/0",
+// and Validate checks a value built by hand by the same rules.
+type objectCase1 struct {
+	// A is the member "a": Required.
+	A int64
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase1) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase1) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase1{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase1) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase1{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase1Members, &seen); j {
+		case 0: // a
+			if x, ok := d.Int(base, "/a"); ok {
+				v.A = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/a")
+		}
+	}
+}
+
+// objectCase1Members lists the members objectCase1 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase1Members = wire.NewMembers("a")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase1) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase1) validate(e *wire.Errors, base string) {
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase1)
+		}
+	}
+}
+
+func (v *objectCase1) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/choice/oneOf/0" of a message of
+// schema demo.reading: declared members in the schema's order, then the
+// extra members sorted by name. It does not validate v (call Validate for
+// that), but it fails rather than alter a value it cannot encode as it is:
+// a string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v objectCase1) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/choice/oneOf/0" of a message of schema demo.reading as JSON rather than
+// its Go internals; a value that cannot be encoded is described with the
+// error instead.
+func (v objectCase1) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase1(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase1) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"a":`)
+	e.Int(v.A)
+	e.Extra(v.Extra, declaredobjectCase1)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase1) size() int {
+	n := 15
+	return n
+}
+
+// declaredobjectCase1 reports whether the schema declares a member of objectCase1 named name.
+func declaredobjectCase1(name string) bool {
+	switch name {
+	case "a":
+		return true
+	}
+	return false
+}
+
+// objectCase2 is the member "/choice/oneOf/1" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/choice/oneOf/1",
+// and Validate checks a value built by hand by the same rules.
+type objectCase2 struct {
+	// B is the member "b": Required. Any JSON value, null included, kept as its
+	// text; nil is absent.
+	B json.RawMessage
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase2) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase2) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase2{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase2) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase2{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase2Members, &seen); j {
+		case 0: // b
+			if x, ok := d.AnyValue(base, "/b"); ok {
+				v.B = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/b")
+		}
+	}
+}
+
+// objectCase2Members lists the members objectCase2 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase2Members = wire.NewMembers("b")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase2) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase2) validate(e *wire.Errors, base string) {
+	e.RawValue(base, "/b", v.B)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase2)
+		}
+	}
+}
+
+func (v *objectCase2) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/choice/oneOf/1" of a message of
+// schema demo.reading: declared members in the schema's order, then the
+// extra members sorted by name. It does not validate v (call Validate for
+// that), but it fails rather than alter a value it cannot encode as it is:
+// a string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v objectCase2) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/choice/oneOf/1" of a message of schema demo.reading as JSON rather than
+// its Go internals; a value that cannot be encoded is described with the
+// error instead.
+func (v objectCase2) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase2(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase2) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"b":`)
+	e.Raw(v.B)
+	e.Extra(v.Extra, declaredobjectCase2)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase2) size() int {
+	n := 23
+	return n
+}
+
+// declaredobjectCase2 reports whether the schema declares a member of objectCase2 named name.
+func declaredobjectCase2(name string) bool {
+	switch name {
+	case "b":
+		return true
+	}
+	return false
 }
 
 // Tagged is the member "/tagged" of a message of schema demo.reading:
