@@ -180,15 +180,7 @@ func (g *generator) decodeExtra(m *message) {
 		}
 		return
 	}
-	var any []string
-	for i, x := range m.Extras {
-		g.p("m%d := %s.Match(key)", i+1, x.Var)
-		any = append(any, fmt.Sprintf("m%d", i+1))
-	}
-	none := "!(" + strings.Join(any, " || ") + ")"
-	if len(any) == 0 {
-		none = "true"
-	}
+	none := g.matches(m, "Match(key)")
 	if m.Closed {
 		g.p("if %s {", none)
 		g.p("d.Additional(base, key)")
@@ -210,6 +202,21 @@ func (g *generator) decodeExtra(m *message) {
 	g.p("}")
 }
 
+// matches writes, for each pattern of m, whether the member's name
+// matches it (m1, m2, …, by the regexp method call match), and returns the
+// condition that it matches none.
+func (g *generator) matches(m *message, match string) string {
+	if len(m.Extras) == 0 {
+		return "true"
+	}
+	var vars []string
+	for i, x := range m.Extras {
+		g.p("m%d := %s.%s", i+1, x.Var, match)
+		vars = append(vars, fmt.Sprintf("m%d", i+1))
+	}
+	return "!(" + strings.Join(vars, " || ") + ")"
+}
+
 // validateExtra writes Validate's checks of an extra member k, of value
 // raw, of m: those decodeExtra makes.
 func (g *generator) validateExtra(m *message) {
@@ -219,17 +226,11 @@ func (g *generator) validateExtra(m *message) {
 		}
 		return
 	}
-	var any []string
+	none := g.matches(m, "MatchString(k)")
 	for i, x := range m.Extras {
-		g.p("m%d := %s.MatchString(k)", i+1, x.Var)
-		any = append(any, fmt.Sprintf("m%d", i+1))
 		g.p("if m%d {", i+1)
 		g.p("%s(e, base, wire.MemberPath(k), raw)", x.Func)
 		g.p("}")
-	}
-	none := "!(" + strings.Join(any, " || ") + ")"
-	if len(any) == 0 {
-		none = "true"
 	}
 	switch {
 	case m.Closed:

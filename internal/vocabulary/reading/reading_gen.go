@@ -2073,14 +2073,14 @@ func (v *Extras) validate(e *wire.Errors, base string) {
 		for k, raw := range v.Extra {
 			e.Member(base, "", k, raw, declaredExtras)
 			m1 := extrasKey1.MatchString(k)
+			m2 := extrasKey2.MatchString(k)
+			m3 := extrasKey3.MatchString(k)
 			if m1 {
 				checkExtrasKey1(e, base, wire.MemberPath(k), raw)
 			}
-			m2 := extrasKey2.MatchString(k)
 			if m2 {
 				checkExtrasKey2(e, base, wire.MemberPath(k), raw)
 			}
-			m3 := extrasKey3.MatchString(k)
 			if m3 {
 				checkExtrasKey3(e, base, wire.MemberPath(k), raw)
 			}
@@ -2668,10 +2668,10 @@ func (v *Tagged) validate(e *wire.Errors, base string) {
 			e.Member(base, "", k, raw, declaredTagged)
 			e.PropertyName(base, k, taggedNames)
 			m1 := taggedKey1.MatchString(k)
+			m2 := taggedKey2.MatchString(k)
 			if m1 {
 				checkTaggedKey1(e, base, wire.MemberPath(k), raw)
 			}
-			m2 := taggedKey2.MatchString(k)
 			if m2 {
 				checkTaggedKey2(e, base, wire.MemberPath(k), raw)
 			}

@@ -357,10 +357,10 @@ func (v *AsObject) validate(e *wire.Errors, base string) {
 		for k, raw := range v.Extra {
 			e.Member(base, "", k, raw, declaredAsObject)
 			m1 := asObjectKey1.MatchString(k)
+			m2 := asObjectKey2.MatchString(k)
 			if m1 {
 				checkAsObjectKey1(e, base, wire.MemberPath(k), raw)
 			}
-			m2 := asObjectKey2.MatchString(k)
 			if m2 {
 				checkAsObjectKey2(e, base, wire.MemberPath(k), raw)
 			}
