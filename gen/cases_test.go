@@ -71,3 +71,15 @@ func TestTypeListIsAUnion(t *testing.T) {
 	assert.Equal(t, kindNumber, f.Branches[0].Kind)
 	assert.Equal(t, kindBool, f.Branches[1].Kind)
 }
+
+// TestArraysOfArrays pins that items may be arrays themselves, to any
+// depth, their objects named after the member, one Item per level.
+func TestArraysOfArrays(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "array", "items": {"type": "array", "items": {"type": "object", "properties": {"b": {"type": "string"}}}}}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	assert.Equal(t, "[][]AItemItem", f.goType())
+	require.NotNil(t, f.Item.Item.Object)
+	assert.Equal(t, "/a/*/*", f.Item.Item.Object.Path)
+	assert.Contains(t, sf.Root.Nested, f.Item.Item.Object)
+}

@@ -243,14 +243,25 @@ func (m *message) index(f *field) int { return slices.Index(m.Fields, f) }
 // decodeArray writes the decoding of an array whose items are of one
 // kind: each item read as a member of that kind would be, at its index.
 func decodeArray(g *generator, _ *message, f *field, name string) {
-	it := f.Item
 	g.p("if d.Array(base, %s) {", name)
-	g.p("list := []%s{}", it.goType())
+	g.readItems(f, name, "list", 0)
+	g.p("v.%s = list", f.GoName)
+	g.p("}")
+}
+
+// readItems writes, where d has begun the array f at base and name, the
+// reading of its items into a new slice, list (x1, x2, … for the arrays
+// within it, depth deep), each at its index, and the checks of f on it.
+func (g *generator) readItems(f *field, name, list string, depth int) {
+	it := f.Item
+	g.p("%s := []%s{}", list, it.goType())
 	g.p("{")
 	g.p("base := wire.Join(base, %s)", name)
 	g.p("for i := 0; d.More(base, \"\", ']', i); i++ {")
 	g.p("name := wire.Index(i)")
-	if it.Kind == kindObject {
+	x := "x"
+	switch it.Kind {
+	case kindObject:
 		g.p("if d.Object(base, name) {")
 		g.p("var x %s", it.goType())
 		if it.Object.pointees() != nil {
@@ -258,17 +269,22 @@ func decodeArray(g *generator, _ *message, f *field, name string) {
 		} else {
 			g.p("x.decodeMembers(d, wire.Join(base, name))")
 		}
-	} else {
+	case kindArray:
+		x = "x" + strconv.Itoa(depth+1)
+		g.p("if d.Array(base, name) {")
+		g.readItems(it, "name", x, depth+1)
+	case kindStrings:
+		g.p("if x, ok := d.Strings(base, name); ok {")
+		g.checks(it, "d", "name", "x")
+	default:
 		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)
 		g.checks(it, "d", "name", "x")
 	}
-	g.p("list = append(list, x)")
+	g.p("%s = append(%s, %s)", list, list, x)
 	g.p("}")
 	g.p("}")
 	g.p("}")
-	g.checks(f, "d", name, "list")
-	g.p("v.%s = list", f.GoName)
-	g.p("}")
+	g.checks(f, "d", name, list)
 }
 
 // decodeUnion writes the decoding of a union: the value's first byte

@@ -369,8 +369,10 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 		if f.Object != nil {
 			m.Nested = append(m.Nested, f.Object)
 		}
-		if f.Item != nil && f.Item.Object != nil {
-			m.Nested = append(m.Nested, f.Item.Object)
+		for it := f.Item; it != nil; it = it.Item {
+			if it.Object != nil {
+				m.Nested = append(m.Nested, it.Object)
+			}
 		}
 		for _, b := range f.Branches {
 			if b.Object != nil {
@@ -617,12 +619,17 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		switch {
 		case item.Nullable || item.Default != nil:
 			return nil, fmt.Errorf("%s/items: nullable items, or items with a default, are not supported by the generator", path)
-		case item.Kind != kindObject && (item.row().Reader == "" || item.Kind == kindEnum):
+		case item.Kind != kindObject && item.Kind != kindArray && item.Kind != kindStrings && (item.row().Reader == "" || item.Kind == kindEnum):
 			return nil, fmt.Errorf("%s/items: items of kind %s are not supported by the generator", path, item.row().What)
 		}
-		item.JSON, item.GoName = "*", f.GoName+"Item"
-		if item.Object != nil {
-			item.Object.GoName, item.Object.Path = f.GoName+"Item", path+"/*"
+		item.JSON = "*"
+		// The items of arrays within, to any depth, are named after f.
+		at, goName := path+"/*", f.GoName+"Item"
+		for it := item; it != nil; it, at, goName = it.Item, at+"/*", goName+"Item" {
+			it.GoName = goName
+			if it.Object != nil {
+				it.Object.GoName, it.Object.Path = goName, at
+			}
 		}
 		f.Kind, f.Item = kindArray, item
 	case typ == "object" && node["properties"] == nil && !slices.ContainsFunc(objectKeywords, func(k string) bool { return node[k] != nil }):

@@ -160,6 +160,14 @@ type Reading struct {
 	// object of its own, objectCase1; (2) an object of its own, objectCase2.
 	Choice *msg.Object
 
+	// Grid is the member "grid": arrays of arrays, objects at the bottom.
+	// Optional: nil when absent. At most 2 items.
+	Grid [][]GridItemItem
+
+	// Matrix is the member "matrix": arrays of arrays of plain strings.
+	// Optional: nil when absent.
+	Matrix [][]string
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -669,7 +677,50 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Choice = x
 				v.Choice = &p.Choice
 			}
-		case 31: // tagged
+		case 31: // grid
+			if d.Array(base, "/grid") {
+				list := [][]GridItemItem{}
+				{
+					base := wire.Join(base, "/grid")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if d.Array(base, name) {
+							x1 := []GridItemItem{}
+							{
+								base := wire.Join(base, name)
+								for i := 0; d.More(base, "", ']', i); i++ {
+									name := wire.Index(i)
+									if d.Object(base, name) {
+										var x GridItemItem
+										x.decodeMembers(d, wire.Join(base, name))
+										x1 = append(x1, x)
+									}
+								}
+							}
+							d.MinItems(base, name, len(x1), 1)
+							list = append(list, x1)
+						}
+					}
+				}
+				d.MaxItems(base, "/grid", len(list), 2)
+				v.Grid = list
+			}
+		case 32: // matrix
+			if d.Array(base, "/matrix") {
+				list := [][]string{}
+				{
+					base := wire.Join(base, "/matrix")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if x, ok := d.Strings(base, name); ok {
+							d.UniqueStrings(base, name, x)
+							list = append(list, x)
+						}
+					}
+				}
+				v.Matrix = list
+			}
+		case 33: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -703,7 +754,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -925,6 +976,35 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 				}
 			}
 			e.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
+		}
+	}
+	if len(v.Grid) > 0 {
+		base := wire.Join(base, "/grid")
+		for i := range v.Grid {
+			name := wire.Index(i)
+			x := v.Grid[i]
+			if len(x) > 0 {
+				base := wire.Join(base, name)
+				for i := range x {
+					name := wire.Index(i)
+					x[i].validate(e, wire.Join(base, name))
+				}
+			}
+			e.MinItems(base, name, len(x), 1)
+		}
+	}
+	e.MaxItems(base, "/grid", len(v.Grid), 2)
+	if len(v.Matrix) > 0 {
+		base := wire.Join(base, "/matrix")
+		for i := range v.Matrix {
+			name := wire.Index(i)
+			x := v.Matrix[i]
+			if !wire.ValidStrings(x...) {
+				for i, s := range x {
+					e.StringItem(base, name, i, s)
+				}
+			}
+			e.UniqueStrings(base, name, x)
 		}
 	}
 	if v.Tagged != nil {
@@ -1168,6 +1248,35 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"choice":`)
 		e.Object(*v.Choice)
 	}
+	if v.Grid != nil {
+		e.Member(`"grid":`)
+		e.B = append(e.B, '[')
+		for i := range v.Grid {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.B = append(e.B, '[')
+			for i1 := range v.Grid[i] {
+				if i1 > 0 {
+					e.B = append(e.B, ',')
+				}
+				v.Grid[i][i1].encode(e)
+			}
+			e.B = append(e.B, ']')
+		}
+		e.B = append(e.B, ']')
+	}
+	if v.Matrix != nil {
+		e.Member(`"matrix":`)
+		e.B = append(e.B, '[')
+		for i := range v.Matrix {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.Strings(v.Matrix[i])
+		}
+		e.B = append(e.B, ']')
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1178,7 +1287,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1099
+	n := 1149
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1209,7 +1318,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "tagged":
 		return true
 	}
 	return false
@@ -2570,6 +2679,146 @@ func (v *objectCase2) size() int {
 func declaredobjectCase2(name string) bool {
 	switch name {
 	case "b":
+		return true
+	}
+	return false
+}
+
+// GridItemItem is the member "/grid/*/*" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/grid/*/*", and
+// Validate checks a value built by hand by the same rules.
+type GridItemItem struct {
+	// V is the member "v": Required. A JSON number, held as its text
+	// (json.Number), so that no digit is lost and bounds are compared exactly.
+	// At least 0.
+	V json.Number
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *GridItemItem) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *GridItemItem) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = GridItemItem{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *GridItemItem) decodeMembers(d *wire.Decoder, base string) {
+	*v = GridItemItem{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, gridItemItemMembers, &seen); j {
+		case 0: // v
+			if x, ok := d.NumberValue(base, "/v"); ok {
+				d.NumberMin(base, "/v", x, "0")
+				v.V = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/v")
+		}
+	}
+}
+
+// gridItemItemMembers lists the members GridItemItem declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var gridItemItemMembers = wire.NewMembers("v")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: bounds,
+// numbers that are not JSON, strings that are not UTF-8 and extra members
+// that are not JSON or are named like declared ones. It allocates nothing
+// when v is valid.
+func (v *GridItemItem) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *GridItemItem) validate(e *wire.Errors, base string) {
+	e.NumberText(base, "/v", v.V)
+	e.NumberMin(base, "/v", v.V, "0")
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredGridItemItem)
+		}
+	}
+}
+
+func (v *GridItemItem) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/grid/*/*" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v GridItemItem) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/grid/*/*" of a message of schema demo.reading as JSON rather than its
+// Go internals; a value that cannot be encoded is described with the error
+// instead.
+func (v GridItemItem) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "GridItemItem(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *GridItemItem) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"v":`)
+	e.Number(v.V)
+	e.Extra(v.Extra, declaredGridItemItem)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *GridItemItem) size() int {
+	n := 9
+	n += len(v.V)
+	return n
+}
+
+// declaredGridItemItem reports whether the schema declares a member of GridItemItem named name.
+func declaredGridItemItem(name string) bool {
+	switch name {
+	case "v":
 		return true
 	}
 	return false
