@@ -273,6 +273,9 @@ func (g *generator) readItems(f *field, name, list string, depth int) {
 		x = "x" + strconv.Itoa(depth+1)
 		g.p("if d.Array(base, name) {")
 		g.readItems(it, "name", x, depth+1)
+	case kindNever:
+		g.p("if x, ok := d.AnyValue(base, name); ok {")
+		g.p("d.Never(base, name, msg.Rule%s)", exportName(it.Never))
 	case kindStrings:
 		g.p("if x, ok := d.Strings(base, name); ok {")
 		g.checks(it, "d", "name", "x")

@@ -599,9 +599,12 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 	case typ == "array" && (node["items"] == nil || string(node["items"]) == "true" || string(node["items"]) == "{}"):
 		f.Kind = kindRawArray
 	case typ == "array":
+		if bytes.HasPrefix(bytes.TrimSpace(node["items"]), []byte("[")) {
+			return nil, fmt.Errorf("%s: items as a list of schemas (a tuple, prefixItems in 2020-12) is not supported by the generator", path)
+		}
 		items, err := b.parseNode(path+"/items", node["items"])
 		if err != nil {
-			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
+			return nil, err
 		}
 		plain := true
 		for k := range items {
@@ -619,7 +622,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		switch {
 		case item.Nullable || item.Default != nil:
 			return nil, fmt.Errorf("%s/items: nullable items, or items with a default, are not supported by the generator", path)
-		case item.Kind != kindObject && item.Kind != kindArray && item.Kind != kindStrings && (item.row().Reader == "" || item.Kind == kindEnum):
+		case item.Kind != kindObject && item.Kind != kindArray && item.Kind != kindStrings && item.Kind != kindNever && (item.row().Reader == "" || item.Kind == kindEnum):
 			return nil, fmt.Errorf("%s/items: items of kind %s are not supported by the generator", path, item.row().What)
 		}
 		item.JSON = "*"

@@ -404,6 +404,9 @@ func validateArray(g *generator, f *field, name, x string, _ bool) {
 	g.buf = bytes.Buffer{}
 	if it.Kind == kindObject {
 		g.p("%s[i].validate(e, wire.Join(base, name))", x)
+	} else if it.Kind == kindNever {
+		// Any item at all breaks the rule, nil as much as a value.
+		g.p("e.Never(base, name, msg.Rule%s)", exportName(it.Never))
 	} else if validate := it.row().Validate; validate != nil {
 		validate(g, it, "name", "x", false)
 		if g.buf.Len() > 0 {

@@ -73,12 +73,13 @@ var values = map[string][]string{
 	"choice":   {"", `{}`, `{"a":1}`, `{"b":1}`, `{"a":1,"b":2}`, `{"a":"x"}`, `{"a":"x","b":1}`, `[]`},
 	"grid":     {"", `[]`, `[[{"v":1}]]`, `[[]]`, `[[{"v":-1}]]`, `[[{"w":1}]]`, `[[{"v":1}],[{"v":2},{"v":0}]]`, `[[{"v":1}],[{"v":1}],[{"v":1}]]`, `[{"v":1}]`, `[[1]]`},
 	"matrix":   {"", `[]`, `[[]]`, `[["a","b"],["a"]]`, `[["a","a"]]`, `[[1]]`, `["a"]`},
+	"empty":    {"", `[]`, `[1]`, `[null]`, `[[]]`, `{}`},
 	"tagged":   {"", `{}`, `{"t1":1}`, `{"t1":null}`, `{"t1":"x"}`, `{"t1":1.5}`, `{"u":1}`, `{"t":1}`, `{"m1":6}`, `{"m1":"x"}`, `{"m1":5.5}`, `{"t123":1}`, `{"t12":1,"m":[]}`},
 	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "tagged"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).

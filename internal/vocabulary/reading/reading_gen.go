@@ -168,6 +168,10 @@ type Reading struct {
 	// Optional: nil when absent.
 	Matrix [][]string
 
+	// Empty is the member "empty": an array whose items are false: only an
+	// empty one passes. Optional: nil when absent.
+	Empty []json.RawMessage
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -720,7 +724,22 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				}
 				v.Matrix = list
 			}
-		case 33: // tagged
+		case 33: // empty
+			if d.Array(base, "/empty") {
+				list := []json.RawMessage{}
+				{
+					base := wire.Join(base, "/empty")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if x, ok := d.AnyValue(base, name); ok {
+							d.Never(base, name, msg.RuleFalse)
+							list = append(list, x)
+						}
+					}
+				}
+				v.Empty = list
+			}
+		case 34: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -754,7 +773,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1005,6 +1024,13 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 				}
 			}
 			e.UniqueStrings(base, name, x)
+		}
+	}
+	if len(v.Empty) > 0 {
+		base := wire.Join(base, "/empty")
+		for i := range v.Empty {
+			name := wire.Index(i)
+			e.Never(base, name, msg.RuleFalse)
 		}
 	}
 	if v.Tagged != nil {
@@ -1277,6 +1303,17 @@ func (v *Reading) encode(e *wire.Encoder) {
 		}
 		e.B = append(e.B, ']')
 	}
+	if v.Empty != nil {
+		e.Member(`"empty":`)
+		e.B = append(e.B, '[')
+		for i := range v.Empty {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.Raw(v.Empty[i])
+		}
+		e.B = append(e.B, ']')
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1287,7 +1324,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1149
+	n := 1174
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1318,7 +1355,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged":
 		return true
 	}
 	return false
