@@ -297,3 +297,18 @@ func (f *field) valueWords() string {
 	}
 	return s
 }
+
+// decodesAgain reports whether validating m, or a message within it,
+// decodes a value again from its text: the members its
+// patternProperties or additionalProperties judge, or an object a case
+// judges.
+func (m *message) decodesAgain() bool {
+	again := len(m.Extras) > 0 || m.Additional != nil
+	m.walkFields(func(f *field) {
+		again = again || len(f.caseObjects()) > 0
+	})
+	for _, n := range m.Nested {
+		again = again || n.decodesAgain()
+	}
+	return again
+}

@@ -94,7 +94,11 @@ func (f *field) valuesCheck() string {
 func (g *generator) validate(m *message) {
 	n := m.GoName
 	g.p("")
-	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + ". It allocates nothing when v is valid.")
+	allocs := " It allocates nothing when v is valid."
+	if m.decodesAgain() {
+		allocs = " It allocates nothing when v is valid, but to decode again the members patternProperties or additionalProperties judge, and the objects the schemas of a oneOf or an anyOf judge."
+	}
+	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + "." + allocs)
 	g.p("func (v *%s) Validate() error {", n)
 	g.p("var e wire.Errors")
 	g.p("v.validate(&e, \"\")")

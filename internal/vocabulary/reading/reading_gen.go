@@ -782,7 +782,9 @@ var readingMembers = wire.NewMembers("message_id", "message_type", "time", "read
 // items, times RFC 3339 cannot express, numbers that are not JSON, members
 // the schema allows no value for, strings that are not UTF-8 and extra
 // members that are not JSON or are named like declared ones. It allocates
-// nothing when v is valid.
+// nothing when v is valid, but to decode again the members
+// patternProperties or additionalProperties judge, and the objects the
+// schemas of a oneOf or an anyOf judge.
 func (v *Reading) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -2204,7 +2206,9 @@ var extrasMembers = wire.NewMembers("id")
 // schema accepts: nil if it is, an *msg.Error listing every violation if
 // not. It checks what a Go value can hold and the schema rejects: bounds,
 // strings that are not UTF-8 and extra members that are not JSON or are
-// named like declared ones. It allocates nothing when v is valid.
+// named like declared ones. It allocates nothing when v is valid, but to
+// decode again the members patternProperties or additionalProperties judge,
+// and the objects the schemas of a oneOf or an anyOf judge.
 func (v *Extras) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -2941,7 +2945,9 @@ var taggedMembers = wire.NewMembers()
 // schema accepts: nil if it is, an *msg.Error listing every violation if
 // not. It checks what a Go value can hold and the schema rejects: strings
 // that are not UTF-8 and extra members that are not JSON or are named like
-// declared ones. It allocates nothing when v is valid.
+// declared ones. It allocates nothing when v is valid, but to decode again
+// the members patternProperties or additionalProperties judge, and the
+// objects the schemas of a oneOf or an anyOf judge.
 func (v *Tagged) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")

@@ -165,7 +165,9 @@ var d7additionalproperties3Members = wire.NewMembers("id", "time", "as_object")
 // not. It checks what a Go value can hold and the schema rejects: times RFC
 // 3339 cannot express, strings that are not UTF-8 and extra members that
 // are not JSON or are named like declared ones. It allocates nothing when v
-// is valid.
+// is valid, but to decode again the members patternProperties or
+// additionalProperties judge, and the objects the schemas of a oneOf or an
+// anyOf judge.
 func (v *D7additionalproperties3) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -336,7 +338,9 @@ var asObjectMembers = wire.NewMembers()
 // schema accepts: nil if it is, an *msg.Error listing every violation if
 // not. It checks what a Go value can hold and the schema rejects: strings
 // that are not UTF-8 and extra members that are not JSON or are named like
-// declared ones. It allocates nothing when v is valid.
+// declared ones. It allocates nothing when v is valid, but to decode again
+// the members patternProperties or additionalProperties judge, and the
+// objects the schemas of a oneOf or an anyOf judge.
 func (v *AsObject) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")

@@ -188,7 +188,9 @@ var d7oneof6Members = wire.NewMembers("id", "time", "as_object")
 // not. It checks what a Go value can hold and the schema rejects: times RFC
 // 3339 cannot express, strings that are not UTF-8 and extra members that
 // are not JSON or are named like declared ones. It allocates nothing when v
-// is valid.
+// is valid, but to decode again the members patternProperties or
+// additionalProperties judge, and the objects the schemas of a oneOf or an
+// anyOf judge.
 func (v *D7oneof6) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
