@@ -42,7 +42,7 @@ func casesKind(k kind) bool {
 // buildCases makes the field of member name, at path, whose schema node
 // gives a type beside a oneOf, an anyOf or both.
 func (b *builder) buildCases(path, name string, n node, required bool) (*field, error) {
-	rest, err := json.Marshal(without(n, "oneOf", "anyOf"))
+	rest, err := json.Marshal(without(n, "oneOf", "anyOf", "not"))
 	if err != nil {
 		return nil, err
 	}
@@ -51,24 +51,30 @@ func (b *builder) buildCases(path, name string, n node, required bool) (*field, 
 		return nil, err
 	}
 	if f.Nullable || !casesKind(f.Kind) {
-		return nil, fmt.Errorf("%s: %s beside a member of kind %s, or a nullable one, is not supported by the generator", path, unionKeyword(n), f.row().What)
+		return nil, fmt.Errorf("%s: %s beside a member of kind %s, or a nullable one, is not supported by the generator", path, casesKeyword(n), f.row().What)
 	}
 	types, _ := n.types(path)
 	typ := "null" // a member whose only value is null
 	if others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" }); len(others) > 0 {
 		typ = others[0]
 	}
-	for _, rule := range []string{"oneOf", "anyOf"} {
+	for _, rule := range []string{"oneOf", "anyOf", "not"} {
 		if n[rule] == nil {
 			continue
 		}
-		var list []json.RawMessage
-		if err := json.Unmarshal(n[rule], &list); err != nil || len(list) == 0 {
-			return nil, fmt.Errorf("%s: %s is not a list of schemas", path, rule)
+		list := []json.RawMessage{n[rule]}
+		if rule != "not" {
+			if err := json.Unmarshal(n[rule], &list); err != nil || len(list) == 0 {
+				return nil, fmt.Errorf("%s: %s is not a list of schemas", path, rule)
+			}
 		}
 		cs := &caseSet{Rule: rule}
 		for i, raw := range list {
-			c, err := b.buildCase(fmt.Sprintf("%s/%s/%d", path, rule, i), name, typ, f, raw)
+			at := fmt.Sprintf("%s/%s/%d", path, rule, i)
+			if rule == "not" {
+				at = path + "/not"
+			}
+			c, err := b.buildCase(at, name, typ, f, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +156,19 @@ func (cs *caseSet) accepts(raw json.RawMessage) bool {
 			n++
 		}
 	}
-	return cs.Rule == "oneOf" && n == 1 || cs.Rule == "anyOf" && n >= 1
+	return cs.Rule == "oneOf" && n == 1 || cs.Rule == "anyOf" && n >= 1 || cs.Rule == "not" && n == 0
+}
+
+// casesKeyword returns the first of oneOf, anyOf and not that node has,
+// "" if none.
+func casesKeyword(n node) string {
+	if u := unionKeyword(n); u != "" {
+		return u
+	}
+	if n["not"] != nil {
+		return "not"
+	}
+	return ""
 }
 
 // allAccept reports whether raw passes every one of sets.
@@ -221,10 +239,13 @@ func (g *generator) cases(f *field, e, name, x string) {
 	}
 }
 
-// n names the keyword of a case's path: oneOf or anyOf.
+// n names the keyword of a case's path: oneOf, anyOf or not.
 func n(path string) string {
-	if strings.Contains(path, "/anyOf/") {
+	switch {
+	case strings.Contains(path, "/anyOf/"):
 		return "anyOf"
+	case strings.HasSuffix(path, "/not"):
+		return "not"
 	}
 	return "oneOf"
 }
@@ -247,9 +268,12 @@ func (f *field) caseObjects() []*message {
 func (f *field) casesDoc() string {
 	var b strings.Builder
 	for _, cs := range f.Cases {
-		if cs.Rule == "oneOf" {
+		switch cs.Rule {
+		case "not":
+			b.WriteString(" Its not's schema must refuse it:")
+		case "oneOf":
 			fmt.Fprintf(&b, " Exactly one of the %d schemas of its oneOf accepts it:", len(cs.Cases))
-		} else {
+		default:
 			fmt.Fprintf(&b, " At least one of the %d schemas of its anyOf accepts it:", len(cs.Cases))
 		}
 		for i, c := range cs.Cases {

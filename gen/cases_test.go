@@ -83,3 +83,20 @@ func TestArraysOfArrays(t *testing.T) {
 	assert.Equal(t, "/a/*/*", f.Item.Item.Object.Path)
 	assert.Contains(t, sf.Root.Nested, f.Item.Item.Object)
 }
+
+// TestNotBesideAType pins that a not is a case its value must fail, and
+// that a default it accepts is refused.
+func TestNotBesideAType(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "string", "not": {"maxLength": 2}}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	require.Len(t, f.Cases, 1)
+	assert.Equal(t, "not", f.Cases[0].Rule)
+	assert.Equal(t, 2, *f.Cases[0].Cases[0].MaxLength)
+	assert.Contains(t, f.doc(), "Its not's schema must refuse it: (1) at most 2 characters.")
+
+	_, err = build(testSchema(t, `{"a": {"type": "string", "not": {"maxLength": 2}, "default": "ab"}}`))
+	assert.ErrorContains(t, err, `/a: default "ab" breaks the member's own schema: not`)
+	_, err = build(testSchema(t, `{"a": {"type": "string", "not": {"maxLength": 2}, "default": "abc"}}`))
+	assert.NoError(t, err)
+}

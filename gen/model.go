@@ -249,7 +249,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true,
 	never:                  true,
 	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,
@@ -486,7 +486,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		}
 		return f, nil
 	}
-	if len(all) > 0 && unionKeyword(node) != "" {
+	if len(all) > 0 && casesKeyword(node) != "" {
 		return b.buildCases(path, name, node, required)
 	}
 	if u := unionKeyword(node); u != "" {

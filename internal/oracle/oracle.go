@@ -177,6 +177,15 @@ func (cs *compiled) walk(sch any, path []string) error {
 					return err
 				}
 			}
+		case "not":
+			// An integer or a date-time there is one the member is not.
+			n, d := len(cs.integers), len(cs.dateTimes)
+			if err := cs.walk(v, path); err != nil {
+				return err
+			}
+			if len(cs.integers) != n || len(cs.dateTimes) != d {
+				return fmt.Errorf("%s: an integer or a date-time under not, where the oracle's rules would apply to what the member is not", pointer(path))
+			}
 		case "allOf", "oneOf", "anyOf":
 			for _, branch := range v.([]any) {
 				if err := cs.walk(branch, path); err != nil {

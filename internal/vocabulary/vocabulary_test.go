@@ -74,12 +74,14 @@ var values = map[string][]string{
 	"grid":     {"", `[]`, `[[{"v":1}]]`, `[[]]`, `[[{"v":-1}]]`, `[[{"w":1}]]`, `[[{"v":1}],[{"v":2},{"v":0}]]`, `[[{"v":1}],[{"v":1}],[{"v":1}]]`, `[{"v":1}]`, `[[1]]`},
 	"matrix":   {"", `[]`, `[[]]`, `[["a","b"],["a"]]`, `[["a","a"]]`, `[[1]]`, `["a"]`},
 	"empty":    {"", `[]`, `[1]`, `[null]`, `[[]]`, `{}`},
+	"unlike":   {"", `"abc"`, `"xab"`, `"abcde"`, `"x"`, `""`, `1`},
+	"outside":  {"", `2`, `3`, `4.5`, `5`, `5.0`, `5.5`, `"4"`},
 	"tagged":   {"", `{}`, `{"t1":1}`, `{"t1":null}`, `{"t1":"x"}`, `{"t1":1.5}`, `{"u":1}`, `{"t":1}`, `{"m1":6}`, `{"m1":"x"}`, `{"m1":5.5}`, `{"t123":1}`, `{"t12":1,"m":[]}`},
 	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "tagged"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -155,7 +157,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf, msg.RuleNot} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }

@@ -19,11 +19,15 @@ func CaseErrors() Errors { return Errors{list: full[:len(full):len(full)]} }
 // Passed reports whether no check failed into e, errors from CaseErrors.
 func (e *Errors) Passed() bool { return e.omitted == 0 }
 
-// Cases checks the count n of the total schemas of a oneOf or an anyOf
-// (rule) beside a type that accept the value at base+name: exactly one
-// for a oneOf, at least one for an anyOf.
+// Cases checks the count n of the total schemas of a oneOf, an anyOf or
+// a not (rule) beside a type that accept the value at base+name: exactly
+// one for a oneOf, at least one for an anyOf, none for a not.
 func (e *Errors) Cases(base, name string, rule msg.Rule, n, total int) {
-	if n == 1 || n > 1 && rule == msg.RuleAnyOf {
+	if rule == msg.RuleNot {
+		if n == 0 {
+			return
+		}
+	} else if n == 1 || n > 1 && rule == msg.RuleAnyOf {
 		return
 	}
 	e.badCases(base, name, rule, n, total)
@@ -35,8 +39,11 @@ func (e *Errors) badCases(base, name string, rule msg.Rule, n, total int) {
 		return
 	}
 	want := "want exactly one of the " + strconv.Itoa(total) + " schemas of its oneOf to accept the value, got " + strconv.Itoa(n)
-	if rule == msg.RuleAnyOf {
+	switch rule {
+	case msg.RuleAnyOf:
 		want = "want at least one of the " + strconv.Itoa(total) + " schemas of its anyOf to accept the value, got none"
+	case msg.RuleNot:
+		want = "want a value the schema of its not refuses"
 	}
 	e.Add(base, name, rule, "", want)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCasesCountsUnderItsRule pins the count each rule wants: exactly one
-// schema of a oneOf, at least one of an anyOf.
+// schema of a oneOf, at least one of an anyOf, none for a not.
 func TestCasesCountsUnderItsRule(t *testing.T) {
 	for _, tc := range []struct {
 		rule msg.Rule
@@ -19,6 +19,7 @@ func TestCasesCountsUnderItsRule(t *testing.T) {
 	}{
 		{msg.RuleOneOf, 0, false}, {msg.RuleOneOf, 1, true}, {msg.RuleOneOf, 2, false},
 		{msg.RuleAnyOf, 0, false}, {msg.RuleAnyOf, 1, true}, {msg.RuleAnyOf, 3, true},
+		{msg.RuleNot, 0, true}, {msg.RuleNot, 1, false},
 	} {
 		var e Errors
 		e.Cases("", "/a", tc.rule, tc.n, 3)

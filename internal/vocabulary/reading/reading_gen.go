@@ -172,6 +172,17 @@ type Reading struct {
 	// empty one passes. Optional: nil when absent.
 	Empty []json.RawMessage
 
+	// Unlike is the member "unlike": a not beside a type. Optional: nil when
+	// absent. At most 4 characters. Its not's schema must refuse it: (1)
+	// matches the pattern "^x".
+	Unlike *string
+
+	// Outside is the member "outside": Optional: nil when absent. A JSON
+	// number, held as its text (json.Number), so that no digit is lost and
+	// bounds are compared exactly. Its not's schema must refuse it: (1) at
+	// least 3. At most 5.
+	Outside *json.Number
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -295,6 +306,8 @@ type readingPointees struct {
 	Grade   string
 	Extras  Extras
 	Choice  msg.Object
+	Unlike  string
+	Outside json.Number
 	Tagged  Tagged
 }
 
@@ -739,7 +752,43 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				}
 				v.Empty = list
 			}
-		case 34: // tagged
+		case 34: // unlike
+			if x, ok := d.String(base, "/unlike"); ok {
+				d.MaxLength(base, "/unlike", x, 4)
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.Pattern(base, "/unlike", x, pattern5, "^x")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/unlike", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Unlike = x
+				v.Unlike = &p.Unlike
+			}
+		case 35: // outside
+			if x, ok := d.NumberValue(base, "/outside"); ok {
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.NumberMin(base, "/outside", x, "3")
+					c1.NumberMax(base, "/outside", x, "5")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/outside", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Outside = x
+				v.Outside = &p.Outside
+			}
+		case 36: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -773,7 +822,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1033,6 +1082,32 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 		for i := range v.Empty {
 			name := wire.Index(i)
 			e.Never(base, name, msg.RuleFalse)
+		}
+	}
+	if v.Unlike != nil {
+		e.String(base, "/unlike", *v.Unlike)
+		e.MaxLength(base, "/unlike", *v.Unlike, 4)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.Pattern(base, "/unlike", *v.Unlike, pattern5, "^x")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/unlike", msg.RuleNot, n1, 1)
+		}
+	}
+	if v.Outside != nil {
+		e.NumberText(base, "/outside", *v.Outside)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.NumberMin(base, "/outside", *v.Outside, "3")
+			c1.NumberMax(base, "/outside", *v.Outside, "5")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/outside", msg.RuleNot, n1, 1)
 		}
 	}
 	if v.Tagged != nil {
@@ -1316,6 +1391,14 @@ func (v *Reading) encode(e *wire.Encoder) {
 		}
 		e.B = append(e.B, ']')
 	}
+	if v.Unlike != nil {
+		e.Member(`"unlike":`)
+		e.String(*v.Unlike)
+	}
+	if v.Outside != nil {
+		e.Member(`"outside":`)
+		e.Number(*v.Outside)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1326,7 +1409,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1174
+	n := 1199
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1351,13 +1434,19 @@ func (v *Reading) size() int {
 	if v.Grade != nil {
 		n += len(*v.Grade)
 	}
+	if v.Unlike != nil {
+		n += len(*v.Unlike)
+	}
+	if v.Outside != nil {
+		n += len(*v.Outside)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "tagged":
 		return true
 	}
 	return false
@@ -3119,4 +3208,5 @@ var (
 	factor1  = wire.NewFactor("1")
 	pattern3 = regexp.MustCompile("^x")       // "^x"
 	pattern4 = regexp.MustCompile("^[0-9]+$") // "^[0-9]+$"
+	pattern5 = regexp.MustCompile("^x")       // "^x"
 )
