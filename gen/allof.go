@@ -22,6 +22,17 @@ import (
 // merge returns the schema that accepts exactly what every one of list
 // accepts, or why the generator cannot write it as one.
 func (b *builder) merge(path string, list []node) (node, error) {
+	// An if acts with the then and else beside it alone: from several
+	// branches, they would read as one conditional.
+	conditionals := 0
+	for _, n := range list {
+		if n["if"] != nil || n["then"] != nil || n["else"] != nil {
+			conditionals++
+		}
+	}
+	if conditionals > 1 {
+		return nil, fmt.Errorf("%s: allOf: if, then or else in several branches, which the generator cannot write as one", orRoot(path))
+	}
 	out := node{}
 	for _, n := range list {
 		for _, k := range slices.Sorted(maps.Keys(n)) {

@@ -42,7 +42,7 @@ func casesKind(k kind) bool {
 // buildCases makes the field of member name, at path, whose schema node
 // gives a type beside a oneOf, an anyOf or both.
 func (b *builder) buildCases(path, name string, n node, required bool) (*field, error) {
-	rest, err := json.Marshal(without(n, "oneOf", "anyOf", "not"))
+	rest, err := json.Marshal(without(n, "oneOf", "anyOf", "not", "if", "then", "else"))
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +57,18 @@ func (b *builder) buildCases(path, name string, n node, required bool) (*field, 
 	typ := "null" // a member whose only value is null
 	if others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" }); len(others) > 0 {
 		typ = others[0]
+	}
+	if n["if"] != nil && (n["then"] != nil || n["else"] != nil) {
+		cs := &caseSet{Rule: "if", Cases: make([]*field, 3)}
+		for i, k := range []string{"if", "then", "else"} {
+			if n[k] == nil {
+				continue
+			}
+			if cs.Cases[i], err = b.buildCase(path+"/"+k, name, typ, f, n[k]); err != nil {
+				return nil, err
+			}
+		}
+		f.Cases = append(f.Cases, cs)
 	}
 	for _, rule := range []string{"oneOf", "anyOf", "not"} {
 		if n[rule] == nil {
@@ -145,14 +157,19 @@ func (b *builder) buildCase(path, name, typ string, f *field, raw json.RawMessag
 
 // accepts reports whether the value raw, a default, passes cs.
 func (cs *caseSet) accepts(raw json.RawMessage) bool {
+	if cs.Rule == "if" {
+		k := cs.Cases[2]
+		if caseAccepts(cs.Cases[0], raw) {
+			k = cs.Cases[1]
+		}
+		return k == nil || caseAccepts(k, raw)
+	}
 	n := 0
 	for _, c := range cs.Cases {
 		if c.Kind == kindNever {
 			continue
 		}
-		d := *c
-		d.Default = raw
-		if d.checkDefault() == nil && allAccept(d.Cases, raw) {
+		if caseAccepts(c, raw) {
 			n++
 		}
 	}
@@ -165,10 +182,22 @@ func casesKeyword(n node) string {
 	if u := unionKeyword(n); u != "" {
 		return u
 	}
-	if n["not"] != nil {
-		return "not"
+	for _, k := range []string{"not", "if", "then", "else"} {
+		if n[k] != nil {
+			return k
+		}
 	}
 	return ""
+}
+
+// caseAccepts reports whether the value raw, a default, passes case c.
+func caseAccepts(c *field, raw json.RawMessage) bool {
+	if c.Kind == kindNever {
+		return false
+	}
+	d := *c
+	d.Default = raw
+	return d.checkDefault() == nil && allAccept(d.Cases, raw)
 }
 
 // allAccept reports whether raw passes every one of sets.
@@ -188,6 +217,11 @@ func allAccept(sets []*caseSet, raw json.RawMessage) bool {
 func (g *generator) cases(f *field, e, name, x string) {
 	for _, cs := range f.Cases {
 		g.depth++
+		if cs.Rule == "if" {
+			g.conditional(cs, e, name, x)
+			g.depth--
+			continue
+		}
 		c, n := "c"+strconv.Itoa(g.depth), "n"+strconv.Itoa(g.depth)
 		outer := g.buf
 		g.buf = bytes.Buffer{}
@@ -196,26 +230,12 @@ func (g *generator) cases(f *field, e, name, x string) {
 			if k.Kind == kindNever {
 				continue
 			}
-			if k.Kind == kindObject {
-				g.p("{")
-				g.p("var d wire.Decoder")
-				g.p("d.Reset((%s).AppendJSON(nil))", x)
-				g.p("var y %s", k.Object.GoName)
-				g.p("y.decode(&d, \"\")")
-				g.p("if d.Len() == 0 {")
-				g.p("%s++", n)
-				g.p("}")
-				g.p("}")
-				continue
-			}
 			mark := g.buf.Len()
 			if used {
 				// What the case before found.
 				g.p("%s = wire.CaseErrors()", c)
 			}
-			start := g.buf.Len()
-			g.checks(k, c, name, x)
-			if g.buf.Len() == start {
+			if !g.caseChecks(k, c, name, x) {
 				g.buf.Truncate(mark)
 				g.p("%s++", n)
 				continue
@@ -239,6 +259,55 @@ func (g *generator) cases(f *field, e, name, x string) {
 	}
 }
 
+// caseChecks writes the checks of case k on the value x into the errors
+// c, a failed check only counted, and reports whether it wrote any: an
+// object's text is decoded again into the case's type, and a case no
+// value passes fails at once.
+func (g *generator) caseChecks(k *field, c, name, x string) bool {
+	switch k.Kind {
+	case kindNever:
+		g.p("%s.Omit()", c)
+		return true
+	case kindObject:
+		g.p("{")
+		g.p("var d wire.Decoder")
+		g.p("d.Reset((%s).AppendJSON(nil))", x)
+		g.p("var y %s", k.Object.GoName)
+		g.p("y.decode(&d, \"\")")
+		g.p("if d.Len() != 0 {")
+		g.p("%s.Omit()", c)
+		g.p("}")
+		g.p("}")
+		return true
+	}
+	mark := g.buf.Len()
+	g.checks(k, c, name, x)
+	return g.buf.Len() > mark
+}
+
+// conditional writes the checks of an if, then and else (cs.Cases, then
+// and else nil when absent): the value must pass then when it passes if,
+// and else when it does not.
+func (g *generator) conditional(cs *caseSet, e, name, x string) {
+	c, i := "c"+strconv.Itoa(g.depth), "i"+strconv.Itoa(g.depth)
+	g.p("{")
+	g.p("%s := wire.CaseErrors()", c)
+	g.caseChecks(cs.Cases[0], c, name, x)
+	g.p("%s := %s.Passed()", i, c)
+	g.p("%s = wire.CaseErrors()", c)
+	g.p("if %s {", i)
+	if t := cs.Cases[1]; t != nil {
+		g.caseChecks(t, c, name, x)
+	}
+	g.p("} else {")
+	if el := cs.Cases[2]; el != nil {
+		g.caseChecks(el, c, name, x)
+	}
+	g.p("}")
+	g.p("%s.Conditional(base, %s, %s, %s.Passed())", e, name, i, c)
+	g.p("}")
+}
+
 // n names the keyword of a case's path: oneOf, anyOf or not.
 func n(path string) string {
 	switch {
@@ -256,7 +325,7 @@ func (f *field) caseObjects() []*message {
 	var list []*message
 	for _, cs := range f.Cases {
 		for _, c := range cs.Cases {
-			if c.Object != nil {
+			if c != nil && c.Object != nil {
 				list = append(list, c.Object)
 			}
 		}
@@ -269,6 +338,9 @@ func (f *field) casesDoc() string {
 	var b strings.Builder
 	for _, cs := range f.Cases {
 		switch cs.Rule {
+		case "if":
+			b.WriteString(" If its if's schema accepts it (" + caseWords(cs.Cases[0]) + "), its then's must (" + caseWords(cs.Cases[1]) + "); if not, its else's (" + caseWords(cs.Cases[2]) + ").")
+			continue
 		case "not":
 			b.WriteString(" Its not's schema must refuse it:")
 		case "oneOf":
@@ -277,16 +349,7 @@ func (f *field) casesDoc() string {
 			fmt.Fprintf(&b, " At least one of the %d schemas of its anyOf accepts it:", len(cs.Cases))
 		}
 		for i, c := range cs.Cases {
-			what := "no value"
-			if c.Kind == kindObject {
-				what = "an object of its own, " + c.Object.GoName
-			} else if c.Kind != kindNever {
-				what = strings.TrimSpace(c.limits())
-				if what == "" {
-					what = "any " + c.row().What
-				}
-				what = strings.ToLower(what[:1]) + what[1:]
-			}
+			what := caseWords(c)
 			sep := ";"
 			if i == len(cs.Cases)-1 {
 				sep = "."
@@ -295,4 +358,21 @@ func (f *field) casesDoc() string {
 		}
 	}
 	return b.String()
+}
+
+// caseWords describes what case c accepts, for a doc comment.
+func caseWords(c *field) string {
+	switch {
+	case c == nil:
+		return "any value"
+	case c.Kind == kindNever:
+		return "no value"
+	case c.Kind == kindObject:
+		return "an object of its own, " + c.Object.GoName
+	}
+	what := strings.TrimSuffix(strings.TrimSpace(c.limits()), ".")
+	if what == "" {
+		return "any " + c.row().What
+	}
+	return strings.ToLower(what[:1]) + what[1:]
 }

@@ -100,3 +100,31 @@ func TestNotBesideAType(t *testing.T) {
 	_, err = build(testSchema(t, `{"a": {"type": "string", "not": {"maxLength": 2}, "default": "abc"}}`))
 	assert.NoError(t, err)
 }
+
+// TestIfThenElseBesideAType pins that an if, then and else become one
+// conditional, that then or else alone asserts nothing, that a default
+// is held to the branch its if picks, and that a conditional spread over
+// an allOf's branches is refused.
+func TestIfThenElseBesideAType(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "integer", "if": {"minimum": 0}, "then": {"maximum": 9}}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	require.Len(t, f.Cases, 1)
+	cs := f.Cases[0]
+	assert.Equal(t, "if", cs.Rule)
+	assert.Equal(t, int64(0), *cs.Cases[0].Min)
+	assert.Equal(t, int64(9), *cs.Cases[1].Max)
+	assert.Nil(t, cs.Cases[2])
+	assert.Contains(t, f.doc(), "If its if's schema accepts it (at least 0), its then's must (at most 9); if not, its else's (any value).")
+
+	sf, err = build(testSchema(t, `{"a": {"type": "integer", "then": {"maximum": 9}}}`))
+	require.NoError(t, err)
+	assert.Empty(t, sf.Root.Fields[2].Cases)
+
+	_, err = build(testSchema(t, `{"a": {"type": "integer", "if": {"minimum": 0}, "then": {"maximum": 9}, "default": 10}}`))
+	assert.ErrorContains(t, err, "default 10 breaks the member's own schema: if")
+	_, err = build(testSchema(t, `{"a": {"type": "integer", "if": {"minimum": 0}, "then": {"maximum": 9}, "default": -10}}`))
+	assert.NoError(t, err)
+	_, err = build(testSchema(t, `{"a": {"type": "integer", "allOf": [{"if": {"minimum": 0}}, {"then": {"maximum": 9}}]}}`))
+	assert.ErrorContains(t, err, "if, then or else in several branches")
+}

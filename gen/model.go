@@ -166,7 +166,9 @@ func (f *field) walk(fn func(f *field)) {
 	}
 	for _, cs := range f.Cases {
 		for _, c := range cs.Cases {
-			c.walk(fn)
+			if c != nil {
+				c.walk(fn)
+			}
 		}
 	}
 }
@@ -249,7 +251,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true,
 	never:                  true,
 	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,

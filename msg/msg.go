@@ -58,6 +58,8 @@ const (
 	RuleOneOf                Rule = "oneOf"                // the value passes none, or several, of the oneOf's schemas; or a union member built by hand holds no value, or several
 	RuleAnyOf                Rule = "anyOf"                // the value passes none of the anyOf's schemas; or as oneOf, for a union the schema writes with anyOf
 	RuleNot                  Rule = "not"                  // the value passes the schema of the not
+	RuleThen                 Rule = "then"                 // the value passes the schema of the if, and not that of the then
+	RuleElse                 Rule = "else"                 // the value fails the schema of the if, and that of the else
 	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
 	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library

@@ -177,14 +177,14 @@ func (cs *compiled) walk(sch any, path []string) error {
 					return err
 				}
 			}
-		case "not":
-			// An integer or a date-time there is one the member is not.
+		case "not", "if", "then", "else":
+			// An integer or a date-time there is one the member may not be.
 			n, d := len(cs.integers), len(cs.dateTimes)
 			if err := cs.walk(v, path); err != nil {
 				return err
 			}
 			if len(cs.integers) != n || len(cs.dateTimes) != d {
-				return fmt.Errorf("%s: an integer or a date-time under not, where the oracle's rules would apply to what the member is not", pointer(path))
+				return fmt.Errorf("%s: an integer or a date-time under %s, where the oracle's rules would apply to what the member may not be", pointer(path), kw)
 			}
 		case "allOf", "oneOf", "anyOf":
 			for _, branch := range v.([]any) {

@@ -47,3 +47,21 @@ func (e *Errors) badCases(base, name string, rule msg.Rule, n, total int) {
 	}
 	e.Add(base, name, rule, "", want)
 }
+
+// Conditional checks an if, a then and an else beside a type: the value
+// at base+name, which passed the schema of the if or not (passedIf), must
+// have passed that of the then, or of the else (passed).
+func (e *Errors) Conditional(base, name string, passedIf, passed bool) {
+	if passed {
+		return
+	}
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	if passedIf {
+		e.Add(base, name, msg.RuleThen, "", "want a value the schema of its then accepts, as its if accepts it")
+		return
+	}
+	e.Add(base, name, msg.RuleElse, "", "want a value the schema of its else accepts, as its if refuses it")
+}

@@ -68,3 +68,22 @@ func TestAbsorbKeepsTheLimit(t *testing.T) {
 	assert.Equal(t, "/m/y", me.Violations[msg.MaxViolations-1].Path)
 	assert.Equal(t, 1, me.Omitted)
 }
+
+// TestConditionalNamesTheBranch pins that a value that fails the branch
+// its if picks breaks rule then or else, and one that passes it nothing.
+func TestConditionalNamesTheBranch(t *testing.T) {
+	for _, tc := range []struct {
+		passedIf, passed bool
+		want             msg.Rule
+	}{{true, true, ""}, {false, true, ""}, {true, false, msg.RuleThen}, {false, false, msg.RuleElse}} {
+		var e Errors
+		e.Conditional("", "/a", tc.passedIf, tc.passed)
+		if tc.want == "" {
+			assert.NoError(t, e.Err())
+			continue
+		}
+		var me *msg.Error
+		require.ErrorAs(t, e.Err(), &me)
+		assert.Equal(t, tc.want, me.Violations[0].Rule)
+	}
+}

@@ -183,6 +183,13 @@ type Reading struct {
 	// least 3. At most 5.
 	Outside *json.Number
 
+	// Sign is the member "sign": an if, then and else beside a type. Optional:
+	// nil when absent. A JSON number, held as its text (json.Number), so that
+	// no digit is lost and bounds are compared exactly. If its if's schema
+	// accepts it (at least 0), its then's must (at most 10); if not, its else's
+	// (at least -5).
+	Sign *json.Number
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -308,6 +315,7 @@ type readingPointees struct {
 	Choice  msg.Object
 	Unlike  string
 	Outside json.Number
+	Sign    json.Number
 	Tagged  Tagged
 }
 
@@ -667,24 +675,32 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 		case 30: // choice
 			if x, ok := d.FreeObject(base, "/choice"); ok {
 				{
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase1
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
 					}
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase2
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
+					}
+					if c1.Passed() {
+						n1++
 					}
 					d.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
 				}
@@ -788,7 +804,27 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Outside = x
 				v.Outside = &p.Outside
 			}
-		case 36: // tagged
+		case 36: // sign
+			if x, ok := d.NumberValue(base, "/sign"); ok {
+				{
+					c1 := wire.CaseErrors()
+					c1.NumberMin(base, "/sign", x, "0")
+					i1 := c1.Passed()
+					c1 = wire.CaseErrors()
+					if i1 {
+						c1.NumberMax(base, "/sign", x, "10")
+					} else {
+						c1.NumberMin(base, "/sign", x, "-5")
+					}
+					d.Conditional(base, "/sign", i1, c1.Passed())
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Sign = x
+				v.Sign = &p.Sign
+			}
+		case 37: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -822,7 +858,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1026,24 +1062,32 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	}
 	if v.Choice != nil {
 		{
+			c1 := wire.CaseErrors()
 			n1 := 0
 			{
 				var d wire.Decoder
 				d.Reset((*v.Choice).AppendJSON(nil))
 				var y objectCase1
 				y.decode(&d, "")
-				if d.Len() == 0 {
-					n1++
+				if d.Len() != 0 {
+					c1.Omit()
 				}
 			}
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
 			{
 				var d wire.Decoder
 				d.Reset((*v.Choice).AppendJSON(nil))
 				var y objectCase2
 				y.decode(&d, "")
-				if d.Len() == 0 {
-					n1++
+				if d.Len() != 0 {
+					c1.Omit()
 				}
+			}
+			if c1.Passed() {
+				n1++
 			}
 			e.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
 		}
@@ -1108,6 +1152,21 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 				n1++
 			}
 			e.Cases(base, "/outside", msg.RuleNot, n1, 1)
+		}
+	}
+	if v.Sign != nil {
+		e.NumberText(base, "/sign", *v.Sign)
+		{
+			c1 := wire.CaseErrors()
+			c1.NumberMin(base, "/sign", *v.Sign, "0")
+			i1 := c1.Passed()
+			c1 = wire.CaseErrors()
+			if i1 {
+				c1.NumberMax(base, "/sign", *v.Sign, "10")
+			} else {
+				c1.NumberMin(base, "/sign", *v.Sign, "-5")
+			}
+			e.Conditional(base, "/sign", i1, c1.Passed())
 		}
 	}
 	if v.Tagged != nil {
@@ -1399,6 +1458,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"outside":`)
 		e.Number(*v.Outside)
 	}
+	if v.Sign != nil {
+		e.Member(`"sign":`)
+		e.Number(*v.Sign)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1409,7 +1472,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1199
+	n := 1209
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1440,13 +1503,16 @@ func (v *Reading) size() int {
 	if v.Outside != nil {
 		n += len(*v.Outside)
 	}
+	if v.Sign != nil {
+		n += len(*v.Sign)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "tagged":
 		return true
 	}
 	return false

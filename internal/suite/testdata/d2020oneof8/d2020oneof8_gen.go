@@ -142,24 +142,32 @@ func (v *D2020oneof8) decodeMembers(d *wire.Decoder, base string) {
 		case 2: // value
 			if x, ok := d.FreeObject(base, "/value"); ok {
 				{
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase1
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
 					}
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase2
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
+					}
+					if c1.Passed() {
+						n1++
 					}
 					d.Cases(base, "/value", msg.RuleOneOf, n1, 2)
 				}
@@ -203,24 +211,32 @@ func (v *D2020oneof8) Validate() error {
 func (v *D2020oneof8) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	{
+		c1 := wire.CaseErrors()
 		n1 := 0
 		{
 			var d wire.Decoder
 			d.Reset((v.Value).AppendJSON(nil))
 			var y objectCase1
 			y.decode(&d, "")
-			if d.Len() == 0 {
-				n1++
+			if d.Len() != 0 {
+				c1.Omit()
 			}
 		}
+		if c1.Passed() {
+			n1++
+		}
+		c1 = wire.CaseErrors()
 		{
 			var d wire.Decoder
 			d.Reset((v.Value).AppendJSON(nil))
 			var y objectCase2
 			y.decode(&d, "")
-			if d.Len() == 0 {
-				n1++
+			if d.Len() != 0 {
+				c1.Omit()
 			}
+		}
+		if c1.Passed() {
+			n1++
 		}
 		e.Cases(base, "/value", msg.RuleOneOf, n1, 2)
 	}

@@ -166,15 +166,19 @@ func (v *D7not2) decodeMembers(d *wire.Decoder, base string, p *d7not2Pointees) 
 		case 3: // as_object
 			if x, ok := d.FreeObject(base, "/as_object"); ok {
 				{
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase1
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
+					}
+					if c1.Passed() {
+						n1++
 					}
 					d.Cases(base, "/as_object", msg.RuleNot, n1, 1)
 				}
@@ -226,15 +230,19 @@ func (v *D7not2) validate(e *wire.Errors, base string) {
 	}
 	if v.AsObject != nil {
 		{
+			c1 := wire.CaseErrors()
 			n1 := 0
 			{
 				var d wire.Decoder
 				d.Reset((*v.AsObject).AppendJSON(nil))
 				var y objectCase1
 				y.decode(&d, "")
-				if d.Len() == 0 {
-					n1++
+				if d.Len() != 0 {
+					c1.Omit()
 				}
+			}
+			if c1.Passed() {
+				n1++
 			}
 			e.Cases(base, "/as_object", msg.RuleNot, n1, 1)
 		}

@@ -142,24 +142,32 @@ func (v *D7oneof9) decodeMembers(d *wire.Decoder, base string) {
 		case 2: // as_object
 			if x, ok := d.FreeObject(base, "/as_object"); ok {
 				{
+					c1 := wire.CaseErrors()
 					n1 := 0
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase1
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
 					}
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
 					{
 						var d wire.Decoder
 						d.Reset((x).AppendJSON(nil))
 						var y objectCase2
 						y.decode(&d, "")
-						if d.Len() == 0 {
-							n1++
+						if d.Len() != 0 {
+							c1.Omit()
 						}
+					}
+					if c1.Passed() {
+						n1++
 					}
 					d.Cases(base, "/as_object", msg.RuleOneOf, n1, 2)
 				}
@@ -201,24 +209,32 @@ func (v *D7oneof9) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	if v.AsObject != nil {
 		{
+			c1 := wire.CaseErrors()
 			n1 := 0
 			{
 				var d wire.Decoder
 				d.Reset((*v.AsObject).AppendJSON(nil))
 				var y objectCase1
 				y.decode(&d, "")
-				if d.Len() == 0 {
-					n1++
+				if d.Len() != 0 {
+					c1.Omit()
 				}
 			}
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
 			{
 				var d wire.Decoder
 				d.Reset((*v.AsObject).AppendJSON(nil))
 				var y objectCase2
 				y.decode(&d, "")
-				if d.Len() == 0 {
-					n1++
+				if d.Len() != 0 {
+					c1.Omit()
 				}
+			}
+			if c1.Passed() {
+				n1++
 			}
 			e.Cases(base, "/as_object", msg.RuleOneOf, n1, 2)
 		}
