@@ -128,3 +128,17 @@ func TestIfThenElseBesideAType(t *testing.T) {
 	_, err = build(testSchema(t, `{"a": {"type": "integer", "allOf": [{"if": {"minimum": 0}}, {"then": {"maximum": 9}}]}}`))
 	assert.ErrorContains(t, err, "if, then or else in several branches")
 }
+
+// TestContains pins how contains is read: its schema checks an item's
+// text, minContains is 1 unless given, and draft 7 has no bounds.
+func TestContains(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "array", "contains": {"type": "string"}, "minContains": 2, "maxContains": 3}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	require.NotNil(t, f.Contains)
+	assert.Equal(t, kindString, f.Contains.Value.Kind)
+	// testSchema is draft 7, which knows neither bound.
+	assert.Equal(t, 1, f.MinContains)
+	assert.Equal(t, -1, f.MaxContains)
+	assert.Contains(t, f.doc(), "At least 1 of its items must be a string (contains).")
+}

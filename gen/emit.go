@@ -255,6 +255,7 @@ func (f *field) doc() string {
 		b.WriteString(" Empty means not set; any other value must be a valid IMEI (see package imei).")
 	}
 	b.WriteString(f.limits())
+	b.WriteString(f.containsDoc())
 	b.WriteString(f.casesDoc())
 	return b.String()
 }
@@ -514,6 +515,7 @@ func (g *generator) declared(m *message) {
 // patterns writes the compiled regular expression of every pattern of
 // the file's messages, compiled once, when the package is loaded.
 func (g *generator) patterns() {
+	g.containsFuncs()
 	var list []*field
 	g.sf.Root.walkFields(func(f *field) {
 		if f.Pattern != "" || f.FactorVar != "" || f.ValuesVar != "" {

@@ -158,7 +158,7 @@ func TestSentenceKeepsNames(t *testing.T) {
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
 		"backreference":               `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
-		"contains":                    `{"a": {"type": "array", "contains": {"type": "string"}}}`,
+		"contains on typed items":     `{"a": {"type": "array", "items": {"type": "string"}, "contains": {"type": "string"}}}`,
 		"nullable items":              `{"a": {"type": "array", "items": {"type": ["integer", "null"]}}}`,
 		"enum of no string":           `{"a": {"type": "string", "enum": [1, null]}}`,
 		"default of no kind":          `{"a": {"type": "integer", "default": []}}`,

@@ -130,6 +130,10 @@ type field struct {
 	// or an anyOf, the schemas of each, judging a value of the member's
 	// own kind (see cases.go).
 	Cases []*caseSet
+	// Contains is an array's contains, the schema of which MinContains
+	// to MaxContains (-1 for no bound) of its items must pass.
+	Contains                 *extraSchema
+	MinContains, MaxContains int
 	// RawValues are the values an enum or const allows a number, an
 	// array, an object or a member of any value, as JSON compared by
 	// JSON equality at run time, through the package variable ValuesVar.
@@ -170,6 +174,9 @@ func (f *field) walk(fn func(f *field)) {
 				c.walk(fn)
 			}
 		}
+	}
+	if f.Contains != nil {
+		f.Contains.Value.walk(fn)
 	}
 }
 
@@ -251,7 +258,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true, "contains": true, "minContains": true, "maxContains": true,
 	never:                  true,
 	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,
@@ -743,6 +750,9 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		if err := json.Unmarshal(raw, &f.Unique); err != nil {
 			return nil, fmt.Errorf("%s: uniqueItems %s is not a boolean", path, raw)
 		}
+	}
+	if err := b.contains(f, path, node); err != nil {
+		return nil, err
 	}
 	if f.Unique && f.Kind == kindArray {
 		return nil, fmt.Errorf("%s: uniqueItems on an array of %s is not supported by the generator", path, f.Item.row().What)

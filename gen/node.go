@@ -32,6 +32,9 @@ type builder struct {
 	// objectCases counts the object schemas of oneOf and anyOf cases,
 	// which name their types (cases.go).
 	objectCases int
+	// containsSchemas counts the schemas of contains, which name their
+	// check functions (contains.go).
+	containsSchemas int
 }
 
 func newBuilder(s input) (*builder, error) {

@@ -140,17 +140,7 @@ func (g *generator) extras(m *message) {
 		g.p("// %s checks raw, the value of the member name of a %s at base,", x.Func, m.GoName)
 		g.p("// against the schema of %s.", what)
 		g.p("func %s(e *wire.Errors, base, name string, raw []byte) {", x.Func)
-		if x.Value.Kind == kindAny {
-			g.p("}")
-			continue
-		}
-		g.p("var d wire.Decoder")
-		g.p("d.Reset(raw)")
-		g.p("var v struct{ Value %s }", x.Value.fieldType())
-		g.decodeField(&message{}, x.Value, "name")
-		g.p("_ = v")
-		g.p("e.Absorb(&d.Errors)")
-		g.p("}")
+		g.checkFuncBody(x)
 		if x.Value.Kind == kindUnion {
 			g.union(m, x.Value)
 		}
@@ -311,4 +301,20 @@ func (m *message) decodesAgain() bool {
 		again = again || n.decodesAgain()
 	}
 	return again
+}
+
+// checkFuncBody writes the body of the function that checks a value's
+// text, raw, against the schema of x, into e.
+func (g *generator) checkFuncBody(x *extraSchema) {
+	if x.Value.Kind == kindAny && x.Value.ValuesVar == "" {
+		g.p("}")
+		return
+	}
+	g.p("var d wire.Decoder")
+	g.p("d.Reset(raw)")
+	g.p("var v struct{ Value %s }", x.Value.fieldType())
+	g.decodeField(&message{}, x.Value, "name")
+	g.p("_ = v")
+	g.p("e.Absorb(&d.Errors)")
+	g.p("}")
 }

@@ -79,6 +79,9 @@ func (g *generator) checks(f *field, e, name, x string) {
 		g.p("%s.%s%s(base, %s, %s, %q)", e, what, f.valuesCheck(), name, x, f.enumList())
 		g.p("}")
 	}
+	if f.Contains != nil {
+		g.containsCheck(f, e, name, x)
+	}
 	g.cases(f, e, name, x)
 }
 
@@ -260,9 +263,9 @@ func (g *generator) validateField(f *field, batched bool) {
 		if f.Kind != kindObject {
 			x = "*" + x
 		}
-	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != ""):
-		// A nil slice is an absent member, which minItems and the
-		// values of an enum allow.
+	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != "" || f.Contains != nil || len(f.Cases) > 0):
+		// A nil slice is an absent member, which minItems, contains, the
+		// values of an enum and the schemas of a oneOf allow.
 		guard = "if " + x + " != nil {"
 	}
 	outer := g.buf

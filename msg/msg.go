@@ -60,6 +60,8 @@ const (
 	RuleNot                  Rule = "not"                  // the value passes the schema of the not
 	RuleThen                 Rule = "then"                 // the value passes the schema of the if, and not that of the then
 	RuleElse                 Rule = "else"                 // the value fails the schema of the if, and that of the else
+	RuleContains             Rule = "contains"             // fewer items of the array than minContains (1 by default) pass the schema of its contains
+	RuleMaxContains          Rule = "maxContains"          // more items of the array than maxContains pass the schema of its contains
 	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
 	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library

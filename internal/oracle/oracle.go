@@ -157,7 +157,8 @@ func (cs *compiled) walk(sch any, path []string) error {
 		switch kw {
 		case "$schema", "$id", "title", "description", "default", "required", "minLength", "maxLength", "minimum", "maximum",
 			"exclusiveMinimum", "exclusiveMaximum", "pattern", "minItems", "maxItems", "uniqueItems",
-			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames":
+			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames",
+			"minContains", "maxContains":
 			// $defs are walked where a $ref names them.
 		case "multipleOf":
 			// The stand-ins of huge numbers keep integrality and order
@@ -177,7 +178,7 @@ func (cs *compiled) walk(sch any, path []string) error {
 					return err
 				}
 			}
-		case "not", "if", "then", "else":
+		case "not", "if", "then", "else", "contains":
 			// An integer or a date-time there is one the member may not be.
 			n, d := len(cs.integers), len(cs.dateTimes)
 			if err := cs.walk(v, path); err != nil {

@@ -65,3 +65,21 @@ func (e *Errors) Conditional(base, name string, passedIf, passed bool) {
 	}
 	e.Add(base, name, msg.RuleElse, "", "want a value the schema of its else accepts, as its if refuses it")
 }
+
+// Contains checks that n items of the array at base+name, those that
+// pass the schema of its contains, are at least min and, unless max is
+// negative, at most max.
+func (e *Errors) Contains(base, name string, n, min, max int) {
+	if n >= min && (max < 0 || n <= max) {
+		return
+	}
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	if n < min {
+		e.Add(base, name, msg.RuleContains, "", "want at least "+strconv.Itoa(min)+" items that pass the schema of its contains, got "+strconv.Itoa(n))
+		return
+	}
+	e.Add(base, name, msg.RuleMaxContains, "", "want at most "+strconv.Itoa(max)+" items that pass the schema of its contains, got "+strconv.Itoa(n))
+}

@@ -87,3 +87,22 @@ func TestConditionalNamesTheBranch(t *testing.T) {
 		assert.Equal(t, tc.want, me.Violations[0].Rule)
 	}
 }
+
+// TestContainsCountsBothBounds pins the rule each bound of contains
+// breaks: too few passing items break contains, too many maxContains.
+func TestContainsCountsBothBounds(t *testing.T) {
+	for _, tc := range []struct {
+		n, min, max int
+		want        msg.Rule
+	}{{1, 1, -1, ""}, {0, 1, -1, msg.RuleContains}, {0, 0, 0, ""}, {3, 1, 2, msg.RuleMaxContains}, {2, 1, 2, ""}} {
+		var e Errors
+		e.Contains("", "/a", tc.n, tc.min, tc.max)
+		if tc.want == "" {
+			assert.NoError(t, e.Err(), "%+v", tc)
+			continue
+		}
+		var me *msg.Error
+		require.ErrorAs(t, e.Err(), &me, "%+v", tc)
+		assert.Equal(t, tc.want, me.Violations[0].Rule)
+	}
+}

@@ -190,6 +190,12 @@ type Reading struct {
 	// (at least -5).
 	Sign *json.Number
 
+	// Hits is the member "hits": contains, with both bounds. Optional: nil when
+	// absent. Each item is any JSON value, null included, kept as its text. At
+	// least 1 of its items must be a string: matches the pattern "^a"
+	// (contains), and at most 2.
+	Hits []json.RawMessage
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -824,7 +830,22 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Sign = x
 				v.Sign = &p.Sign
 			}
-		case 37: // tagged
+		case 37: // hits
+			if x, ok := d.RawArray(base, "/hits"); ok {
+				{
+					n := 0
+					for _, item := range x {
+						c := wire.CaseErrors()
+						checkContains1(&c, "", "", item)
+						if c.Passed() {
+							n++
+						}
+					}
+					d.Contains(base, "/hits", n, 1, 2)
+				}
+				v.Hits = x
+			}
+		case 38: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -858,7 +879,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1169,6 +1190,20 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 			e.Conditional(base, "/sign", i1, c1.Passed())
 		}
 	}
+	if v.Hits != nil {
+		e.RawItems(base, "/hits", v.Hits)
+		{
+			n := 0
+			for _, item := range v.Hits {
+				c := wire.CaseErrors()
+				checkContains1(&c, "", "", item)
+				if c.Passed() {
+					n++
+				}
+			}
+			e.Contains(base, "/hits", n, 1, 2)
+		}
+	}
 	if v.Tagged != nil {
 		v.Tagged.validate(e, wire.Join(base, "/tagged"))
 	}
@@ -1462,6 +1497,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"sign":`)
 		e.Number(*v.Sign)
 	}
+	if v.Hits != nil {
+		e.Member(`"hits":`)
+		e.RawArray(v.Hits)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1472,7 +1511,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1209
+	n := 1281
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1512,7 +1551,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "tagged":
 		return true
 	}
 	return false
@@ -3034,7 +3073,8 @@ type Tagged struct {
 	// member, not message_id. A member whose name matches the pattern
 	// "^t[0-9]+$" (patternProperties) must be a number or null. A member whose
 	// name matches the pattern "^m" (patternProperties) must be any value; as a
-	// number, at most 5.
+	// number, at most 5. A member whose name matches the pattern "^c"
+	// (patternProperties) must be any value.
 	Extra map[string]json.RawMessage
 }
 
@@ -3075,7 +3115,8 @@ func (v *Tagged) decodeMembers(d *wire.Decoder, base string) {
 			d.PropertyName(base, key, taggedNames)
 			m1 := taggedKey1.Match(key)
 			m2 := taggedKey2.Match(key)
-			if !(m1 || m2) {
+			m3 := taggedKey3.Match(key)
+			if !(m1 || m2 || m3) {
 				d.Additional(base, key)
 				break
 			}
@@ -3086,6 +3127,9 @@ func (v *Tagged) decodeMembers(d *wire.Decoder, base string) {
 				}
 				if m2 {
 					checkTaggedKey2(&d.Errors, base, name, raw)
+				}
+				if m3 {
+					checkTaggedKey3(&d.Errors, base, name, raw)
 				}
 			}
 		}
@@ -3116,13 +3160,17 @@ func (v *Tagged) validate(e *wire.Errors, base string) {
 			e.PropertyName(base, k, taggedNames)
 			m1 := taggedKey1.MatchString(k)
 			m2 := taggedKey2.MatchString(k)
+			m3 := taggedKey3.MatchString(k)
 			if m1 {
 				checkTaggedKey1(e, base, wire.MemberPath(k), raw)
 			}
 			if m2 {
 				checkTaggedKey2(e, base, wire.MemberPath(k), raw)
 			}
-			if !(m1 || m2) {
+			if m3 {
+				checkTaggedKey3(e, base, wire.MemberPath(k), raw)
+			}
+			if !(m1 || m2 || m3) {
 				e.Additional(base, k)
 			}
 		}
@@ -3179,6 +3227,7 @@ func declaredTagged(name string) bool {
 var (
 	taggedKey1 = regexp.MustCompile("^t[0-9]+$") // "^t[0-9]+$"
 	taggedKey2 = regexp.MustCompile("^m")        // "^m"
+	taggedKey3 = regexp.MustCompile("^c")        // "^c"
 )
 
 // checkTaggedKey1 checks raw, the value of the member name of a Tagged at base,
@@ -3262,6 +3311,34 @@ type taggedKey2Value struct {
 	String  *string
 }
 
+// checkTaggedKey3 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^c".
+func checkTaggedKey3(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value json.RawMessage }
+	if x, ok := d.AnyValue(base, name); ok {
+		d.RawValues(base, name, x, values4, msg.RuleConst)
+		v.Value = x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkContains1 checks raw, an item of the array "hits", against the schema of
+// its contains.
+func checkContains1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *string }
+	if x, ok := d.String(base, name); ok {
+		d.Pattern(base, name, x, pattern6, "^a")
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
 // The patterns of the schema's members, as Go's regexp reads them
 // (each matches exactly the strings the ECMA-262 pattern does), and
 // their multipleOf values, read once.
@@ -3275,4 +3352,6 @@ var (
 	pattern3 = regexp.MustCompile("^x")       // "^x"
 	pattern4 = regexp.MustCompile("^[0-9]+$") // "^[0-9]+$"
 	pattern5 = regexp.MustCompile("^x")       // "^x"
+	pattern6 = regexp.MustCompile("^a")       // "^a"
+	values4  = wire.NewValues("1")
 )

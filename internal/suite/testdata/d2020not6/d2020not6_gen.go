@@ -271,10 +271,12 @@ func (v *D2020not6) Validate() error {
 
 func (v *D2020not6) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
-	e.RawItems(base, "/as_array", v.AsArray)
-	{
-		n1 := 0
-		e.Cases(base, "/as_array", msg.RuleNot, n1, 1)
+	if v.AsArray != nil {
+		e.RawItems(base, "/as_array", v.AsArray)
+		{
+			n1 := 0
+			e.Cases(base, "/as_array", msg.RuleNot, n1, 1)
+		}
 	}
 	if v.AsBoolean != nil {
 		{

@@ -277,11 +277,13 @@ func (v *D7not5) Validate() error {
 
 func (v *D7not5) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
-	e.RawItems(base, "/as_array", v.AsArray)
-	{
-		n1 := 0
-		n1++
-		e.Cases(base, "/as_array", msg.RuleNot, n1, 1)
+	if v.AsArray != nil {
+		e.RawItems(base, "/as_array", v.AsArray)
+		{
+			n1 := 0
+			n1++
+			e.Cases(base, "/as_array", msg.RuleNot, n1, 1)
+		}
 	}
 	if v.AsBoolean != nil {
 		{
