@@ -148,6 +148,10 @@ func (b *builder) buildCase(path, name, typ string, f *field, raw json.RawMessag
 		c.Object.GoName = "objectCase" + strconv.Itoa(b.objectCases)
 		return c, nil
 	}
+	if c.Kind == kindEnum && f.row().GoType == "string" && f.Kind != kindEnum {
+		// Values of a string, compared with the member's string.
+		return c, nil
+	}
 	same := c.Kind == f.Kind || c.row().GoType == f.row().GoType && c.row().Reader != "" && c.row().Reader == f.row().Reader
 	if c.Kind != kindNever && (!same || !casesKind(c.Kind)) {
 		return nil, fmt.Errorf("%s: a schema of kind %s beside type %s is not supported by the generator", path, c.row().What, typ)
@@ -268,6 +272,17 @@ func (g *generator) caseChecks(k *field, c, name, x string) bool {
 	case kindNever:
 		g.p("%s.Omit()", c)
 		return true
+	case kindEnum:
+		var vals []string
+		for _, v := range k.Enum {
+			vals = append(vals, strconv.Quote(v))
+		}
+		g.p("switch %s {", x)
+		g.p("case %s:", strings.Join(vals, ", "))
+		g.p("default:")
+		g.p("%s.Omit()", c)
+		g.p("}")
+		return true
 	case kindObject:
 		g.p("{")
 		g.p("var d wire.Decoder")
@@ -369,6 +384,8 @@ func caseWords(c *field) string {
 		return "no value"
 	case c.Kind == kindObject:
 		return "an object of its own, " + c.Object.GoName
+	case c.Kind == kindEnum:
+		return "one of " + c.enumList()
 	}
 	what := strings.TrimSuffix(strings.TrimSpace(c.limits()), ".")
 	if what == "" {

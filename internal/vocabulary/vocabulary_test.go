@@ -78,12 +78,13 @@ var values = map[string][]string{
 	"outside":  {"", `2`, `3`, `4.5`, `5`, `5.0`, `5.5`, `"4"`},
 	"sign":     {"", `0`, `10`, `10.5`, `-5`, `-6`, `-0.5`, `"x"`},
 	"hits":     {"", `[]`, `["a"]`, `["b"]`, `["a","ab"]`, `["a","a","a"]`, `[1,"a",null]`, `[{"a":1}]`},
+	"shade":    {"", `"red"`, `"blue"`, `"green"`, `"greens"`, `"purple!"`, `1`},
 	"tagged":   {"", `{}`, `{"t1":1}`, `{"t1":null}`, `{"t1":"x"}`, `{"t1":1.5}`, `{"u":1}`, `{"t":1}`, `{"m1":6}`, `{"m1":"x"}`, `{"m1":5.5}`, `{"t123":1}`, `{"t12":1,"m":[]}`, `{"c1":1}`, `{"c1":1.0}`, `{"c1":2}`, `{"c1":"1"}`},
 	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "tagged"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).

@@ -196,6 +196,11 @@ type Reading struct {
 	// (contains), and at most 2.
 	Hits []json.RawMessage
 
+	// Shade is the member "shade": a not of a string enum. Optional: nil when
+	// absent. At most 6 characters. Its not's schema must refuse it: (1) one of
+	// "red" or "green".
+	Shade *string
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -322,6 +327,7 @@ type readingPointees struct {
 	Unlike  string
 	Outside json.Number
 	Sign    json.Number
+	Shade   string
 	Tagged  Tagged
 }
 
@@ -845,7 +851,29 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				}
 				v.Hits = x
 			}
-		case 38: // tagged
+		case 38: // shade
+			if x, ok := d.String(base, "/shade"); ok {
+				d.MaxLength(base, "/shade", x, 6)
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					switch x {
+					case "red", "green":
+					default:
+						c1.Omit()
+					}
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/shade", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Shade = x
+				v.Shade = &p.Shade
+			}
+		case 39: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -879,7 +907,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1204,6 +1232,23 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 			e.Contains(base, "/hits", n, 1, 2)
 		}
 	}
+	if v.Shade != nil {
+		e.String(base, "/shade", *v.Shade)
+		e.MaxLength(base, "/shade", *v.Shade, 6)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			switch *v.Shade {
+			case "red", "green":
+			default:
+				c1.Omit()
+			}
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/shade", msg.RuleNot, n1, 1)
+		}
+	}
 	if v.Tagged != nil {
 		v.Tagged.validate(e, wire.Join(base, "/tagged"))
 	}
@@ -1501,6 +1546,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"hits":`)
 		e.RawArray(v.Hits)
 	}
+	if v.Shade != nil {
+		e.Member(`"shade":`)
+		e.String(*v.Shade)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1511,7 +1560,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1281
+	n := 1292
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1545,13 +1594,16 @@ func (v *Reading) size() int {
 	if v.Sign != nil {
 		n += len(*v.Sign)
 	}
+	if v.Shade != nil {
+		n += len(*v.Shade)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged":
 		return true
 	}
 	return false
