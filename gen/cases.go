@@ -25,8 +25,11 @@ import (
 
 // A caseSet is a oneOf or an anyOf beside a type.
 type caseSet struct {
-	Rule  string   // "oneOf" or "anyOf"
+	Rule  string   // "oneOf", "anyOf", "not", "if" or "dependentSchemas"
 	Cases []*field // each of the member's kind, or kindNever for a schema no value of it passes
+	// Members are, for dependentSchemas, the member whose presence makes
+	// each case apply.
+	Members []string
 }
 
 // casesKinds are the kinds whose every check a case can make: those the
@@ -42,7 +45,7 @@ func casesKind(k kind) bool {
 // buildCases makes the field of member name, at path, whose schema node
 // gives a type beside a oneOf, an anyOf or both.
 func (b *builder) buildCases(path, name string, n node, required bool) (*field, error) {
-	rest, err := json.Marshal(without(n, "oneOf", "anyOf", "not", "if", "then", "else"))
+	rest, err := json.Marshal(without(n, "oneOf", "anyOf", "not", "if", "then", "else", "dependentSchemas"))
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +60,27 @@ func (b *builder) buildCases(path, name string, n node, required bool) (*field, 
 	typ := "null" // a member whose only value is null
 	if others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" }); len(others) > 0 {
 		typ = others[0]
+	}
+	if raw := n["dependentSchemas"]; raw != nil {
+		// f is a free object: one of declared members is not a kind
+		// cases judge.
+		names, err := memberOrder(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: dependentSchemas is not an object", path)
+		}
+		var deps map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &deps); err != nil {
+			return nil, fmt.Errorf("%s: dependentSchemas is not an object", path)
+		}
+		cs := &caseSet{Rule: "dependentSchemas", Members: names}
+		for _, m := range names {
+			c, err := b.buildCase(path+"/dependentSchemas/"+pointerToken(m), name, typ, f, deps[m])
+			if err != nil {
+				return nil, err
+			}
+			cs.Cases = append(cs.Cases, c)
+		}
+		f.Cases = append(f.Cases, cs)
 	}
 	if n["if"] != nil && (n["then"] != nil || n["else"] != nil) {
 		cs := &caseSet{Rule: "if", Cases: make([]*field, 3)}
@@ -161,6 +185,9 @@ func (b *builder) buildCase(path, name, typ string, f *field, raw json.RawMessag
 
 // accepts reports whether the value raw, a default, passes cs.
 func (cs *caseSet) accepts(raw json.RawMessage) bool {
+	if cs.Rule == "dependentSchemas" {
+		return true // on a free object, which takes no default
+	}
 	if cs.Rule == "if" {
 		k := cs.Cases[2]
 		if caseAccepts(cs.Cases[0], raw) {
@@ -186,7 +213,7 @@ func casesKeyword(n node) string {
 	if u := unionKeyword(n); u != "" {
 		return u
 	}
-	for _, k := range []string{"not", "if", "then", "else"} {
+	for _, k := range []string{"not", "if", "then", "else", "dependentSchemas"} {
 		if n[k] != nil {
 			return k
 		}
@@ -223,6 +250,11 @@ func (g *generator) cases(f *field, e, name, x string) {
 		g.depth++
 		if cs.Rule == "if" {
 			g.conditional(cs, e, name, x)
+			g.depth--
+			continue
+		}
+		if cs.Rule == "dependentSchemas" {
+			g.dependentSchemas(cs, e, name, x)
 			g.depth--
 			continue
 		}
@@ -300,6 +332,19 @@ func (g *generator) caseChecks(k *field, c, name, x string) bool {
 	return g.buf.Len() > mark
 }
 
+// dependentSchemas writes the checks of a free object's dependentSchemas:
+// the object x must pass the schema of each member it has.
+func (g *generator) dependentSchemas(cs *caseSet, e, name, x string) {
+	c := "c" + strconv.Itoa(g.depth)
+	for i, k := range cs.Cases {
+		g.p("if _, ok := (%s).Get(%q); ok {", x, cs.Members[i])
+		g.p("%s := wire.CaseErrors()", c)
+		g.caseChecks(k, c, name, x)
+		g.p("%s.DependentSchema(base, %s, %q, %s.Passed())", e, name, cs.Members[i], c)
+		g.p("}")
+	}
+}
+
 // conditional writes the checks of an if, then and else (cs.Cases, then
 // and else nil when absent): the value must pass then when it passes if,
 // and else when it does not.
@@ -353,6 +398,11 @@ func (f *field) casesDoc() string {
 	var b strings.Builder
 	for _, cs := range f.Cases {
 		switch cs.Rule {
+		case "dependentSchemas":
+			for i, c := range cs.Cases {
+				fmt.Fprintf(&b, " When it has the member %q, the schema its dependentSchemas gives that member must accept it (%s).", cs.Members[i], caseWords(c))
+			}
+			continue
 		case "if":
 			b.WriteString(" If its if's schema accepts it (" + caseWords(cs.Cases[0]) + "), its then's must (" + caseWords(cs.Cases[1]) + "); if not, its else's (" + caseWords(cs.Cases[2]) + ").")
 			continue

@@ -142,3 +142,18 @@ func TestContains(t *testing.T) {
 	assert.Equal(t, -1, f.MaxContains)
 	assert.Contains(t, f.doc(), "At least 1 of its items must be a string (contains).")
 }
+
+// TestDependentSchemas pins that dependentSchemas judges a free object,
+// a case per member in the schema's order, and is refused on an object
+// of declared members.
+func TestDependentSchemas(t *testing.T) {
+	sf, err := build(testSchema(t, `{"a": {"type": "object", "dependentSchemas": {"z": {"required": ["y"]}, "b": false}}}`))
+	require.NoError(t, err)
+	f := sf.Root.Fields[2]
+	require.Len(t, f.Cases, 1)
+	assert.Equal(t, []string{"z", "b"}, f.Cases[0].Members)
+	assert.Equal(t, kindObject, f.Cases[0].Cases[0].Kind)
+	assert.Equal(t, kindNever, f.Cases[0].Cases[1].Kind)
+	_, err = build(testSchema(t, `{"a": {"type": "object", "properties": {"z": {}}, "dependentSchemas": {"z": {"required": ["y"]}}}}`))
+	assert.ErrorContains(t, err, "/a: dependentSchemas beside a member of kind object")
+}

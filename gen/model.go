@@ -258,7 +258,7 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true, "contains": true, "minContains": true, "maxContains": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true, "contains": true, "minContains": true, "maxContains": true, "dependentSchemas": true,
 	never:                  true,
 	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,

@@ -34,8 +34,8 @@ func TestPatternAndAdditionalProperties(t *testing.T) {
 	assert.Equal(t, kindBool, m.Additional.Value.Kind)
 	assert.False(t, m.Closed)
 
-	sf, err = build(testSchema(t, `{"a": {"type": "object", "patternProperties": {"^x": true}, "additionalProperties": {"dependentSchemas": {}}}}`))
-	assert.ErrorContains(t, err, `keyword "dependentSchemas"`)
+	sf, err = build(testSchema(t, `{"a": {"type": "object", "patternProperties": {"^x": true}, "additionalProperties": {"unevaluatedProperties": false}}}`))
+	assert.ErrorContains(t, err, `keyword "unevaluatedProperties"`)
 	assert.Nil(t, sf)
 
 	for props, want := range map[string]string{

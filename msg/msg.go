@@ -62,6 +62,7 @@ const (
 	RuleElse                 Rule = "else"                 // the value fails the schema of the if, and that of the else
 	RuleContains             Rule = "contains"             // fewer items of the array than minContains (1 by default) pass the schema of its contains
 	RuleMaxContains          Rule = "maxContains"          // more items of the array than maxContains pass the schema of its contains
+	RuleDependentSchemas     Rule = "dependentSchemas"     // the object has a member whose schema in dependentSchemas it fails
 	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
 	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library

@@ -178,6 +178,13 @@ func (cs *compiled) walk(sch any, path []string) error {
 					return err
 				}
 			}
+		case "dependentSchemas":
+			deps := v.(map[string]any)
+			for _, d := range slices.Sorted(mapKeys(deps)) {
+				if err := cs.walkUnplaced(deps[d], path); err != nil {
+					return err
+				}
+			}
 		case "not", "if", "then", "else", "contains":
 			// An integer or a date-time there is one the member may not be.
 			n, d := len(cs.integers), len(cs.dateTimes)

@@ -79,12 +79,13 @@ var values = map[string][]string{
 	"sign":     {"", `0`, `10`, `10.5`, `-5`, `-6`, `-0.5`, `"x"`},
 	"hits":     {"", `[]`, `["a"]`, `["b"]`, `["a","ab"]`, `["a","a","a"]`, `[1,"a",null]`, `[{"a":1}]`},
 	"shade":    {"", `"red"`, `"blue"`, `"green"`, `"greens"`, `"purple!"`, `1`},
+	"needs":    {"", `{}`, `{"a":1}`, `{"a":1,"b":2}`, `{"c":1}`, `{"b":1}`, `[]`},
 	"tagged":   {"", `{}`, `{"t1":1}`, `{"t1":null}`, `{"t1":"x"}`, `{"t1":1.5}`, `{"u":1}`, `{"t":1}`, `{"m1":6}`, `{"m1":"x"}`, `{"m1":5.5}`, `{"t123":1}`, `{"t12":1,"m":[]}`, `{"c1":1}`, `{"c1":1.0}`, `{"c1":2}`, `{"c1":"1"}`},
 	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -160,7 +161,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf, msg.RuleNot, msg.RuleThen, msg.RuleElse, msg.RuleContains, msg.RuleMaxContains} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf, msg.RuleNot, msg.RuleThen, msg.RuleElse, msg.RuleContains, msg.RuleMaxContains, msg.RuleDependentSchemas} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }

@@ -83,3 +83,17 @@ func (e *Errors) Contains(base, name string, n, min, max int) {
 	}
 	e.Add(base, name, msg.RuleMaxContains, "", "want at most "+strconv.Itoa(max)+" items that pass the schema of its contains, got "+strconv.Itoa(n))
 }
+
+// DependentSchema records, unless passed, that the object at base+name,
+// which has the member named member, fails the schema its
+// dependentSchemas gives that member.
+func (e *Errors) DependentSchema(base, name, member string, passed bool) {
+	if passed {
+		return
+	}
+	if e.Full() {
+		e.Omit()
+		return
+	}
+	e.Add(base, name, msg.RuleDependentSchemas, "", "want an object the schema of its dependentSchemas for "+Quote(member)+" accepts, as it has that member")
+}

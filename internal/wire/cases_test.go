@@ -106,3 +106,16 @@ func TestContainsCountsBothBounds(t *testing.T) {
 		assert.Equal(t, tc.want, me.Violations[0].Rule)
 	}
 }
+
+// TestDependentSchemaNamesTheMember pins that an object failing the
+// schema of a member it has breaks rule dependentSchemas, naming it.
+func TestDependentSchemaNamesTheMember(t *testing.T) {
+	var e Errors
+	e.DependentSchema("", "/a", "b", true)
+	require.NoError(t, e.Err())
+	e.DependentSchema("", "/a", "b", false)
+	var me *msg.Error
+	require.ErrorAs(t, e.Err(), &me)
+	assert.Equal(t, msg.RuleDependentSchemas, me.Violations[0].Rule)
+	assert.Contains(t, me.Violations[0].Message, `"b"`)
+}

@@ -201,6 +201,15 @@ type Reading struct {
 	// "red" or "green".
 	Shade *string
 
+	// Needs is the member "needs": dependentSchemas on a free object. Optional:
+	// nil when absent. Any member name, any value, null included: msg.Object
+	// keeps the object's text as it is, so that a null value and every digit of
+	// a number survive decoding and encoding. When it has the member "a", the
+	// schema its dependentSchemas gives that member must accept it (an object
+	// of its own, objectCase3). When it has the member "c", the schema its
+	// dependentSchemas gives that member must accept it (no value).
+	Needs *msg.Object
+
 	// Tagged is the member "tagged": patternProperties on a closed object, one
 	// of them untyped, with propertyNames. Optional: nil when absent.
 	Tagged *Tagged
@@ -328,6 +337,7 @@ type readingPointees struct {
 	Outside json.Number
 	Sign    json.Number
 	Shade   string
+	Needs   msg.Object
 	Tagged  Tagged
 }
 
@@ -873,7 +883,33 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				p.Shade = x
 				v.Shade = &p.Shade
 			}
-		case 39: // tagged
+		case 39: // needs
+			if x, ok := d.FreeObject(base, "/needs"); ok {
+				if _, ok := (x).Get("a"); ok {
+					c1 := wire.CaseErrors()
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase3
+						y.decode(&d, "")
+						if d.Len() != 0 {
+							c1.Omit()
+						}
+					}
+					d.DependentSchema(base, "/needs", "a", c1.Passed())
+				}
+				if _, ok := (x).Get("c"); ok {
+					c1 := wire.CaseErrors()
+					c1.Omit()
+					d.DependentSchema(base, "/needs", "c", c1.Passed())
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Needs = x
+				v.Needs = &p.Needs
+			}
+		case 40: // tagged
 			if d.Object(base, "/tagged") {
 				if p == nil {
 					p = new(readingPointees)
@@ -907,7 +943,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -1249,6 +1285,26 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 			e.Cases(base, "/shade", msg.RuleNot, n1, 1)
 		}
 	}
+	if v.Needs != nil {
+		if _, ok := (*v.Needs).Get("a"); ok {
+			c1 := wire.CaseErrors()
+			{
+				var d wire.Decoder
+				d.Reset((*v.Needs).AppendJSON(nil))
+				var y objectCase3
+				y.decode(&d, "")
+				if d.Len() != 0 {
+					c1.Omit()
+				}
+			}
+			e.DependentSchema(base, "/needs", "a", c1.Passed())
+		}
+		if _, ok := (*v.Needs).Get("c"); ok {
+			c1 := wire.CaseErrors()
+			c1.Omit()
+			e.DependentSchema(base, "/needs", "c", c1.Passed())
+		}
+	}
 	if v.Tagged != nil {
 		v.Tagged.validate(e, wire.Join(base, "/tagged"))
 	}
@@ -1550,6 +1606,10 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"shade":`)
 		e.String(*v.Shade)
 	}
+	if v.Needs != nil {
+		e.Member(`"needs":`)
+		e.Object(*v.Needs)
+	}
 	if v.Tagged != nil {
 		e.Member(`"tagged":`)
 		v.Tagged.encode(e)
@@ -1560,7 +1620,7 @@ func (v *Reading) encode(e *wire.Encoder) {
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 1292
+	n := 1365
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -1603,7 +1663,7 @@ func (v *Reading) size() int {
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "tagged":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged":
 		return true
 	}
 	return false
@@ -3106,6 +3166,143 @@ func (v *GridItemItem) size() int {
 func declaredGridItemItem(name string) bool {
 	switch name {
 	case "v":
+		return true
+	}
+	return false
+}
+
+// objectCase3 is the member "/needs/dependentSchemas/a" of a message of
+// schema demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member
+// "/needs/dependentSchemas/a", and Validate checks a value built by hand by
+// the same rules.
+type objectCase3 struct {
+	// B is the member "b": Required. Any JSON value, null included, kept as its
+	// text; nil is absent.
+	B json.RawMessage
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase3) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase3) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase3{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase3) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase3{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase3Members, &seen); j {
+		case 0: // b
+			if x, ok := d.AnyValue(base, "/b"); ok {
+				v.B = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/b")
+		}
+	}
+}
+
+// objectCase3Members lists the members objectCase3 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase3Members = wire.NewMembers("b")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase3) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase3) validate(e *wire.Errors, base string) {
+	e.RawValue(base, "/b", v.B)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase3)
+		}
+	}
+}
+
+func (v *objectCase3) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/needs/dependentSchemas/a" of a
+// message of schema demo.reading: declared members in the schema's order,
+// then the extra members sorted by name. It does not validate v (call
+// Validate for that), but it fails rather than alter a value it cannot
+// encode as it is: a string that is not UTF-8, raw values that are not
+// JSON, an extra member named like a declared one, a time RFC 3339 cannot
+// express.
+func (v objectCase3) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/needs/dependentSchemas/a" of a message of schema demo.reading as JSON
+// rather than its Go internals; a value that cannot be encoded is described
+// with the error instead.
+func (v objectCase3) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase3(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase3) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"b":`)
+	e.Raw(v.B)
+	e.Extra(v.Extra, declaredobjectCase3)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase3) size() int {
+	n := 23
+	return n
+}
+
+// declaredobjectCase3 reports whether the schema declares a member of objectCase3 named name.
+func declaredobjectCase3(name string) bool {
+	switch name {
+	case "b":
 		return true
 	}
 	return false
