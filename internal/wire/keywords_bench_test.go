@@ -42,6 +42,13 @@ func BenchmarkKeywords(b *testing.B) {
 		}
 		e.Absorb(&d.Errors)
 	}
+	// checkObject is what gen writes for a contains of {"type": "object"}.
+	checkObject := func(e *Errors, base, name string, raw []byte) {
+		var d Decoder
+		d.Reset(raw)
+		d.FreeObject(base, name)
+		e.Absorb(&d.Errors)
+	}
 	for _, bc := range []struct {
 		name, input string
 		plain       func(d *Decoder)
@@ -144,6 +151,53 @@ func BenchmarkKeywords(b *testing.B) {
 					if k, raw, ok := d.ExtraValue(&extra, "", key); ok {
 						checkPattern(&d.Errors, "", MemberPath(k), raw)
 					}
+				}
+			}},
+		{"not beside type", `"abc"`,
+			func(d *Decoder) { d.String("", "/a") },
+			func(d *Decoder) {
+				// {"type": "string", "not": {"pattern": "^x-"}}
+				if x, ok := d.String("", "/a"); ok {
+					c1 := CaseErrors()
+					c1.Pattern("", "/a", x, extraPattern, "^x-")
+					n1 := 0
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases("", "/a", msg.RuleNot, n1, 1)
+				}
+			}},
+		{"if, then and else beside type", `3`,
+			func(d *Decoder) { d.Int("", "/a") },
+			func(d *Decoder) {
+				// {"type": "integer", "if": {"minimum": 0}, "then": {"maximum": 10}, "else": {"minimum": -5}}
+				if x, ok := d.Int("", "/a"); ok {
+					c1 := CaseErrors()
+					c1.Min("", "/a", x, 0)
+					i1 := c1.Passed()
+					c1 = CaseErrors()
+					if i1 {
+						c1.Max("", "/a", x, 10)
+					} else {
+						c1.Min("", "/a", x, -5)
+					}
+					d.Conditional("", "/a", i1, c1.Passed())
+				}
+			}},
+		{"contains of 100 objects", string(rawArray),
+			func(d *Decoder) { d.RawArray("", "/a") },
+			func(d *Decoder) {
+				// {"type": "array", "contains": {"type": "object"}}
+				if list, ok := d.RawArray("", "/a"); ok {
+					n := 0
+					for _, item := range list {
+						c := CaseErrors()
+						checkObject(&c, "", "", item)
+						if c.Passed() {
+							n++
+						}
+					}
+					d.Contains("", "/a", n, 1, -1)
 				}
 			}},
 		{"hostname", `"www.example.com"`,
