@@ -249,8 +249,8 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		msg = changed("format", formatText(o), formatText(n))
 	case rPattern:
 		code = "pattern-changed"
-		key = text
-		msg = fmt.Sprintf("the pattern changes, so %s accepts %s and %s does not; keep the pattern, or publish a new major version", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = fmt.Sprintf("the pattern changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the pattern, or publish a new major version",
+			patternText(o), ov, patternText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rMinimum:
 		code = pick("minimum-raised", "minimum-lowered")
 		msg = changed("minimum", boundText(o.min), boundText(n.min))
@@ -680,4 +680,11 @@ func multText(p *big.Int) string {
 		return "none"
 	}
 	return p.String()
+}
+
+func patternText(n *node) string {
+	if n.pattern == nil {
+		return "none"
+	}
+	return jsonText(*n.pattern)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/big"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,7 +86,10 @@ type node struct {
 	mult     *big.Int
 	minLen   int
 	pattern  *string
-	regexp   *regexp.Regexp      // the pattern, if Go's regexp reads it
+	regexp   *regexp.Regexp      // the pattern, read as ECMA-262
+	prog     *syntax.Prog        // the pattern as an automaton
+	enumProg *syntax.Prog        // the enumerated strings n accepts, as an automaton
+	regular  map[*node]regularOf // regularStrings' answers, by the other node
 	def      *value              // the default, if any
 	imei     bool                // the IMEI rule (decision 6) applies to strings
 	extra    []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
@@ -405,9 +409,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return errors.New("want a string")
 		}
 		n.pattern = &s
-		if n.regexp = compileRegexp(s); n.regexp == nil {
+		var err error
+		if n.regexp, n.prog, err = compilePattern(s); err != nil {
 			// Without it the checker cannot even build an example here.
-			n.refuse(kw, "undecidable-pattern", fmt.Sprintf("the pattern %s, which Go's regexp cannot read", strconv.Quote(s)))
+			n.refuse(kw, "undecidable-pattern", fmt.Sprintf("the pattern %s, which is not a regular expression the checker can compare (%v)", strconv.Quote(s), err))
 		}
 	case "default":
 		n.def = &v

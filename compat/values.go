@@ -3,7 +3,6 @@ package compat
 import (
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,7 +48,7 @@ type noWitness struct{}
 // unsure reports whether a keyword the checker cannot decide may keep it
 // from showing an object n accepts: on a member n requires, at any depth.
 func (n *node) unsure() bool {
-	if len(n.refused) > 0 {
+	if len(n.refused) > 0 || n.hardPattern() {
 		return true
 	}
 	for _, r := range n.required {
@@ -58,6 +57,20 @@ func (n *node) unsure() bool {
 		}
 	}
 	return false
+}
+
+// hardPattern reports whether n's pattern may keep the checker from
+// finding a string n accepts where there is one: beside a format or the
+// IMEI rule, which are not regular, or beyond the bounds of its search.
+func (n *node) hardPattern() bool {
+	if n.pattern == nil || n.hasEnum {
+		return false
+	}
+	if n.regexp == nil || n.format != "" || n.imei {
+		return true
+	}
+	_, ok := regularStrings(n, nil)
+	return !ok
 }
 
 // typeOf returns the type bit of v.
@@ -400,6 +413,13 @@ func stringsOf(a, b *node, enums []value) []value {
 		return body + strconv.Itoa(d)
 	}))
 	add("")
+	// A pattern's strings: a shortest of each kind regularStrings finds.
+	if a != nil && (a.prog != nil || b != nil && b.prog != nil) {
+		strs, _ := regularStrings(a, b)
+		for _, s := range strs {
+			add(s)
+		}
+	}
 	return out
 }
 
@@ -436,23 +456,35 @@ func dateTimeOfLength(i, l int) string {
 }
 
 // patternsDecidable reports whether the checker can compare the strings a
-// and b accept exactly: when neither has a pattern, when both enumerate
-// their strings, or when their patterns and every other keyword on
-// strings are the same.
+// accepts and b rejects exactly: when neither has a pattern; when a
+// enumerates its strings (every one is a candidate); when their patterns
+// and every other keyword on strings are the same; or when the strings
+// both accept are regular languages (a pattern and bounds on the length,
+// without format or IMEI rule; an enumeration is a finite language),
+// whose difference regularStrings searches.
 func patternsDecidable(a, b *node) bool {
-	if a.pattern == nil && b.pattern == nil {
+	if a.pattern == nil && b.pattern == nil || a.types&tString == 0 {
 		return true
 	}
-	if a.hasEnum && b.hasEnum && a.regexp != nil && b.regexp != nil {
-		return true
-	}
-	if a.pattern == nil || b.pattern == nil || *a.pattern != *b.pattern || a.regexp == nil {
+	if a.pattern != nil && a.regexp == nil || b.pattern != nil && b.regexp == nil {
 		return false
 	}
-	sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
-		!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
-	sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
-	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum
+	if a.hasEnum {
+		return true
+	}
+	if a.pattern != nil && b.pattern != nil && *a.pattern == *b.pattern {
+		sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
+			!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
+		sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
+		if a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum {
+			return true
+		}
+	}
+	if a.format != "" || b.format != "" && !b.hasEnum || a.imei || b.imei && !b.hasEnum {
+		return false
+	}
+	_, ok := regularStrings(a, b)
+	return ok
 }
 
 // example returns a value both a and b accept (b nil: any), preferring
@@ -570,16 +602,6 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 		o.members = append(o.members, member{name, v})
 	}
 	return o, true
-}
-
-// compileRegexp compiles a pattern for the string parts that
-// patternsDecidable lets the checker compare; nil if Go cannot.
-func compileRegexp(p string) *regexp.Regexp {
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil
-	}
-	return re
 }
 
 // jsonText returns v as compact JSON text.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // TestNewKeywordsProvablyHold pins, for maxLength, the exclusive bounds
@@ -85,4 +86,65 @@ func TestRefsAreComparedByWhatTheyName(t *testing.T) {
 		assert.Equal(t, tc.forward, holds[compat.Forward], "%v", r.Findings)
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
+}
+
+// TestPatternsAreComparedAsAutomata pins that two patterns are compared
+// exactly, as ECMA-262 reads them (matched anywhere, \s wider than RE2's,
+// word boundaries), with the length bounds beside them: the direction
+// that holds is said to hold, and the other breaks with a witness the
+// oracle confirms.
+func TestPatternsAreComparedAsAutomata(t *testing.T) {
+	for _, tc := range []struct {
+		old, new          string
+		backward, forward bool
+	}{
+		{`{"type": "string", "pattern": "^[a-z]+$"}`, `{"type": "string", "pattern": "^[a-z]*$"}`, true, false},
+		{`{"type": "string", "pattern": "^[a-z]+$"}`, `{"type": "string", "pattern": "^[a-c]+$"}`, false, true},
+		{`{"type": "string", "pattern": "^a"}`, `{"type": "string", "pattern": "^ab"}`, false, true},
+		{`{"type": "string", "pattern": "\\d{3}"}`, `{"type": "string", "pattern": "^\\d{3}$"}`, false, true},
+		{`{"type": "string", "pattern": "^(a|b)*$"}`, `{"type": "string", "pattern": "^[ab]*$"}`, true, true},
+		{`{"type": "string", "pattern": "\\bfoo\\b"}`, `{"type": "string", "pattern": "foo"}`, true, false},
+		{`{"type": "string", "pattern": "^\\s$"}`, `{"type": "string", "pattern": "^ $"}`, false, true},
+		{`{"type": "string", "pattern": "^a+$", "maxLength": 3}`, `{"type": "string", "pattern": "^a{1,3}$"}`, true, true},
+		{`{"type": "string", "pattern": "^a+$", "maxLength": 3}`, `{"type": "string", "pattern": "^a{1,4}$"}`, true, false},
+		{`{"type": "string", "minLength": 2}`, `{"type": "string", "pattern": "[^][^]"}`, true, true},
+		{`{"type": "string"}`, `{"type": "string", "pattern": "^[A-Z]{3}$"}`, false, true},
+		{`{"type": "string", "pattern": "^[A-Z]{3}$"}`, `{"type": ["string", "null"], "pattern": "^[A-Z]{2,3}$"}`, true, false},
+		{`{"type": "string", "pattern": "^[A-Z]{3}$"}`, `{"type": "integer"}`, false, false},
+		{`{"type": "string", "enum": ["AB", "ABC"]}`, `{"type": "string", "pattern": "^AB"}`, true, false},
+		{`{"type": "string", "pattern": "^x"}`, `{"type": "string", "pattern": "^x", "minLength": 3}`, false, true},
+	} {
+		old, new := memberPair(t, tc.old, tc.new)
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		for _, f := range r.Findings {
+			assert.NotContains(t, []string{"undecidable-pattern"}, f.Code, "%s", f)
+		}
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
+
+// TestHostilePatternsAreRefusedWithinBounds pins that a pair of patterns
+// whose automaton would be huge is refused as undecidable-pattern, and
+// that the search gives up within its bounds.
+func TestHostilePatternsAreRefusedWithinBounds(t *testing.T) {
+	old, new := memberPair(t, `{"type": "string", "pattern": "a.{20}$"}`, `{"type": "string", "pattern": "a.{19}$"}`)
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Compatible())
+	assert.Contains(t, codes(r), "undecidable-pattern /a full")
+}
+
+// memberPair returns two versions of a schema whose member "a" is judged
+// by the schemas old and new.
+func memberPair(t *testing.T, old, new string) (schemas.Schema, schemas.Schema) {
+	doc := func(member string) obj {
+		return decode(t, []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "title": "demo.sensor", "type": "object",
+			"required": ["message_id", "a"],
+			"properties": {"message_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+	}
+	return asSchema(t, "demo.sensor", doc(old), "1.0"), asSchema(t, "demo.sensor", doc(new), "1.1")
 }
