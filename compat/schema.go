@@ -71,7 +71,7 @@ type node struct {
 	hasEnum  bool
 	enum     []value
 	enumSet  map[string]bool // the JSON text of each value of enum
-	format   string          // "", "uuid" or "date-time"
+	format   string          // "" or a key of formats
 	min, max *big.Rat
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
 	exMin, exMax *big.Rat
@@ -308,8 +308,8 @@ func (n *node) keyword(kw string, v value, name string) error {
 		if !ok {
 			return errors.New("want a string")
 		}
-		if s != "uuid" && s != "date-time" {
-			n.refuse(kw, "unknown-format", fmt.Sprintf("the format %s, which the checker does not know (it knows uuid and date-time)", strconv.Quote(s)))
+		if formats[s] == nil {
+			n.refuse(kw, "unknown-format", fmt.Sprintf("the format %s, which the checker does not know (it knows %s)", strconv.Quote(s), formatNames))
 			return nil
 		}
 		n.format = s

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/imei"
-	"github.com/fleetkit/catalogue/internal/format"
 )
 
 // reason is a set of the causes for which a node rejects a value.
@@ -149,15 +148,8 @@ func (n *node) rejects(v value) reason {
 		if n.maxLen != nil && utf8.RuneCountInString(v) > *n.maxLen {
 			r |= rMaxLength
 		}
-		switch n.format {
-		case "uuid":
-			if _, why := format.ParseUUID([]byte(v)); why != "" {
-				r |= rFormat
-			}
-		case "date-time":
-			if _, why := format.ParseDateTime([]byte(v)); why != "" {
-				r |= rFormat
-			}
+		if n.format != "" && !formats[n.format](v) {
+			r |= rFormat
 		}
 		if n.regexp != nil && !n.regexp.MatchString(v) {
 			r |= rPattern
@@ -372,6 +364,7 @@ func stringsOf(a, b *node, enums []value) []value {
 			bounds = append(bounds, *n.maxLen+1)
 		}
 	}
+	bounds = append(bounds, formatCuts(a, b)...)
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
 	// cells are the length intervals [bounds[i], bounds[i+1]).
@@ -407,6 +400,35 @@ func stringsOf(a, b *node, enums []value) []value {
 		}
 		add(fresh(taken, func(i int) string { return dateTimeOfLength(i, l) }))
 	}
+	// The other formats of a and b, in every cell, and strings of none
+	// that are not even host names.
+	var fs []string
+	for _, n := range []*node{a, b} {
+		if n != nil && n.format != "" && n.format != "uuid" && n.format != "date-time" && !slices.Contains(fs, n.format) {
+			fs = append(fs, n.format)
+		}
+	}
+	if len(fs) > 0 {
+		fs = append(fs, "")
+	}
+	for _, f := range fs {
+		for c, lo := range bounds {
+			hi := -1
+			if c+1 < len(bounds) {
+				hi = bounds[c+1]
+			}
+			for l := max(lo, 1); l < lo+16 && (hi < 0 || l < hi); l++ {
+				if f == "" {
+					add(fresh(taken, func(i int) string { return underscores(i, l) }))
+					break
+				}
+				if _, ok := ofLength(f, 0, l); ok {
+					add(fresh(taken, func(i int) string { s, _ := ofLength(f, i, l); return s }))
+					break
+				}
+			}
+		}
+	}
 	add(fresh(taken, func(i int) string {
 		body := fmt.Sprintf("%014d", 49015420323751+i)
 		d, _ := imei.CheckDigit(body)
@@ -432,13 +454,16 @@ func suffix(i int) string {
 	return strings.Repeat("q", i/3)
 }
 
-// fresh returns the first gen(i) not taken.
+// fresh returns the first gen(i) not taken; a family of strings that an
+// enumeration exhausts (a schema would have to list thousands of them)
+// gives its first again rather than loop.
 func fresh(taken map[string]bool, gen func(int) string) string {
-	for i := 0; ; i++ {
+	for i := 0; i < 1<<14; i++ {
 		if s := gen(i); !taken[s] {
 			return s
 		}
 	}
+	return gen(0)
 }
 
 // dateTimeOfLength returns the i-th date-time of length l, which is 20 or
@@ -773,4 +798,14 @@ func multiples(a, b *node, points []*big.Rat) []*big.Rat {
 		}
 	}
 	return out
+}
+
+// underscores returns the i-th string of length l of underscores and
+// digits: of no format, not even a host name.
+func underscores(i, l int) string {
+	d := strconv.Itoa(i)
+	if len(d) >= l {
+		return strings.Repeat("_", l)
+	}
+	return strings.Repeat("_", l-len(d)) + d
 }

@@ -148,3 +148,38 @@ func memberPair(t *testing.T, old, new string) (schemas.Schema, schemas.Schema) 
 	}
 	return asSchema(t, "demo.sensor", doc(old), "1.0"), asSchema(t, "demo.sensor", doc(new), "1.1")
 }
+
+// TestFormatsAreComparedByWhatTheyAccept pins the formats beyond uuid and
+// date-time: adding or changing one breaks with a witness, removing one
+// widens, and where one format's strings are all another's (a date, an
+// IPv4 address and a short duration are host names) the direction that
+// holds is said to hold.
+func TestFormatsAreComparedByWhatTheyAccept(t *testing.T) {
+	for _, tc := range []struct {
+		old, new          string
+		backward, forward bool
+	}{
+		{`{"type": "string"}`, `{"type": "string", "format": "email"}`, false, true},
+		{`{"type": "string", "format": "email"}`, `{"type": "string"}`, true, false},
+		{`{"type": "string", "format": "hostname"}`, `{"type": "string", "format": "ipv4"}`, false, true},
+		{`{"type": "string", "format": "ipv4"}`, `{"type": "string", "format": "hostname"}`, true, false},
+		{`{"type": "string", "format": "date"}`, `{"type": "string", "format": "hostname"}`, true, false},
+		{`{"type": "string", "format": "duration", "maxLength": 10}`, `{"type": "string", "format": "hostname", "maxLength": 10}`, true, false},
+		{`{"type": "string", "format": "duration"}`, `{"type": "string", "format": "hostname"}`, false, false},
+		{`{"type": "string", "format": "ipv6"}`, `{"type": "string", "format": "uri"}`, false, false},
+		{`{"type": "string", "format": "uuid"}`, `{"type": "string", "format": "hostname"}`, true, false},
+		{`{"type": "string", "format": "time"}`, `{"type": "string", "format": "date-time"}`, false, false},
+		{`{"type": "string", "format": "date", "maxLength": 9}`, `{"type": "string", "format": "time", "maxLength": 8}`, true, true},
+		{`{"type": "string", "format": "email", "maxLength": 3}`, `{"type": "string", "format": "hostname"}`, false, false},
+		{`{"type": "string", "format": "uri"}`, `{"type": "string", "format": "uri", "minLength": 3}`, false, true},
+		{`{"type": "string", "format": "ipv4"}`, `{"type": "string", "format": "ipv4", "maxLength": 14}`, false, true},
+	} {
+		old, new := memberPair(t, tc.old, tc.new)
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
