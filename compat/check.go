@@ -3,6 +3,7 @@ package compat
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,13 +92,23 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
 		lengthDiffers := false
 		for _, l := range lengths(s, t) {
-			arr, ok := arrayOf(s, t, l)
-			if !ok || !s.accepts(arr) {
-				continue
-			}
-			if why := t.rejects(arr); why&^rMember != 0 {
-				c.differs(d, s, t, path, arr, why&^rMember)
-				lengthDiffers = lengthDiffers || why&rType != 0
+			// An array of one item repeated, and one of distinct items.
+			for _, unique := range []bool{false, true} {
+				arr, ok := arrayOf(s, t, l)
+				if unique && l > 1 {
+					var ti *node
+					if t.items != nil {
+						ti = t.items
+					}
+					arr, ok = distinctItems(orAny(s.items, s, "/items"), ti, l, nil)
+				}
+				if !ok || !s.accepts(arr) {
+					continue
+				}
+				if why := t.rejects(arr); why&^rMember != 0 {
+					c.differs(d, s, t, path, arr, why&^rMember)
+					lengthDiffers = lengthDiffers || why&rType != 0
+				}
 			}
 		}
 		hasItems := s.maxItems == nil || *s.maxItems > 0
@@ -120,14 +131,18 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		return
 	}
 	for _, name := range t.required {
-		if !s.isReq[name] {
+		if !s.isReq[name] && !s.forces(name) {
 			var without value = noWitness{}
 			if b, ok := baseObject(s, t, name, false); ok {
 				without = b
+			} else if !s.unsure() {
+				continue // s has no message without it (its dependencies or counts)
 			}
 			c.differs(d, s, t, path, without, rRequired, name)
 		}
 	}
+	c.objectCounts(d, s, t, path)
+	c.dependencies(d, s, t, path)
 	// A closed t rejects a member it does not declare: one s declares
 	// (decision 13's assumption does not help: t says so itself), or one
 	// neither declares, which an open s accepts (decision 3).
@@ -187,7 +202,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rMultipleOf, rRequired, rAdditional, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -294,6 +309,22 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 	case rMaxLength:
 		code = pick("max-length-lowered", "max-length-raised")
 		msg = changed("maximum length", lengthText(o.maxLen), lengthText(n.maxLen))
+	case rUnique:
+		code = pick("unique-items-added", "unique-items-removed")
+		msg = fmt.Sprintf("%s requires the items to be unique and %s does not, so %s accepts %s and %s does not; keep uniqueItems as it was, or publish a new major version",
+			versionOf(!back, ov, nv), versionOf(back, ov, nv), versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMinProps:
+		code = pick("min-properties-raised", "min-properties-lowered")
+		msg = changed("minimum number of members", lengthText(o.minProps), lengthText(n.minProps))
+	case rMaxProps:
+		code = pick("max-properties-lowered", "max-properties-raised")
+		msg = changed("maximum number of members", lengthText(o.maxProps), lengthText(n.maxProps))
+	case rDependent:
+		on, then := named[0], named[1]
+		key = on + " " + then
+		code = pick("dependency-added", "dependency-removed")
+		msg = fmt.Sprintf("%s requires the member %s wherever %s is present and %s does not, so %s accepts %s and %s does not; keep the dependencies as they were, or publish a new major version",
+			versionOf(!back, ov, nv), strconv.Quote(then), strconv.Quote(on), versionOf(back, ov, nv), versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rRequired:
 		name := named[0]
 		key = name
@@ -607,7 +638,16 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if !ok {
 		return nil, false
 	}
-	return base.with(st.name, child), true
+	w := base.with(st.name, child)
+	for i := 0; src.maxProps != nil && len(w.members) > *src.maxProps && i < len(w.members); {
+		// The member takes the place of one added only to count.
+		if name := w.members[i].name; name != st.name && !src.isReq[name] && !src.forces(name) {
+			w.members = slices.Delete(w.members, i, i+1)
+			continue
+		}
+		i++
+	}
+	return w, true
 }
 
 // embedBoth is embed for a message both versions must accept.
@@ -687,4 +727,114 @@ func patternText(n *node) string {
 		return "none"
 	}
 	return jsonText(*n.pattern)
+}
+
+// objectCounts finds the counts of members s accepts and t rejects: for
+// each count either bound tells apart, an object of s with that many.
+func (c *checker) objectCounts(d direction, s, t *node, path []step) {
+	if s.minProps == nil && s.maxProps == nil && t.minProps == nil && t.maxProps == nil {
+		return
+	}
+	counts := []int{0, 1}
+	for _, n := range []*node{s, t} {
+		for _, l := range []*int{n.minProps, n.maxProps} {
+			if l != nil {
+				counts = append(counts, *l-1, *l, *l+1)
+			}
+		}
+	}
+	for _, n := range counts {
+		o, ok := objectOfCount(s, t, n)
+		if !ok || !s.accepts(o) {
+			continue
+		}
+		if why := t.rejects(o) & (rMinProps | rMaxProps); why != 0 {
+			c.differs(d, s, t, path, o, why)
+		}
+	}
+}
+
+// objectOfCount returns an object s accepts with n members, false if it
+// finds none.
+func objectOfCount(s, t *node, n int) (*object, bool) {
+	if n < 0 {
+		return nil, false
+	}
+	o, ok := baseObject(s, t, "", false)
+	if !ok {
+		return nil, false
+	}
+	for i := 0; len(o.members) > n && i < len(o.members); {
+		if name := o.members[i].name; !s.isReq[name] && !s.forces(name) {
+			o.members = slices.Delete(o.members, i, i+1)
+			continue
+		}
+		i++
+	}
+	if len(o.members) < n {
+		grown := *s
+		grown.minProps = &n
+		if o, ok = settle(o, &grown, t, "", false); !ok {
+			return nil, false
+		}
+	}
+	return o, len(o.members) == n
+}
+
+// forces reports whether an object n accepts must have the member name:
+// it is required, or a dependency of a member that is.
+func (n *node) forces(name string) bool {
+	seen := map[string]bool{}
+	var visit func(string) bool
+	visit = func(m string) bool {
+		if m == name {
+			return true
+		}
+		if seen[m] {
+			return false
+		}
+		seen[m] = true
+		for _, d := range n.deps {
+			if d.on == m && slices.ContainsFunc(d.then, visit) {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(n.required, visit)
+}
+
+// dependencies finds, for each dependency of t, an object s accepts that
+// has the member it depends on and lacks one it requires.
+func (c *checker) dependencies(d direction, s, t *node, path []step) {
+	for _, dep := range t.deps {
+		if s.closed && s.props[dep.on] == nil || !s.declares(dep.on) && t.declares(dep.on) {
+			continue // s's messages never carry it
+		}
+		for _, then := range dep.then {
+			o, ok := baseObject(s, t, then, false)
+			if !ok {
+				continue
+			}
+			if _, has := o.get(dep.on); !has {
+				sm := s.member(dep.on)
+				if sm == nil {
+					sm = &node{types: tAll}
+				}
+				v, ok := example(sm, t.member(dep.on))
+				if !ok {
+					if v, ok = example(sm, nil); !ok {
+						continue
+					}
+				}
+				o.members = append(o.members, member{dep.on, v})
+				if o, ok = settle(o, s, t, then, false); !ok {
+					continue
+				}
+			}
+			if _, has := o.get(then); !has && s.accepts(o) && t.rejects(o)&rDependent != 0 {
+				c.differs(d, s, t, path, o, rDependent, dep.on, then)
+			}
+		}
+	}
 }

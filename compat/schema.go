@@ -81,6 +81,17 @@ type node struct {
 	// closed is additionalProperties false: no member but those the
 	// object declares.
 	closed bool
+	// unique is uniqueItems: no two items equal (1 equals 1.0).
+	unique bool
+	// minProps and maxProps bound an object's count of members; nil
+	// without.
+	minProps, maxProps *int
+	// deps is dependentRequired (or draft 7's dependencies in the array
+	// form): a member present requires the names listed, in order.
+	deps []dependency
+	// draft7 says the schema is of draft 6 or 7, whose dependencies are
+	// 2019-09's dependentRequired.
+	draft7 bool
 	// mult is p of multipleOf p/q (lowest terms) on a node of integers,
 	// which accepts an integer exactly when p divides it; nil without.
 	mult     *big.Int
@@ -100,6 +111,13 @@ type node struct {
 	isReq    map[string]bool     // the members of required
 	refused  []refusal           // keywords the checker cannot decide
 	examples map[*node]exampleOf // example's answers, by the other node
+}
+
+// dependency is one entry of dependentRequired: if is present, then
+// every name of then must be.
+type dependency struct {
+	on   string
+	then []string
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -216,6 +234,14 @@ func parseSchema(data []byte, name string) (*node, error) {
 // build makes the node of the schema v found at seg under parent.
 func build(v value, parent *node, seg, name string) (*node, error) {
 	n := &node{parent: parent, seg: seg, types: tAll}
+	if parent != nil {
+		n.draft7 = parent.draft7
+	} else if o, ok := v.(*object); ok {
+		if d, ok := o.get("$schema"); ok {
+			str, _ := d.(string)
+			n.draft7 = strings.Contains(str, "draft-07") || strings.Contains(str, "draft-06")
+		}
+	}
 	switch v := v.(type) {
 	case bool:
 		if !v {
@@ -332,7 +358,41 @@ func (n *node) keyword(kw string, v value, name string) error {
 		default:
 			n.exMax = r
 		}
-	case "maxLength", "minItems", "maxItems":
+	case "uniqueItems":
+		b, ok := v.(bool)
+		if !ok {
+			return errors.New("want a boolean")
+		}
+		n.unique = b
+	case "dependentRequired", "dependencies":
+		if n.draft7 != (kw == "dependencies") {
+			n.refuse(kw, "unknown-keyword", fmt.Sprintf("the keyword %s, which means nothing in this schema's dialect", strconv.Quote(kw)))
+			return nil
+		}
+		o, ok := v.(*object)
+		if !ok {
+			return errors.New("want an object")
+		}
+		for _, m := range o.members {
+			a, ok := m.value.([]value)
+			if !ok {
+				if kw == "dependencies" {
+					n.refuse(kw, "unknown-keyword", "dependencies on a schema, which the checker does not compare")
+					return nil
+				}
+				return errors.New("want arrays of strings")
+			}
+			d := dependency{on: m.name}
+			for _, e := range a {
+				s, ok := e.(string)
+				if !ok {
+					return errors.New("want arrays of strings")
+				}
+				d.then = append(d.then, s)
+			}
+			n.deps = append(n.deps, d)
+		}
+	case "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {
 			return errors.New("want a non-negative integer")
@@ -347,8 +407,12 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.maxLen = &l
 		case "minItems":
 			n.minItems = &l
-		default:
+		case "maxItems":
 			n.maxItems = &l
+		case "minProperties":
+			n.minProps = &l
+		default:
+			n.maxProps = &l
 		}
 	case "additionalProperties":
 		switch v := v.(type) {

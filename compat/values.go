@@ -33,6 +33,10 @@ const (
 	rMaxItems                      // more items than the maximum
 	rAdditional                    // a member a closed object does not declare
 	rMultipleOf                    // not a multiple of multipleOf
+	rUnique                        // two items are equal
+	rMinProps                      // fewer members than the minimum
+	rMaxProps                      // more members than the maximum
+	rDependent                     // a member present lacks one it requires
 )
 
 var (
@@ -164,6 +168,9 @@ func (n *node) rejects(v value) reason {
 		if n.maxItems != nil && len(v) > *n.maxItems {
 			r |= rMaxItems
 		}
+		if n.unique && !distinct(v) {
+			r |= rUnique
+		}
 		items := n.items
 		for _, e := range v {
 			if items != nil && items.rejects(e) != 0 {
@@ -186,6 +193,22 @@ func (n *node) rejects(v value) reason {
 				r |= rAdditional
 			}
 		}
+		if n.minProps != nil && len(v.members) < *n.minProps {
+			r |= rMinProps
+		}
+		if n.maxProps != nil && len(v.members) > *n.maxProps {
+			r |= rMaxProps
+		}
+		for _, d := range n.deps {
+			if _, ok := v.get(d.on); !ok {
+				continue
+			}
+			for _, name := range d.then {
+				if _, ok := v.get(name); !ok {
+					r |= rDependent
+				}
+			}
+		}
 	}
 	return r
 }
@@ -201,6 +224,18 @@ func (n *node) enumerates(v value) bool {
 		return false
 	}
 	return n.enumSet[jsonText(v)]
+}
+
+// distinct reports whether no two items of a are equal.
+func distinct(a []value) bool {
+	for i := range a {
+		for j := range i {
+			if equal(a[i], a[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // equal reports whether two JSON values are equal, numbers by value.
@@ -626,8 +661,88 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 		}
 		o.members = append(o.members, member{name, v})
 	}
+	return settle(o, a, b, except, strict)
+}
+
+// settle completes o, an object of a's members, to one a accepts: with
+// optional members (those both declare first, then, if a is open, names
+// neither declares) up to a's least count of members, and with the
+// members a's dependencies require of those present. It never adds
+// except. It fails where it cannot.
+func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
+	has := func(name string) bool { _, ok := o.get(name); return ok }
+	add := func(name string) bool {
+		if name == except || has(name) || a.closed && a.props[name] == nil {
+			return false
+		}
+		an := a.member(name)
+		if an == nil {
+			an = &node{types: tAll}
+		}
+		var bn *node
+		if b != nil {
+			bn = b.member(name)
+		}
+		v, ok := example(an, bn)
+		if !ok && !strict {
+			v, ok = example(an, nil)
+		}
+		if ok {
+			o.members = append(o.members, member{name, v})
+		}
+		return ok
+	}
+	isKey := func(name string) bool {
+		return slices.ContainsFunc(a.deps, func(d dependency) bool { return d.on == name })
+	}
+	if a.minProps != nil {
+		for _, name := range a.order {
+			if len(o.members) >= *a.minProps {
+				break
+			}
+			if !isKey(name) && (b == nil || b.declares(name) || !strict) {
+				add(name)
+			}
+		}
+		for i := 0; len(o.members) < *a.minProps && !a.closed && i <= *a.minProps; i++ {
+			if strict && b != nil && b.closed {
+				break
+			}
+			other := b
+			if other == nil {
+				other = &node{}
+			}
+			name := extraName(a, other) + strings.Repeat("x", i)
+			if !a.declares(name) && !other.declares(name) {
+				add(name)
+			}
+		}
+		if len(o.members) < *a.minProps {
+			return nil, false
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range a.deps {
+			if !has(d.on) {
+				continue
+			}
+			for _, name := range d.then {
+				if !has(name) && name != except {
+					if !add(name) {
+						return nil, false
+					}
+					changed = true
+				}
+			}
+		}
+	}
+	if a.maxProps != nil && len(o.members) > *a.maxProps {
+		return nil, false
+	}
 	return o, true
 }
+
 
 // jsonText returns v as compact JSON text.
 func jsonText(v value) string {
@@ -706,6 +821,9 @@ func arrayOf(a, b *node, l int) ([]value, bool) {
 	if b != nil {
 		bi = orAny(b.items, b, "/items")
 	}
+	if a.unique {
+		return distinctItems(ai, bi, l, nil)
+	}
 	item, ok := example(ai, bi)
 	if !ok {
 		if item, ok = example(ai, nil); !ok {
@@ -718,10 +836,42 @@ func arrayOf(a, b *node, l int) ([]value, bool) {
 	return arr, true
 }
 
+// distinctItems returns l values, no two equal nor equal to avoid, that
+// a accepts, those b (if not nil) accepts too first; false if it finds
+// fewer.
+func distinctItems(a, b *node, l int, avoid value) ([]value, bool) {
+	var out []value
+	take := func(v value) {
+		if len(out) < l && (avoid == nil || !equal(v, avoid)) && !slices.ContainsFunc(out, func(w value) bool { return equal(v, w) }) {
+			out = append(out, v)
+		}
+	}
+	var cands []value
+	if v, ok := example(a, b); ok {
+		cands = append(cands, v)
+	}
+	if v, ok := example(a, nil); ok {
+		cands = append(cands, v)
+	}
+	cands = append(cands, scalars(a, b)...)
+	cands = append(cands, []value{}, &object{})
+	for _, both := range []bool{true, false} {
+		for _, v := range cands {
+			if a.accepts(v) && (!both || b == nil || b.accepts(v)) {
+				take(v)
+			}
+		}
+	}
+	return out, len(out) == l
+}
+
 // lengths returns the lengths of array that tell a's and b's item counts
 // apart: 0, 1, and each bound and its neighbours.
 func lengths(a, b *node) []int {
 	ls := []int{0, 1}
+	if a.unique || b.unique {
+		ls = append(ls, 2) // the least that can repeat an item
+	}
 	for _, n := range []*node{a, b} {
 		for _, l := range []*int{n.minItems, n.maxItems} {
 			if l != nil {
@@ -743,6 +893,14 @@ func padded(a, b *node, child value) ([]value, bool) {
 	n := 1
 	if a.minItems != nil && *a.minItems > 1 {
 		n = *a.minItems
+	}
+	if a.unique {
+		var bi *node
+		if b != nil {
+			bi = orAny(b.items, b, "/items")
+		}
+		rest, ok := distinctItems(orAny(a.items, a, "/items"), bi, n-1, child)
+		return append([]value{child}, rest...), ok
 	}
 	arr, ok := arrayOf(a, b, n-1)
 	if !ok {

@@ -183,3 +183,36 @@ func TestFormatsAreComparedByWhatTheyAccept(t *testing.T) {
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
 }
+
+// TestItemAndMemberCountsAreCompared pins uniqueItems, minProperties,
+// maxProperties and the dependencies: tightening one breaks backward with
+// a witness, loosening it forward, and the direction that provably holds
+// is said to hold.
+func TestItemAndMemberCountsAreCompared(t *testing.T) {
+	for _, tc := range []struct {
+		old, new          string
+		backward, forward bool
+	}{
+		{`{"type": "array", "items": {"type": "integer"}}`, `{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}`, false, true},
+		{`{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}`, `{"type": "array", "items": {"type": "integer"}}`, true, false},
+		{`{"type": "array", "items": {"type": "integer"}, "maxItems": 1}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 1, "uniqueItems": true}`, true, true},
+		{`{"type": "array", "items": {"enum": [1, 2]}, "uniqueItems": true}`, `{"type": "array", "items": {"enum": [1, 2]}, "uniqueItems": true, "maxItems": 2}`, true, true},
+		{`{"type": "array", "items": {"type": "string"}, "uniqueItems": true, "minItems": 2}`, `{"type": "array", "items": {"type": "string"}, "uniqueItems": true, "minItems": 3}`, false, true},
+		{`{"type": "object"}`, `{"type": "object", "minProperties": 1}`, false, true},
+		{`{"type": "object", "minProperties": 2}`, `{"type": "object", "minProperties": 1}`, true, false},
+		{`{"type": "object", "maxProperties": 2}`, `{"type": "object", "maxProperties": 1}`, false, true},
+		{`{"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}`, `{"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"], "minProperties": 1}`, true, true},
+		{`{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}}`, `{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "dependencies": {"x": ["y"]}}`, false, true},
+		{`{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "dependencies": {"x": ["y"]}}`, `{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}}`, true, false},
+		{`{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"]}`, `{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"], "dependencies": {"x": ["y"]}}`, true, true},
+		{`{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x"], "dependencies": {"x": ["y"]}}`, `{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"]}`, true, true},
+	} {
+		old, new := memberPair(t, tc.old, tc.new)
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}
