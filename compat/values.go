@@ -743,7 +743,6 @@ func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 	return o, true
 }
 
-
 // jsonText returns v as compact JSON text.
 func jsonText(v value) string {
 	return string(appendJSON(nil, v))
