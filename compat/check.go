@@ -715,11 +715,11 @@ func extraName(a, b *node) string {
 	}
 }
 
-func multText(p *big.Int) string {
-	if p == nil {
+func multText(m *big.Rat) string {
+	if m == nil {
 		return "none"
 	}
-	return p.String()
+	return decimal(m)
 }
 
 func patternText(n *node) string {

@@ -92,9 +92,10 @@ type node struct {
 	// draft7 says the schema is of draft 6 or 7, whose dependencies are
 	// 2019-09's dependentRequired.
 	draft7 bool
-	// mult is p of multipleOf p/q (lowest terms) on a node of integers,
-	// which accepts an integer exactly when p divides it; nil without.
-	mult     *big.Int
+	// mult is multipleOf, which accepts a number exactly when the
+	// number divided by it is an integer (exact decimals: 0.3 is a
+	// multiple of 0.1); nil without.
+	mult     *big.Rat
 	minLen   int
 	pattern  *string
 	regexp   *regexp.Regexp      // the pattern, read as ECMA-262
@@ -253,10 +254,6 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 			if err := n.keyword(m.name, m.value, name); err != nil {
 				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
 			}
-		}
-		if n.mult != nil && n.types&tFraction != 0 {
-			n.refuse("multipleOf", "unknown-keyword", "multipleOf on numbers that need not be integers, which the checker does not compare")
-			n.mult = nil
 		}
 		return n, nil
 	}
@@ -452,11 +449,11 @@ func (n *node) keyword(kw string, v value, name string) error {
 		if !ok || r.Sign() <= 0 {
 			return errors.New("want a positive number")
 		}
-		if r.Num().BitLen() > 40 {
-			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator is beyond 2^40")
+		if r.Num().BitLen() > 40 || r.Denom().BitLen() > 40 {
+			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator or denominator is beyond 2^40")
 			return nil
 		}
-		n.mult = new(big.Int).Set(r.Num())
+		n.mult = r
 	case "minLength":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {

@@ -136,7 +136,7 @@ func (n *node) rejects(v value) reason {
 		if n.max != nil && v.Cmp(n.max) > 0 {
 			r |= rMaximum
 		}
-		if n.mult != nil && v.IsInt() && new(big.Int).Mod(v.Num(), n.mult).Sign() != 0 {
+		if n.mult != nil && !new(big.Rat).Quo(v, n.mult).IsInt() {
 			r |= rMultipleOf
 		}
 		if n.exMin != nil && v.Cmp(n.exMin) <= 0 {
@@ -908,53 +908,84 @@ func padded(a, b *node, child value) ([]value, bool) {
 	return append([]value{child}, arr...), true
 }
 
-// multiples returns, when a or b has a multipleOf, integers of every
-// class of divisibility by the two in every interval between points:
-// the first two multiples of each at or after the interval's start (if
+// multiples returns, when a or b has a multipleOf, numbers of every
+// class of divisibility by the two, and by 1 (integers), in every
+// interval between points: the first two multiples of each of these and
+// of their least common multiples at or after the interval's start (if
 // the interval holds only one, a class it alone would show is empty),
-// the first multiple of both, and a few integers from the start, among
-// which one is a multiple of neither wherever the interval has one.
+// and a few numbers from the start on the grid of the multipleOfs'
+// least common denominator and between its points, among which one is a
+// multiple of neither wherever the interval has one.
 func multiples(a, b *node, points []*big.Rat) []*big.Rat {
-	var ps []*big.Int
+	var ms []*big.Rat
 	for _, n := range []*node{a, b} {
-		if n != nil && n.mult != nil && n.mult.Cmp(big.NewInt(1)) > 0 {
-			ps = append(ps, n.mult)
+		if n != nil && n.mult != nil {
+			ms = append(ms, n.mult)
 		}
 	}
-	if len(ps) == 0 {
+	if len(ms) == 0 {
 		return nil
 	}
-	l := new(big.Int).Set(ps[0])
-	for _, p := range ps[1:] {
-		g := new(big.Int).GCD(nil, nil, l, p)
-		l.Mul(l, p).Quo(l, g)
+	one := big.NewRat(1, 1)
+	base := append(slices.Clone(ms), one)
+	gens := slices.Clone(base)
+	for i := range base {
+		for j := i + 1; j < len(base); j++ {
+			gens = append(gens, lcm(base[i], base[j]))
+		}
 	}
-	ps = append(ps, l)
-	// The starts of the intervals: below every point, and just past each.
-	one := big.NewInt(1)
-	var starts []*big.Int
-	lowest := big.NewInt(-1000)
+	gens = append(gens, lcm(lcm(ms[0], ms[len(ms)-1]), one))
+	// The grid: multiples of 1/D, D the least common denominator.
+	d := big.NewInt(1)
+	for _, m := range ms {
+		g := new(big.Int).GCD(nil, nil, d, m.Denom())
+		d.Mul(d, m.Denom()).Quo(d, g)
+	}
+	step := new(big.Rat).SetFrac(big.NewInt(1), d)
+	half := new(big.Rat).Mul(step, big.NewRat(1, 2))
+	// The starts of the intervals: below every point, and at and just
+	// past each.
+	var starts []*big.Rat
+	lowest := big.NewRat(-1000, 1)
 	if len(points) > 0 {
-		lowest = new(big.Int).Sub(floor(points[0]).Num(), big.NewInt(1000))
+		lowest = new(big.Rat).Sub(floor(points[0]), big.NewRat(1000, 1))
 	}
 	starts = append(starts, lowest)
 	for _, p := range points {
-		f := floor(p).Num()
-		starts = append(starts, new(big.Int).Set(f), new(big.Int).Add(f, one))
+		f := floor(p)
+		starts = append(starts, p, f, new(big.Rat).Add(f, one))
 	}
 	var out []*big.Rat
 	for _, s := range starts {
-		for _, p := range ps {
-			// The first multiple of p at or after s, and the next.
-			k := new(big.Int).Div(new(big.Int).Add(s, new(big.Int).Sub(p, one)), p)
-			m := new(big.Int).Mul(k, p)
-			out = append(out, new(big.Rat).SetInt(m), new(big.Rat).SetInt(new(big.Int).Add(m, p)))
+		for _, g := range gens {
+			// The first multiple of g at or after s, and the next.
+			q := new(big.Rat).Quo(s, g)
+			k := floor(q)
+			if k.Cmp(q) < 0 {
+				k.Add(k, one)
+			}
+			m := new(big.Rat).Mul(k, g)
+			out = append(out, m, new(big.Rat).Add(m, g))
 		}
-		for i := int64(0); i < 200; i++ {
-			out = append(out, new(big.Rat).SetInt(new(big.Int).Add(s, big.NewInt(i))))
+		x := new(big.Rat).Set(s)
+		for i := 0; i < 200; i++ {
+			out = append(out, new(big.Rat).Set(x))
+			if i < 4 {
+				out = append(out, new(big.Rat).Add(x, half))
+			}
+			x.Add(x, step)
 		}
 	}
 	return out
+}
+
+// lcm returns the least common multiple of two positive rationals.
+func lcm(x, y *big.Rat) *big.Rat {
+	g := new(big.Int).GCD(nil, nil, x.Num(), y.Num())
+	num := new(big.Int).Mul(x.Num(), y.Num())
+	num.Quo(num, g)
+	den := new(big.Int).GCD(nil, nil, x.Denom(), y.Denom())
+	return new(big.Rat).SetFrac(num, den)
 }
 
 // underscores returns the i-th string of length l of underscores and
