@@ -9,14 +9,18 @@ import (
 // the checker reads the schema, by the schema it names, so that two
 // versions are compared by what they accept whether or not they share a
 // definition. In draft 7 a $ref hides what stands beside it; in 2020-12
-// it applies with it, which the checker reads only when what stands
-// beside it merely describes. A $ref to another file, one that names
-// nothing, one inside a schema it names (a recursive schema), or one
-// beside assertions in 2020-12, is left for the checker to refuse as the
-// keyword it does not know.
+// it applies with it, as an allOf of the two (see compose). A $ref to
+// another file, one that names nothing, or one inside a schema it names
+// (a recursive schema) is left for the checker to refuse as the keyword
+// it does not know, as is every $ref past a bound on the size of the
+// schema inlined (definitions that name each other twice over would
+// double it at each step).
 
 // maxRefDepth bounds how many $refs one inlining follows.
 const maxRefDepth = 32
+
+// maxInlined bounds the schemas inlining may copy, beyond the file's own.
+const maxInlined = 1 << 14
 
 // inlineRefs returns doc with its own $refs inlined where the checker
 // reads schemas: at the root, in properties and in items.
@@ -28,13 +32,15 @@ func inlineRefs(doc value) value {
 			draft7 = strings.Contains(str, "draft-07") || strings.Contains(str, "draft-06")
 		}
 	}
-	r := refs{doc: doc, draft7: draft7}
+	r := refs{doc: doc, draft7: draft7, budget: new(int)}
+	*r.budget = maxInlined
 	return r.schema(doc, 0)
 }
 
 type refs struct {
 	doc    value
 	draft7 bool
+	budget *int // the schemas inlining may still copy
 }
 
 // schema returns v, a schema, with its $refs inlined.
@@ -43,11 +49,27 @@ func (r refs) schema(v value, depth int) value {
 	if !ok {
 		return v
 	}
-	if ref, ok := o.get("$ref"); ok && depth < maxRefDepth {
-		if target, ok := r.target(ref, o); ok {
-			return r.schema(target, depth+1)
+	if ref, ok := o.get("$ref"); ok && depth < maxRefDepth && *r.budget > 0 {
+		target, ok := r.target(ref)
+		if !ok {
+			return v
 		}
-		return v
+		*r.budget -= size(target)
+		target = r.schema(target, depth+1)
+		if r.draft7 {
+			return target // draft 7 ignores what stands beside a $ref
+		}
+		// In 2020-12 it applies with what stands beside it.
+		rest := &object{}
+		for _, m := range o.members {
+			if m.name != "$ref" && !annotations[m.name] {
+				rest.members = append(rest.members, m)
+			}
+		}
+		if len(rest.members) == 0 {
+			return target
+		}
+		return r.schema(rest.with("allOf", []value{target}), depth+1)
 	}
 	out := &object{members: make([]member, len(o.members))}
 	for i, m := range o.members {
@@ -62,24 +84,25 @@ func (r refs) schema(v value, depth int) value {
 			}
 		case "items":
 			m.value = r.schema(m.value, depth)
+		case "allOf", "anyOf", "oneOf":
+			if branches, ok := m.value.([]value); ok {
+				inlined := make([]value, len(branches))
+				for j, b := range branches {
+					inlined[j] = r.schema(b, depth)
+				}
+				m.value = inlined
+			}
 		}
 		out.members[i] = m
 	}
 	return out
 }
 
-// target returns the schema the $ref of o names, if it is one to inline.
-func (r refs) target(ref value, o *object) (value, bool) {
+// target returns the schema a $ref names, if it is one to inline.
+func (r refs) target(ref value) (value, bool) {
 	s, ok := ref.(string)
 	if !ok || !strings.HasPrefix(s, "#") {
 		return nil, false
-	}
-	if !r.draft7 {
-		for _, m := range o.members {
-			if m.name != "$ref" && !annotations[m.name] {
-				return nil, false
-			}
-		}
 	}
 	frag, err := url.PathUnescape(s[1:])
 	if err != nil || frag != "" && !strings.HasPrefix(frag, "/") {
@@ -100,4 +123,24 @@ func (r refs) target(ref value, o *object) (value, bool) {
 		}
 	}
 	return at, true
+}
+
+// size returns the count of values in v, up to maxInlined.
+func size(v value) int {
+	n := 1
+	switch v := v.(type) {
+	case []value:
+		for _, e := range v {
+			if n += size(e); n > maxInlined {
+				break
+			}
+		}
+	case *object:
+		for _, m := range v.members {
+			if n += size(m.value); n > maxInlined {
+				break
+			}
+		}
+	}
+	return n
 }

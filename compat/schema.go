@@ -250,6 +250,7 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 		}
 		return n, nil
 	case *object:
+		v = compose(v)
 		for _, m := range v.members {
 			if err := n.keyword(m.name, m.value, name); err != nil {
 				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
@@ -275,6 +276,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 		return nil
 	}
 	switch kw {
+	case refusedMember:
+		n.refuse("allOf", "undecidable-composition", fmt.Sprintf("%s, which the checker cannot compare", v))
+	case nothingMember:
+		n.types = 0
 	case "type":
 		n.types = 0
 		names := []value{v}

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +277,49 @@ func rawValid(t *testing.T, s schemas.Schema, data []byte) bool {
 		return false // decision 2
 	}
 	return ok
+}
+
+// TestCompositionIsComparedByWhatItAccepts pins that an allOf is merged,
+// that a oneOf or anyOf whose branches differ by JSON type is one schema
+// of all their types, and that a $ref beside assertions in 2020-12 applies
+// with them, before comparing; and that what cannot be merged exactly is
+// refused with its own code.
+func TestCompositionIsComparedByWhatItAccepts(t *testing.T) {
+	const (
+		draft7 = "http://json-schema.org/draft-07/schema#"
+		v2020  = "https://json-schema.org/draft/2020-12/schema"
+	)
+	for _, tc := range []struct {
+		dialect, old, new string
+		backward, forward bool
+		refused           bool
+	}{
+		{draft7, `{"allOf": [{"type": "string"}, {"maxLength": 5}]}`, `{"type": "string", "maxLength": 5}`, true, true, false},
+		{draft7, `{"type": "string", "maxLength": 5}`, `{"allOf": [{"type": "string", "maxLength": 5}, {"minLength": 1}]}`, false, true, false},
+		{draft7, `{"allOf": [{"type": ["string", "integer"]}, {"type": "number"}]}`, `{"type": "integer"}`, true, true, false},
+		{draft7, `{"type": "object", "properties": {"x": {"type": "string"}}}`, `{"allOf": [{"type": "object", "properties": {"x": {"type": "string"}}}, {"properties": {"x": {"maxLength": 2}}, "required": ["x"]}]}`, false, true, false},
+		{draft7, `{"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}`, `{"type": ["string", "null"], "maxLength": 3}`, true, true, false},
+		{draft7, `{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}`, `{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}`, false, true, false},
+		{draft7, `{"oneOf": [{"type": "string", "minimum": 3}, {"type": "integer"}]}`, `{"type": ["string", "integer"]}`, true, true, false},
+		{draft7, `{"type": "string"}`, `{"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}`, false, false, true},
+		{draft7, `{"type": "string"}`, `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`, false, false, true},
+		{v2020, `{"$ref": "#/$defs/code", "maxLength": 3}`, `{"type": "string", "minLength": 1, "maxLength": 3}`, true, true, false},
+		{v2020, `{"$ref": "#/$defs/code", "maxLength": 3}`, `{"$ref": "#/$defs/code", "maxLength": 4}`, true, false, false},
+	} {
+		doc := func(member string) obj {
+			return decode(t, []byte(`{"$schema": "`+tc.dialect+`", "title": "demo.sensor", "type": "object",
+				"required": ["message_id", "a"], "$defs": {"code": {"type": "string", "minLength": 1}},
+				"properties": {"message_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+		}
+		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		holds := holdsOf(r)
+		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		assert.Equal(t, tc.refused, slices.ContainsFunc(r.Findings, func(f compat.Finding) bool { return f.Code == "undecidable-composition" }), "%v", r.Findings)
+		if !tc.refused {
+			newJudge(t, old, new).checkWitnesses(t, r)
+		}
+	}
 }
