@@ -118,16 +118,21 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 
 	// Objects. Without an object of s to show (when a member s requires
-	// has a keyword the checker cannot decide), the differences are
-	// still found, without witness.
+	// has a keyword the checker cannot decide, or a pattern it finds no
+	// string for), what the checker cannot decide is the finding: the
+	// refusals of those members, which break every direction.
 	var base value = noWitness{}
 	if b, ok := baseObject(s, t, "", false); ok {
 		base = b
 	} else if s.types&tObject == 0 || s.hasEnum || !s.unsure() {
 		return // s accepts no object
+	} else {
+		c.refuseUnsure(s, path)
+		return
 	}
-	if why := t.rejects(base); why&^(rRequired|rMember) != 0 {
-		c.differs(d, s, t, path, base, why&^(rRequired|rMember))
+	// Required members and dependencies are compared one by one below.
+	if why := t.rejects(base); why&^(rRequired|rMember|rDependent) != 0 {
+		c.differs(d, s, t, path, base, why&^(rRequired|rMember|rDependent))
 		return
 	}
 	for _, name := range t.required {
@@ -148,7 +153,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	// neither declares, which an open s accepts (decision 3).
 	if b, ok := base.(*object); ok && t.closed {
 		for _, name := range append(s.names(), extraName(s, t)) {
-			if t.props[name] != nil || s.closed && s.props[name] == nil {
+			if t.props[name] != nil || !s.canCarry(name) {
 				continue
 			}
 			sm := s.member(name)
@@ -167,13 +172,13 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
-		if s.closed && s.props[name] == nil {
+		if !s.canCarry(name) {
 			continue // s rejects every message that has it
 		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
 	for _, name := range t.names() {
-		if !s.declares(name) && (!s.closed || s.props[name] != nil) {
+		if !s.declares(name) && s.canCarry(name) {
 			c.openContent(d, s, t, path, name)
 		}
 	}
@@ -320,6 +325,9 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("max-properties-lowered", "max-properties-raised")
 		msg = changed("maximum number of members", lengthText(o.maxProps), lengthText(n.maxProps))
 	case rDependent:
+		if len(named) < 2 {
+			panic("compat: a dependency's finding without its members")
+		}
 		on, then := named[0], named[1]
 		key = on + " " + then
 		code = pick("dependency-added", "dependency-removed")
@@ -638,16 +646,31 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if !ok {
 		return nil, false
 	}
-	w := base.with(st.name, child)
+	// With the member, what src's dependencies require of it.
+	w, ok := settle(base.with(st.name, child), src, dst, "", false)
+	if !ok {
+		return nil, false
+	}
 	for i := 0; src.maxProps != nil && len(w.members) > *src.maxProps && i < len(w.members); {
 		// The member takes the place of one added only to count.
-		if name := w.members[i].name; name != st.name && !src.isReq[name] && !src.forces(name) {
+		if name := w.members[i].name; name != st.name && !src.forces(name) && !dependedOn(w, src, name) {
 			w.members = slices.Delete(w.members, i, i+1)
 			continue
 		}
 		i++
 	}
 	return w, true
+}
+
+// dependedOn reports whether a dependency of n requires the member name
+// of o, because of another member o has.
+func dependedOn(o *object, n *node, name string) bool {
+	for _, d := range n.deps {
+		if _, ok := o.get(d.on); ok && slices.Contains(d.then, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedBoth is embed for a message both versions must accept.
@@ -808,7 +831,7 @@ func (n *node) forces(name string) bool {
 // has the member it depends on and lacks one it requires.
 func (c *checker) dependencies(d direction, s, t *node, path []step) {
 	for _, dep := range t.deps {
-		if s.closed && s.props[dep.on] == nil || !s.declares(dep.on) && t.declares(dep.on) {
+		if !s.canCarry(dep.on) || !s.declares(dep.on) && t.declares(dep.on) {
 			continue // s's messages never carry it
 		}
 		for _, then := range dep.then {
@@ -837,4 +860,46 @@ func (c *checker) dependencies(d direction, s, t *node, path []step) {
 			}
 		}
 	}
+}
+
+// refuseUnsure records the refusals that keep the checker from showing
+// an object n accepts: of the members n requires, at any depth.
+func (c *checker) refuseUnsure(n *node, path []step) {
+	for _, r := range n.refused {
+		c.refusal(n, r, path)
+	}
+	if len(n.refused) == 0 && n.hardPattern() {
+		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern beside a format or the IMEI rule, or beyond the checker's bounds, for which it finds no string"}, path)
+	}
+	for _, name := range n.required {
+		if m := n.member(name); m != nil && m.unsure() {
+			c.refuseUnsure(m, append(path[:len(path):len(path)], step{name: name}))
+		}
+	}
+}
+
+// canCarry reports whether an object n accepts may have the member name:
+// n is not closed to it, and its members it must have leave room for it
+// under its maxProperties.
+func (n *node) canCarry(name string) bool {
+	if n.closed && n.props[name] == nil {
+		return false
+	}
+	if n.maxProps == nil || n.forces(name) {
+		return true
+	}
+	forced := 0
+	for _, m := range n.names() {
+		if n.forces(m) {
+			forced++
+		}
+	}
+	for _, d := range n.deps {
+		for _, m := range d.then {
+			if !n.declares(m) && n.forces(m) {
+				forced++
+			}
+		}
+	}
+	return forced < *n.maxProps
 }

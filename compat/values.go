@@ -737,6 +737,13 @@ func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 			}
 		}
 	}
+	// Over the maximum, the members a does not need go first (those b
+	// requires among them).
+	for i := len(o.members) - 1; a.maxProps != nil && len(o.members) > *a.maxProps && i >= 0; i-- {
+		if name := o.members[i].name; !a.forces(name) && !dependedOn(o, a, name) {
+			o.members = slices.Delete(o.members, i, i+1)
+		}
+	}
 	if a.maxProps != nil && len(o.members) > *a.maxProps {
 		return nil, false
 	}
