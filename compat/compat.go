@@ -286,6 +286,11 @@ func compare(old, new schemas.Schema, oldJSON, newJSON []byte, opt Options) (*Re
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", new.Name, new.Version, err)
 	}
+	// The searches of patterns share a budget in proportion to the
+	// schemas (see regular.go).
+	budget := 8*maxRegularWork + 256*(len(oldJSON)+len(newJSON))
+	a.share(&budget)
+	b.share(&budget)
 	c := &checker{
 		opt: opt, old: a, new: b, oldVersion: old.Version, newVersion: new.Version,
 		seen:   map[string]bool{},

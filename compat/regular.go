@@ -24,9 +24,11 @@ import (
 // are assertions on the code points around a position, which the
 // automaton keeps in its state (the class of the code point before).
 //
-// The search is bounded (maxRegularWork); a pair of patterns beyond it is
-// refused as undecidable-pattern, as is a pattern the translation refuses
-// (backreferences, lookaround: not regular).
+// The search is bounded (maxRegularWork for one pair, and a budget for
+// all the pairs of one comparison, in proportion to the schemas' size); a
+// pair of patterns beyond it is refused as undecidable-pattern, as is a
+// pattern the translation refuses (backreferences, lookaround: not
+// regular).
 
 // maxRegularWork bounds the instructions one search of two patterns may
 // visit, so that hostile patterns (a large counted repetition, a class
@@ -67,7 +69,8 @@ func compilePattern(p string) (*regexp.Regexp, *syntax.Prog, error) {
 // its bounds on the length.
 type side struct {
 	prog           *syntax.Prog
-	minLen, maxLen int // maxLen < 0: none
+	minLen, maxLen int  // maxLen < 0: none
+	bad            bool // an enumeration too large to write as a pattern
 }
 
 func sideOf(n *node) side {
@@ -90,7 +93,7 @@ func sideOf(n *node) side {
 				n.enumProg, err = syntax.Compile(tree.Simplify())
 			}
 			if err != nil {
-				panic("compat: an enumeration as a pattern: " + err.Error()) // quoted strings always compile
+				return side{bad: true} // beyond regexp/syntax's bounds
 			}
 		}
 		return side{prog: n.enumProg, maxLen: -1}
@@ -308,8 +311,14 @@ type goal func(aPat, aLen, bPat, bLen bool) bool
 // search returns, for each goal, the shortest string found that meets it
 // ("" and false where none does), searching the strings a and b tell
 // apart breadth first; errTooLarge beyond the checker's bounds.
-func search(a, b side, goals []goal) ([]string, []bool, error) {
+func search(a, b side, goals []goal, budget *int) ([]string, []bool, error) {
+	if a.bad || b.bad || budget != nil && *budget <= 0 {
+		return nil, nil, errTooLarge
+	}
 	work := 0
+	if budget != nil {
+		defer func() { *budget -= work }()
+	}
 	da, db := dfaOf(a.prog, &work), dfaOf(b.prog, &work)
 	cap := 1 + max(a.minLen, b.minLen, a.maxLen+1, b.maxLen+1)
 	alphabet := classes(a.prog, b.prog)
@@ -341,7 +350,7 @@ func search(a, b side, goals []goal) ([]string, []bool, error) {
 	}
 	add(pstate{0, 0, 0}, visit{from: -1})
 	for i := 0; i < len(queue) && left > 0; i++ {
-		if work > maxRegularWork {
+		if work > maxRegularWork || budget != nil && work > *budget {
 			return nil, nil, errTooLarge
 		}
 		s := queue[i]
@@ -412,7 +421,11 @@ func regularStrings(a, b *node) ([]string, bool) {
 		func(ap, al, _, _ bool) bool { return ap && al },
 		func(_, _, bp, bl bool) bool { return bp && bl },
 	}
-	found, ok, err := search(sa, sb, goals)
+	budget := a.budget
+	if budget == nil && b != nil {
+		budget = b.budget
+	}
+	found, ok, err := search(sa, sb, goals, budget)
 	var strs []string
 	for i, s := range found {
 		if err == nil && ok[i] {

@@ -102,6 +102,7 @@ type node struct {
 	prog     *syntax.Prog        // the pattern as an automaton
 	enumProg *syntax.Prog        // the enumerated strings n accepts, as an automaton
 	regular  map[*node]regularOf // regularStrings' answers, by the other node
+	budget   *int                // the work left to the searches of one comparison
 	def      *value              // the default, if any
 	imei     bool                // the IMEI rule (decision 6) applies to strings
 	extra    []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
@@ -538,6 +539,18 @@ func (n *node) keyword(kw string, v value, name string) error {
 
 func (n *node) refuse(kw, code, why string) {
 	n.refused = append(n.refused, refusal{kw, code, why})
+}
+
+// share gives n and every node under it the budget of the searches of
+// patterns.
+func (n *node) share(budget *int) {
+	n.budget = budget
+	for _, p := range n.props {
+		p.share(budget)
+	}
+	if n.items != nil {
+		n.items.share(budget)
+	}
 }
 
 // tooLong reports whether r, read from a schema, is beyond maxNumberText.
