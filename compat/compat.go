@@ -266,23 +266,24 @@ var ErrDifferentSchemas = errors.New("compat: not two versions of one schema")
 
 // Compare compares two versions of a schema, old and new, in opt's mode,
 // and reports every difference (see the package documentation for what a
-// difference is). It returns an error if a schema file cannot be read as
-// a JSON Schema, or if the two are not of the same name.
+// difference is). A $ref by $id names a schema of the published
+// catalogue. It returns an error if a schema file cannot be read as a JSON
+// Schema, or if the two are not of the same name.
 func Compare(old, new schemas.Schema, opt Options) (*Report, error) {
 	if old.Name != new.Name {
 		return nil, fmt.Errorf("%w: %s and %s", ErrDifferentSchemas, old.Name, new.Name)
 	}
-	return compare(old, new, old.JSON(), new.JSON(), opt)
+	return compare(old, new, old.JSON(), new.JSON(), opt, schemas.LookupID)
 }
 
 // compare compares the schema files oldJSON and newJSON, named by old and
 // new.
-func compare(old, new schemas.Schema, oldJSON, newJSON []byte, opt Options) (*Report, error) {
-	a, err := parseSchema(oldJSON, old.Name)
+func compare(old, new schemas.Schema, oldJSON, newJSON []byte, opt Options, lookup lookupFunc) (*Report, error) {
+	a, err := parseSchema(oldJSON, old.Name, lookup)
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", old.Name, old.Version, err)
 	}
-	b, err := parseSchema(newJSON, new.Name)
+	b, err := parseSchema(newJSON, new.Name, lookup)
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", new.Name, new.Version, err)
 	}
@@ -332,7 +333,7 @@ func CompareFiles(old, new []byte, opt Options) (*Report, error) {
 		warnings = append(warnings, fmt.Sprintf("the files name two schemas, %s and %s: compared all the same", strconv.Quote(files[0].Name), strconv.Quote(files[1].Name)))
 		files[1].Name = files[0].Name // the extra rules of one schema judge both
 	}
-	r, err := compare(files[0], files[1], old, new, opt)
+	r, err := compare(files[0], files[1], old, new, opt, schemas.LookupID)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +408,8 @@ func CheckCatalogue(c *schemas.Catalogue, opt Options) ([]*Report, error) {
 			if older.Name != newer.Name || older.Major != newer.Major {
 				continue
 			}
-			r, err := Compare(older, newer, opt)
+			// A $ref by $id names a schema of this catalogue.
+			r, err := compare(older, newer, older.JSON(), newer.JSON(), opt, c.LookupID)
 			if err != nil {
 				return nil, err
 			}

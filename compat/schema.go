@@ -198,7 +198,7 @@ func (n *node) extraRules(name string) []schemas.ExtraRule {
 
 // parseSchema reads a schema file into its tree of nodes. name is the
 // schema's name, for the rules that belong to one schema (decision 6).
-func parseSchema(data []byte, name string) (*node, error) {
+func parseSchema(data []byte, name string, lookup lookupFunc) (*node, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("the schema is not UTF-8")
 	}
@@ -206,7 +206,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc = inlineRefs(doc)
+	doc = inlineRefs(doc, lookup)
 	if obj, ok := doc.(*object); ok {
 		if d, ok := obj.get("$schema"); ok {
 			s, isStr := d.(string)

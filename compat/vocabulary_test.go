@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -322,4 +323,58 @@ func TestCompositionIsComparedByWhatItAccepts(t *testing.T) {
 			newJudge(t, old, new).checkWitnesses(t, r)
 		}
 	}
+}
+
+// TestRefsToAnotherSchemaOfTheCatalogueAreFollowed pins that a $ref by
+// $id to another schema of the catalogue (http or https alike) is
+// compared as the schema it names: a shared envelope can live in one
+// file, and changing the member to what it names changes nothing.
+func TestRefsToAnotherSchemaOfTheCatalogueAreFollowed(t *testing.T) {
+	envelope := `{"$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://catalogue.fleetkit.dev/api/schemas/demo.envelope/versions/1.0",
+		"title": "demo.envelope", "type": "object", "definitions": {"code": {"type": "string", "maxLength": 3}}}`
+	sensor := func(version, member string) string {
+		return `{"$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://catalogue.fleetkit.dev/api/schemas/demo.sensor/versions/` + version + `",
+			"title": "demo.sensor", "type": "object", "required": ["a"], "properties": {"a": ` + member + `}}`
+	}
+	fsys := fstest.MapFS{
+		"demo.envelope-1.0.json": {Data: []byte(envelope)},
+		"demo.sensor-1.0.json":   {Data: []byte(sensor("1.0", `{"$ref": "http://catalogue.fleetkit.dev/api/schemas/demo.envelope/versions/1.0#/definitions/code"}`))},
+		"demo.sensor-1.1.json":   {Data: []byte(sensor("1.1", `{"type": "string", "maxLength": 3}`))},
+		"demo.sensor-1.2.json":   {Data: []byte(sensor("1.2", `{"type": "string", "maxLength": 2}`))},
+	}
+	c, err := schemas.Load(fsys)
+	require.NoError(t, err)
+	reports, err := compat.CheckCatalogue(c, compat.Options{})
+	require.NoError(t, err)
+	require.Len(t, reports, 3)
+	byPair := map[string]*compat.Report{}
+	for _, r := range reports {
+		byPair[r.Old.Version+" "+r.New.Version] = r
+	}
+	assert.Empty(t, byPair["1.0 1.1"].Findings, "the $ref names what 1.1 writes out")
+	r := byPair["1.0 1.2"]
+	assert.Equal(t, []string{"max-length-lowered /a backward"}, codes(r))
+
+	// The validator, given every file of the catalogue (under both
+	// schemes, decision 9), confirms the witness.
+	comp := jsonschema.NewCompiler()
+	comp.AssertFormat()
+	for _, s := range c.All() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
+		require.NoError(t, err)
+		require.NoError(t, comp.AddResource(s.ID, doc))
+		if s.Name == "demo.envelope" {
+			require.NoError(t, comp.AddResource(strings.Replace(s.ID, "https:", "http:", 1), doc))
+		}
+	}
+	valid := func(s schemas.Schema, data []byte) bool {
+		sch, err := comp.Compile(s.ID)
+		require.NoError(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		require.NoError(t, err)
+		return sch.Validate(inst) == nil
+	}
+	require.Len(t, r.Findings, 1)
+	assert.True(t, valid(r.Old, r.Findings[0].Witness), "%s", r.Findings[0])
+	assert.False(t, valid(r.New, r.Findings[0].Witness), "%s", r.Findings[0])
 }
