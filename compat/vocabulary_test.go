@@ -21,10 +21,7 @@ import (
 // loosens one: the checker must say it holds, and break only the other
 // direction, with a witness the oracle confirms.
 func TestNewKeywordsProvablyHold(t *testing.T) {
-	for _, tc := range []struct {
-		old, new          string
-		backward, forward bool
-	}{
+	for _, tc := range []holdCase{
 		{`{"type": "string", "maxLength": 10}`, `{"type": "string", "maxLength": 5}`, false, true},
 		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 10}`, true, false},
 		{`{"type": "string", "maxLength": 5}`, `{"type": "string", "maxLength": 5, "description": "x"}`, true, true},
@@ -58,11 +55,7 @@ func TestNewKeywordsProvablyHold(t *testing.T) {
 				"sensor_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
 		}
 		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc)
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
 }
@@ -100,10 +93,7 @@ func TestRefsAreComparedByWhatTheyName(t *testing.T) {
 // that holds is said to hold, and the other breaks with a witness the
 // oracle confirms.
 func TestPatternsAreComparedAsAutomata(t *testing.T) {
-	for _, tc := range []struct {
-		old, new          string
-		backward, forward bool
-	}{
+	for _, tc := range []holdCase{
 		{`{"type": "string", "pattern": "^[a-z]+$"}`, `{"type": "string", "pattern": "^[a-z]*$"}`, true, false},
 		{`{"type": "string", "pattern": "^[a-z]+$"}`, `{"type": "string", "pattern": "^[a-c]+$"}`, false, true},
 		{`{"type": "string", "pattern": "^a"}`, `{"type": "string", "pattern": "^ab"}`, false, true},
@@ -121,11 +111,7 @@ func TestPatternsAreComparedAsAutomata(t *testing.T) {
 		{`{"type": "string", "pattern": "^x"}`, `{"type": "string", "pattern": "^x", "minLength": 3}`, false, true},
 	} {
 		old, new := memberPair(t, tc.old, tc.new)
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc)
 		for _, f := range r.Findings {
 			assert.NotContains(t, []string{"undecidable-pattern"}, f.Code, "%s", f)
 		}
@@ -161,10 +147,7 @@ func memberPair(t *testing.T, old, new string) (schemas.Schema, schemas.Schema) 
 // IPv4 address and a short duration are host names) the direction that
 // holds is said to hold.
 func TestFormatsAreComparedByWhatTheyAccept(t *testing.T) {
-	for _, tc := range []struct {
-		old, new          string
-		backward, forward bool
-	}{
+	for _, tc := range []holdCase{
 		{`{"type": "string"}`, `{"type": "string", "format": "email"}`, false, true},
 		{`{"type": "string", "format": "email"}`, `{"type": "string"}`, true, false},
 		{`{"type": "string", "format": "hostname"}`, `{"type": "string", "format": "ipv4"}`, false, true},
@@ -181,11 +164,7 @@ func TestFormatsAreComparedByWhatTheyAccept(t *testing.T) {
 		{`{"type": "string", "format": "ipv4"}`, `{"type": "string", "format": "ipv4", "maxLength": 14}`, false, true},
 	} {
 		old, new := memberPair(t, tc.old, tc.new)
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc)
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
 }
@@ -195,10 +174,7 @@ func TestFormatsAreComparedByWhatTheyAccept(t *testing.T) {
 // a witness, loosening it forward, and the direction that provably holds
 // is said to hold.
 func TestItemAndMemberCountsAreCompared(t *testing.T) {
-	for _, tc := range []struct {
-		old, new          string
-		backward, forward bool
-	}{
+	for _, tc := range []holdCase{
 		{`{"type": "array", "items": {"type": "integer"}}`, `{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}`, false, true},
 		{`{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}`, `{"type": "array", "items": {"type": "integer"}}`, true, false},
 		{`{"type": "array", "items": {"type": "integer"}, "maxItems": 1}`, `{"type": "array", "items": {"type": "integer"}, "maxItems": 1, "uniqueItems": true}`, true, true},
@@ -214,11 +190,7 @@ func TestItemAndMemberCountsAreCompared(t *testing.T) {
 		{`{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x"], "dependencies": {"x": ["y"]}}`, `{"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x", "y"]}`, true, true},
 	} {
 		old, new := memberPair(t, tc.old, tc.new)
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc)
 		newJudge(t, old, new).checkWitnesses(t, r)
 	}
 }
@@ -229,10 +201,7 @@ func TestItemAndMemberCountsAreCompared(t *testing.T) {
 // denies). The oracle judges multipleOf only on integers, so the witnesses
 // here are held to the validator directly, on the numbers as written.
 func TestMultipleOfIsComparedInExactDecimals(t *testing.T) {
-	for _, tc := range []struct {
-		old, new          string
-		backward, forward bool
-	}{
+	for _, tc := range []holdCase{
 		{`{"type": "number", "multipleOf": 0.1}`, `{"type": "number", "multipleOf": 0.3}`, false, true},
 		{`{"type": "number", "multipleOf": 0.3}`, `{"type": "number", "multipleOf": 0.1}`, true, false},
 		{`{"type": "number", "multipleOf": 0.5}`, `{"type": "number", "multipleOf": 0.25}`, true, false},
@@ -242,11 +211,7 @@ func TestMultipleOfIsComparedInExactDecimals(t *testing.T) {
 		{`{"type": "number"}`, `{"type": "number", "multipleOf": 0.01}`, false, true},
 	} {
 		old, new := memberPair(t, tc.old, tc.new)
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc)
 		for _, f := range r.Findings {
 			require.NotNil(t, f.Witness, "%s", f)
 			oldOK, newOK := rawValid(t, old, f.Witness), rawValid(t, new, f.Witness)
@@ -291,21 +256,21 @@ func TestCompositionIsComparedByWhatItAccepts(t *testing.T) {
 		v2020  = "https://json-schema.org/draft/2020-12/schema"
 	)
 	for _, tc := range []struct {
-		dialect, old, new string
-		backward, forward bool
-		refused           bool
+		dialect string
+		holdCase
+		refused bool
 	}{
-		{draft7, `{"allOf": [{"type": "string"}, {"maxLength": 5}]}`, `{"type": "string", "maxLength": 5}`, true, true, false},
-		{draft7, `{"type": "string", "maxLength": 5}`, `{"allOf": [{"type": "string", "maxLength": 5}, {"minLength": 1}]}`, false, true, false},
-		{draft7, `{"allOf": [{"type": ["string", "integer"]}, {"type": "number"}]}`, `{"type": "integer"}`, true, true, false},
-		{draft7, `{"type": "object", "properties": {"x": {"type": "string"}}}`, `{"allOf": [{"type": "object", "properties": {"x": {"type": "string"}}}, {"properties": {"x": {"maxLength": 2}}, "required": ["x"]}]}`, false, true, false},
-		{draft7, `{"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}`, `{"type": ["string", "null"], "maxLength": 3}`, true, true, false},
-		{draft7, `{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}`, `{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}`, false, true, false},
-		{draft7, `{"oneOf": [{"type": "string", "minimum": 3}, {"type": "integer"}]}`, `{"type": ["string", "integer"]}`, true, true, false},
-		{draft7, `{"type": "string"}`, `{"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}`, false, false, true},
-		{draft7, `{"type": "string"}`, `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`, false, false, true},
-		{v2020, `{"$ref": "#/$defs/code", "maxLength": 3}`, `{"type": "string", "minLength": 1, "maxLength": 3}`, true, true, false},
-		{v2020, `{"$ref": "#/$defs/code", "maxLength": 3}`, `{"$ref": "#/$defs/code", "maxLength": 4}`, true, false, false},
+		{draft7, holdCase{`{"allOf": [{"type": "string"}, {"maxLength": 5}]}`, `{"type": "string", "maxLength": 5}`, true, true}, false},
+		{draft7, holdCase{`{"type": "string", "maxLength": 5}`, `{"allOf": [{"type": "string", "maxLength": 5}, {"minLength": 1}]}`, false, true}, false},
+		{draft7, holdCase{`{"allOf": [{"type": ["string", "integer"]}, {"type": "number"}]}`, `{"type": "integer"}`, true, true}, false},
+		{draft7, holdCase{`{"type": "object", "properties": {"x": {"type": "string"}}}`, `{"allOf": [{"type": "object", "properties": {"x": {"type": "string"}}}, {"properties": {"x": {"maxLength": 2}}, "required": ["x"]}]}`, false, true}, false},
+		{draft7, holdCase{`{"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}`, `{"type": ["string", "null"], "maxLength": 3}`, true, true}, false},
+		{draft7, holdCase{`{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}`, `{"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}`, false, true}, false},
+		{draft7, holdCase{`{"oneOf": [{"type": "string", "minimum": 3}, {"type": "integer"}]}`, `{"type": ["string", "integer"]}`, true, true}, false},
+		{draft7, holdCase{`{"type": "string"}`, `{"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}`, false, false}, true},
+		{draft7, holdCase{`{"type": "string"}`, `{"allOf": [{"pattern": "^a"}, {"pattern": "b$"}]}`, false, false}, true},
+		{v2020, holdCase{`{"$ref": "#/$defs/code", "maxLength": 3}`, `{"type": "string", "minLength": 1, "maxLength": 3}`, true, true}, false},
+		{v2020, holdCase{`{"$ref": "#/$defs/code", "maxLength": 3}`, `{"$ref": "#/$defs/code", "maxLength": 4}`, true, false}, false},
 	} {
 		doc := func(member string) obj {
 			return decode(t, []byte(`{"$schema": "`+tc.dialect+`", "title": "demo.sensor", "type": "object",
@@ -313,11 +278,7 @@ func TestCompositionIsComparedByWhatItAccepts(t *testing.T) {
 				"properties": {"message_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
 		}
 		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
-		r, err := compat.Compare(old, new, compat.Options{})
-		require.NoError(t, err)
-		holds := holdsOf(r)
-		assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
-		assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+		r := assertHolds(t, old, new, tc.holdCase)
 		assert.Equal(t, tc.refused, slices.ContainsFunc(r.Findings, func(f compat.Finding) bool { return f.Code == "undecidable-composition" }), "%v", r.Findings)
 		if !tc.refused {
 			newJudge(t, old, new).checkWitnesses(t, r)
@@ -377,4 +338,23 @@ func TestRefsToAnotherSchemaOfTheCatalogueAreFollowed(t *testing.T) {
 	require.Len(t, r.Findings, 1)
 	assert.True(t, valid(r.Old, r.Findings[0].Witness), "%s", r.Findings[0])
 	assert.False(t, valid(r.New, r.Findings[0].Witness), "%s", r.Findings[0])
+}
+
+// holdCase is a pair of schemas of a member and the directions that hold
+// between them.
+type holdCase struct {
+	old, new          string
+	backward, forward bool
+}
+
+// assertHolds compares old and new and asserts that the checker says the
+// directions of tc hold, and no other.
+func assertHolds(t *testing.T, old, new schemas.Schema, tc holdCase) *compat.Report {
+	t.Helper()
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	holds := holdsOf(r)
+	assert.Equal(t, tc.backward, holds[compat.Backward], "backward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+	assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
+	return r
 }

@@ -113,13 +113,19 @@ func TestCompatJSON(t *testing.T) {
 	assert.JSONEq(t, `{"name":"demo.sensor","old":"1.1","new":"1.1","mode":"full","strict":false,"compatible":true,"findings":[]}`, stdout)
 }
 
-func TestCompatExitsTwoForUsageAndUnreadableSchemas(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
+// writer returns a function that writes a file of dir and returns its
+// path.
+func writer(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
 	}
+}
+
+func TestCompatExitsTwoForUsageAndUnreadableSchemas(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
 	sensor := fixture + "demo.sensor-1.0.json"
 	notJSON := write("bad.json", `{"$id":`)
 	write("badid.json", `{"$id":"https://catalogue.fleetkit.dev/api/schemas/demo.sensor","title":"demo.sensor"}`)
@@ -177,12 +183,7 @@ func TestCompatJSONWritesAngleBracketsAsTheyAre(t *testing.T) {
 // warning, printed and in -json, and the exit status is the verdict's,
 // not 2.
 func TestCompatComparesAnyTwoSchemaFiles(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		path := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
-		return path
-	}
+	write := writer(t, t.TempDir())
 	schema := func(id, code string) string {
 		return `{"$schema":"http://json-schema.org/draft-07/schema#","$id":"` + id + `","title":"thing","type":"object",
 			"required":["code"],"properties":{"code":` + code + `}}`
