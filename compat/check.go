@@ -88,6 +88,21 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 	}
 
+	// Enumerated arrays and objects: each of s's, judged by t. An
+	// enumeration of them in t alone is a finite set that s's infinitely
+	// many arrays or objects are not compared with.
+	if s.hasEnum {
+		for _, e := range s.enum {
+			if typeOf(e)&(tArray|tObject) != 0 && s.accepts(e) {
+				if why := t.rejects(e); why != 0 {
+					c.differs(d, s, t, path, e, why)
+				}
+			}
+		}
+	} else if t.composite && s.types&(tArray|tObject) != 0 {
+		c.refusal(t, refusal{"enum", "undecidable-enum", "an enumeration of arrays or objects, against a version that enumerates none"}, path)
+	}
+
 	// Arrays: every length either bounds tells apart, then the items.
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
 		lengthDiffers := false

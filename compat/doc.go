@@ -25,7 +25,8 @@
 // warning ("open-content"), which Options.Strict turns into a break.
 //
 // The checker is exact over these keywords: type
-// (null included), enum and const (scalars), format (uuid, date-time,
+// (null included), enum and const (by JSON equality: 1 equals 1.0, an
+// object's members in any order), format (uuid, date-time,
 // date, time, duration, email, hostname, ipv4, ipv6 and uri, judged as
 // the decoders judge them), minimum, maximum, exclusiveMinimum,
 // exclusiveMaximum, multipleOf (in exact decimals: 0.3 is a multiple of
@@ -56,7 +57,8 @@
 // keyword (additionalProperties as a schema, patternProperties,
 // propertyNames, dependentRequired in draft 7 or dependencies in 2020-12,
 // where they mean nothing) is reported as a break with a code of its own,
-// never passed over, as is an enum or const of arrays or objects.
+// never passed over, as is an enumeration of arrays or objects against a
+// version that enumerates none ("undecidable-enum").
 //
 // The codes of a Finding:
 //
@@ -88,6 +90,6 @@
 //	unknown-dialect     a $schema other than drafts 6, 7, 2019-09 and 2020-12
 //	undecidable-pattern a pattern that is not regular, beside a format, or beyond the bounds
 //	undecidable-composition an allOf, oneOf or anyOf that cannot be merged exactly
-//	undecidable-enum    an enumeration of arrays or objects
+//	undecidable-enum    an enumeration of arrays or objects against none
 //	limit-exceeded      a bound, length or number too large to reason about
 package compat

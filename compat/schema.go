@@ -70,7 +70,9 @@ type node struct {
 	intRule  bool  // "type" names "integer": integers must fit in an int64 (decision 2)
 	hasEnum  bool
 	enum     []value
-	enumSet  map[string]bool // the JSON text of each value of enum
+	enumSet  map[string]bool // the canonical text of each value of enum (canonText)
+	// composite says the enumeration holds arrays or objects.
+	composite bool
 	format   string          // "" or a key of formats
 	min, max *big.Rat
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
@@ -312,9 +314,6 @@ func (n *node) keyword(kw string, v value, name string) error {
 		var enum []value
 		for _, e := range a {
 			switch e := e.(type) {
-			case []value, *object:
-				n.refuse(kw, "undecidable-enum", "an enumeration of arrays or objects, which the checker does not compare")
-				return nil
 			case *big.Rat:
 				if tooLong(e) {
 					n.refuse(kw, "limit-exceeded", "an enumerated number with more than 100 digits")
@@ -325,13 +324,9 @@ func (n *node) keyword(kw string, v value, name string) error {
 		}
 		if n.hasEnum {
 			// A const came first: the values both allow.
-			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[jsonText(e)] })
+			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[canonText(e)] })
 		}
-		n.hasEnum, n.enum = true, enum
-		n.enumSet = make(map[string]bool, len(enum))
-		for _, e := range enum {
-			n.enumSet[jsonText(e)] = true
-		}
+		n.setEnum(enum)
 	case "format":
 		s, ok := v.(string)
 		if !ok {
@@ -431,25 +426,17 @@ func (n *node) keyword(kw string, v value, name string) error {
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
-		switch c := v.(type) {
-		case []value, *object:
-			n.refuse(kw, "undecidable-enum", "a const array or object, which the checker does not compare")
-			return nil
-		case *big.Rat:
+		if c, ok := v.(*big.Rat); ok {
 			if tooLong(c) {
 				n.refuse(kw, "limit-exceeded", "a const number with more than 100 digits")
 				return nil
 			}
 		}
 		enum := []value{v}
-		if n.hasEnum && !n.enumSet[jsonText(v)] {
+		if n.hasEnum && !n.enumSet[canonText(v)] {
 			enum = nil
 		}
-		n.hasEnum, n.enum = true, enum
-		n.enumSet = make(map[string]bool, len(enum))
-		for _, e := range enum {
-			n.enumSet[jsonText(e)] = true
-		}
+		n.setEnum(enum)
 	case "multipleOf":
 		r, ok := v.(*big.Rat)
 		if !ok || r.Sign() <= 0 {
@@ -535,6 +522,19 @@ func (n *node) keyword(kw string, v value, name string) error {
 		n.refuse(kw, "unknown-keyword", fmt.Sprintf("the keyword %s, which the checker does not know", strconv.Quote(kw)))
 	}
 	return nil
+}
+
+// setEnum makes enum n's enumeration.
+func (n *node) setEnum(enum []value) {
+	n.hasEnum, n.enum = true, enum
+	n.enumSet = make(map[string]bool, len(enum))
+	for _, e := range enum {
+		n.enumSet[canonText(e)] = true
+		switch e.(type) {
+		case []value, *object:
+			n.composite = true
+		}
+	}
 }
 
 func (n *node) refuse(kw, code, why string) {

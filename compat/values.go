@@ -215,15 +215,44 @@ func (n *node) rejects(v value) reason {
 
 func (n *node) accepts(v value) bool { return n.rejects(v) == 0 }
 
-// enumerates reports whether v is in n's enumeration, which holds only
-// scalars (the checker refuses others): by their JSON text, in which equal
-// numbers are written alike.
+// enumerates reports whether v is in n's enumeration, by JSON equality:
+// by their canonical text, in which equal values are written alike.
 func (n *node) enumerates(v value) bool {
-	switch v.(type) {
-	case []value, *object, noWitness:
+	if _, ok := v.(noWitness); ok {
 		return false
 	}
-	return n.enumSet[jsonText(v)]
+	return n.enumSet[canonText(v)]
+}
+
+// canonText returns v as JSON text in which equal values are written
+// alike: numbers by their value (jsonText does), the members of objects
+// sorted by name.
+func canonText(v value) string {
+	switch v := v.(type) {
+	case []value:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(canonText(e))
+		}
+		return b.String() + "]"
+	case *object:
+		ms := slices.Clone(v.members)
+		slices.SortFunc(ms, func(x, y member) int { return strings.Compare(x.name, y.name) })
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, m := range ms {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsonText(m.name) + ":" + canonText(m.value))
+		}
+		return b.String() + "}"
+	}
+	return jsonText(v)
 }
 
 // distinct reports whether no two items of a are equal.
@@ -577,6 +606,11 @@ func findExample(a, b *node) (value, bool) {
 	for _, n := range []*node{a, b} {
 		if n != nil && n.def != nil && both(*n.def) {
 			return *n.def, true // the most natural value of all
+		}
+	}
+	for _, e := range a.enum {
+		if typeOf(e) != tNull && both(e) {
+			return e, true
 		}
 	}
 	cands := scalars(a, b)

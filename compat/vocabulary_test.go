@@ -358,3 +358,27 @@ func assertHolds(t *testing.T, old, new schemas.Schema, tc holdCase) *compat.Rep
 	assert.Equal(t, tc.forward, holds[compat.Forward], "forward: %s -> %s: %v", tc.old, tc.new, r.Findings)
 	return r
 }
+
+// TestEnumerationsOfArraysAndObjectsAreComparedByJSONEquality pins enum
+// and const of arrays and objects: compared by JSON equality (1 equals
+// 1.0, members in any order), each enumerated value of one version judged
+// by the other; an enumeration of them against a version that enumerates
+// nothing is refused as undecidable-enum.
+func TestEnumerationsOfArraysAndObjectsAreComparedByJSONEquality(t *testing.T) {
+	for _, tc := range []struct {
+		holdCase
+		refused bool
+	}{
+		{holdCase{`{"enum": [{"a": 1}, {"b": [1, 2]}]}`, `{"enum": [{"a": 1.0}]}`, false, true}, false},
+		{holdCase{`{"const": [1, 2]}`, `{"enum": [[1, 2], [3]]}`, true, false}, false},
+		{holdCase{`{"const": {"a": 1, "b": 2}}`, `{"const": {"b": 2, "a": 1.0}}`, true, true}, false},
+		{holdCase{`{"type": "object"}`, `{"enum": [{"a": 1}]}`, false, false}, true}, // a refusal breaks both ways
+	} {
+		old, new := memberPair(t, tc.old, tc.new)
+		r := assertHolds(t, old, new, tc.holdCase)
+		assert.Equal(t, tc.refused, slices.ContainsFunc(r.Findings, func(f compat.Finding) bool { return f.Code == "undecidable-enum" }), "%v", r.Findings)
+		if !tc.refused {
+			newJudge(t, old, new).checkWitnesses(t, r)
+		}
+	}
+}
