@@ -66,15 +66,15 @@ type node struct {
 	parent *node
 	seg    string // the schema pointer segments from parent, such as "/properties/kind"
 
-	types    uint8 // accepted JSON types; tAll without "type"
-	intRule  bool  // "type" names "integer": integers must fit in an int64 (decision 2)
-	hasEnum  bool
-	enum     []value
-	enumSet  map[string]bool // the canonical text of each value of enum (canonText)
+	types   uint8 // accepted JSON types; tAll without "type"
+	intRule bool  // "type" names "integer": integers must fit in an int64 (decision 2)
+	hasEnum bool
+	enum    []value
+	enumSet map[string]bool // the canonical text of each value of enum (canonText)
 	// composite says the enumeration holds arrays or objects.
 	composite bool
-	format   string          // "" or a key of formats
-	min, max *big.Rat
+	format    string // "" or a key of formats
+	min, max  *big.Rat
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
 	exMin, exMax *big.Rat
 	maxLen       *int // maxLength; nil without one
