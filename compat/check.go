@@ -176,7 +176,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 				sm = &node{types: tAll}
 			}
 			if v, ok := example(sm, nil); ok {
-				if w := b.with(name, v); s.accepts(w) && t.rejects(w)&rAdditional != 0 {
+				if w, ok := settle(b.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&rAdditional != 0 {
 					c.differs(d, s, t, path, w, rAdditional, name)
 				}
 			}
@@ -562,8 +562,11 @@ func (c *checker) addOpen(d direction, s, t *node, path []step, name string, v v
 	}
 	parentPath := path[:len(path)-1]
 	if base, ok := baseObject(s, t, name, false); ok {
-		if w, ok := embed(d.src, d.dst, parentPath, base.with(name, v)); ok {
-			f.Witness = []byte(jsonText(w))
+		// With the member, what s's dependencies require of it.
+		if o, ok := settle(base.with(name, v), s, t, "", false); ok {
+			if w, ok := embed(d.src, d.dst, parentPath, o); ok {
+				f.Witness = []byte(jsonText(w))
+			}
 		}
 	}
 	if f.Witness == nil {

@@ -414,9 +414,10 @@ func (m *mutator) mutate(doc obj) string {
 			delete(p, "const")
 			return name + ": const removed"
 		}
-		// Strings only: the oracle refuses numeric consts, as it does
-		// numeric enums (its number stand-ins).
-		p["const"] = m.anyOf(stringPool)
+		// Strings, arrays and objects, not numbers: the oracle refuses
+		// numeric consts, as it does numeric enums (its number
+		// stand-ins).
+		p["const"] = m.anyOf(append(slices.Clone(stringPool), []any{"a"}, []any{"a", "a"}, obj{"id": "x"}, obj{"id": uuidB, "name": "n"}))
 		return name + ": const set"
 	case 9, 10: // add or remove a required member
 		req, _ := site["required"].([]any)
@@ -468,6 +469,26 @@ func (m *mutator) mutate(doc obj) string {
 	}
 }
 
+// dropMultipleOf removes every multipleOf beside a type without
+// "integer", which a mutation of a schema that holds it (an allOf's
+// branch, a definition) may leave: the oracle judges multipleOf only on
+// integers.
+func dropMultipleOf(v any) {
+	switch v := v.(type) {
+	case obj:
+		if _, ok := v["multipleOf"]; ok && !slices.Contains(types(v), "integer") {
+			delete(v, "multipleOf")
+		}
+		for _, e := range v {
+			dropMultipleOf(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropMultipleOf(e)
+		}
+	}
+}
+
 // variant is a schema made from a family by a few mutations.
 func (m *mutator) variant(f family) (obj, string) {
 	doc := clone(f.doc).(obj)
@@ -475,6 +496,7 @@ func (m *mutator) variant(f family) (obj, string) {
 	for range 1 + m.pick(3) {
 		what = append(what, m.mutate(doc))
 	}
+	dropMultipleOf(doc)
 	return doc, strings.Join(what, "; ")
 }
 

@@ -382,3 +382,18 @@ func TestEnumerationsOfArraysAndObjectsAreComparedByJSONEquality(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessesCarryWhatTheirMembersDependOn pins that a witness which
+// sets a member also sets what the version's dependencies require of it:
+// here the member a version removes but still names in a dependency.
+func TestWitnessesCarryWhatTheirMembersDependOn(t *testing.T) {
+	old, new := memberPair(t,
+		`{"type": "object", "properties": {"offset": {"type": "integer"}, "driver_id": {"type": "string"}}, "dependencies": {"offset": ["driver_id"]}}`,
+		`{"type": "object", "properties": {"driver_id": {"type": "string"}}, "dependencies": {"offset": ["driver_id"]}}`)
+	for _, strict := range []bool{false, true} {
+		r, err := compat.Compare(old, new, compat.Options{Strict: strict})
+		require.NoError(t, err)
+		require.NotEmpty(t, r.Findings)
+		assert.Equal(t, len(r.Findings), newJudge(t, old, new).checkWitnesses(t, r), "every finding has a witness: %v", r.Findings)
+	}
+}
