@@ -109,6 +109,8 @@ func TestPatternsAreComparedAsAutomata(t *testing.T) {
 		{`{"type": "string", "pattern": "^[A-Z]{3}$"}`, `{"type": "integer"}`, false, false},
 		{`{"type": "string", "enum": ["AB", "ABC"]}`, `{"type": "string", "pattern": "^AB"}`, true, false},
 		{`{"type": "string", "pattern": "^x"}`, `{"type": "string", "pattern": "^x", "minLength": 3}`, false, true},
+		{`{"type": "string", "pattern": "^\\p{Lu}+$"}`, `{"type": "string", "pattern": "^[A-Z]+$"}`, false, true},
+		{`{"type": "string", "pattern": "^[a-f0-9]{2}$"}`, `{"type": "string", "pattern": "^[^g-zG-Z]{2}$", "maxLength": 2}`, true, false},
 	} {
 		old, new := memberPair(t, tc.old, tc.new)
 		r := assertHolds(t, old, new, tc)
