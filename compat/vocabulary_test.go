@@ -399,3 +399,29 @@ func TestWitnessesCarryWhatTheirMembersDependOn(t *testing.T) {
 		assert.Equal(t, len(r.Findings), newJudge(t, old, new).checkWitnesses(t, r), "every finding has a witness: %v", r.Findings)
 	}
 }
+
+// TestDependenciesFollowTheDialect pins that 2020-12's dependentRequired
+// is compared like draft 7's dependencies, and that each, in the other
+// dialect, where it means nothing to a validator, is refused rather than
+// read.
+func TestDependenciesFollowTheDialect(t *testing.T) {
+	pair := func(dialect, keyword string) (schemas.Schema, schemas.Schema) {
+		doc := func(deps string) obj {
+			return decode(t, []byte(`{"$schema": "`+dialect+`", "title": "demo.sensor", "type": "object",
+				"required": ["message_id"], "properties": {"message_id": {"type": "string", "format": "uuid"},
+				"x": {"type": "string"}, "y": {"type": "string"}}`+deps+`}`))
+		}
+		return asSchema(t, "demo.sensor", doc(""), "1.0"), asSchema(t, "demo.sensor", doc(`, "`+keyword+`": {"x": ["y"]}`), "1.1")
+	}
+	old, new := pair("https://json-schema.org/draft/2020-12/schema", "dependentRequired")
+	r := assertHolds(t, old, new, holdCase{"", "dependentRequired", false, true})
+	assert.Equal(t, []string{"dependency-added /x backward"}, codes(r))
+	newJudge(t, old, new).checkWitnesses(t, r)
+
+	for _, p := range [][2]string{{"https://json-schema.org/draft/2020-12/schema", "dependencies"}, {"http://json-schema.org/draft-07/schema#", "dependentRequired"}} {
+		old, new := pair(p[0], p[1])
+		r, err := compat.Compare(old, new, compat.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"unknown-keyword  full"}, codes(r), "%s in %s", p[1], p[0])
+	}
+}
