@@ -110,12 +110,11 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 			// An array of one item repeated, and one of distinct items.
 			for _, unique := range []bool{false, true} {
 				arr, ok := arrayOf(s, t, l)
-				if unique && l > 1 {
-					var ti *node
-					if t.items != nil {
-						ti = t.items
+				if unique {
+					if l < 2 {
+						continue // no item to repeat
 					}
-					arr, ok = distinctItems(orAny(s.items, s, "/items"), ti, l, nil)
+					arr, ok = distinctItems(orAny(s.items, s, "/items"), t.items, l, nil)
 				}
 				if !ok || !s.accepts(arr) {
 					continue
