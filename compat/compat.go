@@ -289,7 +289,7 @@ func compare(old, new schemas.Schema, oldJSON, newJSON []byte, opt Options, look
 	}
 	// The searches of patterns share a budget in proportion to the
 	// schemas (see regular.go).
-	budget := 8*maxRegularWork + 256*(len(oldJSON)+len(newJSON))
+	budget := 4*maxRegularWork + 64*(len(oldJSON)+len(newJSON))
 	a.share(&budget)
 	b.share(&budget)
 	c := &checker{
