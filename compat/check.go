@@ -3,6 +3,7 @@ package compat
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,17 +88,41 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 	}
 
+	// Enumerated arrays and objects: each of s's, judged by t. An
+	// enumeration of them in t alone is a finite set that s's infinitely
+	// many arrays or objects are not compared with.
+	if s.hasEnum {
+		for _, e := range s.enum {
+			if typeOf(e)&(tArray|tObject) != 0 && s.accepts(e) {
+				if why := t.rejects(e); why != 0 {
+					c.differs(d, s, t, path, e, why)
+				}
+			}
+		}
+	} else if t.composite && s.types&(tArray|tObject) != 0 {
+		c.refusal(t, refusal{"enum", "undecidable-enum", "an enumeration of arrays or objects, against a version that enumerates none"}, path)
+	}
+
 	// Arrays: every length either bounds tells apart, then the items.
 	if s.types&tArray != 0 && !s.hasEnum && len(s.refused) == 0 {
 		lengthDiffers := false
 		for _, l := range lengths(s, t) {
-			arr, ok := arrayOf(s, t, l)
-			if !ok || !s.accepts(arr) {
-				continue
-			}
-			if why := t.rejects(arr); why&^rMember != 0 {
-				c.differs(d, s, t, path, arr, why&^rMember)
-				lengthDiffers = lengthDiffers || why&rType != 0
+			// An array of one item repeated, and one of distinct items.
+			for _, unique := range []bool{false, true} {
+				arr, ok := arrayOf(s, t, l)
+				if unique {
+					if l < 2 {
+						continue // no item to repeat
+					}
+					arr, ok = distinctItems(orAny(s.items, s, "/items"), t.items, l, nil)
+				}
+				if !ok || !s.accepts(arr) {
+					continue
+				}
+				if why := t.rejects(arr); why&^rMember != 0 {
+					c.differs(d, s, t, path, arr, why&^rMember)
+					lengthDiffers = lengthDiffers || why&rType != 0
+				}
 			}
 		}
 		hasItems := s.maxItems == nil || *s.maxItems > 0
@@ -107,33 +132,42 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 
 	// Objects. Without an object of s to show (when a member s requires
-	// has a keyword the checker cannot decide), the differences are
-	// still found, without witness.
+	// has a keyword the checker cannot decide, or a pattern it finds no
+	// string for), what the checker cannot decide is the finding: the
+	// refusals of those members, which break every direction.
 	var base value = noWitness{}
 	if b, ok := baseObject(s, t, "", false); ok {
 		base = b
 	} else if s.types&tObject == 0 || s.hasEnum || !s.unsure() {
 		return // s accepts no object
+	} else {
+		c.refuseUnsure(s, path)
+		return
 	}
-	if why := t.rejects(base); why&^(rRequired|rMember) != 0 {
-		c.differs(d, s, t, path, base, why&^(rRequired|rMember))
+	// Required members and dependencies are compared one by one below.
+	if why := t.rejects(base); why&^(rRequired|rMember|rDependent) != 0 {
+		c.differs(d, s, t, path, base, why&^(rRequired|rMember|rDependent))
 		return
 	}
 	for _, name := range t.required {
-		if !s.isReq[name] {
+		if !s.isReq[name] && !s.forces(name) {
 			var without value = noWitness{}
 			if b, ok := baseObject(s, t, name, false); ok {
 				without = b
+			} else if !s.unsure() {
+				continue // s has no message without it (its dependencies or counts)
 			}
 			c.differs(d, s, t, path, without, rRequired, name)
 		}
 	}
+	c.objectCounts(d, s, t, path)
+	c.dependencies(d, s, t, path)
 	// A closed t rejects a member it does not declare: one s declares
 	// (decision 13's assumption does not help: t says so itself), or one
 	// neither declares, which an open s accepts (decision 3).
 	if b, ok := base.(*object); ok && t.closed {
 		for _, name := range append(s.names(), extraName(s, t)) {
-			if t.props[name] != nil || s.closed && s.props[name] == nil {
+			if t.props[name] != nil || !s.canCarry(name) {
 				continue
 			}
 			sm := s.member(name)
@@ -141,7 +175,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 				sm = &node{types: tAll}
 			}
 			if v, ok := example(sm, nil); ok {
-				if w := b.with(name, v); s.accepts(w) && t.rejects(w)&rAdditional != 0 {
+				if w, ok := settle(b.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&rAdditional != 0 {
 					c.differs(d, s, t, path, w, rAdditional, name)
 				}
 			}
@@ -152,13 +186,13 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
-		if s.closed && s.props[name] == nil {
+		if !s.canCarry(name) {
 			continue // s rejects every message that has it
 		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
 	for _, name := range t.names() {
-		if !s.declares(name) && (!s.closed || s.props[name] != nil) {
+		if !s.declares(name) && s.canCarry(name) {
 			c.openContent(d, s, t, path, name)
 		}
 	}
@@ -187,7 +221,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rMultipleOf, rRequired, rAdditional, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -249,8 +283,8 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		msg = changed("format", formatText(o), formatText(n))
 	case rPattern:
 		code = "pattern-changed"
-		key = text
-		msg = fmt.Sprintf("the pattern changes, so %s accepts %s and %s does not; keep the pattern, or publish a new major version", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+		msg = fmt.Sprintf("the pattern changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the pattern, or publish a new major version",
+			patternText(o), ov, patternText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rMinimum:
 		code = pick("minimum-raised", "minimum-lowered")
 		msg = changed("minimum", boundText(o.min), boundText(n.min))
@@ -294,6 +328,25 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 	case rMaxLength:
 		code = pick("max-length-lowered", "max-length-raised")
 		msg = changed("maximum length", lengthText(o.maxLen), lengthText(n.maxLen))
+	case rUnique:
+		code = pick("unique-items-added", "unique-items-removed")
+		msg = fmt.Sprintf("%s requires the items to be unique and %s does not, so %s accepts %s and %s does not; keep uniqueItems as it was, or publish a new major version",
+			versionOf(!back, ov, nv), versionOf(back, ov, nv), versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
+	case rMinProps:
+		code = pick("min-properties-raised", "min-properties-lowered")
+		msg = changed("minimum number of members", lengthText(o.minProps), lengthText(n.minProps))
+	case rMaxProps:
+		code = pick("max-properties-lowered", "max-properties-raised")
+		msg = changed("maximum number of members", lengthText(o.maxProps), lengthText(n.maxProps))
+	case rDependent:
+		if len(named) < 2 {
+			panic("compat: a dependency's finding without its members")
+		}
+		on, then := named[0], named[1]
+		key = on + " " + then
+		code = pick("dependency-added", "dependency-removed")
+		msg = fmt.Sprintf("%s requires the member %s wherever %s is present and %s does not, so %s accepts %s and %s does not; keep the dependencies as they were, or publish a new major version",
+			versionOf(!back, ov, nv), strconv.Quote(then), strconv.Quote(on), versionOf(back, ov, nv), versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	case rRequired:
 		name := named[0]
 		key = name
@@ -508,8 +561,11 @@ func (c *checker) addOpen(d direction, s, t *node, path []step, name string, v v
 	}
 	parentPath := path[:len(path)-1]
 	if base, ok := baseObject(s, t, name, false); ok {
-		if w, ok := embed(d.src, d.dst, parentPath, base.with(name, v)); ok {
-			f.Witness = []byte(jsonText(w))
+		// With the member, what s's dependencies require of it.
+		if o, ok := settle(base.with(name, v), s, t, "", false); ok {
+			if w, ok := embed(d.src, d.dst, parentPath, o); ok {
+				f.Witness = []byte(jsonText(w))
+			}
 		}
 	}
 	if f.Witness == nil {
@@ -607,7 +663,31 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if !ok {
 		return nil, false
 	}
-	return base.with(st.name, child), true
+	// With the member, what src's dependencies require of it.
+	w, ok := settle(base.with(st.name, child), src, dst, "", false)
+	if !ok {
+		return nil, false
+	}
+	for i := 0; src.maxProps != nil && len(w.members) > *src.maxProps && i < len(w.members); {
+		// The member takes the place of one added only to count.
+		if name := w.members[i].name; name != st.name && !src.forces(name) && !dependedOn(w, src, name) {
+			w.members = slices.Delete(w.members, i, i+1)
+			continue
+		}
+		i++
+	}
+	return w, true
+}
+
+// dependedOn reports whether a dependency of n requires the member name
+// of o, because of another member o has.
+func dependedOn(o *object, n *node, name string) bool {
+	for _, d := range n.deps {
+		if _, ok := o.get(d.on); ok && slices.Contains(d.then, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedBoth is embed for a message both versions must accept.
@@ -675,9 +755,168 @@ func extraName(a, b *node) string {
 	}
 }
 
-func multText(p *big.Int) string {
-	if p == nil {
+func multText(m *big.Rat) string {
+	if m == nil {
 		return "none"
 	}
-	return p.String()
+	return decimal(m)
+}
+
+func patternText(n *node) string {
+	if n.pattern == nil {
+		return "none"
+	}
+	return jsonText(*n.pattern)
+}
+
+// objectCounts finds the counts of members s accepts and t rejects: for
+// each count either bound tells apart, an object of s with that many.
+func (c *checker) objectCounts(d direction, s, t *node, path []step) {
+	if s.minProps == nil && s.maxProps == nil && t.minProps == nil && t.maxProps == nil {
+		return
+	}
+	counts := []int{0, 1}
+	for _, n := range []*node{s, t} {
+		for _, l := range []*int{n.minProps, n.maxProps} {
+			if l != nil {
+				counts = append(counts, *l-1, *l, *l+1)
+			}
+		}
+	}
+	for _, n := range counts {
+		o, ok := objectOfCount(s, t, n)
+		if !ok || !s.accepts(o) {
+			continue
+		}
+		if why := t.rejects(o) & (rMinProps | rMaxProps); why != 0 {
+			c.differs(d, s, t, path, o, why)
+		}
+	}
+}
+
+// objectOfCount returns an object s accepts with n members, false if it
+// finds none.
+func objectOfCount(s, t *node, n int) (*object, bool) {
+	if n < 0 {
+		return nil, false
+	}
+	o, ok := baseObject(s, t, "", false)
+	if !ok {
+		return nil, false
+	}
+	for i := 0; len(o.members) > n && i < len(o.members); {
+		if name := o.members[i].name; !s.isReq[name] && !s.forces(name) {
+			o.members = slices.Delete(o.members, i, i+1)
+			continue
+		}
+		i++
+	}
+	if len(o.members) < n {
+		grown := *s
+		grown.minProps = &n
+		if o, ok = settle(o, &grown, t, "", false); !ok {
+			return nil, false
+		}
+	}
+	return o, len(o.members) == n
+}
+
+// forces reports whether an object n accepts must have the member name:
+// it is required, or a dependency of a member that is.
+func (n *node) forces(name string) bool {
+	seen := map[string]bool{}
+	var visit func(string) bool
+	visit = func(m string) bool {
+		if m == name {
+			return true
+		}
+		if seen[m] {
+			return false
+		}
+		seen[m] = true
+		for _, d := range n.deps {
+			if d.on == m && slices.ContainsFunc(d.then, visit) {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(n.required, visit)
+}
+
+// dependencies finds, for each dependency of t, an object s accepts that
+// has the member it depends on and lacks one it requires.
+func (c *checker) dependencies(d direction, s, t *node, path []step) {
+	for _, dep := range t.deps {
+		if !s.canCarry(dep.on) || !s.declares(dep.on) && t.declares(dep.on) {
+			continue // s's messages never carry it
+		}
+		for _, then := range dep.then {
+			o, ok := baseObject(s, t, then, false)
+			if !ok {
+				continue
+			}
+			if _, has := o.get(dep.on); !has {
+				sm := s.member(dep.on)
+				if sm == nil {
+					sm = &node{types: tAll}
+				}
+				v, ok := example(sm, t.member(dep.on))
+				if !ok {
+					if v, ok = example(sm, nil); !ok {
+						continue
+					}
+				}
+				o.members = append(o.members, member{dep.on, v})
+				if o, ok = settle(o, s, t, then, false); !ok {
+					continue
+				}
+			}
+			if _, has := o.get(then); !has && s.accepts(o) && t.rejects(o)&rDependent != 0 {
+				c.differs(d, s, t, path, o, rDependent, dep.on, then)
+			}
+		}
+	}
+}
+
+// refuseUnsure records the refusals that keep the checker from showing
+// an object n accepts: of the members n requires, at any depth.
+func (c *checker) refuseUnsure(n *node, path []step) {
+	for _, r := range n.refused {
+		c.refusal(n, r, path)
+	}
+	if len(n.refused) == 0 && n.hardPattern() {
+		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern beside a format or the IMEI rule, or beyond the checker's bounds, for which it finds no string"}, path)
+	}
+	for _, name := range n.required {
+		if m := n.member(name); m != nil && m.unsure() {
+			c.refuseUnsure(m, append(path[:len(path):len(path)], step{name: name}))
+		}
+	}
+}
+
+// canCarry reports whether an object n accepts may have the member name:
+// n is not closed to it, and its members it must have leave room for it
+// under its maxProperties.
+func (n *node) canCarry(name string) bool {
+	if n.closed && n.props[name] == nil {
+		return false
+	}
+	if n.maxProps == nil || n.forces(name) {
+		return true
+	}
+	forced := 0
+	for _, m := range n.names() {
+		if n.forces(m) {
+			forced++
+		}
+	}
+	for _, d := range n.deps {
+		for _, m := range d.then {
+			if !n.declares(m) && n.forces(m) {
+				forced++
+			}
+		}
+	}
+	return forced < *n.maxProps
 }

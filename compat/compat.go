@@ -156,6 +156,10 @@ type Report struct {
 	// size); OmittedBreaks is set if any of them breaks.
 	Omitted       int
 	OmittedBreaks bool
+	// Warnings says what CompareFiles found odd about the files
+	// themselves, such as an $id outside the catalogue's base; they do not
+	// change the verdict.
+	Warnings []string
 }
 
 // MarshalJSON writes the report as msgcheck compat -json and the HTTP
@@ -178,7 +182,8 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Compatible bool      `json:"compatible"`
 		Findings   []Finding `json:"findings"`
 		Omitted    int       `json:"omitted,omitempty"`
-	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted})
+		Warnings   []string  `json:"warnings,omitempty"`
+	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted, r.Warnings})
 }
 
 // marshal returns the JSON of v as json.Marshal does, but with '<', '>'
@@ -261,21 +266,32 @@ var ErrDifferentSchemas = errors.New("compat: not two versions of one schema")
 
 // Compare compares two versions of a schema, old and new, in opt's mode,
 // and reports every difference (see the package documentation for what a
-// difference is). It returns an error if a schema file cannot be read as
-// a JSON Schema, or if the two are not of the same name.
+// difference is). A $ref by $id names a schema of the published
+// catalogue. It returns an error if a schema file cannot be read as a JSON
+// Schema, or if the two are not of the same name.
 func Compare(old, new schemas.Schema, opt Options) (*Report, error) {
 	if old.Name != new.Name {
 		return nil, fmt.Errorf("%w: %s and %s", ErrDifferentSchemas, old.Name, new.Name)
 	}
-	oldJSON, newJSON := old.JSON(), new.JSON()
-	a, err := parseSchema(oldJSON, old.Name)
+	return compare(old, new, old.JSON(), new.JSON(), opt, schemas.LookupID)
+}
+
+// compare compares the schema files oldJSON and newJSON, named by old and
+// new.
+func compare(old, new schemas.Schema, oldJSON, newJSON []byte, opt Options, lookup lookupFunc) (*Report, error) {
+	a, err := parseSchema(oldJSON, old.Name, lookup)
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", old.Name, old.Version, err)
 	}
-	b, err := parseSchema(newJSON, new.Name)
+	b, err := parseSchema(newJSON, new.Name, lookup)
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", new.Name, new.Version, err)
 	}
+	// The searches of patterns share a budget in proportion to the
+	// schemas (see regular.go).
+	budget := 4*maxRegularWork + 64*(len(oldJSON)+len(newJSON))
+	a.share(&budget)
+	b.share(&budget)
 	c := &checker{
 		opt: opt, old: a, new: b, oldVersion: old.Version, newVersion: new.Version,
 		seen:   map[string]bool{},
@@ -286,6 +302,96 @@ func Compare(old, new schemas.Schema, opt Options) (*Report, error) {
 	c.report = r
 	c.compare()
 	return r, nil
+}
+
+// CompareFiles compares two schema files, old and new, as Compare does,
+// whatever their $id: a file whose $id is not one of the catalogue's
+// (schemas.BaseURL + "/api/schemas/<name>/versions/<version>", either
+// scheme) is compared all the same, named by its title and its $id, and
+// the report says so in a warning. So are two files of different names.
+// It returns an error for a file that is not a JSON Schema the checker
+// can read, and for a catalogue $id with a file that does not match it
+// (see schemas.Parse).
+func CompareFiles(old, new []byte, opt Options) (*Report, error) {
+	var warnings []string
+	var files [2]schemas.Schema
+	for i, data := range [][]byte{old, new} {
+		s, warning, err := readFile(data, [2]string{"old", "new"}[i])
+		if err != nil {
+			return nil, &FileError{New: i == 1, Err: err}
+		}
+		files[i] = s
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
+	}
+	if files[0].Name != files[1].Name && len(warnings) == 0 {
+		// Two files of the catalogue: not two versions of one schema.
+		return nil, fmt.Errorf("%w: %s and %s", ErrDifferentSchemas, files[0].Name, files[1].Name)
+	}
+	if files[0].Name != files[1].Name {
+		warnings = append(warnings, fmt.Sprintf("the files name two schemas, %s and %s: compared all the same", strconv.Quote(files[0].Name), strconv.Quote(files[1].Name)))
+		files[1].Name = files[0].Name // the extra rules of one schema judge both
+	}
+	r, err := compare(files[0], files[1], old, new, opt, schemas.LookupID)
+	if err != nil {
+		return nil, err
+	}
+	r.Warnings = warnings
+	return r, nil
+}
+
+// A FileError is CompareFiles' error for a file it cannot read.
+type FileError struct {
+	New bool // the new file; else the old
+	Err error
+}
+
+func (e *FileError) Error() string {
+	which := "old"
+	if e.New {
+		which = "new"
+	}
+	return "compat: the " + which + " file: " + e.Err.Error()
+}
+
+// Unwrap returns the reason the file could not be read.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// readFile reads a schema file for CompareFiles, which, when its $id is
+// outside the catalogue's base, is named by its title (which is the name
+// the catalogue's extra rules know) and by its $id, and warned of.
+func readFile(data []byte, which string) (schemas.Schema, string, error) {
+	var head struct {
+		ID    string `json:"$id"`
+		Title string `json:"title"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return schemas.Schema{}, "", fmt.Errorf("not a JSON object: %v", err)
+	}
+	if s, err := schemas.Parse(data); err == nil {
+		return s, "", nil
+	} else if inBase(head.ID) {
+		return schemas.Schema{}, "", err
+	}
+	version := head.ID
+	warning := fmt.Sprintf("the %s file's $id %s is outside the catalogue's base %s: compared as a schema of its own", which, strconv.Quote(head.ID), schemas.BaseURL)
+	if version == "" {
+		version = which
+		warning = fmt.Sprintf("the %s file has no $id: compared as a schema of its own", which)
+	}
+	return schemas.Schema{Name: head.Title, Version: version, ID: head.ID}, warning, nil
+}
+
+// inBase reports whether id is under the catalogue's schemas, in either
+// scheme and any case of host (decision 9).
+func inBase(id string) bool {
+	scheme, rest, ok := strings.Cut(id, "://")
+	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		return false
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	return strings.EqualFold(host, strings.TrimPrefix(schemas.BaseURL, "https://")) && strings.HasPrefix(path, "api/schemas/")
 }
 
 // CheckCatalogue compares, for every schema of c, every minor version with
@@ -302,7 +408,8 @@ func CheckCatalogue(c *schemas.Catalogue, opt Options) ([]*Report, error) {
 			if older.Name != newer.Name || older.Major != newer.Major {
 				continue
 			}
-			r, err := Compare(older, newer, opt)
+			// A $ref by $id names a schema of this catalogue.
+			r, err := compare(older, newer, older.JSON(), newer.JSON(), opt, c.LookupID)
 			if err != nil {
 				return nil, err
 			}

@@ -24,19 +24,41 @@
 // other version declares; what holds only under that assumption is a
 // warning ("open-content"), which Options.Strict turns into a break.
 //
-// The checker is exact over the keywords the catalogue's schemas use:
-// type (null included), enum, const, format (uuid and date-time),
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
-// maxLength, minItems, maxItems, multipleOf (on integers), default,
-// properties, required,
-// additionalProperties (true or false) and items, at any
-// depth; titles, descriptions and other annotations change nothing. For
-// every difference it finds a witness, a message one version accepts and
-// the other rejects, from a finite set of candidates that holds a value of
-// every class the two schemas can tell apart (see the comment on
-// scalars); so where it finds none, there is none. Any other keyword, and
-// any change it cannot decide exactly (two different patterns), is
-// reported as a break with a code of its own, never passed over.
+// The checker is exact over these keywords: type
+// (null included), enum and const (by JSON equality: 1 equals 1.0, an
+// object's members in any order), format (uuid, date-time,
+// date, time, duration, email, hostname, ipv4, ipv6 and uri, judged as
+// the decoders judge them), minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, multipleOf (in exact decimals: 0.3 is a multiple of
+// 0.1), minLength, maxLength, pattern, minItems, maxItems, uniqueItems
+// (1 equals 1.0), items, properties, required, additionalProperties (true
+// or false), minProperties, maxProperties, dependentRequired (draft 7's
+// dependencies in the array form), default, at any depth. Before it
+// compares, it inlines every $ref into the same file ($defs or
+// definitions) or to another schema of the catalogue by its $id, merges
+// every allOf, and reads a oneOf or anyOf whose branches differ by JSON
+// type as one schema of all their types; titles, descriptions and other
+// annotations change nothing. For every difference it finds a witness, a
+// message one version accepts and the other rejects, from a finite set
+// of candidates that holds a value of every class the two schemas can
+// tell apart (see the comment on scalars); so where it finds none, there
+// is none.
+//
+// Two patterns are compared as automata (regexp/syntax's programs over
+// code points, read as ECMA-262 by internal/pattern, with the bounds on
+// the length beside them; an enumeration is a finite language): the
+// witness is a shortest string one accepts and the other refuses. A
+// pattern that is not regular (backreferences, lookaround), one beside a
+// format or the IMEI rule where the two versions differ, and a pair whose
+// automata exceed the checker's bounds are refused as
+// "undecidable-pattern"; an allOf, oneOf or anyOf that cannot be merged
+// exactly (two different patterns, branches of overlapping types, an
+// enumeration in a branch), as "undecidable-composition". Any other
+// keyword (additionalProperties as a schema, patternProperties,
+// propertyNames, dependentRequired in draft 7 or dependencies in 2020-12,
+// where they mean nothing) is reported as a break with a code of its own,
+// never passed over, as is an enumeration of arrays or objects against a
+// version that enumerates none ("undecidable-enum").
 //
 // The codes of a Finding:
 //
@@ -46,23 +68,28 @@
 //	enum-value-added    a value is added to an enumeration
 //	enum-added          an enumeration now restricts a member that had none
 //	enum-removed        an enumeration is dropped
-//	format-changed      the format is added, removed or changed
+//	format-changed      the format is added, removed or changed, so which strings pass
 //	minimum-raised, minimum-lowered, maximum-lowered, maximum-raised
 //	exclusive-minimum-raised, exclusive-minimum-lowered
 //	exclusive-maximum-lowered, exclusive-maximum-raised
 //	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
 //	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
 //	additional-properties-closed, additional-properties-opened
-//	multiple-of-changed a multipleOf on integers changes, and so which integers pass
-//	pattern-changed     two enumerations' patterns differ on a value
+//	multiple-of-changed a multipleOf changes, and so which numbers pass
+//	pattern-changed     the pattern changes, and so which strings pass
+//	unique-items-added, unique-items-removed
+//	min-properties-raised, min-properties-lowered, max-properties-lowered, max-properties-raised
+//	dependency-added    a member now requires another wherever it is present
+//	dependency-removed  a member no longer does
 //	required-added      a member becomes required
 //	required-removed    a required member becomes optional or goes
 //	default-changed     a member's default is added, removed or changed
 //	open-content        a member is added or removed: a warning, a break with Options.Strict
 //	unknown-keyword     a keyword the checker does not know
-//	unknown-format      a format other than uuid and date-time
+//	unknown-format      a format the checker does not know
 //	unknown-dialect     a $schema other than drafts 6, 7, 2019-09 and 2020-12
-//	undecidable-pattern a pattern that changes, or beside changed keywords on strings
-//	undecidable-enum    an enumeration of arrays or objects
+//	undecidable-pattern a pattern that is not regular, beside a format, or beyond the bounds
+//	undecidable-composition an allOf, oneOf or anyOf that cannot be merged exactly
+//	undecidable-enum    an enumeration of arrays or objects against none
 //	limit-exceeded      a bound, length or number too large to reason about
 package compat

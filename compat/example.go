@@ -22,7 +22,7 @@ var ErrNoExample = errors.New("compat: no example")
 // keyword the checker cannot decide (see the package documentation)
 // keeps it from showing any message.
 func Example(s schemas.Schema) (json.RawMessage, error) {
-	root, err := parseSchema(s.JSON(), s.Name)
+	root, err := parseSchema(s.JSON(), s.Name, schemas.LookupID)
 	if err != nil {
 		return nil, fmt.Errorf("compat: %s %s: %v", s.Name, s.Version, err)
 	}

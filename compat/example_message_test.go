@@ -33,7 +33,7 @@ func TestExampleIsAcceptedByTheOracle(t *testing.T) {
 			if ok, why := o.Verdict(s.Name, s.Version, e); !ok {
 				t.Errorf("%s %s: the oracle rejects the example %s: %v", s.Name, s.Version, e, why)
 			}
-			root, err := parseSchema(s.JSON(), s.Name)
+			root, err := parseSchema(s.JSON(), s.Name, schemas.LookupID)
 			if err != nil {
 				t.Fatal(err)
 			}

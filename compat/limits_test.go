@@ -83,3 +83,33 @@ func TestDeepSchemasAreCompared(t *testing.T) {
 	assert.Equal(t, strings.Repeat("/a", 2000), r.Findings[0].MemberPointer)
 	assert.Equal(t, strings.Repeat(`{"a":`, 2000)+`"x"`+strings.Repeat(`}`, 2000), string(r.Findings[0].Witness))
 }
+
+// TestManyPatternsShareOneBudget pins that the searches of patterns share
+// a budget in proportion to the schemas: a schema of many members whose
+// patterns each take long to compare has the first decided and the rest
+// refused as undecidable-pattern, rather than each taking its full bound.
+func TestManyPatternsShareOneBudget(t *testing.T) {
+	members := func(n int) string {
+		var props []string
+		for i := range 150 {
+			props = append(props, fmt.Sprintf(`"m%d":{"type":"string","pattern":"a.{%d}$"}`, i, n))
+		}
+		return `"type":"object","properties":{` + strings.Join(props, ",") + `}`
+	}
+	old, new := schemaOf(t, "1.0", members(8)), schemaOf(t, "1.1", members(7))
+	r, err := compat.Compare(old, new, compat.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Compatible())
+	decided, refused := 0, 0
+	for _, f := range r.Findings {
+		switch f.Code {
+		case "pattern-changed":
+			decided++
+		case "undecidable-pattern":
+			refused++
+		}
+	}
+	t.Logf("%d findings decided, %d refused", decided, refused)
+	assert.Positive(t, decided)
+	assert.Positive(t, refused)
+}

@@ -148,9 +148,11 @@ func keys(m obj) func(func(string) bool) {
 }
 
 var (
-	typePool   = []string{"string", "integer", "number", "boolean", "null", "array", "object"}
-	stringPool = []any{"created", "updated", "deleted", "approved", "temperature", "humidity", "x", "", "CORE", "core.device", uuidA, "2019-01-01T00:00:00Z", "490154203237518"}
-	numberPool = []any{json.Number("0"), json.Number("1"), json.Number("-1"), json.Number("9"), json.Number("10"), json.Number("100"), json.Number("0.5"), json.Number("2.5"), json.Number("-3")}
+	typePool    = []string{"string", "integer", "number", "boolean", "null", "array", "object"}
+	stringPool  = []any{"created", "updated", "deleted", "approved", "temperature", "humidity", "x", "", "CORE", "core.device", uuidA, "2019-01-01T00:00:00Z", "490154203237518"}
+	patternPool = []any{"^[a-z]+$", "^[a-z]*$", "^x", "^[A-Z0-9]{1,3}$", "\\d", "^.{0,2}$", "^[^@]+@"}
+	formatPool  = []any{"date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri"}
+	numberPool  = []any{json.Number("0"), json.Number("1"), json.Number("-1"), json.Number("9"), json.Number("10"), json.Number("100"), json.Number("0.5"), json.Number("2.5"), json.Number("-3")}
 )
 
 func (m *mutator) pick(n int) int { return m.r.IntN(n) }
@@ -233,7 +235,63 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
-	switch m.pick(25) {
+	switch m.pick(31) {
+	case 25: // a pattern, set or removed
+		if _, ok := p["pattern"]; ok && m.pick(3) == 0 {
+			delete(p, "pattern")
+			return name + ": pattern removed"
+		}
+		p["pattern"] = m.anyOf(patternPool)
+		return name + ": pattern set"
+	case 26: // uniqueItems
+		if p["uniqueItems"] == true {
+			delete(p, "uniqueItems")
+			return name + ": uniqueItems removed"
+		}
+		p["uniqueItems"] = true
+		return name + ": uniqueItems set"
+	case 27: // minProperties or maxProperties on the object
+		kw := []string{"minProperties", "maxProperties"}[m.pick(2)]
+		if _, ok := site[kw]; ok && m.pick(3) == 0 {
+			delete(site, kw)
+			return kw + " removed"
+		}
+		site[kw] = json.Number(fmt.Sprint(m.pick(4) + 4*m.pick(2)))
+		return kw + " set"
+	case 28: // a dependency between two members
+		kw := "dependentRequired"
+		if s, _ := doc["$schema"].(string); strings.Contains(s, "draft-07") {
+			kw = "dependencies"
+		}
+		deps, _ := site[kw].(obj)
+		if len(deps) > 0 && m.pick(2) == 0 {
+			delete(site, kw)
+			return kw + " removed"
+		}
+		if len(names) < 2 {
+			return "nothing"
+		}
+		on, then := names[m.pick(len(names))], names[m.pick(len(names))]
+		if on == then {
+			return "nothing"
+		}
+		deps = clone(deps).(obj)
+		if deps == nil {
+			deps = obj{}
+		}
+		deps[on] = []any{then}
+		site[kw] = deps
+		return kw + ": " + on + " needs " + then
+	case 29: // one of the other formats
+		p["format"] = m.anyOf(formatPool)
+		return name + ": format " + p["format"].(string)
+	case 30: // wrapped in an allOf with a bound
+		if strings.HasSuffix(name, "[]") || name == "added" {
+			return "nothing"
+		}
+		extra := m.anyOf([]any{obj{"maxLength": json.Number("3")}, obj{"minimum": json.Number("0")}, obj{"minItems": json.Number("1")}, obj{"type": []any{"string", "integer", "object"}}})
+		props[name] = obj{"allOf": []any{p, extra}}
+		return name + ": in an allOf"
 	case 0: // widen the type
 		ts := types(p)
 		t := typePool[m.pick(len(typePool))]
@@ -356,9 +414,10 @@ func (m *mutator) mutate(doc obj) string {
 			delete(p, "const")
 			return name + ": const removed"
 		}
-		// Strings only: the oracle refuses numeric consts, as it does
-		// numeric enums (its number stand-ins).
-		p["const"] = m.anyOf(stringPool)
+		// Strings, arrays and objects, not numbers: the oracle refuses
+		// numeric consts, as it does numeric enums (its number
+		// stand-ins).
+		p["const"] = m.anyOf(append(slices.Clone(stringPool), []any{"a"}, []any{"a", "a"}, obj{"id": "x"}, obj{"id": uuidB, "name": "n"}))
 		return name + ": const set"
 	case 9, 10: // add or remove a required member
 		req, _ := site["required"].([]any)
@@ -410,6 +469,26 @@ func (m *mutator) mutate(doc obj) string {
 	}
 }
 
+// dropMultipleOf removes every multipleOf beside a type without
+// "integer", which a mutation of a schema that holds it (an allOf's
+// branch, a definition) may leave: the oracle judges multipleOf only on
+// integers.
+func dropMultipleOf(v any) {
+	switch v := v.(type) {
+	case obj:
+		if _, ok := v["multipleOf"]; ok && !slices.Contains(types(v), "integer") {
+			delete(v, "multipleOf")
+		}
+		for _, e := range v {
+			dropMultipleOf(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropMultipleOf(e)
+		}
+	}
+}
+
 // variant is a schema made from a family by a few mutations.
 func (m *mutator) variant(f family) (obj, string) {
 	doc := clone(f.doc).(obj)
@@ -417,6 +496,7 @@ func (m *mutator) variant(f family) (obj, string) {
 	for range 1 + m.pick(3) {
 		what = append(what, m.mutate(doc))
 	}
+	dropMultipleOf(doc)
 	return doc, strings.Join(what, "; ")
 }
 
@@ -538,7 +618,9 @@ func jsonEq(a, b any) bool {
 func pool(a, b obj) []any {
 	vs := []any{nil, true, false, json.Number("0"), json.Number("-1"), json.Number("1.5"), json.Number("1e19"), json.Number("9223372036854775807"),
 		"", "x", "xy", uuidA, strings.ToUpper(uuidA), "2019-01-01T00:00:00Z", "2019-01-01T00:00:00.5Z", "2019", "490154203237518", "490154203237519",
-		[]any{}, []any{"a"}, []any{json.Number("1")}, obj{}, obj{"id": uuidB, "name": "n"}, obj{"id": "x"}}
+		"abc", "A1", "x9", "2019-01-01", "00:00:00Z", "P1D", "a@b", "1.2.3.4", "::1", "a:b",
+		[]any{}, []any{"a"}, []any{json.Number("1")}, []any{"a", "a"}, []any{json.Number("1"), json.Number("1.0")},
+		obj{}, obj{"id": uuidB, "name": "n"}, obj{"id": "x"}}
 	for _, s := range []obj{a, b} {
 		if e, ok := s["enum"].([]any); ok {
 			vs = append(vs, e...)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/big"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,13 +66,15 @@ type node struct {
 	parent *node
 	seg    string // the schema pointer segments from parent, such as "/properties/kind"
 
-	types    uint8 // accepted JSON types; tAll without "type"
-	intRule  bool  // "type" names "integer": integers must fit in an int64 (decision 2)
-	hasEnum  bool
-	enum     []value
-	enumSet  map[string]bool // the JSON text of each value of enum
-	format   string          // "", "uuid" or "date-time"
-	min, max *big.Rat
+	types   uint8 // accepted JSON types; tAll without "type"
+	intRule bool  // "type" names "integer": integers must fit in an int64 (decision 2)
+	hasEnum bool
+	enum    []value
+	enumSet map[string]bool // the canonical text of each value of enum (canonText)
+	// composite says the enumeration holds arrays or objects.
+	composite bool
+	format    string // "" or a key of formats
+	min, max  *big.Rat
 	// exMin and exMax are exclusiveMinimum and exclusiveMaximum.
 	exMin, exMax *big.Rat
 	maxLen       *int // maxLength; nil without one
@@ -80,12 +83,28 @@ type node struct {
 	// closed is additionalProperties false: no member but those the
 	// object declares.
 	closed bool
-	// mult is p of multipleOf p/q (lowest terms) on a node of integers,
-	// which accepts an integer exactly when p divides it; nil without.
-	mult     *big.Int
+	// unique is uniqueItems: no two items equal (1 equals 1.0).
+	unique bool
+	// minProps and maxProps bound an object's count of members; nil
+	// without.
+	minProps, maxProps *int
+	// deps is dependentRequired (or draft 7's dependencies in the array
+	// form): a member present requires the names listed, in order.
+	deps []dependency
+	// draft7 says the schema is of draft 6 or 7, whose dependencies are
+	// 2019-09's dependentRequired.
+	draft7 bool
+	// mult is multipleOf, which accepts a number exactly when the
+	// number divided by it is an integer (exact decimals: 0.3 is a
+	// multiple of 0.1); nil without.
+	mult     *big.Rat
 	minLen   int
 	pattern  *string
-	regexp   *regexp.Regexp      // the pattern, if Go's regexp reads it
+	regexp   *regexp.Regexp      // the pattern, read as ECMA-262
+	prog     *syntax.Prog        // the pattern as an automaton
+	enumProg *syntax.Prog        // the enumerated strings n accepts, as an automaton
+	regular  map[*node]regularOf // regularStrings' answers, by the other node
+	budget   *int                // the work left to the searches of one comparison
 	def      *value              // the default, if any
 	imei     bool                // the IMEI rule (decision 6) applies to strings
 	extra    []schemas.ExtraRule // at a schema's root: the catalogue's rules on its members, always judged
@@ -96,6 +115,13 @@ type node struct {
 	isReq    map[string]bool     // the members of required
 	refused  []refusal           // keywords the checker cannot decide
 	examples map[*node]exampleOf // example's answers, by the other node
+}
+
+// dependency is one entry of dependentRequired: if is present, then
+// every name of then must be.
+type dependency struct {
+	on   string
+	then []string
 }
 
 // refusal is a keyword the checker does not decide, with the finding's code.
@@ -174,7 +200,7 @@ func (n *node) extraRules(name string) []schemas.ExtraRule {
 
 // parseSchema reads a schema file into its tree of nodes. name is the
 // schema's name, for the rules that belong to one schema (decision 6).
-func parseSchema(data []byte, name string) (*node, error) {
+func parseSchema(data []byte, name string, lookup lookupFunc) (*node, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("the schema is not UTF-8")
 	}
@@ -182,7 +208,7 @@ func parseSchema(data []byte, name string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc = inlineRefs(doc)
+	doc = inlineRefs(doc, lookup)
 	if obj, ok := doc.(*object); ok {
 		if d, ok := obj.get("$schema"); ok {
 			s, isStr := d.(string)
@@ -212,6 +238,14 @@ func parseSchema(data []byte, name string) (*node, error) {
 // build makes the node of the schema v found at seg under parent.
 func build(v value, parent *node, seg, name string) (*node, error) {
 	n := &node{parent: parent, seg: seg, types: tAll}
+	if parent != nil {
+		n.draft7 = parent.draft7
+	} else if o, ok := v.(*object); ok {
+		if d, ok := o.get("$schema"); ok {
+			str, _ := d.(string)
+			n.draft7 = strings.Contains(str, "draft-07") || strings.Contains(str, "draft-06")
+		}
+	}
 	switch v := v.(type) {
 	case bool:
 		if !v {
@@ -219,14 +253,11 @@ func build(v value, parent *node, seg, name string) (*node, error) {
 		}
 		return n, nil
 	case *object:
+		v = compose(v)
 		for _, m := range v.members {
 			if err := n.keyword(m.name, m.value, name); err != nil {
 				return nil, fmt.Errorf("%s: %v", msg.Pointer(n.pointer(), m.name), err)
 			}
-		}
-		if n.mult != nil && n.types&tFraction != 0 {
-			n.refuse("multipleOf", "unknown-keyword", "multipleOf on numbers that need not be integers, which the checker does not compare")
-			n.mult = nil
 		}
 		return n, nil
 	}
@@ -248,6 +279,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 		return nil
 	}
 	switch kw {
+	case refusedMember:
+		n.refuse("allOf", "undecidable-composition", fmt.Sprintf("%s, which the checker cannot compare", v))
+	case nothingMember:
+		n.types = 0
 	case "type":
 		n.types = 0
 		names := []value{v}
@@ -279,9 +314,6 @@ func (n *node) keyword(kw string, v value, name string) error {
 		var enum []value
 		for _, e := range a {
 			switch e := e.(type) {
-			case []value, *object:
-				n.refuse(kw, "undecidable-enum", "an enumeration of arrays or objects, which the checker does not compare")
-				return nil
 			case *big.Rat:
 				if tooLong(e) {
 					n.refuse(kw, "limit-exceeded", "an enumerated number with more than 100 digits")
@@ -292,20 +324,16 @@ func (n *node) keyword(kw string, v value, name string) error {
 		}
 		if n.hasEnum {
 			// A const came first: the values both allow.
-			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[jsonText(e)] })
+			enum = slices.DeleteFunc(enum, func(e value) bool { return !n.enumSet[canonText(e)] })
 		}
-		n.hasEnum, n.enum = true, enum
-		n.enumSet = make(map[string]bool, len(enum))
-		for _, e := range enum {
-			n.enumSet[jsonText(e)] = true
-		}
+		n.setEnum(enum)
 	case "format":
 		s, ok := v.(string)
 		if !ok {
 			return errors.New("want a string")
 		}
-		if s != "uuid" && s != "date-time" {
-			n.refuse(kw, "unknown-format", fmt.Sprintf("the format %s, which the checker does not know (it knows uuid and date-time)", strconv.Quote(s)))
+		if formats[s] == nil {
+			n.refuse(kw, "unknown-format", fmt.Sprintf("the format %s, which the checker does not know (it knows %s)", strconv.Quote(s), formatNames))
 			return nil
 		}
 		n.format = s
@@ -328,7 +356,41 @@ func (n *node) keyword(kw string, v value, name string) error {
 		default:
 			n.exMax = r
 		}
-	case "maxLength", "minItems", "maxItems":
+	case "uniqueItems":
+		b, ok := v.(bool)
+		if !ok {
+			return errors.New("want a boolean")
+		}
+		n.unique = b
+	case "dependentRequired", "dependencies":
+		if n.draft7 != (kw == "dependencies") {
+			n.refuse(kw, "unknown-keyword", fmt.Sprintf("the keyword %s, which means nothing in this schema's dialect", strconv.Quote(kw)))
+			return nil
+		}
+		o, ok := v.(*object)
+		if !ok {
+			return errors.New("want an object")
+		}
+		for _, m := range o.members {
+			a, ok := m.value.([]value)
+			if !ok {
+				if kw == "dependencies" {
+					n.refuse(kw, "unknown-keyword", "dependencies on a schema, which the checker does not compare")
+					return nil
+				}
+				return errors.New("want arrays of strings")
+			}
+			d := dependency{on: m.name}
+			for _, e := range a {
+				s, ok := e.(string)
+				if !ok {
+					return errors.New("want arrays of strings")
+				}
+				d.then = append(d.then, s)
+			}
+			n.deps = append(n.deps, d)
+		}
+	case "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {
 			return errors.New("want a non-negative integer")
@@ -343,8 +405,12 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.maxLen = &l
 		case "minItems":
 			n.minItems = &l
-		default:
+		case "maxItems":
 			n.maxItems = &l
+		case "minProperties":
+			n.minProps = &l
+		default:
+			n.maxProps = &l
 		}
 	case "additionalProperties":
 		switch v := v.(type) {
@@ -360,35 +426,27 @@ func (n *node) keyword(kw string, v value, name string) error {
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
-		switch c := v.(type) {
-		case []value, *object:
-			n.refuse(kw, "undecidable-enum", "a const array or object, which the checker does not compare")
-			return nil
-		case *big.Rat:
+		if c, ok := v.(*big.Rat); ok {
 			if tooLong(c) {
 				n.refuse(kw, "limit-exceeded", "a const number with more than 100 digits")
 				return nil
 			}
 		}
 		enum := []value{v}
-		if n.hasEnum && !n.enumSet[jsonText(v)] {
+		if n.hasEnum && !n.enumSet[canonText(v)] {
 			enum = nil
 		}
-		n.hasEnum, n.enum = true, enum
-		n.enumSet = make(map[string]bool, len(enum))
-		for _, e := range enum {
-			n.enumSet[jsonText(e)] = true
-		}
+		n.setEnum(enum)
 	case "multipleOf":
 		r, ok := v.(*big.Rat)
 		if !ok || r.Sign() <= 0 {
 			return errors.New("want a positive number")
 		}
-		if r.Num().BitLen() > 40 {
-			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator is beyond 2^40")
+		if r.Num().BitLen() > 40 || r.Denom().BitLen() > 40 {
+			n.refuse(kw, "limit-exceeded", "a multipleOf whose numerator or denominator is beyond 2^40")
 			return nil
 		}
-		n.mult = new(big.Int).Set(r.Num())
+		n.mult = r
 	case "minLength":
 		r, ok := v.(*big.Rat)
 		if !ok || !r.IsInt() || r.Sign() < 0 {
@@ -405,9 +463,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return errors.New("want a string")
 		}
 		n.pattern = &s
-		if n.regexp = compileRegexp(s); n.regexp == nil {
+		var err error
+		if n.regexp, n.prog, err = compilePattern(s); err != nil {
 			// Without it the checker cannot even build an example here.
-			n.refuse(kw, "undecidable-pattern", fmt.Sprintf("the pattern %s, which Go's regexp cannot read", strconv.Quote(s)))
+			n.refuse(kw, "undecidable-pattern", fmt.Sprintf("the pattern %s, which is not a regular expression the checker can compare (%v)", strconv.Quote(s), err))
 		}
 	case "default":
 		n.def = &v
@@ -465,8 +524,33 @@ func (n *node) keyword(kw string, v value, name string) error {
 	return nil
 }
 
+// setEnum makes enum n's enumeration.
+func (n *node) setEnum(enum []value) {
+	n.hasEnum, n.enum = true, enum
+	n.enumSet = make(map[string]bool, len(enum))
+	for _, e := range enum {
+		n.enumSet[canonText(e)] = true
+		switch e.(type) {
+		case []value, *object:
+			n.composite = true
+		}
+	}
+}
+
 func (n *node) refuse(kw, code, why string) {
 	n.refused = append(n.refused, refusal{kw, code, why})
+}
+
+// share gives n and every node under it the budget of the searches of
+// patterns.
+func (n *node) share(budget *int) {
+	n.budget = budget
+	for _, p := range n.props {
+		p.share(budget)
+	}
+	if n.items != nil {
+		n.items.share(budget)
+	}
 }
 
 // tooLong reports whether r, read from a schema, is beyond maxNumberText.

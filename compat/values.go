@@ -3,14 +3,12 @@ package compat
 import (
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/imei"
-	"github.com/fleetkit/catalogue/internal/format"
 )
 
 // reason is a set of the causes for which a node rejects a value.
@@ -35,6 +33,10 @@ const (
 	rMaxItems                      // more items than the maximum
 	rAdditional                    // a member a closed object does not declare
 	rMultipleOf                    // not a multiple of multipleOf
+	rUnique                        // two items are equal
+	rMinProps                      // fewer members than the minimum
+	rMaxProps                      // more members than the maximum
+	rDependent                     // a member present lacks one it requires
 )
 
 var (
@@ -49,7 +51,7 @@ type noWitness struct{}
 // unsure reports whether a keyword the checker cannot decide may keep it
 // from showing an object n accepts: on a member n requires, at any depth.
 func (n *node) unsure() bool {
-	if len(n.refused) > 0 {
+	if len(n.refused) > 0 || n.hardPattern() {
 		return true
 	}
 	for _, r := range n.required {
@@ -58,6 +60,20 @@ func (n *node) unsure() bool {
 		}
 	}
 	return false
+}
+
+// hardPattern reports whether n's pattern may keep the checker from
+// finding a string n accepts where there is one: beside a format or the
+// IMEI rule, which are not regular, or beyond the bounds of its search.
+func (n *node) hardPattern() bool {
+	if n.pattern == nil || n.hasEnum {
+		return false
+	}
+	if n.regexp == nil || n.format != "" || n.imei {
+		return true
+	}
+	_, ok := regularStrings(n, nil)
+	return !ok
 }
 
 // typeOf returns the type bit of v.
@@ -120,7 +136,7 @@ func (n *node) rejects(v value) reason {
 		if n.max != nil && v.Cmp(n.max) > 0 {
 			r |= rMaximum
 		}
-		if n.mult != nil && v.IsInt() && new(big.Int).Mod(v.Num(), n.mult).Sign() != 0 {
+		if n.mult != nil && !new(big.Rat).Quo(v, n.mult).IsInt() {
 			r |= rMultipleOf
 		}
 		if n.exMin != nil && v.Cmp(n.exMin) <= 0 {
@@ -136,15 +152,8 @@ func (n *node) rejects(v value) reason {
 		if n.maxLen != nil && utf8.RuneCountInString(v) > *n.maxLen {
 			r |= rMaxLength
 		}
-		switch n.format {
-		case "uuid":
-			if _, why := format.ParseUUID([]byte(v)); why != "" {
-				r |= rFormat
-			}
-		case "date-time":
-			if _, why := format.ParseDateTime([]byte(v)); why != "" {
-				r |= rFormat
-			}
+		if n.format != "" && !formats[n.format](v) {
+			r |= rFormat
 		}
 		if n.regexp != nil && !n.regexp.MatchString(v) {
 			r |= rPattern
@@ -158,6 +167,9 @@ func (n *node) rejects(v value) reason {
 		}
 		if n.maxItems != nil && len(v) > *n.maxItems {
 			r |= rMaxItems
+		}
+		if n.unique && !distinct(v) {
+			r |= rUnique
 		}
 		items := n.items
 		for _, e := range v {
@@ -181,21 +193,78 @@ func (n *node) rejects(v value) reason {
 				r |= rAdditional
 			}
 		}
+		if n.minProps != nil && len(v.members) < *n.minProps {
+			r |= rMinProps
+		}
+		if n.maxProps != nil && len(v.members) > *n.maxProps {
+			r |= rMaxProps
+		}
+		for _, d := range n.deps {
+			if _, ok := v.get(d.on); !ok {
+				continue
+			}
+			for _, name := range d.then {
+				if _, ok := v.get(name); !ok {
+					r |= rDependent
+				}
+			}
+		}
 	}
 	return r
 }
 
 func (n *node) accepts(v value) bool { return n.rejects(v) == 0 }
 
-// enumerates reports whether v is in n's enumeration, which holds only
-// scalars (the checker refuses others): by their JSON text, in which equal
-// numbers are written alike.
+// enumerates reports whether v is in n's enumeration, by JSON equality:
+// by their canonical text, in which equal values are written alike.
 func (n *node) enumerates(v value) bool {
-	switch v.(type) {
-	case []value, *object, noWitness:
+	if _, ok := v.(noWitness); ok {
 		return false
 	}
-	return n.enumSet[jsonText(v)]
+	return n.enumSet[canonText(v)]
+}
+
+// canonText returns v as JSON text in which equal values are written
+// alike: numbers by their value (jsonText does), the members of objects
+// sorted by name.
+func canonText(v value) string {
+	switch v := v.(type) {
+	case []value:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(canonText(e))
+		}
+		return b.String() + "]"
+	case *object:
+		ms := slices.Clone(v.members)
+		slices.SortFunc(ms, func(x, y member) int { return strings.Compare(x.name, y.name) })
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, m := range ms {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsonText(m.name) + ":" + canonText(m.value))
+		}
+		return b.String() + "}"
+	}
+	return jsonText(v)
+}
+
+// distinct reports whether no two items of a are equal.
+func distinct(a []value) bool {
+	for i := range a {
+		for j := range i {
+			if equal(a[i], a[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // equal reports whether two JSON values are equal, numbers by value.
@@ -359,6 +428,7 @@ func stringsOf(a, b *node, enums []value) []value {
 			bounds = append(bounds, *n.maxLen+1)
 		}
 	}
+	bounds = append(bounds, formatCuts(a, b)...)
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
 	// cells are the length intervals [bounds[i], bounds[i+1]).
@@ -394,12 +464,48 @@ func stringsOf(a, b *node, enums []value) []value {
 		}
 		add(fresh(taken, func(i int) string { return dateTimeOfLength(i, l) }))
 	}
+	// The other formats of a and b, in every cell, and strings of none
+	// that are not even host names.
+	var fs []string
+	for _, n := range []*node{a, b} {
+		if n != nil && n.format != "" && n.format != "uuid" && n.format != "date-time" && !slices.Contains(fs, n.format) {
+			fs = append(fs, n.format)
+		}
+	}
+	if len(fs) > 0 {
+		fs = append(fs, "")
+	}
+	for _, f := range fs {
+		for c, lo := range bounds {
+			hi := -1
+			if c+1 < len(bounds) {
+				hi = bounds[c+1]
+			}
+			for l := max(lo, 1); l < lo+16 && (hi < 0 || l < hi); l++ {
+				if f == "" {
+					add(fresh(taken, func(i int) string { return underscores(i, l) }))
+					break
+				}
+				if _, ok := ofLength(f, 0, l); ok {
+					add(fresh(taken, func(i int) string { s, _ := ofLength(f, i, l); return s }))
+					break
+				}
+			}
+		}
+	}
 	add(fresh(taken, func(i int) string {
 		body := fmt.Sprintf("%014d", 49015420323751+i)
 		d, _ := imei.CheckDigit(body)
 		return body + strconv.Itoa(d)
 	}))
 	add("")
+	// A pattern's strings: a shortest of each kind regularStrings finds.
+	if a != nil && (a.prog != nil || b != nil && b.prog != nil) {
+		strs, _ := regularStrings(a, b)
+		for _, s := range strs {
+			add(s)
+		}
+	}
 	return out
 }
 
@@ -412,13 +518,16 @@ func suffix(i int) string {
 	return strings.Repeat("q", i/3)
 }
 
-// fresh returns the first gen(i) not taken.
+// fresh returns the first gen(i) not taken; a family of strings that an
+// enumeration exhausts (a schema would have to list thousands of them)
+// gives its first again rather than loop.
 func fresh(taken map[string]bool, gen func(int) string) string {
-	for i := 0; ; i++ {
+	for i := 0; i < 1<<14; i++ {
 		if s := gen(i); !taken[s] {
 			return s
 		}
 	}
+	return gen(0)
 }
 
 // dateTimeOfLength returns the i-th date-time of length l, which is 20 or
@@ -436,23 +545,35 @@ func dateTimeOfLength(i, l int) string {
 }
 
 // patternsDecidable reports whether the checker can compare the strings a
-// and b accept exactly: when neither has a pattern, when both enumerate
-// their strings, or when their patterns and every other keyword on
-// strings are the same.
+// accepts and b rejects exactly: when neither has a pattern; when a
+// enumerates its strings (every one is a candidate); when their patterns
+// and every other keyword on strings are the same; or when the strings
+// both accept are regular languages (a pattern and bounds on the length,
+// without format or IMEI rule; an enumeration is a finite language),
+// whose difference regularStrings searches.
 func patternsDecidable(a, b *node) bool {
-	if a.pattern == nil && b.pattern == nil {
+	if a.pattern == nil && b.pattern == nil || a.types&tString == 0 {
 		return true
 	}
-	if a.hasEnum && b.hasEnum && a.regexp != nil && b.regexp != nil {
-		return true
-	}
-	if a.pattern == nil || b.pattern == nil || *a.pattern != *b.pattern || a.regexp == nil {
+	if a.pattern != nil && a.regexp == nil || b.pattern != nil && b.regexp == nil {
 		return false
 	}
-	sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
-		!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
-	sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
-	return a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum
+	if a.hasEnum {
+		return true
+	}
+	if a.pattern != nil && b.pattern != nil && *a.pattern == *b.pattern {
+		sameEnum := a.hasEnum == b.hasEnum && len(a.enum) == len(b.enum) &&
+			!slices.ContainsFunc(a.enum, func(e value) bool { return b.rejects(e)&rEnum != 0 })
+		sameMax := (a.maxLen == nil) == (b.maxLen == nil) && (a.maxLen == nil || *a.maxLen == *b.maxLen)
+		if a.types&tString == b.types&tString && a.format == b.format && a.minLen == b.minLen && sameMax && a.imei == b.imei && sameEnum {
+			return true
+		}
+	}
+	if a.format != "" || b.format != "" && !b.hasEnum || a.imei || b.imei && !b.hasEnum {
+		return false
+	}
+	_, ok := regularStrings(a, b)
+	return ok
 }
 
 // example returns a value both a and b accept (b nil: any), preferring
@@ -485,6 +606,11 @@ func findExample(a, b *node) (value, bool) {
 	for _, n := range []*node{a, b} {
 		if n != nil && n.def != nil && both(*n.def) {
 			return *n.def, true // the most natural value of all
+		}
+	}
+	for _, e := range a.enum {
+		if typeOf(e) != tNull && both(e) {
+			return e, true
 		}
 	}
 	cands := scalars(a, b)
@@ -569,17 +695,93 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 		}
 		o.members = append(o.members, member{name, v})
 	}
-	return o, true
+	return settle(o, a, b, except, strict)
 }
 
-// compileRegexp compiles a pattern for the string parts that
-// patternsDecidable lets the checker compare; nil if Go cannot.
-func compileRegexp(p string) *regexp.Regexp {
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil
+// settle completes o, an object of a's members, to one a accepts: with
+// optional members (those both declare first, then, if a is open, names
+// neither declares) up to a's least count of members, and with the
+// members a's dependencies require of those present. It never adds
+// except. It fails where it cannot.
+func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
+	has := func(name string) bool { _, ok := o.get(name); return ok }
+	add := func(name string) bool {
+		if name == except || has(name) || a.closed && a.props[name] == nil {
+			return false
+		}
+		an := a.member(name)
+		if an == nil {
+			an = &node{types: tAll}
+		}
+		var bn *node
+		if b != nil {
+			bn = b.member(name)
+		}
+		v, ok := example(an, bn)
+		if !ok && !strict {
+			v, ok = example(an, nil)
+		}
+		if ok {
+			o.members = append(o.members, member{name, v})
+		}
+		return ok
 	}
-	return re
+	isKey := func(name string) bool {
+		return slices.ContainsFunc(a.deps, func(d dependency) bool { return d.on == name })
+	}
+	if a.minProps != nil {
+		for _, name := range a.order {
+			if len(o.members) >= *a.minProps {
+				break
+			}
+			if !isKey(name) && (b == nil || b.declares(name) || !strict) {
+				add(name)
+			}
+		}
+		for i := 0; len(o.members) < *a.minProps && !a.closed && i <= *a.minProps; i++ {
+			if strict && b != nil && b.closed {
+				break
+			}
+			other := b
+			if other == nil {
+				other = &node{}
+			}
+			name := extraName(a, other) + strings.Repeat("x", i)
+			if !a.declares(name) && !other.declares(name) {
+				add(name)
+			}
+		}
+		if len(o.members) < *a.minProps {
+			return nil, false
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range a.deps {
+			if !has(d.on) {
+				continue
+			}
+			for _, name := range d.then {
+				if !has(name) && name != except {
+					if !add(name) {
+						return nil, false
+					}
+					changed = true
+				}
+			}
+		}
+	}
+	// Over the maximum, the members a does not need go first (those b
+	// requires among them).
+	for i := len(o.members) - 1; a.maxProps != nil && len(o.members) > *a.maxProps && i >= 0; i-- {
+		if name := o.members[i].name; !a.forces(name) && !dependedOn(o, a, name) {
+			o.members = slices.Delete(o.members, i, i+1)
+		}
+	}
+	if a.maxProps != nil && len(o.members) > *a.maxProps {
+		return nil, false
+	}
+	return o, true
 }
 
 // jsonText returns v as compact JSON text.
@@ -659,6 +861,9 @@ func arrayOf(a, b *node, l int) ([]value, bool) {
 	if b != nil {
 		bi = orAny(b.items, b, "/items")
 	}
+	if a.unique {
+		return distinctItems(ai, bi, l, nil)
+	}
 	item, ok := example(ai, bi)
 	if !ok {
 		if item, ok = example(ai, nil); !ok {
@@ -671,10 +876,42 @@ func arrayOf(a, b *node, l int) ([]value, bool) {
 	return arr, true
 }
 
+// distinctItems returns l values, no two equal nor equal to avoid, that
+// a accepts, those b (if not nil) accepts too first; false if it finds
+// fewer.
+func distinctItems(a, b *node, l int, avoid value) ([]value, bool) {
+	var out []value
+	take := func(v value) {
+		if len(out) < l && (avoid == nil || !equal(v, avoid)) && !slices.ContainsFunc(out, func(w value) bool { return equal(v, w) }) {
+			out = append(out, v)
+		}
+	}
+	var cands []value
+	if v, ok := example(a, b); ok {
+		cands = append(cands, v)
+	}
+	if v, ok := example(a, nil); ok {
+		cands = append(cands, v)
+	}
+	cands = append(cands, scalars(a, b)...)
+	cands = append(cands, []value{}, &object{})
+	for _, both := range []bool{true, false} {
+		for _, v := range cands {
+			if a.accepts(v) && (!both || b == nil || b.accepts(v)) {
+				take(v)
+			}
+		}
+	}
+	return out, len(out) == l
+}
+
 // lengths returns the lengths of array that tell a's and b's item counts
 // apart: 0, 1, and each bound and its neighbours.
 func lengths(a, b *node) []int {
 	ls := []int{0, 1}
+	if a.unique || b.unique {
+		ls = append(ls, 2) // the least that can repeat an item
+	}
 	for _, n := range []*node{a, b} {
 		for _, l := range []*int{n.minItems, n.maxItems} {
 			if l != nil {
@@ -697,6 +934,14 @@ func padded(a, b *node, child value) ([]value, bool) {
 	if a.minItems != nil && *a.minItems > 1 {
 		n = *a.minItems
 	}
+	if a.unique {
+		var bi *node
+		if b != nil {
+			bi = orAny(b.items, b, "/items")
+		}
+		rest, ok := distinctItems(orAny(a.items, a, "/items"), bi, n-1, child)
+		return append([]value{child}, rest...), ok
+	}
 	arr, ok := arrayOf(a, b, n-1)
 	if !ok {
 		return nil, false
@@ -704,51 +949,92 @@ func padded(a, b *node, child value) ([]value, bool) {
 	return append([]value{child}, arr...), true
 }
 
-// multiples returns, when a or b has a multipleOf, integers of every
-// class of divisibility by the two in every interval between points:
-// the first two multiples of each at or after the interval's start (if
+// multiples returns, when a or b has a multipleOf, numbers of every
+// class of divisibility by the two, and by 1 (integers), in every
+// interval between points: the first two multiples of each of these and
+// of their least common multiples at or after the interval's start (if
 // the interval holds only one, a class it alone would show is empty),
-// the first multiple of both, and a few integers from the start, among
-// which one is a multiple of neither wherever the interval has one.
+// and a few numbers from the start on the grid of the multipleOfs'
+// least common denominator and between its points, among which one is a
+// multiple of neither wherever the interval has one.
 func multiples(a, b *node, points []*big.Rat) []*big.Rat {
-	var ps []*big.Int
+	var ms []*big.Rat
 	for _, n := range []*node{a, b} {
-		if n != nil && n.mult != nil && n.mult.Cmp(big.NewInt(1)) > 0 {
-			ps = append(ps, n.mult)
+		if n != nil && n.mult != nil {
+			ms = append(ms, n.mult)
 		}
 	}
-	if len(ps) == 0 {
+	if len(ms) == 0 {
 		return nil
 	}
-	l := new(big.Int).Set(ps[0])
-	for _, p := range ps[1:] {
-		g := new(big.Int).GCD(nil, nil, l, p)
-		l.Mul(l, p).Quo(l, g)
+	one := big.NewRat(1, 1)
+	base := append(slices.Clone(ms), one)
+	gens := slices.Clone(base)
+	for i := range base {
+		for j := i + 1; j < len(base); j++ {
+			gens = append(gens, lcm(base[i], base[j]))
+		}
 	}
-	ps = append(ps, l)
-	// The starts of the intervals: below every point, and just past each.
-	one := big.NewInt(1)
-	var starts []*big.Int
-	lowest := big.NewInt(-1000)
+	gens = append(gens, lcm(lcm(ms[0], ms[len(ms)-1]), one))
+	// The grid: multiples of 1/D, D the least common denominator.
+	d := big.NewInt(1)
+	for _, m := range ms {
+		g := new(big.Int).GCD(nil, nil, d, m.Denom())
+		d.Mul(d, m.Denom()).Quo(d, g)
+	}
+	step := new(big.Rat).SetFrac(big.NewInt(1), d)
+	half := new(big.Rat).Mul(step, big.NewRat(1, 2))
+	// The starts of the intervals: below every point, and at and just
+	// past each.
+	var starts []*big.Rat
+	lowest := big.NewRat(-1000, 1)
 	if len(points) > 0 {
-		lowest = new(big.Int).Sub(floor(points[0]).Num(), big.NewInt(1000))
+		lowest = new(big.Rat).Sub(floor(points[0]), big.NewRat(1000, 1))
 	}
 	starts = append(starts, lowest)
 	for _, p := range points {
-		f := floor(p).Num()
-		starts = append(starts, new(big.Int).Set(f), new(big.Int).Add(f, one))
+		f := floor(p)
+		starts = append(starts, p, f, new(big.Rat).Add(f, one))
 	}
 	var out []*big.Rat
 	for _, s := range starts {
-		for _, p := range ps {
-			// The first multiple of p at or after s, and the next.
-			k := new(big.Int).Div(new(big.Int).Add(s, new(big.Int).Sub(p, one)), p)
-			m := new(big.Int).Mul(k, p)
-			out = append(out, new(big.Rat).SetInt(m), new(big.Rat).SetInt(new(big.Int).Add(m, p)))
+		for _, g := range gens {
+			// The first multiple of g at or after s, and the next.
+			q := new(big.Rat).Quo(s, g)
+			k := floor(q)
+			if k.Cmp(q) < 0 {
+				k.Add(k, one)
+			}
+			m := new(big.Rat).Mul(k, g)
+			out = append(out, m, new(big.Rat).Add(m, g))
 		}
-		for i := int64(0); i < 200; i++ {
-			out = append(out, new(big.Rat).SetInt(new(big.Int).Add(s, big.NewInt(i))))
+		x := new(big.Rat).Set(s)
+		for i := 0; i < 200; i++ {
+			out = append(out, new(big.Rat).Set(x))
+			if i < 4 {
+				out = append(out, new(big.Rat).Add(x, half))
+			}
+			x.Add(x, step)
 		}
 	}
 	return out
+}
+
+// lcm returns the least common multiple of two positive rationals.
+func lcm(x, y *big.Rat) *big.Rat {
+	g := new(big.Int).GCD(nil, nil, x.Num(), y.Num())
+	num := new(big.Int).Mul(x.Num(), y.Num())
+	num.Quo(num, g)
+	den := new(big.Int).GCD(nil, nil, x.Denom(), y.Denom())
+	return new(big.Rat).SetFrac(num, den)
+}
+
+// underscores returns the i-th string of length l of underscores and
+// digits: of no format, not even a host name.
+func underscores(i, l int) string {
+	d := strconv.Itoa(i)
+	if len(d) >= l {
+		return strings.Repeat("_", l)
+	}
+	return strings.Repeat("_", l-len(d)) + d
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,19 +65,27 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 			labels = append(labels, filepath.Join(*dir, r.New.File())+" against "+r.Old.Version)
 		}
 	case *dir == "" && len(files) == 2:
-		old, err := readSchema(files[0])
+		old, err := readSchemaFile(files[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
 			return 2
 		}
-		new, err := readSchema(files[1])
+		new, err := readSchemaFile(files[1])
 		if err != nil {
 			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
 			return 2
 		}
-		r, err := compat.Compare(old, new, opt)
-		if err != nil {
-			fmt.Fprintf(stderr, "msgcheck compat: %v\n", err)
+		// Any two files: an $id outside the catalogue is a warning.
+		r, err := compat.CompareFiles(old, new, opt)
+		if fe := (*compat.FileError)(nil); errors.As(err, &fe) {
+			file := files[0]
+			if fe.New {
+				file = files[1]
+			}
+			fmt.Fprintf(stderr, "msgcheck compat: %s: %s\n", file, msg.Escape(fe.Err.Error()))
+			return 2
+		} else if err != nil {
+			fmt.Fprintf(stderr, "msgcheck compat: %s\n", msg.Escape(err.Error()))
 			return 2
 		}
 		reports, labels = []*compat.Report{r}, []string{files[1]}
@@ -105,6 +114,9 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	for _, r := range reports {
+		for _, w := range r.Warnings {
+			fmt.Fprintln(stderr, "msgcheck compat: warning: "+msg.Escape(w))
+		}
 		fmt.Fprintln(stderr, "msgcheck compat: "+msg.Escape(r.Summary())) // names come from the files
 	}
 	if len(reports) == 0 {
@@ -113,23 +125,19 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return code
 }
 
-// readSchema reads a schema file, whose $id names its schema and version.
-func readSchema(path string) (schemas.Schema, error) {
+// readSchemaFile reads a schema file, within maxSchemaBytes.
+func readSchemaFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return schemas.Schema{}, err
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSchemaBytes+1))
 	if err != nil {
-		return schemas.Schema{}, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	if len(data) > maxSchemaBytes {
-		return schemas.Schema{}, fmt.Errorf("%s: larger than %d bytes", path, maxSchemaBytes)
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxSchemaBytes)
 	}
-	s, err := schemas.Parse(data)
-	if err != nil {
-		return schemas.Schema{}, fmt.Errorf("%s: %v", path, err)
-	}
-	return s, nil
+	return data, nil
 }

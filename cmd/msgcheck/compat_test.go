@@ -113,16 +113,22 @@ func TestCompatJSON(t *testing.T) {
 	assert.JSONEq(t, `{"name":"demo.sensor","old":"1.1","new":"1.1","mode":"full","strict":false,"compatible":true,"findings":[]}`, stdout)
 }
 
-func TestCompatExitsTwoForUsageAndUnreadableSchemas(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
+// writer returns a function that writes a file of dir and returns its
+// path.
+func writer(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
 	}
+}
+
+func TestCompatExitsTwoForUsageAndUnreadableSchemas(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
 	sensor := fixture + "demo.sensor-1.0.json"
 	notJSON := write("bad.json", `{"$id":`)
-	noID := write("noid.json", `{"title":"demo.sensor"}`)
+	write("badid.json", `{"$id":"https://catalogue.fleetkit.dev/api/schemas/demo.sensor","title":"demo.sensor"}`)
 	badType := write("badtype.json", `{"$id":"https://catalogue.fleetkit.dev/api/schemas/demo.sensor/versions/1.1","title":"demo.sensor","type":"text"}`)
 	for _, tc := range []struct {
 		args []string
@@ -136,7 +142,7 @@ func TestCompatExitsTwoForUsageAndUnreadableSchemas(t *testing.T) {
 		{[]string{"-nosuchflag", sensor, sensor}, "flag provided but not defined"},
 		{[]string{sensor, filepath.Join(dir, "missing.json")}, "no such file"},
 		{[]string{sensor, notJSON}, "bad.json"},
-		{[]string{sensor, noID}, "is not https://catalogue.fleetkit.dev/api/schemas/<name>/versions/<version>"},
+		{[]string{sensor, filepath.Join(dir, "badid.json")}, "is not https://catalogue.fleetkit.dev/api/schemas/<name>/versions/<version>"},
 		{[]string{sensor, badType}, `"text" is not a JSON Schema type`},
 		{[]string{sensor, "../../schemas/core.device-1.0.json"}, "not two versions of one schema"},
 		{[]string{"-catalogue", filepath.Join(dir, "nothing")}, ""},
@@ -170,4 +176,40 @@ func TestCompatJSONWritesAngleBracketsAsTheyAre(t *testing.T) {
 	assert.Contains(t, stdout, `"kind":"<b>&"`)
 	assert.NotContains(t, stdout, `\u003c`)
 	assert.Contains(t, stderr, "demo.sensor 1.2 is NOT compatible with demo.sensor 1.1 (full): 1 break, 0 warnings", "singular")
+}
+
+// TestCompatComparesAnyTwoSchemaFiles pins that two files whose $id is
+// outside the catalogue's base are compared all the same: the $id is a
+// warning, printed and in -json, and the exit status is the verdict's,
+// not 2.
+func TestCompatComparesAnyTwoSchemaFiles(t *testing.T) {
+	write := writer(t, t.TempDir())
+	schema := func(id, code string) string {
+		return `{"$schema":"http://json-schema.org/draft-07/schema#","$id":"` + id + `","title":"thing","type":"object",
+			"required":["code"],"properties":{"code":` + code + `}}`
+	}
+	old := write("old.json", schema("https://example.com/schemas/thing/1", `{"type":"string","pattern":"^[A-Z]{3}$"}`))
+	same := write("same.json", schema("https://example.com/schemas/thing/2", `{"type":"string","pattern":"^[A-Z][A-Z][A-Z]$"}`))
+	narrower := write("narrower.json", schema("https://example.com/schemas/thing/3", `{"type":"string","pattern":"^[A-M]{3}$"}`))
+
+	stdout, stderr, code := runCompat(t, old, same)
+	assert.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `msgcheck compat: warning: the old file's $id "https://example.com/schemas/thing/1" is outside the catalogue's base`)
+	assert.Contains(t, stderr, `msgcheck compat: warning: the new file's $id "https://example.com/schemas/thing/2" is outside the catalogue's base`)
+
+	stdout, stderr, code = runCompat(t, old, narrower)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stdout, narrower+`: /properties/code: backward: pattern-changed: `)
+	assert.Contains(t, stdout, `witness: {"code":"AAN"}`)
+
+	stdout, _, code = runCompat(t, "-json", old, narrower)
+	assert.Equal(t, 1, code)
+	var r struct {
+		Compatible bool
+		Warnings   []string
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+	assert.False(t, r.Compatible)
+	assert.Len(t, r.Warnings, 2)
 }

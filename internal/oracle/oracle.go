@@ -170,6 +170,13 @@ func (cs *compiled) walk(sch any, path []string) error {
 			if !slices.Contains(typeNames(obj["type"]), "integer") {
 				return fmt.Errorf("%s: multipleOf on a member not typed integer, which the oracle's number stand-ins do not preserve", pointer(path))
 			}
+		case "dependencies":
+			// The array form only: draft 7's dependentRequired.
+			for _, d := range v.(map[string]any) {
+				if _, ok := d.([]any); !ok {
+					return fmt.Errorf("%s: dependencies on a schema, which the oracle has not reasoned about", pointer(path))
+				}
+			}
 		case "additionalProperties":
 			if err := cs.walkUnplaced(v, append(slices.Clip(path), kw)); err != nil {
 				return err

@@ -1,4 +1,4 @@
-package main
+package pattern
 
 import (
 	"regexp"
@@ -36,7 +36,7 @@ func TestPatternsMatchAsECMA262(t *testing.T) {
 		{`a\/b\.c`, []string{"xa/b.cx"}, []string{"a/bxc"}},
 		{`^\0$`, []string{"\x00"}, []string{"0"}},
 	} {
-		re, err := ecmaToRE2(tc.pattern)
+		re, err := ToRE2(tc.pattern)
 		require.NoError(t, err, tc.pattern)
 		r := regexp.MustCompile(re)
 		for _, s := range tc.match {
@@ -71,7 +71,7 @@ func TestPatternsRefused(t *testing.T) {
 		`[a`:               "without its ']'",
 		`[[:alpha:]]`:      "lone",
 	} {
-		_, err := ecmaToRE2(pattern)
+		_, err := ToRE2(pattern)
 		assert.ErrorContains(t, err, why, pattern)
 	}
 }
