@@ -68,8 +68,21 @@ var seed0, seed1 = rand.Uint64() | 1, rand.Uint64() | 1
 // fast, and keyed by seeds an input cannot know, it makes collisions
 // unlikely, not impossible to craft: the bound on probes, not the hash,
 // is what keeps crafted collisions from costing more than O(log² n) a
-// name. Tests replace it to force collisions.
-var hashName = func(b []byte) uint32 {
+// name. Tests force collisions through testHash.
+func hashName(b []byte) uint32 {
+	if testHash != nil {
+		return testHash(b)
+	}
+	return seededHash(b)
+}
+
+// testHash, when set, replaces hashName, for tests that force
+// collisions: a plain function where a variable holding one cost an
+// indirect call a name.
+var testHash func([]byte) uint32
+
+// seededHash is hashName's own hash.
+func seededHash(b []byte) uint32 {
 	n := len(b)
 	var x, y uint64
 	switch {

@@ -104,7 +104,7 @@ var hashes = []struct {
 	name string
 	hash func([]byte) uint32
 }{
-	{"seeded", hashName},
+	{"seeded", seededHash},
 	{"first byte", func(b []byte) uint32 {
 		if len(b) == 0 {
 			return 0
@@ -117,9 +117,9 @@ var hashes = []struct {
 
 // withHash runs f with hashName replaced by h.
 func withHash(h func([]byte) uint32, f func()) {
-	saved := hashName
-	hashName = h
-	defer func() { hashName = saved }()
+	saved := testHash
+	testHash = h
+	defer func() { testHash = saved }()
 	f()
 }
 
@@ -434,7 +434,7 @@ func FuzzDuplicates(f *testing.F) {
 		}
 		b.WriteByte('}')
 		for _, doc := range [][]byte{data, []byte(b.String())} {
-			for _, h := range []func([]byte) uint32{hashName, func([]byte) uint32 { return 0 }} {
+			for _, h := range []func([]byte) uint32{seededHash, func([]byte) uint32 { return 0 }} {
 				for _, n := range defers {
 					withDefer(n, func() {
 						withHash(h, func() {

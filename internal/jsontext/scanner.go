@@ -399,11 +399,19 @@ func (s *Scanner) duplicate(off int, key []byte) {
 	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
 }
 
-// skipStr skips the string at Pos, marking as str(true) does. A string of
+// skipStr skips the string at Pos, marking as str(true) does unless
+// the scanner keeps nothing. A string of
 // plain bytes is stepped over at once; any other is read by str.
 func (s *Scanner) skipStr() {
 	b, p := s.Buf, s.Pos+1
-	if n := p + s.plain(b[p:]); n < len(b) && b[n] == '"' {
+	// s.plain, written out: a call less a string.
+	var n int
+	if s.unmarked {
+		n = p + Plain(b[p:])
+	} else {
+		n = p + plainMarking(b[p:])
+	}
+	if n < len(b) && b[n] == '"' {
 		s.Pos = n + 1
 		return
 	}
@@ -418,7 +426,13 @@ func (s *Scanner) plainName() []byte {
 	if p > len(b) || b[p-1] != '"' {
 		return nil
 	}
-	n := p + s.plain(b[p:])
+	// s.plain, written out: a call less a name.
+	var n int
+	if s.unmarked {
+		n = p + Plain(b[p:])
+	} else {
+		n = p + plainMarking(b[p:])
+	}
 	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
 		return nil
 	}
@@ -531,11 +545,10 @@ func (s *Scanner) str(marking bool) []byte {
 // shorter than eight.
 func Plain(b []byte) int {
 	i := 0
-	for i+8 <= len(b) {
-		if m := needsLook(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+	for ; len(b)-i >= 8; i += 8 {
+		if m := needsLook(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
-		i += 8
 	}
 	if i < len(b) && len(b) >= 8 {
 		// The bytes before i are plain, so the lowest flag in the last
@@ -559,27 +572,21 @@ func escapedByMarshal(r rune) bool {
 	return r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029'
 }
 
-// plain is plainMarking, or Plain for a scanner that keeps nothing and
-// so need not mark.
-func (s *Scanner) plain(b []byte) int {
-	if s.unmarked {
-		return Plain(b)
-	}
-	return plainMarking(b)
-}
-
 // plainMarking is Plain, but stops at '<', '>' and '&' too, which
 // json.Marshal escapes, as it does U+2028 and U+2029, which begin with a
 // byte outside ASCII.
 func plainMarking(b []byte) int {
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+	for ; len(b)-i >= 8; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i : i+8])
 		// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1.
-		m := zeroByte((w|0x0404040404040404)^0x2626262626262626) |
-			zeroByte((w|0x0202020202020202)^0x3e3e3e3e3e3e3e3e) |
-			zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-			((w-0x2020202020202020)|w)&0x8080808080808080
+		// As in needsLook, a byte that matches is zero, which the
+		// subtraction flags, and a byte it flags otherwise is one
+		// outside ASCII, which w flags anyway.
+		qa := ((w | 0x0404040404040404) ^ 0x2626262626262626) - lsb
+		lg := ((w | 0x0202020202020202) ^ 0x3e3e3e3e3e3e3e3e) - lsb
+		e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
+		m := (qa | lg | e | (w - 0x2020202020202020) | w) & msb
 		if m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
@@ -595,9 +602,26 @@ func plainMarking(b []byte) int {
 // needsLook flags, in the high bit of each byte, the bytes of w that
 // need a look inside a JSON string. The lowest flagged byte is always one
 // that does; flags above it may be false.
+//
+// A quote or backslash is a zero byte of w^0x22… or w^0x5c…, which
+// subtracting one from each byte flags, as subtracting 0x20 flags a
+// control character. The subtractions flag other bytes too, but only
+// ones that need a look anyway, outside ASCII (their high bit, kept by
+// the exclusive or, is set), or ones above a byte that needs a look,
+// from which the subtraction borrows: never one below the lowest byte
+// that does. It takes fewer operations than a test for zero bytes that
+// flags no others (see zeroByte).
 func needsLook(w uint64) uint64 {
-	return (quoteOrBackslash(w) | (w - 0x2020202020202020) | w) & 0x8080808080808080
+	q := (w ^ 0x2222222222222222) - lsb
+	e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
+	return (q | e | (w - 0x2020202020202020) | w) & msb
 }
+
+// lsb and msb have the lowest and the highest bit of each byte set.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
 
 // quoteOrBackslash flags the quotes and backslashes of w, the bytes that
 // end a string or begin an escape in it.
