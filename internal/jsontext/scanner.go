@@ -400,18 +400,11 @@ func (s *Scanner) duplicate(off int, key []byte) {
 }
 
 // skipStr skips the string at Pos, marking as str(true) does unless
-// the scanner keeps nothing. A string of
-// plain bytes is stepped over at once; any other is read by str.
+// the scanner keeps nothing. A string of plain bytes is stepped over at
+// once; any other is read by str.
 func (s *Scanner) skipStr() {
 	b, p := s.Buf, s.Pos+1
-	// s.plain, written out: a call less a string.
-	var n int
-	if s.unmarked {
-		n = p + Plain(b[p:])
-	} else {
-		n = p + plainMarking(b[p:])
-	}
-	if n < len(b) && b[n] == '"' {
+	if n := plainEnd(b, p, !s.unmarked); n < len(b) && b[n] == '"' {
 		s.Pos = n + 1
 		return
 	}
@@ -426,19 +419,34 @@ func (s *Scanner) plainName() []byte {
 	if p > len(b) || b[p-1] != '"' {
 		return nil
 	}
-	// s.plain, written out: a call less a name.
-	var n int
-	if s.unmarked {
-		n = p + Plain(b[p:])
-	} else {
-		n = p + plainMarking(b[p:])
-	}
+	n := plainEnd(b, p, !s.unmarked)
 	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
 		return nil
 	}
 	s.Pos = n + 2
 	s.Escaped, s.StrStart = false, p
 	return b[p:n:n]
+}
+
+// plainEnd returns p + Plain(b[p:]), or, if marking, p +
+// plainMarking(b[p:]): where the plain bytes of a string whose content
+// begins at p end.
+func plainEnd(b []byte, p int, marking bool) int {
+	for len(b)-p >= 8 {
+		w := binary.LittleEndian.Uint64(b[p : p+8])
+		m := needsLook(w)
+		if marking {
+			m = markingLook(w)
+		}
+		if m != 0 {
+			return p + bits.TrailingZeros64(m)/8
+		}
+		p += 8
+	}
+	if marking {
+		return p + plainMarking(b[p:])
+	}
+	return p + Plain(b[p:])
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.
@@ -578,16 +586,7 @@ func escapedByMarshal(r rune) bool {
 func plainMarking(b []byte) int {
 	i := 0
 	for ; len(b)-i >= 8; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1.
-		// As in needsLook, a byte that matches is zero, which the
-		// subtraction flags, and a byte it flags otherwise is one
-		// outside ASCII, which w flags anyway.
-		qa := ((w | 0x0404040404040404) ^ 0x2626262626262626) - lsb
-		lg := ((w | 0x0202020202020202) ^ 0x3e3e3e3e3e3e3e3e) - lsb
-		e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
-		m := (qa | lg | e | (w - 0x2020202020202020) | w) & msb
-		if m != 0 {
+		if m := markingLook(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -615,6 +614,19 @@ func needsLook(w uint64) uint64 {
 	q := (w ^ 0x2222222222222222) - lsb
 	e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
 	return (q | e | (w - 0x2020202020202020) | w) & msb
+}
+
+// markingLook is needsLook for plainMarking, flagging '<', '>' and '&'
+// too.
+func markingLook(w uint64) uint64 {
+	// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1. As in
+	// needsLook, a byte that matches is zero, which the subtraction
+	// flags, and a byte it flags otherwise is outside ASCII or above
+	// one that matches.
+	qa := ((w | 0x0404040404040404) ^ 0x2626262626262626) - lsb
+	lg := ((w | 0x0202020202020202) ^ 0x3e3e3e3e3e3e3e3e) - lsb
+	e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
+	return (qa | lg | e | (w - 0x2020202020202020) | w) & msb
 }
 
 // lsb and msb have the lowest and the highest bit of each byte set.
