@@ -73,16 +73,6 @@ func hashName(b []byte) uint32 {
 	if testHash != nil {
 		return testHash(b)
 	}
-	return seededHash(b)
-}
-
-// testHash, when set, replaces hashName, for tests that force
-// collisions: a plain function where a variable holding one cost an
-// indirect call a name.
-var testHash func([]byte) uint32
-
-// seededHash is hashName's own hash.
-func seededHash(b []byte) uint32 {
 	n := len(b)
 	var x, y uint64
 	switch {
@@ -100,6 +90,11 @@ func seededHash(b []byte) uint32 {
 	}
 	return uint32(mix(x^seed0^uint64(n), y^seed1))
 }
+
+// testHash, when set, replaces hashName's hash, for tests that force
+// collisions: a test in a plain function where a variable holding the
+// function cost an indirect call a name.
+var testHash func([]byte) uint32
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
@@ -218,6 +213,15 @@ func (ts *nameTables) release() {
 func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) bool {
 	if !t.fellBack {
 		h := hashName(key)
+		// insert's first probe, written out: mostly the slot is empty.
+		if sl := &t.slots[h&uint32(len(t.slots)-1)]; sl.tag>>16 != t.gen {
+			*sl = slot{tag: tagOf(t.gen, h), idx: uint32(len(t.entries))}
+			ts.store(t, r, key, escaped)
+			if len(t.entries)*2 > len(t.slots) && !t.grow(ts, 2*len(t.slots)) {
+				ts.fallBack(t)
+			}
+			return true
+		}
 		switch t.insert(ts, key, h, len(t.entries)) {
 		case found:
 			return false
