@@ -428,10 +428,9 @@ func (s *Scanner) plainName() []byte {
 	return b[p:n:n]
 }
 
-// plainEnd returns p + Plain(b[p:]), or, if marking, p +
-// plainMarking(b[p:]): where the plain bytes of a string whose content
-// begins at p end.
-func plainEnd(b []byte, p int, marking bool) int {
+// plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
+// if marking, p + plainMarking(b[p:]).
+func plainEndWords(b []byte, p int, marking bool) int {
 	for len(b)-p >= 8 {
 		w := binary.LittleEndian.Uint64(b[p : p+8])
 		m := needsLook(w)
