@@ -309,18 +309,14 @@ func (s *Scanner) skipObject() {
 	// Names read without escapes, where they lie in the input.
 	var names [smallNames]nameRef
 	n := 0
-	for i := 0; s.Next('}', i); i++ {
-		keyStart := s.Pos
-		key := s.plainName()
-		if key == nil {
-			key = s.name(true)
-			if s.Fatal {
-				return
-			}
-			if s.Escaped {
-				s.skipLargeObject(names[:n], keyStart, key)
-				return
-			}
+	for i := 0; ; i++ {
+		keyStart, key, ok := s.member(i)
+		if !ok {
+			return
+		}
+		if s.Escaped {
+			s.skipLargeObject(names[:n], keyStart, key)
+			return
 		}
 		if n == len(names) {
 			s.skipLargeObject(names[:n], keyStart, key)
@@ -381,14 +377,9 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 			return
 		}
 		s.Skip()
-		if !s.Next('}', i+1) {
+		var ok bool
+		if keyStart, key, ok = s.member(i + 1); !ok {
 			return
-		}
-		keyStart = s.Pos
-		if key = s.plainName(); key == nil {
-			if key = s.name(true); s.Fatal {
-				return
-			}
 		}
 	}
 }
@@ -411,41 +402,39 @@ func (s *Scanner) skipStr() {
 	s.str(true)
 }
 
-// plainName reads, if a member name of plain bytes, followed at once by its
-// colon, is at Pos, as most are, that name and the colon, as name(true)
-// reads them. Otherwise it reads nothing and returns nil.
-func (s *Scanner) plainName() []byte {
-	b, p := s.Buf, s.Pos+1
-	if p > len(b) || b[p-1] != '"' {
-		return nil
+// member reads, as Next('}', i) does, whether the object being read has
+// an i-th member, and if it has, that member's name and the colon after
+// it, as name(true) does, returning the offset of the name's opening
+// quote. At the end of the object, or at an error, ok is false.
+//
+// Mostly, in compact JSON, a member's name follows its comma at once, is
+// made of plain bytes and is followed at once by its colon: member reads
+// such a name itself, in one call, and leaves any other to Next and
+// name.
+func (s *Scanner) member(i int) (keyStart int, key []byte, ok bool) {
+	if s.Fatal {
+		return 0, nil, false
 	}
-	n := plainEnd(b, p, !s.unmarked)
-	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
-		return nil
+	b, p := s.Buf, s.Pos
+	if i > 0 && p < len(b) && b[p] == ',' {
+		p++
 	}
-	s.Pos = n + 2
-	s.Escaped, s.StrStart = false, p
-	return b[p:n:n]
-}
-
-// plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
-// if marking, p + plainMarking(b[p:]).
-func plainEndWords(b []byte, p int, marking bool) int {
-	for len(b)-p >= 8 {
-		w := binary.LittleEndian.Uint64(b[p : p+8])
-		m := needsLook(w)
-		if marking {
-			m = markingLook(w)
+	if (i == 0 || p > s.Pos) && p < len(b) && b[p] == '"' {
+		start := p + 1
+		if n := plainEnd(b, start, !s.unmarked); n+1 < len(b) && b[n] == '"' && b[n+1] == ':' {
+			s.Pos = n + 2
+			s.Escaped, s.StrStart = false, start
+			return p, b[start:n:n], true
 		}
-		if m != 0 {
-			return p + bits.TrailingZeros64(m)/8
-		}
-		p += 8
 	}
-	if marking {
-		return p + plainMarking(b[p:])
+	if !s.Next('}', i) {
+		return 0, nil, false
 	}
-	return p + Plain(b[p:])
+	keyStart = s.Pos
+	if key = s.name(true); s.Fatal {
+		return 0, nil, false
+	}
+	return keyStart, key, true
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.
@@ -551,26 +540,45 @@ func (s *Scanner) str(marking bool) []byte {
 // eight overlapping those before them, and byte by byte only through a b
 // shorter than eight.
 func Plain(b []byte) int {
-	i := 0
-	for ; len(b)-i >= 8; i += 8 {
-		if m := needsLook(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	return plainEndWords(b, 0, false)
+}
+
+// plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
+// if marking, p + plainMarking(b[p:]).
+func plainEndWords(b []byte, p int, marking bool) int {
+	if marking {
+		for ; len(b)-p >= 8; p += 8 {
+			if m := markingLook(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+				return p + bits.TrailingZeros64(m)/8
+			}
+		}
+		for ; p < len(b); p++ {
+			if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+				break
+			}
+		}
+		return p
+	}
+	start := p
+	for ; len(b)-p >= 8; p += 8 {
+		if m := needsLook(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+			return p + bits.TrailingZeros64(m)/8
 		}
 	}
-	if i < len(b) && len(b) >= 8 {
-		// The bytes before i are plain, so the lowest flag in the last
-		// word, the only one that counts, is at i or after it.
+	if p < len(b) && len(b)-start >= 8 {
+		// The bytes from start to p are plain, so the lowest flag in the
+		// last word, the only one that counts, is at p or after it.
 		if m := needsLook(binary.LittleEndian.Uint64(b[len(b)-8:])); m != 0 {
 			return len(b) - 8 + bits.TrailingZeros64(m)/8
 		}
 		return len(b)
 	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return i
+	for ; p < len(b); p++ {
+		if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
 		}
 	}
-	return i
+	return p
 }
 
 // escapedByMarshal reports whether json.Marshal escapes r in a string that
@@ -583,18 +591,7 @@ func escapedByMarshal(r rune) bool {
 // json.Marshal escapes, as it does U+2028 and U+2029, which begin with a
 // byte outside ASCII.
 func plainMarking(b []byte) int {
-	i := 0
-	for ; len(b)-i >= 8; i += 8 {
-		if m := markingLook(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
-			break
-		}
-	}
-	return i
+	return plainEndWords(b, 0, true)
 }
 
 // needsLook flags, in the high bit of each byte, the bytes of w that
