@@ -323,7 +323,8 @@ func (s *Scanner) skipObject() {
 			return
 		}
 		for _, r := range names[:n] {
-			if string(s.Buf[r.off:r.off+r.n]) == string(key) {
+			// The lengths first, before the slice's bounds are checked.
+			if r.n == len(key) && string(s.Buf[r.off:r.off+r.n]) == string(key) {
 				s.duplicate(keyStart, key)
 				return
 			}
