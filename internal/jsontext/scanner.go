@@ -264,7 +264,15 @@ func (s *Scanner) Skip() {
 	}
 	switch c := s.WS(); {
 	case c == '"':
-		s.skipStr()
+		// A string of plain bytes (marking, unless the scanner keeps
+		// nothing) is stepped over at once, here rather than in a call;
+		// any other is read by str.
+		b, p := s.Buf, s.Pos+1
+		if n := plainEnd(b, p, !s.unmarked); n < len(b) && b[n] == '"' {
+			s.Pos = n + 1
+			return
+		}
+		s.str(true)
 	case c == '{':
 		s.skipObject()
 	case c == '[':
@@ -389,18 +397,6 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 // it in its object.
 func (s *Scanner) duplicate(off int, key []byte) {
 	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
-}
-
-// skipStr skips the string at Pos, marking as str(true) does unless
-// the scanner keeps nothing. A string of plain bytes is stepped over at
-// once; any other is read by str.
-func (s *Scanner) skipStr() {
-	b, p := s.Buf, s.Pos+1
-	if n := plainEnd(b, p, !s.unmarked); n < len(b) && b[n] == '"' {
-		s.Pos = n + 1
-		return
-	}
-	s.str(true)
 }
 
 // member reads, as Next('}', i) does, whether the object being read has
