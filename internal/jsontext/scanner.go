@@ -445,7 +445,7 @@ func (s *Scanner) Number() []byte {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	default:
 		s.Fail(i, "want a digit in number, got "+Describe(b, i))
@@ -457,7 +457,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit after decimal point, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -469,7 +469,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit in exponent, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	}
 	s.Pos = i
