@@ -264,7 +264,15 @@ func (s *Scanner) Skip() {
 	}
 	switch c := s.WS(); {
 	case c == '"':
-		s.skipStr()
+		// A string of plain bytes (marking, unless the scanner keeps
+		// nothing) is stepped over at once, here rather than in a call;
+		// any other is read by str.
+		b, p := s.Buf, s.Pos+1
+		if n := plainEnd(b, p, !s.unmarked); n < len(b) && b[n] == '"' {
+			s.Pos = n + 1
+			return
+		}
+		s.str(true)
 	case c == '{':
 		s.skipObject()
 	case c == '[':
@@ -309,25 +317,22 @@ func (s *Scanner) skipObject() {
 	// Names read without escapes, where they lie in the input.
 	var names [smallNames]nameRef
 	n := 0
-	for i := 0; s.Next('}', i); i++ {
-		keyStart := s.Pos
-		key := s.plainName()
-		if key == nil {
-			key = s.name(true)
-			if s.Fatal {
-				return
-			}
-			if s.Escaped {
-				s.skipLargeObject(names[:n], keyStart, key)
-				return
-			}
+	for i := 0; ; i++ {
+		keyStart, key, ok := s.member(i)
+		if !ok {
+			return
+		}
+		if s.Escaped {
+			s.skipLargeObject(names[:n], keyStart, key)
+			return
 		}
 		if n == len(names) {
 			s.skipLargeObject(names[:n], keyStart, key)
 			return
 		}
 		for _, r := range names[:n] {
-			if string(s.Buf[r.off:r.off+r.n]) == string(key) {
+			// The lengths first, before the slice's bounds are checked.
+			if r.n == len(key) && string(s.Buf[r.off:r.off+r.n]) == string(key) {
 				s.duplicate(keyStart, key)
 				return
 			}
@@ -381,14 +386,9 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 			return
 		}
 		s.Skip()
-		if !s.Next('}', i+1) {
+		var ok bool
+		if keyStart, key, ok = s.member(i + 1); !ok {
 			return
-		}
-		keyStart = s.Pos
-		if key = s.plainName(); key == nil {
-			if key = s.name(true); s.Fatal {
-				return
-			}
 		}
 	}
 }
@@ -399,32 +399,39 @@ func (s *Scanner) duplicate(off int, key []byte) {
 	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
 }
 
-// skipStr skips the string at Pos, marking as str(true) does. A string of
-// plain bytes is stepped over at once; any other is read by str.
-func (s *Scanner) skipStr() {
-	b, p := s.Buf, s.Pos+1
-	if n := p + s.plain(b[p:]); n < len(b) && b[n] == '"' {
-		s.Pos = n + 1
-		return
+// member reads, as Next('}', i) does, whether the object being read has
+// an i-th member, and if it has, that member's name and the colon after
+// it, as name(true) does, returning the offset of the name's opening
+// quote. At the end of the object, or at an error, ok is false.
+//
+// Mostly, in compact JSON, a member's name follows its comma at once, is
+// made of plain bytes and is followed at once by its colon: member reads
+// such a name itself, in one call, and leaves any other to Next and
+// name.
+func (s *Scanner) member(i int) (keyStart int, key []byte, ok bool) {
+	if s.Fatal {
+		return 0, nil, false
 	}
-	s.str(true)
-}
-
-// plainName reads, if a member name of plain bytes, followed at once by its
-// colon, is at Pos, as most are, that name and the colon, as name(true)
-// reads them. Otherwise it reads nothing and returns nil.
-func (s *Scanner) plainName() []byte {
-	b, p := s.Buf, s.Pos+1
-	if p > len(b) || b[p-1] != '"' {
-		return nil
+	b, p := s.Buf, s.Pos
+	if i > 0 && p < len(b) && b[p] == ',' {
+		p++
 	}
-	n := p + s.plain(b[p:])
-	if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
-		return nil
+	if (i == 0 || p > s.Pos) && p < len(b) && b[p] == '"' {
+		start := p + 1
+		if n := plainEnd(b, start, !s.unmarked); n+1 < len(b) && b[n] == '"' && b[n+1] == ':' {
+			s.Pos = n + 2
+			s.Escaped, s.StrStart = false, start
+			return p, b[start:n:n], true
+		}
 	}
-	s.Pos = n + 2
-	s.Escaped, s.StrStart = false, p
-	return b[p:n:n]
+	if !s.Next('}', i) {
+		return 0, nil, false
+	}
+	keyStart = s.Pos
+	if key = s.name(true); s.Fatal {
+		return 0, nil, false
+	}
+	return keyStart, key, true
 }
 
 // Number reads a number, checking the JSON grammar, and returns its text.
@@ -438,7 +445,7 @@ func (s *Scanner) Number() []byte {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	default:
 		s.Fail(i, "want a digit in number, got "+Describe(b, i))
@@ -450,7 +457,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit after decimal point, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -462,7 +469,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit in exponent, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
 		}
 	}
 	s.Pos = i
@@ -530,27 +537,45 @@ func (s *Scanner) str(marking bool) []byte {
 // eight overlapping those before them, and byte by byte only through a b
 // shorter than eight.
 func Plain(b []byte) int {
-	i := 0
-	for i+8 <= len(b) {
-		if m := needsLook(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	return plainEndWords(b, 0, false)
+}
+
+// plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
+// if marking, p + plainMarking(b[p:]).
+func plainEndWords(b []byte, p int, marking bool) int {
+	if marking {
+		for ; len(b)-p >= 8; p += 8 {
+			if m := markingLook(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+				return p + bits.TrailingZeros64(m)/8
+			}
 		}
-		i += 8
+		for ; p < len(b); p++ {
+			if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+				break
+			}
+		}
+		return p
 	}
-	if i < len(b) && len(b) >= 8 {
-		// The bytes before i are plain, so the lowest flag in the last
-		// word, the only one that counts, is at i or after it.
+	start := p
+	for ; len(b)-p >= 8; p += 8 {
+		if m := needsLook(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+			return p + bits.TrailingZeros64(m)/8
+		}
+	}
+	if p < len(b) && len(b)-start >= 8 {
+		// The bytes from start to p are plain, so the lowest flag in the
+		// last word, the only one that counts, is at p or after it.
 		if m := needsLook(binary.LittleEndian.Uint64(b[len(b)-8:])); m != 0 {
 			return len(b) - 8 + bits.TrailingZeros64(m)/8
 		}
 		return len(b)
 	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return i
+	for ; p < len(b); p++ {
+		if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
 		}
 	}
-	return i
+	return p
 }
 
 // escapedByMarshal reports whether json.Marshal escapes r in a string that
@@ -559,45 +584,49 @@ func escapedByMarshal(r rune) bool {
 	return r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029'
 }
 
-// plain is plainMarking, or Plain for a scanner that keeps nothing and
-// so need not mark.
-func (s *Scanner) plain(b []byte) int {
-	if s.unmarked {
-		return Plain(b)
-	}
-	return plainMarking(b)
-}
-
 // plainMarking is Plain, but stops at '<', '>' and '&' too, which
 // json.Marshal escapes, as it does U+2028 and U+2029, which begin with a
 // byte outside ASCII.
 func plainMarking(b []byte) int {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1.
-		m := zeroByte((w|0x0404040404040404)^0x2626262626262626) |
-			zeroByte((w|0x0202020202020202)^0x3e3e3e3e3e3e3e3e) |
-			zeroByte(w^0x5c5c5c5c5c5c5c5c) |
-			((w-0x2020202020202020)|w)&0x8080808080808080
-		if m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
-			break
-		}
-	}
-	return i
+	return plainEndWords(b, 0, true)
 }
 
 // needsLook flags, in the high bit of each byte, the bytes of w that
 // need a look inside a JSON string. The lowest flagged byte is always one
 // that does; flags above it may be false.
+//
+// A quote or backslash is a zero byte of w^0x22… or w^0x5c…, which
+// subtracting one from each byte flags, as subtracting 0x20 flags a
+// control character. The subtractions flag other bytes too, but only
+// ones that need a look anyway, outside ASCII (their high bit, kept by
+// the exclusive or, is set), or ones above a byte that needs a look,
+// from which the subtraction borrows: never one below the lowest byte
+// that does. It takes fewer operations than a test for zero bytes that
+// flags no others (see zeroByte).
 func needsLook(w uint64) uint64 {
-	return (quoteOrBackslash(w) | (w - 0x2020202020202020) | w) & 0x8080808080808080
+	q := (w ^ 0x2222222222222222) - lsb
+	e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
+	return (q | e | (w - 0x2020202020202020) | w) & msb
 }
+
+// markingLook is needsLook for plainMarking, flagging '<', '>' and '&'
+// too.
+func markingLook(w uint64) uint64 {
+	// '"' and '&' differ only in bit 2, '<' and '>' only in bit 1. As in
+	// needsLook, a byte that matches is zero, which the subtraction
+	// flags, and a byte it flags otherwise is outside ASCII or above
+	// one that matches.
+	qa := ((w | 0x0404040404040404) ^ 0x2626262626262626) - lsb
+	lg := ((w | 0x0202020202020202) ^ 0x3e3e3e3e3e3e3e3e) - lsb
+	e := (w ^ 0x5c5c5c5c5c5c5c5c) - lsb
+	return (qa | lg | e | (w - 0x2020202020202020) | w) & msb
+}
+
+// lsb and msb have the lowest and the highest bit of each byte set.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
 
 // quoteOrBackslash flags the quotes and backslashes of w, the bytes that
 // end a string or begin an escape in it.

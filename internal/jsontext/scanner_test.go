@@ -43,6 +43,12 @@ func TestPlainAgreesWithBytewise(t *testing.T) {
 	}{
 		{"Plain", Plain, plainBytewise},
 		{"plainMarking", plainMarking, plainMarkingBytewise},
+		// plainEnd from the second byte, which a quote leaves out, as
+		// the quote that opens a string does: in a build with
+		// GOEXPERIMENT=simd on a CPU with AVX2, its vector loop is held
+		// to the same answers (see TestPlainEndPath).
+		{"plainEnd", func(b []byte) int { return plainEnd(append([]byte{'"'}, b...), 1, false) - 1 }, plainBytewise},
+		{"plainEnd marking", func(b []byte) int { return plainEnd(append([]byte{'"'}, b...), 1, true) - 1 }, plainMarkingBytewise},
 	} {
 		var special []byte
 		for c := range 256 {
@@ -53,7 +59,8 @@ func TestPlainAgreesWithBytewise(t *testing.T) {
 				special = append(special, byte(c))
 			}
 		}
-		for n := range 33 {
+		// Up to three vectors' worth, for plainEnd.
+		for n := range 100 {
 			base := bytes.Repeat([]byte{'a'}, n)
 			if got := f.plain(base); got != n {
 				t.Fatalf("%s(%q) = %d, want %d", f.name, base, got, n)
@@ -65,7 +72,7 @@ func TestPlainAgreesWithBytewise(t *testing.T) {
 					if got, want := f.plain(b), f.spec(b); got != want {
 						t.Fatalf("%s(%q) = %d, want %d", f.name, b, got, want)
 					}
-					for j := i + 1; j < n; j += 3 {
+					for j := i + 1; j < n; j += 1 + n/8 {
 						b2 := bytes.Clone(b)
 						b2[j] = '"'
 						if got, want := f.plain(b2), f.spec(b2); got != want {
@@ -78,6 +85,13 @@ func TestPlainAgreesWithBytewise(t *testing.T) {
 	}
 }
 
+// TestPlainEndPath says which loop plainEnd runs, so that a run of the
+// tests built with GOEXPERIMENT=simd shows that it held the vector one to
+// the bytewise answers.
+func TestPlainEndPath(t *testing.T) {
+	t.Logf("plainEnd uses vector instructions: %v", simdPlain)
+}
+
 func FuzzPlain(f *testing.F) {
 	f.Add([]byte(`depot:0001`))
 	f.Add([]byte("a\"b\\c\x00d\xe9"))
@@ -87,6 +101,14 @@ func FuzzPlain(f *testing.F) {
 		}
 		if got, want := plainMarking(b), plainMarkingBytewise(b); got != want {
 			t.Fatalf("plainMarking(%q) = %d, want %d", b, got, want)
+		}
+		for p := range min(len(b), 40) {
+			if got, want := plainEnd(b, p, false), p+plainBytewise(b[p:]); got != want {
+				t.Fatalf("plainEnd(%q, %d, false) = %d, want %d", b, p, got, want)
+			}
+			if got, want := plainEnd(b, p, true), p+plainMarkingBytewise(b[p:]); got != want {
+				t.Fatalf("plainEnd(%q, %d, true) = %d, want %d", b, p, got, want)
+			}
 		}
 	})
 }
