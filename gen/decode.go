@@ -211,8 +211,16 @@ func decodeEnum(g *generator, _ *message, f *field, name string) {
 
 // decodeStrings writes the decoding of an array of strings.
 func decodeStrings(g *generator, _ *message, f *field, name string) {
-	g.p("if x, ok := d.Strings(base, %s); ok {", name)
-	g.checks(f, "d", name, "x")
+	// Checks of the list need it gathered even by a decoder that keeps
+	// nothing: those are read with StringList.
+	checks := &generator{sf: g.sf}
+	checks.checks(f, "d", name, "x")
+	reader := "Strings"
+	if checks.buf.Len() > 0 {
+		reader = "StringList"
+	}
+	g.p("if x, ok := d.%s(base, %s); ok {", reader, name)
+	g.buf.Write(checks.buf.Bytes())
 	g.p("v.%s = x", f.GoName)
 	g.p("}")
 }

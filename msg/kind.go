@@ -44,6 +44,24 @@ type Kind struct {
 	// New returns a new message of the kind, with every default of its
 	// schema filled in.
 	New func() Message
+	// DecodeBorrowed decodes data as a message of the kind, as New and
+	// the message's UnmarshalJSON do, with the same error, except that
+	// the message borrows from data instead of copying what it keeps:
+	// its strings, free objects and extra members point into data. The
+	// caller must not modify data, nor reuse its memory, while the
+	// message or anything taken from it is in use: the message's values
+	// would change with it (or break, for a free object whose text is no
+	// longer JSON). As UnmarshalJSON does, it returns the message even
+	// when data breaks the schema, for the caller to learn which kind
+	// judged it.
+	DecodeBorrowed func(data []byte) (Message, error)
+	// Check judges data by the kind's schema: it returns exactly the
+	// error DecodeBorrowed and UnmarshalJSON return, with the same
+	// violations, but builds no message. It keeps nothing of data once
+	// it returns, and allocates, besides a fixed amount and the
+	// violations it reports, at most about the size of data, whatever
+	// data holds.
+	Check func(data []byte) error
 
 	IDMember   string // "/message_id", or an event's "/id"
 	TimeMember string // "/time", or an event's "/occurred_at"

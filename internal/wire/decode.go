@@ -35,13 +35,18 @@ type Decoder struct {
 	// item is the index of the array item being read, -1 if none: it
 	// ends the path of a syntax error inside the item.
 	item int
+	mode Mode // what the message may keep of the input (see borrow.go)
+	// keyAt is where the last member name Member read in full began,
+	// for a decoder in mode Judge to read it again.
+	keyAt int
+	names *extraNames // the undeclared names in mode Judge, once some are read
 }
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
 func (d *Decoder) Reset(data []byte) {
 	d.Scanner.Reset(data)
 	d.Errors = Errors{}
-	d.last, d.placed, d.item = 0, false, -1
+	d.last, d.placed, d.item, d.mode = 0, false, -1, Copy
 }
 
 // keepString returns the last string read, b, as a string the decoded
@@ -142,6 +147,9 @@ func (d *Decoder) open(base, name, sub string) bool {
 	if !d.Enter() {
 		d.place(base, name, sub)
 		return false
+	}
+	if d.mode == Judge {
+		d.opened()
 	}
 	return true
 }
@@ -245,6 +253,7 @@ func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
 			}
 		}
 	}
+	d.keyAt = p
 	key := d.Key(base, "")
 	if d.Fatal {
 		return Skipped, nil
@@ -388,12 +397,21 @@ func (d *Decoder) String(base, name string) (string, bool) {
 
 // StringItem reads the i-th item of the array at base+name, a string.
 func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
-	if d.Fatal {
+	s, ok := d.stringItem(base, name, i)
+	if !ok {
 		return "", false
+	}
+	return d.keepString(s), true
+}
+
+// stringItem is StringItem, returning the string as Bytes does.
+func (d *Decoder) stringItem(base, name string, i int) ([]byte, bool) {
+	if d.Fatal {
+		return nil, false
 	}
 	if d.WS() != '"' {
 		d.mistypedItem(base, name, i, "a string")
-		return "", false
+		return nil, false
 	}
 	d.last = d.Pos
 	d.item = i
@@ -402,13 +420,25 @@ func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
 		d.place(base, name, "")
 	}
 	d.item = -1
-	return d.keepString(s), !d.Fatal
+	return s, !d.Fatal
 }
 
-// Strings reads an array of strings. The items are gathered first, so
-// that the slice is allocated once, at its final size. An empty array
-// gives an empty, non-nil slice.
+// Strings reads an array of strings that the message only holds. The
+// items are gathered first, so that the slice is allocated once, at its
+// final size. An empty array gives an empty, non-nil slice. A decoder in
+// mode Judge checks the items and returns nil: the generated code reads
+// an array whose items its checks need with StringList.
 func (d *Decoder) Strings(base, name string) ([]string, bool) {
+	if d.mode == Judge {
+		return nil, d.judgeStrings(base, name)
+	}
+	return d.StringList(base, name)
+}
+
+// StringList is Strings for an array of strings that is checked once
+// read (its length, its items' uniqueness): a decoder in mode Judge
+// gathers it too, borrowing its strings from the input.
+func (d *Decoder) StringList(base, name string) ([]string, bool) {
 	if !d.Array(base, name) {
 		return nil, false
 	}
@@ -613,6 +643,9 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	if d.Fatal {
 		return nil
 	}
+	if d.mode == Judge {
+		return d.rawJudged(base, name, sub)
+	}
 	d.WS()
 	start := d.Pos
 	d.skip(base, name, sub)
@@ -639,6 +672,9 @@ func (d *Decoder) FreeObject(base, name string) (msg.Object, bool) {
 		d.place(base, name, "")
 		return msg.Object{}, false
 	}
+	if d.mode == Judge {
+		return d.judgeFreeObject(start), true
+	}
 	return rawobject.New[msg.Object](d.KeepCanonical(start, d.Pos)), true
 }
 
@@ -646,6 +682,10 @@ func (d *Decoder) FreeObject(base, name string) (msg.Object, bool) {
 // *extra, allocating the map on first use; a name that repeats is a
 // violation.
 func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []byte) {
+	if d.mode == Judge && len(d.Buf) <= maxJudged {
+		d.judgeExtra(base, key)
+		return
+	}
 	if *extra == nil {
 		*extra = make(map[string]json.RawMessage)
 	}
