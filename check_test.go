@@ -35,13 +35,25 @@ func judgedAlike(t testing.TB, k *msg.Kind, data []byte) {
 // nested objects), arrays of strings, free objects, and the syntax errors
 // met inside each.
 func judgeCorpus(t testing.TB) [][]byte {
+	out := judgeSeeds(t)
+	for _, name := range names() {
+		for _, seed := range richestSeeds(t, name, 2) {
+			out = append(out, mutations(seed)...)
+		}
+	}
+	for _, h := range hostile.Messages() {
+		out = append(out, h.Body)
+	}
+	return out
+}
+
+// judgeSeeds is the part of judgeCorpus a fuzz target starts from: the
+// case tables, and messages of the shapes Check reads in its own way.
+func judgeSeeds(t testing.TB) [][]byte {
 	var out [][]byte
 	for _, name := range names() {
 		for _, c := range loadCases(t, name) {
 			out = append(out, c.Message)
-		}
-		for _, seed := range richestSeeds(t, name, 2) {
-			out = append(out, mutations(seed)...)
 		}
 	}
 	device := `{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.device","source_id":"dev-1","source_type":"tracker","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"`
@@ -83,9 +95,6 @@ func judgeCorpus(t testing.TB) [][]byte {
 	}
 	for _, meta := range []string{`{}`, `{"a":1,"a":2}`, `{ "a" : "<&>" }`, `[]`, `{"a":`, `{"a":"\u2028"}`} {
 		out = append(out, []byte(vehicle+`,"meta":`+meta+`}`))
-	}
-	for _, h := range hostile.Messages() {
-		out = append(out, h.Body)
 	}
 	return out
 }
@@ -145,10 +154,8 @@ func TestCheckFindsRepeatedExtraMembers(t *testing.T) {
 
 func FuzzCheck(f *testing.F) {
 	kinds := kindsJudged()
-	for _, data := range judgeCorpus(f) {
-		if len(data) < 4096 {
-			f.Add(uint8(0), data)
-		}
+	for i, data := range judgeSeeds(f) {
+		f.Add(uint8(i), data)
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		judgedAlike(t, kinds[int(kind)%len(kinds)], data)
@@ -182,4 +189,50 @@ func TestParseBorrowedSharesItsInput(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(out), `"tenant_id":"XXXX-9"`)
 	require.Contains(t, string(out), `"extra":{"k":"w"}`)
+}
+
+// kindOf returns the kind of m, nil if there is no message.
+func kindOf(m msg.Message) *msg.Kind {
+	if m == nil {
+		return nil
+	}
+	return m.SchemaKind()
+}
+
+// TestCatalogueCheckGivesDecodesVerdict holds the catalogue's ways in to
+// the same verdicts: Check, CheckOr and CheckAs choose the schema that
+// Decode, DecodeOr and DecodeAs do, and give the same error.
+func TestCatalogueCheckGivesDecodesVerdict(t *testing.T) {
+	corpus := append(judgeCorpus(t),
+		[]byte(`{"message_type":"core.driver"}`), []byte(`{"message_type":null}`), []byte(`[]`), []byte(`{"id":1}`))
+	for _, data := range corpus {
+		m, want := catalogue.Decode(data)
+		k, err := catalogue.Check(data)
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, kindOf(m), k, "%s", data)
+		b, err := catalogue.DecodeBorrowed(data)
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, m, b, "%s", data)
+
+		m, want = catalogue.DecodeOr(data, "example.event")
+		k, err = catalogue.CheckOr(data, "example.event")
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, kindOf(m), k, "%s", data)
+
+		for _, as := range [][2]string{{"core.device", ""}, {"core.vehicle", "1.0"}, {"core.vehicle", "9.9"}, {"core.driver", ""}} {
+			m, want = catalogue.DecodeAs(as[0], as[1], data)
+			k, err = catalogue.CheckAs(as[0], as[1], data)
+			require.Equal(t, want, err, "%s", data)
+			require.Equal(t, kindOf(m), k, "%s", data)
+		}
+	}
+}
+
+func ExampleCheck() {
+	k, err := catalogue.Check([]byte(`{"message_type":"core.vehicle","vehicle_id":"not a uuid","meta":{"a":1,"a":2}}`))
+	fmt.Println(k.Name, k.Version)
+	fmt.Println(err)
+	// Output:
+	// core.vehicle 1.0
+	// /vehicle_id: not a uuid: want 36 characters in 8-4-4-4-12 form; /meta/a: duplicate member name "a" at byte offset 71
 }
