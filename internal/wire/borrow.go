@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
+	"math/bits"
 	"sync"
 	"unicode/utf8"
 
@@ -46,7 +47,7 @@ func (d *Decoder) ResetMode(data []byte, m Mode) {
 		d.Borrow()
 		d.KeepNothing()
 		if d.names != nil {
-			d.names.reset()
+			d.names.reset(len(data))
 		}
 	}
 }
@@ -109,6 +110,7 @@ func (d *Decoder) judgeStrings(base, name string) bool {
 func (d *Decoder) judgeExtra(base string, key []byte) {
 	if d.names == nil {
 		d.names = new(extraNames)
+		d.names.reset(len(d.Buf))
 	}
 	// Where the name began: its opening quote, or when it had escapes the
 	// white space before it, which reading it again skips.
@@ -143,35 +145,44 @@ func (d *Decoder) opened() {
 // members are read now, it holds an open-addressing table of the places in
 // the input where its undeclared names begin, hashed by the unescaped
 // name with a per-process seed, so that crafted names cannot make them
-// collide. A name is compared with those in its chain byte for byte after
-// unescaping, reading them again from the input: a slot costs four bytes,
-// and the tables, at most half full, cost at most two of those per member
-// of at least seven bytes ("ab":0,).
+// collide. A slot is four bytes: the place, a bit that says whether the
+// name had escapes, and in the bits the place leaves free (ten for an
+// input of a mebibyte, five for 64 MiB) a tag of the hash, so that most
+// slots that hold another name are passed over without reading it. A
+// name whose tag matches is compared byte for byte after unescaping,
+// reading it again from the input. A table is at most seven eighths full,
+// which linear probing, over slots that share cache lines, tolerates: a
+// table costs at most about nine bytes a member, and a member takes at
+// least seven ("ab":0,) once the names of one byte are spent.
 type extraNames struct {
 	objects []extraObject
 	spare   [][]uint32 // tables of closed objects, to be used again
 	read    jsontext.Scanner
+	// The layout of a slot for the input being read: the place+1 in
+	// its low placeBits, the escaped bit above them, the tag above that.
+	placeBits, tagShift uint
 }
 
 // An extraObject holds the undeclared names of one object being read.
 type extraObject struct {
 	depth int      // of the object's members
 	n     int      // names in slots
-	slots []uint32 // place+1 of each name, escapedSlot set if it had escapes; 0 if free
+	slots []uint32 // a power of two of them, 0 if free
 }
 
 // maxJudged is the size of the largest input whose places fit a slot:
 // the undeclared names of a larger one go in the Extra map, as in the
 // other modes.
-const maxJudged = escapedSlot - 2
-
-// escapedSlot marks, in a slot, a name that had escapes: it must be read
-// again, unescaped, to be compared.
-const escapedSlot = 1 << 31
+const maxJudged = 1<<31 - 2
 
 var seed = maphash.MakeSeed()
 
-func (x *extraNames) reset() { x.close(0) }
+// reset readies x for an input of size bytes.
+func (x *extraNames) reset(size int) {
+	x.close(0)
+	x.placeBits = uint(bits.Len(uint(size)))
+	x.tagShift = x.placeBits + 1
+}
 
 // close forgets the objects at depth or deeper, which have closed.
 func (x *extraNames) close(depth int) {
@@ -181,6 +192,33 @@ func (x *extraNames) close(depth int) {
 		x.spare = append(x.spare, o.slots[:0])
 		x.objects = x.objects[:len(x.objects)-1]
 	}
+}
+
+// slotOf returns the slot of the name of hash h that began at off, with
+// escapes if escaped.
+func (x *extraNames) slotOf(h uint64, off int, escaped bool) uint32 {
+	s := uint32(off + 1)
+	if escaped {
+		s |= 1 << x.placeBits
+	}
+	if x.tagShift < 32 {
+		s |= uint32(h>>32) << x.tagShift
+	}
+	return s
+}
+
+// place returns the place of the name in slot s, and whether it had
+// escapes.
+func (x *extraNames) place(s uint32) (off int, escaped bool) {
+	return int(s&(1<<x.placeBits-1)) - 1, s&(1<<x.placeBits) != 0
+}
+
+// tagMask is the part of a slot that is the tag.
+func (x *extraNames) tagMask() uint32 {
+	if x.tagShift >= 32 {
+		return 0
+	}
+	return ^uint32(0) << x.tagShift
 }
 
 // add records the name key, which began at off in b (with escapes if
@@ -196,22 +234,21 @@ func (x *extraNames) add(b []byte, depth, off int, escaped bool, key []byte) boo
 		x.objects = append(x.objects, extraObject{depth: depth, slots: slots[:cap(slots)]})
 	}
 	o := &x.objects[len(x.objects)-1]
-	if 2*(o.n+1) > len(o.slots) {
+	if 8*(o.n+1) > 7*len(o.slots) {
 		x.grow(o, b)
 	}
-	slot := uint32(off + 1)
-	if escaped {
-		slot |= escapedSlot
-	}
+	h := maphash.Bytes(seed, key)
+	slot := x.slotOf(h, off, escaped)
+	tags := x.tagMask()
 	mask := len(o.slots) - 1
-	for i := int(maphash.Bytes(seed, key)) & mask; ; i = (i + 1) & mask {
+	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := o.slots[i]
 		if s == 0 {
 			o.slots[i] = slot
 			o.n++
 			return false
 		}
-		if x.equal(b, s, key) {
+		if s&tags == slot&tags && x.equal(b, s, key) {
 			return true
 		}
 	}
@@ -219,8 +256,8 @@ func (x *extraNames) add(b []byte, depth, off int, escaped bool, key []byte) boo
 
 // equal reports whether the name in slot s is key.
 func (x *extraNames) equal(b []byte, s uint32, key []byte) bool {
-	off := int(s&^escapedSlot) - 1
-	if s&escapedSlot != 0 {
+	off, escaped := x.place(s)
+	if escaped {
 		return bytes.Equal(x.name(b, off, true), key)
 	}
 	// Without escapes the name is the bytes after the quote, up to the
@@ -252,8 +289,8 @@ func (x *extraNames) grow(o *extraObject, b []byte) {
 		if s == 0 {
 			continue
 		}
-		name := x.name(b, int(s&^escapedSlot)-1, s&escapedSlot != 0)
-		i := int(maphash.Bytes(seed, name)) & mask
+		off, escaped := x.place(s)
+		i := int(maphash.Bytes(seed, x.name(b, off, escaped))) & mask
 		for o.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
