@@ -194,8 +194,8 @@ func members(data []byte) ([]member, bool) {
 	return list, true
 }
 
-// object writes members as an object, keys as given (raw, unquoted).
-func object(list []member) []byte {
+// writeObject writes members as an object, keys as given (raw, unquoted).
+func writeObject(list []member) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range list {
@@ -209,6 +209,19 @@ func object(list []member) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// withMember returns the object seed with member key set to raw: in its
+// place if seed has it, last otherwise.
+func withMember(seed []byte, key, raw string) []byte {
+	list, _ := members(seed)
+	for i, m := range list {
+		if m.key == key {
+			list[i].value = json.RawMessage(raw)
+			return writeObject(list)
+		}
+	}
+	return writeObject(append(list, member{key, json.RawMessage(raw)}))
 }
 
 // values are the replacement values every member is tried with: each JSON
@@ -243,7 +256,7 @@ func mutations(seed []byte) [][]byte {
 		return nil
 	}
 	var out [][]byte
-	add := func(m []member) { out = append(out, object(m)) }
+	add := func(m []member) { out = append(out, writeObject(m)) }
 	for i, m := range list {
 		add(append(clone(list[:i]), list[i+1:]...))
 		for _, v := range values {
@@ -260,13 +273,13 @@ func mutations(seed []byte) [][]byte {
 		add(append(clone(list), m))
 		if inner, ok := members(m.value); ok {
 			for j := range inner {
-				add(with(list, i, object(append(clone(inner[:j]), inner[j+1:]...))))
+				add(with(list, i, writeObject(append(clone(inner[:j]), inner[j+1:]...))))
 				for _, v := range values {
 					c := clone(inner)
 					c[j].value = json.RawMessage(v)
-					add(with(list, i, object(c)))
+					add(with(list, i, writeObject(c)))
 				}
-				add(with(list, i, object(append(clone(inner), inner[j]))))
+				add(with(list, i, writeObject(append(clone(inner), inner[j]))))
 			}
 		}
 		var items []json.RawMessage
@@ -307,29 +320,26 @@ func with(list []member, i int, value []byte) []member {
 func TestRawRules(t *testing.T) {
 	seed := validSeeds(t, "example.event")[0]
 	list, _ := members(seed)
-	withRaw := func(key, raw string) []byte {
-		return object(append(clone(list), member{key, json.RawMessage(raw)}))
-	}
 	for _, tc := range []struct {
 		name string
 		data []byte
 		want string // in the error
 	}{
-		{"invalid UTF-8 in a value", withRaw("x", "\"a\xffb\""), "invalid UTF-8 at byte offset"},
+		{"invalid UTF-8 in a value", withMember(seed, "x", "\"a\xffb\""), "invalid UTF-8 at byte offset"},
 		{"invalid UTF-8 in a name", []byte(strings.Replace(string(seed), `"id"`, "\"i\xc3d\"", 1)), "invalid UTF-8"},
-		{"overlong encoding", withRaw("x", "\"\xc0\xaf\""), "invalid UTF-8"},
-		{"encoded surrogate", withRaw("x", "\"\xed\xa0\x80\""), "invalid UTF-8"},
-		{"lone high surrogate", withRaw("x", `"\ud800"`), "lone surrogate"},
-		{"lone low surrogate", withRaw("x", `"\udc00x"`), "lone surrogate"},
-		{"reversed pair", withRaw("x", `"\udc00\ud800"`), "lone surrogate"},
-		{"duplicate declared member", object(append(clone(list), list[0])), "/" + list[0].key + ": member appears more than once"},
-		{"duplicate extra member", object(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"x", json.RawMessage(`2`)})), "/x: member appears more than once"},
-		{"duplicate by escape", []byte(strings.Replace(string(object(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"Y", json.RawMessage(`2`)}))), `"Y"`, `"\u0078"`, 1)), "/x: member appears more than once"},
-		{"duplicate nested in an extra member", withRaw("x", `[{"a":1,"b":2,"a":3}]`), `duplicate member name "a"`},
-		{"control character", withRaw("x", "\"a\tb\""), "control character"},
+		{"overlong encoding", withMember(seed, "x", "\"\xc0\xaf\""), "invalid UTF-8"},
+		{"encoded surrogate", withMember(seed, "x", "\"\xed\xa0\x80\""), "invalid UTF-8"},
+		{"lone high surrogate", withMember(seed, "x", `"\ud800"`), "lone surrogate"},
+		{"lone low surrogate", withMember(seed, "x", `"\udc00x"`), "lone surrogate"},
+		{"reversed pair", withMember(seed, "x", `"\udc00\ud800"`), "lone surrogate"},
+		{"duplicate declared member", writeObject(append(clone(list), list[0])), "/" + list[0].key + ": member appears more than once"},
+		{"duplicate extra member", writeObject(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"x", json.RawMessage(`2`)})), "/x: member appears more than once"},
+		{"duplicate by escape", []byte(strings.Replace(string(writeObject(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"Y", json.RawMessage(`2`)}))), `"Y"`, `"\u0078"`, 1)), "/x: member appears more than once"},
+		{"duplicate nested in an extra member", withMember(seed, "x", `[{"a":1,"b":2,"a":3}]`), `duplicate member name "a"`},
+		{"control character", withMember(seed, "x", "\"a\tb\""), "control character"},
 		{"trailing comma", []byte(strings.TrimSuffix(string(seed), "}") + ",}"), "trailing comma"},
-		{"leading zero", withRaw("x", `01`), "want ',' or '}'"},
-		{"nesting too deep", withRaw("x", strings.Repeat("[", 10001)+strings.Repeat("]", 10001)), "nesting deeper than"},
+		{"leading zero", withMember(seed, "x", `01`), "want ',' or '}'"},
+		{"nesting too deep", withMember(seed, "x", strings.Repeat("[", 10001)+strings.Repeat("]", 10001)), "nesting deeper than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decode(t, "example.event", tc.data)
@@ -359,7 +369,7 @@ func TestMarshalRoundTripsRawValues(t *testing.T) {
 					list[i].value = json.RawMessage(`{"name": "n", "y": ` + raw + `}`)
 				}
 			}
-			data := object(list)
+			data := writeObject(list)
 			m, err := decode(t, name, data)
 			require.NoError(t, err, "%s", data)
 			roundTrip(t, name, m)

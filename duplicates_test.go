@@ -14,19 +14,6 @@ import (
 	"github.com/fleetkit/catalogue/vehicle"
 )
 
-// withMember returns the object seed with member key set to raw: in its
-// place if seed has it, last otherwise.
-func withMember(seed []byte, key, raw string) []byte {
-	list, _ := members(seed)
-	for i, m := range list {
-		if m.key == key {
-			list[i].value = json.RawMessage(raw)
-			return object(list)
-		}
-	}
-	return object(append(list, member{key, json.RawMessage(raw)}))
-}
-
 // TestRepeatIsReportedAtTheRepeatedMember pins that a member name
 // repeated inside a nested object is reported at the repeated member
 // (/zz/a), not at the value that holds it (/zz), at any depth, through

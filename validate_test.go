@@ -17,6 +17,7 @@ import (
 	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/fleetkit/catalogue/vehicle"
 )
 
@@ -72,20 +73,20 @@ var edits = map[string][]func(catalogue.Message){
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).Make = msg.Of("\xff") },
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).VIN = msg.Of("WVGZZZ\xe2\x82") },
 		func(m catalogue.Message) {
-			o, err := msg.ParseObject([]byte(`{"a":null,"b":{"x":[1e400]},"c":"é"}`))
+			o, err := object.Parse([]byte(`{"a":null,"b":{"x":[1e400]},"c":"é"}`))
 			if err != nil {
 				panic(err)
 			}
 			m.(*vehicle.Vehicle).Meta = &o
 		},
 		func(m catalogue.Message) {
-			o, err := msg.NewObject(map[string]json.RawMessage{"z": json.RawMessage(`null`), "a": json.RawMessage(`[]`)})
+			o, err := object.New(map[string]json.RawMessage{"z": json.RawMessage(`null`), "a": json.RawMessage(`[]`)})
 			if err != nil {
 				panic(err)
 			}
 			m.(*vehicle.Vehicle).Specification = &o
 		},
-		func(m catalogue.Message) { m.(*vehicle.Vehicle).Meta = &msg.Object{} },
+		func(m catalogue.Message) { m.(*vehicle.Vehicle).Meta = &object.Object{} },
 		func(m catalogue.Message) { m.(*vehicle.Vehicle).Specification = nil },
 	},
 	association.Name: {

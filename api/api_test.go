@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -25,11 +26,18 @@ type entry struct {
 
 var handler = api.Handler()
 
-// serve sends one request to the handler; header holds request headers
-// (If-None-Match may repeat).
+// serve sends one request with no body to the handler; header holds
+// request headers (If-None-Match may repeat).
 func serve(t *testing.T, method, path string, header http.Header) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(method, path, nil)
+	return send(t, method, path, nil, header)
+}
+
+// send sends one request to the handler, with body and the headers in
+// header.
+func send(t *testing.T, method, path string, body io.Reader, header http.Header) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, body)
 	for k, vs := range header {
 		for _, v := range vs {
 			req.Header.Add(k, v)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,20 +12,6 @@ import (
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/schemas"
 )
-
-// postWith sends body to the handler with the headers h.
-func postWith(t *testing.T, path, body string, h http.Header) *httptest.ResponseRecorder {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
-	for k, vs := range h {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	rec := httptest.NewRecorder()
-	handler.ServeHTTP(rec, req)
-	return rec
-}
 
 // headersOf returns the CloudEvents headers a producer sends with the
 // valid message of the named schema.
@@ -42,7 +27,7 @@ func TestValidateAcceptsAgreeingCloudEventsHeaders(t *testing.T) {
 	for _, s := range schemas.All() {
 		t.Run(s.Name, func(t *testing.T) {
 			h := headersOf(t, s.Name)
-			rec := postWith(t, validatePath(s.Name, s.Version), validMessages[s.Name], h)
+			rec := send(t, http.MethodPost, validatePath(s.Name, s.Version), strings.NewReader(validMessages[s.Name]), h)
 			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 			assert.JSONEq(t, `{"schema":"`+s.Name+`","version":"`+s.Version+`","valid":true}`, rec.Body.String())
 		})
@@ -76,7 +61,7 @@ func TestValidateRejectsCloudEventsHeadersThatContradict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := headersOf(t, tt.schema)
 			tt.edit(h)
-			rec := postWith(t, validatePath(tt.schema, "1.0"), validMessages[tt.schema], h)
+			rec := send(t, http.MethodPost, validatePath(tt.schema, "1.0"), strings.NewReader(validMessages[tt.schema]), h)
 			require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
 			v := verdictOf(t, rec)
 			require.Len(t, v.Violations, 1, rec.Body.String())
@@ -91,7 +76,7 @@ func TestValidateRejectsCloudEventsHeadersThatContradict(t *testing.T) {
 // Content-Type, as before.
 func TestValidateWithoutCloudEventsHeadersJudgesTheBodyAlone(t *testing.T) {
 	h := http.Header{"Content-Type": {"text/plain"}}
-	rec := postWith(t, validatePath("core.device", "1.0"), validMessages["core.device"], h)
+	rec := send(t, http.MethodPost, validatePath("core.device", "1.0"), strings.NewReader(validMessages["core.device"]), h)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }
 
@@ -100,7 +85,7 @@ func TestValidateReportsBodyAndHeaderViolations(t *testing.T) {
 	h := headersOf(t, "core.device")
 	h.Set("ce-specversion", "0.3")
 	body := strings.Replace(validMessages["core.device"], `"imei":"490154203237518"`, `"imei":"490154203237519"`, 1)
-	rec := postWith(t, validatePath("core.device", "1.0"), body, h)
+	rec := send(t, http.MethodPost, validatePath("core.device", "1.0"), strings.NewReader(body), h)
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
 	v := verdictOf(t, rec)
 	require.Len(t, v.Violations, 2, rec.Body.String())

@@ -145,7 +145,7 @@ func (g *generator) imports() []string {
 	var list []string
 	for _, imp := range []string{
 		"encoding/json", "fmt", "regexp", "slices", "time",
-		"github.com/fleetkit/catalogue/internal/wire", "github.com/fleetkit/catalogue/msg",
+		"github.com/fleetkit/catalogue/internal/wire", "github.com/fleetkit/catalogue/msg", "github.com/fleetkit/catalogue/object",
 		"github.com/fleetkit/catalogue/schemas", "github.com/google/uuid",
 	} {
 		if uses[imp] {

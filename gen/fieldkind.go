@@ -217,10 +217,10 @@ func init() {
 		},
 		kindRawObject: {
 			What:   "free object",
-			GoType: "msg.Object", Import: "github.com/fleetkit/catalogue/msg",
+			GoType: "object.Object", Import: "github.com/fleetkit/catalogue/object",
 			Reader: "FreeObject", Validate: validateChecks,
 			Writer: "Object", Size: 64,
-			Note: " Any member name, any value, null included: msg.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.",
+			Note: " Any member name, any value, null included: object.Object keeps the object's text as it is, so that a null value and every digit of a number survive decoding and encoding.",
 		},
 		kindObject: {
 			What:   "object",

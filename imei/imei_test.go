@@ -28,33 +28,48 @@ func TestAnnexBExample(t *testing.T) {
 	assert.NoError(t, imei.Check(annexBIMEI))
 }
 
-// checkCase is one input to Valid and Check. For an invalid input, the
-// fields after ok are what Check's *Error must hold.
+// checkCase is one input to Valid and Check. For an invalid input, err
+// is the *Error Check must return, and msg its text.
 type checkCase struct {
 	name string
 	in   string
-	ok   bool
-
-	kind      imei.Kind
-	pos       int // -1 unless kind is KindDigit
-	char      string
-	got, want int // -1 unless kind is KindCheckDigit
-	msg       string
+	err  *imei.Error // nil for a valid IMEI
+	msg  string
 }
 
-func valid(name, in string) checkCase { return checkCase{name: name, in: in, ok: true} }
+func valid(name, in string) checkCase { return checkCase{name: name, in: in} }
 
 func badLength(name, in string) checkCase {
-	return checkCase{name: name, in: in, kind: imei.KindLength, pos: -1, got: -1, want: -1,
-		msg: "length is " + strconv.Itoa(len(in)) + ", want 15"}
+	return checkCase{name, in, lengthError(in, 15), "length is " + strconv.Itoa(len(in)) + ", want 15"}
 }
 
 func badDigit(name, in string, pos int, char, msg string) checkCase {
-	return checkCase{name: name, in: in, kind: imei.KindDigit, pos: pos, char: char, got: -1, want: -1, msg: msg}
+	return checkCase{name, in, digitError(in, 15, pos, char), msg}
 }
 
 func badCheckDigit(name, in string, got, want int, msg string) checkCase {
-	return checkCase{name: name, in: in, kind: imei.KindCheckDigit, pos: -1, got: got, want: want, msg: msg}
+	return checkCase{name, in, &imei.Error{Kind: imei.KindCheckDigit, Len: 15, WantLen: 15, Pos: -1, Got: got, Want: want}, msg}
+}
+
+// lengthError is the *Error of in, whose length is not wantLen.
+func lengthError(in string, wantLen int) *imei.Error {
+	return &imei.Error{Kind: imei.KindLength, Len: len(in), WantLen: wantLen, Pos: -1, Got: -1, Want: -1}
+}
+
+// digitError is the *Error of in, of length wantLen, whose character
+// char at byte pos is not an ASCII digit.
+func digitError(in string, wantLen, pos int, char string) *imei.Error {
+	return &imei.Error{Kind: imei.KindDigit, Len: len(in), WantLen: wantLen, Pos: pos, Char: char, Got: -1, Want: -1}
+}
+
+// assertError asserts that err is an *imei.Error equal to want, and says
+// msg.
+func assertError(t *testing.T, err error, want *imei.Error, msg string) {
+	t.Helper()
+	var e *imei.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, want, e)
+	assert.Equal(t, msg, err.Error())
 }
 
 var checkCases = []checkCase{
@@ -106,7 +121,7 @@ var checkCases = []checkCase{
 func TestValid(t *testing.T) {
 	for _, tc := range checkCases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.ok, imei.Valid(tc.in), "Valid(%q)", tc.in)
+			assert.Equal(t, tc.err == nil, imei.Valid(tc.in), "Valid(%q)", tc.in)
 		})
 	}
 }
@@ -115,20 +130,11 @@ func TestCheckReportsFirstFailedRule(t *testing.T) {
 	for _, tc := range checkCases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := imei.Check(tc.in)
-			if tc.ok {
+			if tc.err == nil {
 				assert.NoError(t, err)
 				return
 			}
-			var e *imei.Error
-			require.ErrorAs(t, err, &e)
-			assert.Equal(t, tc.kind, e.Kind, "Kind")
-			assert.Equal(t, len(tc.in), e.Len, "Len")
-			assert.Equal(t, 15, e.WantLen, "WantLen")
-			assert.Equal(t, tc.pos, e.Pos, "Pos")
-			assert.Equal(t, tc.char, e.Char, "Char")
-			assert.Equal(t, tc.got, e.Got, "Got")
-			assert.Equal(t, tc.want, e.Want, "Want")
-			assert.Equal(t, tc.msg, err.Error())
+			assertError(t, err, tc.err, tc.msg)
 		})
 	}
 }
@@ -145,23 +151,22 @@ func TestCheckDigit(t *testing.T) {
 	tests := []struct {
 		name  string
 		body  string
-		digit int // -1 when an error is expected
-		kind  imei.Kind
-		pos   int
+		digit int         // -1 when an error is expected
+		err   *imei.Error // the error expected, and its text
 		msg   string
 	}{
-		{"Annex B example", annexBBody, 7, 0, 0, ""},
-		{"Wikipedia example", "49015420323751", 8, 0, 0, ""},
-		{"GSMA TAC 35", "35209900176148", 1, 0, 0, ""},
-		{"check digit 9", "35693803564380", 9, 0, 0, ""},
-		{"all zeros", "00000000000000", 0, 0, 0, ""},
-		{"empty", "", -1, imei.KindLength, -1, "length is 0, want 14"},
-		{"a whole IMEI is not a body", annexBIMEI, -1, imei.KindLength, -1, "length is 15, want 14"},
-		{"13 digits", "2605317931138", -1, imei.KindLength, -1, "length is 13, want 14"},
-		{"Arabic-Indic digit makes 15 bytes", "2605317931138٣", -1, imei.KindLength, -1, "length is 15, want 14"},
-		{"letter", "2605317931138a", -1, imei.KindDigit, 13, "non-digit 'a' at position 13"},
-		{"sign", "+2605317931138", -1, imei.KindDigit, 0, "non-digit '+' at position 0"},
-		{"Arabic-Indic digit in 14 bytes", "260531793113٣", -1, imei.KindDigit, 12, "non-digit '٣' at position 12"},
+		{"Annex B example", annexBBody, 7, nil, ""},
+		{"Wikipedia example", "49015420323751", 8, nil, ""},
+		{"GSMA TAC 35", "35209900176148", 1, nil, ""},
+		{"check digit 9", "35693803564380", 9, nil, ""},
+		{"all zeros", "00000000000000", 0, nil, ""},
+		{"empty", "", -1, lengthError("", 14), "length is 0, want 14"},
+		{"a whole IMEI is not a body", annexBIMEI, -1, lengthError(annexBIMEI, 14), "length is 15, want 14"},
+		{"13 digits", "2605317931138", -1, lengthError("2605317931138", 14), "length is 13, want 14"},
+		{"Arabic-Indic digit makes 15 bytes", "2605317931138٣", -1, lengthError("2605317931138٣", 14), "length is 15, want 14"},
+		{"letter", "2605317931138a", -1, digitError("2605317931138a", 14, 13, "a"), "non-digit 'a' at position 13"},
+		{"sign", "+2605317931138", -1, digitError("+2605317931138", 14, 0, "+"), "non-digit '+' at position 0"},
+		{"Arabic-Indic digit in 14 bytes", "260531793113٣", -1, digitError("260531793113٣", 14, 12, "٣"), "non-digit '٣' at position 12"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,13 +177,7 @@ func TestCheckDigit(t *testing.T) {
 				assert.True(t, imei.Valid(tc.body+strconv.Itoa(d)), "body plus its check digit is valid")
 				return
 			}
-			var e *imei.Error
-			require.ErrorAs(t, err, &e)
-			assert.Equal(t, tc.kind, e.Kind, "Kind")
-			assert.Equal(t, len(tc.body), e.Len, "Len")
-			assert.Equal(t, 14, e.WantLen, "WantLen")
-			assert.Equal(t, tc.pos, e.Pos, "Pos")
-			assert.Equal(t, tc.msg, err.Error())
+			assertError(t, err, tc.err, tc.msg)
 		})
 	}
 }

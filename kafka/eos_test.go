@@ -23,6 +23,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -87,7 +88,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	var mu sync.Mutex
 	var stats []string
 	var total gate.Stats
-	startGate := func(id string, progress func(gate.Stats)) (*running, *sync.WaitGroup) {
+	startGate := func(id string, progress func(gate.Stats)) gatetest.Gate {
 		d := &killable{}
 		sess, err := kgo.NewGroupTransactSession(
 			kgo.SeedBrokers(addrs...), kgo.Dialer(d.dial),
@@ -99,11 +100,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 		)
 		require.NoError(t, err)
 		g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: progress, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
-		ctx, cancel := context.WithCancel(context.Background())
-		r := &running{cancel: cancel, sess: sess, dialer: d, done: make(chan struct{})}
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			defer close(r.done)
+		return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {
 			st, err := g.Run(ctx)
 			if !d.killed() {
 				assert.NoError(t, err, id)
@@ -115,28 +112,28 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			total.Forwarded += st.Forwarded
 			total.DeadLetters += st.DeadLetters
 			mu.Unlock()
-		})
-		return r, &wg
+			return st, err
+		}, d.kill)
 	}
 
 	// The victim is killed once it has committed a tenth of the input,
 	// with its next transaction under way.
 	var once sync.Once
 	midway := make(chan struct{})
-	victim, victimDone := startGate("victim", func(s gate.Stats) {
+	victim := startGate("victim", func(s gate.Stats) {
 		if s.Messages > n/10 {
 			once.Do(func() { close(midway) })
 		}
 	})
-	a, aDone := startGate("a", nil)
-	b, bDone := startGate("b", nil)
+	a := startGate("a", nil)
+	b := startGate("b", nil)
 	select {
 	case <-midway:
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the gates never got going")
 	}
 	victim.Kill()
-	victimDone.Wait()
+	victim.Wait()
 	// Leaders move while the survivors take the victim's partitions.
 	require.NoError(t, c.MoveTopicPartition(outTopic, 0, c.LeaderFor(outTopic, 1)))
 
@@ -148,8 +145,6 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	}
 	a.Stop()
 	b.Stop()
-	aDone.Wait()
-	bDone.Wait()
 	require.True(t, committedAll(t, adm, "eos"), "the group did not commit the whole input in time")
 
 	// Every input exactly once, where it belongs.

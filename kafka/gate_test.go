@@ -222,44 +222,16 @@ func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate 
 	)
 	require.NoError(t, err)
 	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: o.Batch, Progress: o.Progress, UntilIdle: o.UntilIdle}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, sess: sess, dialer: d, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		r.st, r.err = g.Run(ctx)
+	// Killed, it cuts the gate's connections, and every one it tries
+	// again, as a process killed would lose them: no transaction ended, no
+	// group left.
+	return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {
+		st, err := g.Run(ctx)
 		if !d.killed() {
 			sess.Close()
 		}
-	}()
-	t.Cleanup(func() { r.Kill(); <-r.done })
-	return r
-}
-
-// running is a gate started by StartGate.
-type running struct {
-	cancel context.CancelFunc
-	sess   *kgo.GroupTransactSession
-	dialer *killable
-	done   chan struct{}
-	st     gate.Stats
-	err    error
-}
-
-func (r *running) Wait() (gate.Stats, error) {
-	<-r.done
-	return r.st, r.err
-}
-
-func (r *running) Stop() (gate.Stats, error) {
-	r.cancel()
-	return r.Wait()
-}
-
-// Kill cuts the gate's connections, and every one it tries again, as a
-// process killed would lose them: no transaction ended, no group left.
-func (r *running) Kill() {
-	r.dialer.kill()
-	r.cancel()
+		return st, err
+	}, d.kill)
 }
 
 // killable dials connections it can cut all at once, and refuses any

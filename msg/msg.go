@@ -1,8 +1,10 @@
-// Package msg is the runtime shared by the generated message types of the
-// catalogue and the bindings that carry them: the violations their
-// decoding and validation report, the Verdict every binding reports, the
-// Object and Nullable types of their free and nullable members, and the
-// JSON Pointers and escaped text of reports.
+// Package msg is the vocabulary shared by the generated message types of
+// the catalogue and the bindings that carry them: the violations their
+// decoding and validation report and the rules they name, the Verdict
+// every binding reports, the Kind of each message type, the Nullable type
+// of their nullable members, and the JSON Pointers and escaped text of
+// reports. It is plain Go, with no import from this module's internal
+// packages; the free-form objects of messages are package object's.
 //
 // A message that breaks its schema gives an *Error listing every
 // Violation found, each naming the member (a JSON Pointer), the rule it

@@ -171,7 +171,6 @@ func (c *contract) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
 	// A gate whose output or dead letters the input would read.
 	out, dead := "out", "dead"
 	if c.cfg.InputCoversOutput {
@@ -182,36 +181,9 @@ func (c *contract) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate
 	}
 	g := &Gate{JetStream: js, Input: "in.>", Durable: "gate", Output: out, DeadLetter: dead,
 		Batch: o.Batch, UntilIdle: o.UntilIdle, MaxWait: 200 * time.Millisecond, Progress: o.Progress}
-	r := &running{nc: nc, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		r.st, r.err = g.Run(ctx)
+	return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {
+		st, err := g.Run(ctx)
 		nc.Flush() // the last acknowledgements
-	}()
-	return r
-}
-
-// running is a gate started by StartGate.
-type running struct {
-	nc     *natsgo.Conn
-	cancel context.CancelFunc
-	done   chan struct{}
-	st     gate.Stats
-	err    error
-}
-
-func (r *running) Wait() (gate.Stats, error) {
-	<-r.done
-	return r.st, r.err
-}
-
-func (r *running) Stop() (gate.Stats, error) {
-	r.cancel()
-	return r.Wait()
-}
-
-func (r *running) Kill() {
-	r.nc.Close()
-	r.cancel()
-	<-r.done
+		return st, err
+	}, nc.Close)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -150,19 +151,20 @@ func corpus(t testing.TB) (lines [][]byte, numbers []int) {
 }
 
 // gen makes random messages of the four schemas.
-type gen struct{ r *rand.Rand }
-
-func newGen(seed uint64) *gen { return &gen{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
-
-func (g *gen) uuid() uuid.UUID {
-	var u uuid.UUID
-	for i := range u {
-		u[i] = byte(g.r.Uint32())
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return u
+type gen struct {
+	src *rand.ChaCha8 // r's source, and the uuids' reader
+	r   *rand.Rand
 }
+
+func newGen(seed uint64) *gen {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	src := rand.NewChaCha8(key)
+	return &gen{src, rand.New(src)}
+}
+
+// uuid returns a random version 4 uuid.
+func (g *gen) uuid() uuid.UUID { return uuid.Must(uuid.NewRandomFromReader(g.src)) }
 
 func (g *gen) word(prefix string) string { return fmt.Sprintf("%s-%d", prefix, g.r.IntN(10000)) }
 

@@ -304,11 +304,17 @@ func (t *table) uuids(name string, full bool) {
 			wrong{"５f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44", "a full-width digit"},
 		)
 	}
+	t.format(name, "a uuid", valid, invalid)
+}
+
+// format adds a case for each value of the string field name, valid or
+// invalid as a string of the format called what (decision 1).
+func (t *table) format(name, what string, valid, invalid []wrong) {
 	for _, v := range valid {
-		t.set(true, name, q(v.value), "is a uuid: "+v.what+" (decision 1)")
+		t.set(true, name, q(v.value), "is "+what+": "+v.what+" (decision 1)")
 	}
 	for _, v := range invalid {
-		t.set(false, name, q(v.value), "is not a uuid: "+v.what+" (decision 1)")
+		t.set(false, name, q(v.value), "is not "+what+": "+v.what+" (decision 1)")
 	}
 }
 
@@ -368,12 +374,7 @@ func (t *table) dateTimes(name string, full bool) {
 			wrong{"", "empty"},
 		)
 	}
-	for _, v := range valid {
-		t.set(true, name, q(v.value), "is a date-time: "+v.what+" (decision 1)")
-	}
-	for _, v := range invalid {
-		t.set(false, name, q(v.value), "is not a date-time: "+v.what+" (decision 1)")
-	}
+	t.format(name, "a date-time", valid, invalid)
 }
 
 // integers adds the cases of decision 2 for an integer field whose bounds

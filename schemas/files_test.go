@@ -3,7 +3,6 @@ package schemas_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -29,19 +28,6 @@ var dialects = map[string]string{
 	"example.event":    draft12,
 }
 
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("tests load nothing, asked for %s", url)
-}
-
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	c.UseLoader(refuseLoader{})
-	return c
-}
-
 func parseFile(t *testing.T, s schemas.Schema) map[string]any {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
@@ -54,14 +40,14 @@ func parseFile(t *testing.T, s schemas.Schema) map[string]any {
 func TestSchemaFilesValidateAgainstTheirMetaSchema(t *testing.T) {
 	for _, s := range schemas.All() {
 		doc := parseFile(t, s)
-		meta, err := newCompiler().Compile(strings.TrimSuffix(s.Dialect, "#"))
+		meta, err := oracle.NewCompiler().Compile(strings.TrimSuffix(s.Dialect, "#"))
 		require.NoError(t, err, "%s: meta-schema %s", s.Name, s.Dialect)
 		assert.NoError(t, meta.Validate(doc), s.Name)
 	}
 }
 
 func TestSchemaFilesCompileWithFormatsAsserted(t *testing.T) {
-	c := newCompiler()
+	c := oracle.NewCompiler()
 	for _, s := range schemas.All() {
 		require.NoError(t, c.AddResource(s.ID, parseFile(t, s)), s.Name)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -102,16 +103,16 @@ type Vehicle struct {
 	// Meta is the member "meta": free-form information about the vehicle. Any
 	// key; any value, null included: a null value asks for that key to be
 	// deleted. Optional: nil when absent. Any member name, any value, null
-	// included: msg.Object keeps the object's text as it is, so that a null
+	// included: object.Object keeps the object's text as it is, so that a null
 	// value and every digit of a number survive decoding and encoding.
-	Meta *msg.Object
+	Meta *object.Object
 
 	// Specification is the member "specification": details of the vehicle's
 	// model, decoded from its VIN. Any key; any value, null included. Optional:
-	// nil when absent. Any member name, any value, null included: msg.Object
+	// nil when absent. Any member name, any value, null included: object.Object
 	// keeps the object's text as it is, so that a null value and every digit of
 	// a number survive decoding and encoding.
-	Specification *msg.Object
+	Specification *object.Object
 
 	// ConsentStatus is the member "consent_status": whether the vehicle's owner
 	// consents to its data being used. Optional and nullable: absent, null and
@@ -271,8 +272,8 @@ func Check(data []byte) error {
 // they cost one allocation rather than one each.
 type vehiclePointees struct {
 	SourceMessageType string
-	Meta              msg.Object
-	Specification     msg.Object
+	Meta              object.Object
+	Specification     object.Object
 	Created           time.Time
 }
 

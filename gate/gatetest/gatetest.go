@@ -7,12 +7,17 @@
 // A binding's tests call it with its own Binding:
 //
 //	func TestGateContract(t *testing.T) {
-//		gatetest.Run(t, gatetest.Binding{Name: "nats", CE: ce.NATS, Start: startBroker})
+//		gatetest.Run(t, gatetest.Binding{CE: ce.NATS, Start: startBroker})
 //	}
+//
+// Its Broker's StartGate runs the binding's gate through Go, which makes
+// the running gate a Gate.
 package gatetest
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -114,6 +119,56 @@ type Gate interface {
 	Kill()
 }
 
+// Go starts a gate in a goroutine and returns it as a Gate, for a
+// binding's StartGate: run runs the gate on ctx until it returns, doing
+// whatever the binding does after (closing its session, flushing its
+// last acknowledgements); Stop cancels ctx. kill cuts the gate's
+// connections as a killed process would lose them; Kill calls it, cancels
+// ctx, and returns without waiting, as a gate cut off may take a while to
+// notice. A gate still running when the test ends is killed, and waited
+// for, so that none outlives its test.
+func Go(t testing.TB, run func(ctx context.Context) (gate.Stats, error), kill func()) Gate {
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &running{cancel: cancel, kill: kill, done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		g.st, g.err = run(ctx)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-g.done:
+		default:
+			g.Kill()
+			<-g.done
+		}
+	})
+	return g
+}
+
+// running is a gate started by Go.
+type running struct {
+	cancel context.CancelFunc
+	kill   func()
+	done   chan struct{}
+	st     gate.Stats // set before done is closed
+	err    error
+}
+
+func (g *running) Wait() (gate.Stats, error) {
+	<-g.done
+	return g.st, g.err
+}
+
+func (g *running) Stop() (gate.Stats, error) {
+	g.cancel()
+	return g.Wait()
+}
+
+func (g *running) Kill() {
+	g.kill()
+	g.cancel()
+}
+
 // A Binding is what the suite needs of a binding under test.
 type Binding struct {
 	// CE names the headers of decision 14 on the broker.
@@ -143,24 +198,21 @@ func Run(t *testing.T, b Binding) {
 
 // gen makes messages, valid and invalid, of all four schemas.
 type gen struct {
-	r  *rand.Rand
-	ce ce.Binding
-	n  int
+	src *rand.ChaCha8 // r's source, and the uuids' reader
+	r   *rand.Rand
+	ce  ce.Binding
+	n   int
 }
 
 func newGen(seed uint64, b ce.Binding) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ce: b}
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	src := rand.NewChaCha8(key)
+	return &gen{src: src, r: rand.New(src), ce: b}
 }
 
-func (g *gen) uuid() uuid.UUID {
-	var u uuid.UUID
-	for i := range u {
-		u[i] = byte(g.r.Uint32())
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return u
-}
+// uuid returns a random version 4 uuid.
+func (g *gen) uuid() uuid.UUID { return uuid.Must(uuid.NewRandomFromReader(g.src)) }
 
 func (g *gen) time() time.Time { return time.Unix(1.7e9+g.r.Int64N(1e8), 0).UTC() }
 

@@ -3,7 +3,7 @@
 // surrogates (decisions 11 and 12). It knows nothing of schemas or paths:
 // a syntax error is recorded as a byte offset and a reason, for the caller
 // to place. The decoder of the generated code reads through it, and so
-// does msg.Object.
+// does object.Object.
 package jsontext
 
 import (

@@ -61,7 +61,10 @@ func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("the oracle loads nothing, asked for %s", url)
 }
 
-func newCompiler() *jsonschema.Compiler {
+// NewCompiler returns a compiler of the validator set as the oracle's:
+// formats asserted, and every URL refused, so that a test that compiles
+// schemas of its own holds them to the same rules, offline.
+func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	c.UseLoader(refuseLoader{})
@@ -88,7 +91,7 @@ func compileAll() (map[string]*compiled, error) {
 
 // compileSchemas compiles the given schema files, by $id.
 func compileSchemas(all []schemas.Schema) (map[string]*compiled, error) {
-	c := newCompiler()
+	c := NewCompiler()
 	docs := map[string]any{}
 	for _, s := range all {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))

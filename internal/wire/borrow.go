@@ -10,7 +10,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/internal/rawobject"
-	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 )
 
 // A Mode is what a decoder lets the message it decodes keep of its input.
@@ -86,8 +86,8 @@ func (d *Decoder) borrowed(start int) []byte {
 
 // judgeFreeObject is FreeObject for a decoder in mode Judge, the value
 // having been read from start.
-func (d *Decoder) judgeFreeObject(start int) msg.Object {
-	return rawobject.New[msg.Object](d.borrowed(start))
+func (d *Decoder) judgeFreeObject(start int) object.Object {
+	return rawobject.New[object.Object](d.borrowed(start))
 }
 
 // judgeStrings reads an array of strings, as Strings does, for a decoder

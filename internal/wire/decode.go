@@ -12,6 +12,7 @@ import (
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/internal/rawobject"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -656,26 +657,26 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 }
 
 // FreeObject reads an object whose members are free (any name, any
-// value) into a msg.Object, which keeps its text.
-func (d *Decoder) FreeObject(base, name string) (msg.Object, bool) {
+// value) into an object.Object, which keeps its text.
+func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 	if d.Fatal {
-		return msg.Object{}, false
+		return object.Object{}, false
 	}
 	if d.WS() != '{' {
 		d.mistyped(base, name, "", "an object")
-		return msg.Object{}, false
+		return object.Object{}, false
 	}
 	d.last = d.Pos
 	start := d.Pos
 	d.Scanner.Skip()
 	if d.Fatal {
 		d.place(base, name, "")
-		return msg.Object{}, false
+		return object.Object{}, false
 	}
 	if d.mode == Judge {
 		return d.judgeFreeObject(start), true
 	}
-	return rawobject.New[msg.Object](d.KeepCanonical(start, d.Pos)), true
+	return rawobject.New[object.Object](d.KeepCanonical(start, d.Pos)), true
 }
 
 // Extra reads the value of a member the schema does not declare into

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -136,7 +137,7 @@ func (e *Encoder) Raw(raw json.RawMessage) {
 }
 
 // Object writes a free-form object.
-func (e *Encoder) Object(o msg.Object) {
+func (e *Encoder) Object(o object.Object) {
 	e.B = o.AppendJSON(e.B)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 )
 
 // RawArray reads an array whose items may be any JSON values, each kept
@@ -650,7 +651,7 @@ func (e *Errors) ArrayValues(base, name string, list []json.RawMessage, vs *Valu
 }
 
 // ObjectValues is RawValues for a free object.
-func (e *Errors) ObjectValues(base, name string, o msg.Object, vs *Values, rule msg.Rule) {
+func (e *Errors) ObjectValues(base, name string, o object.Object, vs *Values, rule msg.Rule) {
 	e.RawValues(base, name, o.AppendJSON(nil), vs, rule)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -34,10 +35,10 @@ type D2020ref14 struct {
 	Time time.Time
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding. Always {"$ref":"#/$defs/a_string"}.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding. Always {"$ref":"#/$defs/a_string"}.
+	AsObject *object.Object
 
 	// AsString is the member "as_string": Optional: nil when absent. The schema
 	// allows no value here: the member may only be absent, and any value is a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -34,9 +35,9 @@ type D2020type3 struct {
 	Time time.Time
 
 	// Value is the member "value": Required. Any member name, any value, null
-	// included: msg.Object keeps the object's text as it is, so that a null
+	// included: object.Object keeps the object's text as it is, so that a null
 	// value and every digit of a number survive decoding and encoding.
-	Value msg.Object
+	Value object.Object
 
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema

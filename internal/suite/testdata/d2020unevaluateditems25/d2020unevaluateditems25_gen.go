@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -45,10 +46,10 @@ type D2020unevaluateditems25 struct {
 	AsNull *struct{}
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding.
+	AsObject *object.Object
 
 	// AsString is the member "as_string": Optional: nil when absent.
 	AsString *string
@@ -169,7 +170,7 @@ type d2020unevaluateditems25Pointees struct {
 	AsBoolean bool
 	AsInteger int64
 	AsNull    struct{}
-	AsObject  msg.Object
+	AsObject  object.Object
 	AsString  string
 }
 

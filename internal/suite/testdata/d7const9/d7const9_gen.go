@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -34,10 +35,10 @@ type D7const9 struct {
 	Time time.Time
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding. Always {"a":true}.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding. Always {"a":true}.
+	AsObject *object.Object
 
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -53,10 +54,10 @@ type D7format6 struct {
 	AsNumber *json.Number
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding.
+	AsObject *object.Object
 
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema
@@ -175,7 +176,7 @@ type d7format6Pointees struct {
 	AsInteger int64
 	AsNull    struct{}
 	AsNumber  json.Number
-	AsObject  msg.Object
+	AsObject  object.Object
 }
 
 // UnmarshalJSON decodes a message from data into v, replacing its contents.

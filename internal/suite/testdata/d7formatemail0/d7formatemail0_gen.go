@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -53,10 +54,10 @@ type D7formatemail0 struct {
 	AsNumber *json.Number
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding.
+	AsObject *object.Object
 
 	// AsString is the member "as_string": Optional: nil when absent. A string
 	// of format email, held as its text.
@@ -179,7 +180,7 @@ type d7formatemail0Pointees struct {
 	AsInteger int64
 	AsNull    struct{}
 	AsNumber  json.Number
-	AsObject  msg.Object
+	AsObject  object.Object
 	AsString  string
 }
 

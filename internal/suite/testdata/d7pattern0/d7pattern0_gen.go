@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -49,10 +50,10 @@ type D7pattern0 struct {
 	AsNull *struct{}
 
 	// AsObject is the member "as_object": Optional: nil when absent. Any member
-	// name, any value, null included: msg.Object keeps the object's text as it
-	// is, so that a null value and every digit of a number survive decoding and
-	// encoding.
-	AsObject *msg.Object
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding.
+	AsObject *object.Object
 
 	// AsString is the member "as_string": Optional: nil when absent. Matches
 	// the pattern "^a*$".
@@ -174,7 +175,7 @@ type d7pattern0Pointees struct {
 	AsBoolean bool
 	AsInteger int64
 	AsNull    struct{}
-	AsObject  msg.Object
+	AsObject  object.Object
 	AsString  string
 }
 

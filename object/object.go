@@ -1,4 +1,4 @@
-package msg
+package object
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/internal/rawobject"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // Object is a JSON object whose members are free, as a vehicle's meta and
@@ -31,25 +32,25 @@ type Object struct {
 	text []byte // never written once set; nil for {}
 }
 
-// ParseObject returns the Object that data holds, or a *Violation saying
+// Parse returns the Object that data holds, or a *msg.Violation saying
 // why data is not one JSON object as a message may hold it.
-func ParseObject(data []byte) (Object, error) {
+func Parse(data []byte) (Object, error) {
 	var s jsontext.Scanner
 	s.Reset(data)
 	if c := s.WS(); c != '{' {
 		if c == 0 {
-			return Object{}, &Violation{Rule: RuleSyntax, Message: "want an object, got nothing"}
+			return Object{}, &msg.Violation{Rule: msg.RuleSyntax, Message: "want an object, got nothing"}
 		}
-		return Object{}, &Violation{Rule: RuleType, Message: "want an object"}
+		return Object{}, &msg.Violation{Rule: msg.RuleType, Message: "want an object"}
 	}
 	start := s.Pos
 	s.Skip()
 	end := s.Pos
 	s.End()
 	if s.Fatal {
-		v := &Violation{Rule: Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
+		v := &msg.Violation{Rule: msg.Rule(s.Cause.Rule()), Message: s.Reason + " at byte offset " + strconv.Itoa(s.Off)}
 		if s.Cause == jsontext.CauseDuplicate {
-			v.Path = jsontext.PointerTo(data, s.Off, escapeToken) // the repeated member's own
+			v.Path = pointerTo("", data, s.Off) // the repeated member's own
 		}
 		return Object{}, v
 	}
@@ -65,10 +66,10 @@ func newObject(text []byte) Object {
 	return Object{text: text}
 }
 
-// NewObject returns an Object of the given members, sorted by name. Each
-// value must be one JSON value, as ParseObject checks it; a nil or empty
-// value is not null, which is json.RawMessage("null").
-func NewObject(members map[string]json.RawMessage) (Object, error) {
+// New returns an Object of the given members, sorted by name. Each value
+// must be one JSON value, as Parse checks it; a nil or empty value is not
+// null, which is json.RawMessage("null").
+func New(members map[string]json.RawMessage) (Object, error) {
 	names := make([]string, 0, len(members))
 	for name := range members {
 		names = append(names, name)
@@ -77,14 +78,14 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 	b := []byte{'{'}
 	for i, name := range names {
 		if !utf8.ValidString(name) {
-			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax, Message: "invalid UTF-8 in member name"}
+			return Object{}, &msg.Violation{Path: msg.Pointer("", name), Rule: msg.RuleSyntax, Message: "invalid UTF-8 in member name"}
 		}
 		switch off, reason, cause := jsontext.CheckCause(members[name]); {
 		case cause == jsontext.CauseDuplicate:
-			return Object{}, &Violation{Path: Pointer("", name) + jsontext.PointerTo(members[name], off, escapeToken), Rule: RuleDuplicate,
+			return Object{}, &msg.Violation{Path: pointerTo(msg.Pointer("", name), members[name], off), Rule: msg.RuleDuplicate,
 				Message: reason + " at byte offset " + strconv.Itoa(off) + " of the value"}
 		case reason != "":
-			return Object{}, &Violation{Path: Pointer("", name), Rule: RuleSyntax,
+			return Object{}, &msg.Violation{Path: msg.Pointer("", name), Rule: msg.RuleSyntax,
 				Message: "not a JSON value: " + reason + " at byte offset " + strconv.Itoa(off)}
 		}
 		if i > 0 {
@@ -99,7 +100,18 @@ func NewObject(members map[string]json.RawMessage) (Object, error) {
 	return newObject(append(b, '}')), nil
 }
 
+// The decoders of this module make an Object of the text they checked
+// as they read it, through rawobject: see the package doc.
 func init() { rawobject.Register(newObject) }
+
+// pointerTo returns the JSON Pointer of the value at byte offset off of
+// the JSON text data, which is the value at the pointer base.
+func pointerTo(base string, data []byte, off int) string {
+	for _, step := range jsontext.PathTo(data, off) {
+		base = msg.Pointer(base, step)
+	}
+	return base
+}
 
 // String returns the object's JSON text.
 func (o Object) String() string {
@@ -122,9 +134,9 @@ func (o Object) MarshalJSON() ([]byte, error) {
 	return o.AppendJSON(nil), nil
 }
 
-// UnmarshalJSON sets o to the object data holds, as ParseObject does.
+// UnmarshalJSON sets o to the object data holds, as Parse does.
 func (o *Object) UnmarshalJSON(data []byte) error {
-	p, err := ParseObject(data)
+	p, err := Parse(data)
 	if err != nil {
 		return err
 	}
