@@ -58,11 +58,12 @@ var ErrUnknownType = errors.New("unknown message type")
 
 // Kinds is the table of the published catalogue's kinds: every version of
 // every schema, with its name, version and $id and the members that
-// identify its messages (see msg.Kind). Its Decode is Decode. It is what a
+// identify its messages (see msg.Kind). Its Decode is Decode, and its
+// DecodeBorrowed DecodeBorrowed. It is what a
 // binding decodes by, so that the binding knows no message type itself:
 //
 //	m, err := ce.NATS.Decode(catalogue.Kinds, h, body)
-var Kinds = msg.NewKinds(Decode, kindList...)
+var Kinds = msg.NewKinds(Decode, kindList...).WithDecodeBorrowed(DecodeBorrowed)
 
 // published is the catalogue as published, with its generated types. Its
 // table is Kinds without Decode, which reads published: Kinds itself would

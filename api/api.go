@@ -91,7 +91,7 @@ type handler struct {
 	// checkAs judges a message by a schema at a version without decoding
 	// it: catalogue's CheckAs, or in tests the same over a fixture
 	// catalogue.
-	checkAs func(name, version string, data []byte) (*msg.Kind, error)
+	checkAs  func(name, version string, data []byte) (*msg.Kind, error)
 	subjects map[string]string // the topic subjects of the registry (see Subjects)
 	registry *registry         // serves RegistryPath
 }
@@ -314,8 +314,9 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	if hasCloudEvents(r.Header) {
 		// The headers name the published catalogue's schemas, whose table
 		// of kinds ce decodes by: the message is decoded, for ce to
-		// compare its identity with the headers.
-		m, err := ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		// compare its identity with the headers, borrowing from the
+		// body, which is held until the verdict is written.
+		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, r.Header, name, version, body)
 		if m == nil {
 			h.noType(w, r, err)
 			return

@@ -173,6 +173,7 @@ type Kinds struct {
 	byID         map[string]*Kind   // by $id, in https and in http
 	byRegistryID map[int32]*Kind    // by registry id, for the kinds that have one
 	decode       func(data []byte) (Message, error)
+	borrow       func(data []byte) (Message, error) // Decode, borrowing (see DecodeBorrowed)
 }
 
 // NewKinds returns the table of kinds, which are listed as the generator
@@ -263,6 +264,26 @@ func (t *Kinds) Decode(data []byte) (Message, error) {
 		return nil, ErrNoDecode
 	}
 	return t.decode(data)
+}
+
+// WithDecodeBorrowed returns a copy of t whose DecodeBorrowed is borrow,
+// which must be Decode but for its message borrowing from data (as
+// catalogue.DecodeBorrowed is catalogue.Decode).
+func (t *Kinds) WithDecodeBorrowed(borrow func(data []byte) (Message, error)) *Kinds {
+	c := *t
+	c.borrow = borrow
+	return &c
+}
+
+// DecodeBorrowed is Decode for a caller that owns data: the message
+// borrows from data, as Kind's DecodeBorrowed says, with the function
+// WithDecodeBorrowed gave the table; a table given none decodes as Decode
+// does, with a copy.
+func (t *Kinds) DecodeBorrowed(data []byte) (Message, error) {
+	if t.borrow == nil {
+		return t.Decode(data)
+	}
+	return t.borrow(data)
 }
 
 // ErrNoDecode is the error of Kinds.Decode for a table that cannot decode
