@@ -80,12 +80,14 @@ type Options struct {
 
 // DefaultMaxLine is the line limit when Options.MaxLine is 0: 4 MiB,
 // thousands of times what a message of the catalogue needs, and small
-// enough that judging any line below it stays cheap. A decoded message
+// enough that decoding any line below it stays cheap. A decoded message
 // can take ten times the bytes of its text (a list of empty strings takes
 // a string header of 16 bytes for each 3 bytes of input, a map entry each
-// undeclared member), and a check may judge a few lines at once: with 4
-// MiB a check stays under 200 MB whatever its lines hold, where 64 MiB
-// lines took up to 640 MB.
+// undeclared member), and Messages may decode a few lines at once: with 4
+// MiB it stays under 200 MB whatever its lines hold, where 64 MiB lines
+// took up to 640 MB. Check, which judges lines without decoding them,
+// holds about its lines' own bytes, and can take far longer lines:
+// msgcheck check gives it 64 MiB.
 const DefaultMaxLine = 4 << 20
 
 // ErrLineTooLong is wrapped by the Err of a line longer than
