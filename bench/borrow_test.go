@@ -14,39 +14,33 @@ import (
 )
 
 // readers are the ways of reading a message compared by BenchmarkBorrow,
-// keyed by the input's schema: this library's decoding with a copy of
-// the input (impl=catalogue, as BenchmarkDecode times it), its decoding
-// that borrows from the input (ParseBorrowed), its judging that keeps
-// nothing (Check), and ogen's decoding and validation, whose decoder
-// borrows from its input too. ogen comes first, as the base column.
-var readers = map[string][]struct {
+// keyed by the input's schema (see readersOf).
+var readers = map[string][]reader{
+	"device":      readersOf(methods[ogendevice.Device]("ogen"), device.Parse, device.ParseBorrowed, device.Check),
+	"vehicle":     readersOf(methods[ogenvehicle.Vehicle]("ogen"), vehicle.Parse, vehicle.ParseBorrowed, vehicle.Check),
+	"association": readersOf(methods[ogenassociation.Association]("ogen"), association.Parse, association.ParseBorrowed, association.Check),
+	"event":       readersOf(methods[ogenevent.Event]("ogen"), event.Parse, event.ParseBorrowed, event.Check),
+}
+
+// A reader is one way of reading a message: it fails exactly when the
+// message is invalid.
+type reader struct {
 	name string
 	read func([]byte) error
-}{
-	"device": {
-		{"ogen", methods[ogendevice.Device]("ogen").decode},
-		{"catalogue", func(data []byte) error { _, err := device.Parse(data); return err }},
-		{"borrowed", func(data []byte) error { _, err := device.ParseBorrowed(data); return err }},
-		{"check", device.Check},
-	},
-	"vehicle": {
-		{"ogen", methods[ogenvehicle.Vehicle]("ogen").decode},
-		{"catalogue", func(data []byte) error { _, err := vehicle.Parse(data); return err }},
-		{"borrowed", func(data []byte) error { _, err := vehicle.ParseBorrowed(data); return err }},
-		{"check", vehicle.Check},
-	},
-	"association": {
-		{"ogen", methods[ogenassociation.Association]("ogen").decode},
-		{"catalogue", func(data []byte) error { _, err := association.Parse(data); return err }},
-		{"borrowed", func(data []byte) error { _, err := association.ParseBorrowed(data); return err }},
-		{"check", association.Check},
-	},
-	"event": {
-		{"ogen", methods[ogenevent.Event]("ogen").decode},
-		{"catalogue", func(data []byte) error { _, err := event.Parse(data); return err }},
-		{"borrowed", func(data []byte) error { _, err := event.ParseBorrowed(data); return err }},
-		{"check", event.Check},
-	},
+}
+
+// readersOf returns ogen's decoding and validation, whose decoder borrows
+// from its input, first, as the base column; then this library's decoding
+// with a copy of the input (parse, impl=catalogue, as BenchmarkDecode
+// times it), its decoding that borrows from the input (borrowed), and its
+// judging that keeps nothing (check).
+func readersOf[M any](ogen impl, parse, borrowed func([]byte) (M, error), check func([]byte) error) []reader {
+	return []reader{
+		{"ogen", ogen.decode},
+		{"catalogue", func(data []byte) error { _, err := parse(data); return err }},
+		{"borrowed", func(data []byte) error { _, err := borrowed(data); return err }},
+		{"check", check},
+	}
 }
 
 // BenchmarkBorrow times, on each input, decoding with a copy, decoding
