@@ -24,7 +24,7 @@ func (g *generator) entries(m *message) {
 	}
 	s := g.sf.Schema.Name
 	g.p("")
-	g.comment(fmt.Sprintf("ParseBorrowed is Parse for a caller that owns data, such as an HTTP request's body or a broker message's payload: it returns the same message and the same error, but the message borrows from data instead of copying what it keeps (its strings, its free objects, its extra members), which saves an allocation and a copy of the input. The caller must not modify data, nor reuse its memory (a pooled buffer, a reader's buffer), while the message or any value taken from it is in use: the message's strings would change with it, and a free object's text could stop being JSON. Strings that had escapes are copied, since their content is not in data. To keep a message longer than data, use Parse."))
+	g.comment("ParseBorrowed is Parse for a caller that owns data, such as an HTTP request's body or a broker message's payload: it returns the same message and the same error, but the message borrows from data instead of copying what it keeps (its strings, its free objects, its extra members), which saves an allocation and a copy of the input. The caller must not modify data, nor reuse its memory (a pooled buffer, a reader's buffer), while the message or any value taken from it is in use: the message's strings would change with it, and a free object's text could stop being JSON. Strings that had escapes are copied, since their content is not in data. To keep a message longer than data, use Parse.")
 	g.p("func ParseBorrowed(data []byte) (*%s, error) {", n)
 	g.p("v := new(%s)", n)
 	g.p("if err := v.decodeMode(data, wire.Borrow); err != nil {")
