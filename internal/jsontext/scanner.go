@@ -105,6 +105,16 @@ func (s *Scanner) Keep(start, end int) []byte {
 // unchanged while the values kept from it are used.
 func (s *Scanner) Borrow() { s.borrowing = true }
 
+// TrimScratch drops s's scratch buffer, which holds unescaped strings
+// and which Reset keeps, if it has grown past max bytes: for a scanner
+// kept from message to message, so that one huge string does not stay
+// with it.
+func (s *Scanner) TrimScratch(max int) {
+	if cap(s.tmp) > max {
+		s.tmp = nil
+	}
+}
+
 // KeepNothing tells s, until the next Reset, that its caller keeps
 // nothing it reads, as Check does: it no longer notes the bytes
 // json.Marshal escapes, and KeepCanonical must not be called.

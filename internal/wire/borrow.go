@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/internal/rawobject"
@@ -69,7 +71,14 @@ func NewDecoder(data []byte, m Mode) *Decoder {
 // Release gives d back to the pool of NewDecoder, holding none of its
 // input; d must not be used afterwards.
 func (d *Decoder) Release() {
+	// The scratch space a huge message grew is not kept for the next:
+	// the scanner's (its unescaped strings) and the tables of names are
+	// kept only if small.
 	d.Reset(nil)
+	d.TrimScratch(maxPooledScratch)
+	if d.names != nil {
+		d.names.trim()
+	}
 	judges.Put(d)
 }
 
@@ -82,6 +91,16 @@ func (d *Decoder) Judging() bool { return d.mode == Judge }
 // them compare JSON values, not texts.
 func (d *Decoder) borrowed(start int) []byte {
 	return d.Buf[start:d.Pos:d.Pos]
+}
+
+// judgedString returns the string s, read by a decoder in mode Judge, as
+// String returns it: without a copy, even when it had escapes and s is in
+// the scratch buffer, since the generated code checks a member's string
+// at once, and only stores it in a message no one reads. (The items of a
+// list, which its checks read once the list is whole, are read with
+// StringList, which copies those.)
+func judgedString(s []byte) string {
+	return unsafe.String(unsafe.SliceData(s), len(s))
 }
 
 // judgeFreeObject is FreeObject for a decoder in mode Judge, the value
@@ -192,6 +211,21 @@ func (x *extraNames) close(depth int) {
 		x.spare = append(x.spare, o.slots[:0])
 		x.objects = x.objects[:len(x.objects)-1]
 	}
+}
+
+// maxPooledSlots and maxPooledScratch bound the tables of names and the
+// scratch buffer a pooled decoder keeps.
+const (
+	maxPooledSlots   = 1 << 16
+	maxPooledScratch = 4 << 20
+)
+
+// trim forgets every object, and the spare tables larger than
+// maxPooledSlots and the scratch space of names read again.
+func (x *extraNames) trim() {
+	x.close(0)
+	x.spare = slices.DeleteFunc(x.spare, func(t []uint32) bool { return cap(t) > maxPooledSlots })
+	x.read = jsontext.Scanner{}
 }
 
 // slotOf returns the slot of the name of hash h that began at off, with

@@ -393,6 +393,9 @@ func (d *Decoder) String(base, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if d.mode == Judge {
+		return judgedString(s), true
+	}
 	return d.keepString(s), true
 }
 
