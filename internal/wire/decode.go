@@ -28,6 +28,9 @@ const MaxDepth = jsontext.MaxDepth
 //
 // Every reader takes the location of the value as a base path and a name,
 // static strings that are joined only if a violation is recorded.
+//
+// What the decoded message keeps of the input is the decoder's Mode: a
+// copy (Reset), the input's own bytes, or nothing (ResetMode).
 type Decoder struct {
 	jsontext.Scanner
 	Errors
@@ -638,7 +641,9 @@ func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
 }
 
 // Raw reads any JSON value and returns a copy of its text, in canonical
-// form (see jsontext.AppendCanonical).
+// form (see jsontext.AppendCanonical); in mode Borrow the input's own
+// bytes when they are canonical already, and in mode Judge the input's
+// bytes as they are, for checks that compare JSON values.
 func (d *Decoder) Raw(base, name string) json.RawMessage {
 	return d.raw(base, name, "")
 }
@@ -660,7 +665,8 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 }
 
 // FreeObject reads an object whose members are free (any name, any
-// value) into an object.Object, which keeps its text.
+// value) into an object.Object, which keeps its text, as Raw keeps it in
+// each mode.
 func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 	if d.Fatal {
 		return object.Object{}, false
@@ -684,7 +690,8 @@ func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 
 // Extra reads the value of a member the schema does not declare into
 // *extra, allocating the map on first use; a name that repeats is a
-// violation.
+// violation. In mode Judge it leaves *extra alone and finds repeats
+// through a table of places in the input (see extraNames).
 func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []byte) {
 	if d.mode == Judge && len(d.Buf) <= maxJudged {
 		d.judgeExtra(base, key)
