@@ -77,7 +77,14 @@ func TestCheckAllocatesLessThanTheMessage(t *testing.T) {
 			decode := allocated(func() { _ = k.New().UnmarshalJSON(h.Body) })
 			t.Logf("%d bytes: Check allocates %d (%.2fx), UnmarshalJSON %d (%.2fx)", len(h.Body),
 				check, float64(check)/float64(len(h.Body)), decode, float64(decode)/float64(len(h.Body)))
-			if check > 2*uint64(len(h.Body)) {
+			// Under the race detector sync.Pool drops a share of what is
+			// put in it, on purpose, so that the scratch space a judge
+			// reuses is at times made afresh.
+			limit := uint64(2)
+			if raceEnabled {
+				limit = 10
+			}
+			if check > limit*uint64(len(h.Body)) {
 				t.Errorf("Check allocates %d bytes for a message of %d", check, len(h.Body))
 			}
 		})
