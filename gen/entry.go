@@ -10,14 +10,21 @@ import "fmt"
 func (g *generator) entries(m *message) {
 	n := m.GoName
 	g.p("")
-	g.comment("decodeMode decodes data into v with a pooled decoder in mode mode, replacing its contents, and returns the decoder's verdict.")
+	g.comment("decodeMode decodes data into v in mode mode, replacing its contents, and returns the decoder's verdict. A judging decoder comes from a pool, for the scratch space it reuses; another lives on the stack, as UnmarshalJSON's does.")
 	g.p("func (v *%s) decodeMode(data []byte, mode wire.Mode) error {", n)
+	g.p("if mode == wire.Judge {")
 	g.p("d := wire.NewDecoder(data, mode)")
 	g.p("v.decode(d, \"\")")
 	g.p("d.End()")
 	g.p("err := d.Err()")
 	g.p("d.Release()")
 	g.p("return err")
+	g.p("}")
+	g.p("var d wire.Decoder")
+	g.p("d.ResetMode(data, mode)")
+	g.p("v.decode(&d, \"\")")
+	g.p("d.End()")
+	g.p("return d.Err()")
 	g.p("}")
 	if g.sf.Suffix != "" {
 		return

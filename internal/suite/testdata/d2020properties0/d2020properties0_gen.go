@@ -113,15 +113,24 @@ func (v *D2020properties0) Identity() msg.Identity {
 	}
 }
 
-// decodeMode decodes data into v with a pooled decoder in mode mode,
-// replacing its contents, and returns the decoder's verdict.
+// decodeMode decodes data into v in mode mode, replacing its contents, and
+// returns the decoder's verdict. A judging decoder comes from a pool, for
+// the scratch space it reuses; another lives on the stack, as
+// UnmarshalJSON's does.
 func (v *D2020properties0) decodeMode(data []byte, mode wire.Mode) error {
-	d := wire.NewDecoder(data, mode)
-	v.decode(d, "")
+	if mode == wire.Judge {
+		d := wire.NewDecoder(data, mode)
+		v.decode(d, "")
+		d.End()
+		err := d.Err()
+		d.Release()
+		return err
+	}
+	var d wire.Decoder
+	d.ResetMode(data, mode)
+	v.decode(&d, "")
 	d.End()
-	err := d.Err()
-	d.Release()
-	return err
+	return d.Err()
 }
 
 // ParseBorrowed is Parse for a caller that owns data, such as an HTTP
