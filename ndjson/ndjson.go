@@ -188,7 +188,11 @@ type batch struct {
 }
 
 // Check reads r to its end, judges every non-blank line, and calls emit
-// with each result, in input order, from a single goroutine. Lines are
+// with each result, in input order, from a single goroutine. A line is
+// judged without being decoded (catalogue.Check), with the verdict
+// decoding gives it: Check holds the lines' own bytes and little more,
+// whatever they hold, so that Options.MaxLine may be far above what
+// Messages, which decodes, can afford. Lines are
 // judged a batch at a time, and a batch is sent as soon as the input has
 // nothing more for now, so that on a live stream, such as a pipe, each
 // result comes once its line is in. It stops at
