@@ -73,8 +73,8 @@ type Options struct {
 	// message, whose error wraps ErrLineTooLong: it is skipped without
 	// being held, so that memory stays bounded even on an endless input
 	// without a line end, and the stream goes on. It also bounds the
-	// bytes held at once: a check holds about twice MaxLine at most,
-	// whatever the stream.
+	// bytes held at once: lines of about MaxLine in all, and a few
+	// batches of short ones, whatever the stream.
 	MaxLine int
 }
 
