@@ -22,6 +22,17 @@ import (
 // merge returns the schema that accepts exactly what every one of list
 // accepts, or why the generator cannot write it as one.
 func (b *builder) merge(path string, list []node) (node, error) {
+	// An if acts with the then and else beside it alone: from several
+	// branches, they would read as one conditional.
+	conditionals := 0
+	for _, n := range list {
+		if n["if"] != nil || n["then"] != nil || n["else"] != nil {
+			conditionals++
+		}
+	}
+	if conditionals > 1 {
+		return nil, fmt.Errorf("%s: allOf: if, then or else in several branches, which the generator cannot write as one", orRoot(path))
+	}
 	out := node{}
 	for _, n := range list {
 		for _, k := range slices.Sorted(maps.Keys(n)) {
@@ -42,19 +53,23 @@ func (b *builder) merge(path string, list []node) (node, error) {
 			out[k] = merged
 		}
 	}
-	// A closed object must declare every member another branch declares:
-	// for it, those are additional members, which it refuses.
+	// A closed object, or one whose additionalProperties is a schema,
+	// must declare every member and pattern another branch declares: for
+	// it, those are additional members, which it refuses or judges.
 	for _, n := range list {
-		if string(n["additionalProperties"]) != "false" {
+		switch string(n["additionalProperties"]) {
+		case "", "true", "{}":
 			continue
 		}
-		var own map[string]json.RawMessage
-		_ = json.Unmarshal(n["properties"], &own)
-		var all map[string]json.RawMessage
-		_ = json.Unmarshal(out["properties"], &all)
-		for name := range all {
-			if _, ok := own[name]; !ok {
-				return nil, fmt.Errorf("%s: allOf: a branch with additionalProperties false does not declare %q, which another declares", orRoot(path), name)
+		for _, k := range []string{"properties", "patternProperties"} {
+			var own map[string]json.RawMessage
+			_ = json.Unmarshal(n[k], &own)
+			var all map[string]json.RawMessage
+			_ = json.Unmarshal(out[k], &all)
+			for _, name := range slices.Sorted(maps.Keys(all)) {
+				if _, ok := own[name]; !ok {
+					return nil, fmt.Errorf("%s: allOf: a branch with additionalProperties %s does not declare %q in %s, which another declares", orRoot(path), n["additionalProperties"], name, k)
+				}
 			}
 		}
 	}

@@ -91,11 +91,7 @@ func (g *generator) unmarshal(m *message) {
 	if m.Names != nil {
 		g.p("d.PropertyName(base, key, %s)", namesVar(m))
 	}
-	if m.Closed {
-		g.p("d.Additional(base, key)")
-	} else {
-		g.p("d.Extra(&v.Extra, base, key)")
-	}
+	g.decodeExtra(m)
 	g.p("}")
 	g.p("}")
 	if m.MinProps != nil || m.MaxProps != nil {
@@ -255,14 +251,25 @@ func (m *message) index(f *field) int { return slices.Index(m.Fields, f) }
 // decodeArray writes the decoding of an array whose items are of one
 // kind: each item read as a member of that kind would be, at its index.
 func decodeArray(g *generator, _ *message, f *field, name string) {
-	it := f.Item
 	g.p("if d.Array(base, %s) {", name)
-	g.p("list := []%s{}", it.goType())
+	g.readItems(f, name, "list", 0)
+	g.p("v.%s = list", f.GoName)
+	g.p("}")
+}
+
+// readItems writes, where d has begun the array f at base and name, the
+// reading of its items into a new slice, list (x1, x2, … for the arrays
+// within it, depth deep), each at its index, and the checks of f on it.
+func (g *generator) readItems(f *field, name, list string, depth int) {
+	it := f.Item
+	g.p("%s := []%s{}", list, it.goType())
 	g.p("{")
 	g.p("base := wire.Join(base, %s)", name)
 	g.p("for i := 0; d.More(base, \"\", ']', i); i++ {")
 	g.p("name := wire.Index(i)")
-	if it.Kind == kindObject {
+	x := "x"
+	switch it.Kind {
+	case kindObject:
 		g.p("if d.Object(base, name) {")
 		g.p("var x %s", it.goType())
 		if it.Object.pointees() != nil {
@@ -270,17 +277,25 @@ func decodeArray(g *generator, _ *message, f *field, name string) {
 		} else {
 			g.p("x.decodeMembers(d, wire.Join(base, name))")
 		}
-	} else {
+	case kindArray:
+		x = "x" + strconv.Itoa(depth+1)
+		g.p("if d.Array(base, name) {")
+		g.readItems(it, "name", x, depth+1)
+	case kindNever:
+		g.p("if x, ok := d.AnyValue(base, name); ok {")
+		g.p("d.Never(base, name, msg.Rule%s)", exportName(it.Never))
+	case kindStrings:
+		g.p("if x, ok := d.Strings(base, name); ok {")
+		g.checks(it, "d", "name", "x")
+	default:
 		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)
 		g.checks(it, "d", "name", "x")
 	}
-	g.p("list = append(list, x)")
+	g.p("%s = append(%s, %s)", list, list, x)
 	g.p("}")
 	g.p("}")
 	g.p("}")
-	g.checks(f, "d", name, "list")
-	g.p("v.%s = list", f.GoName)
-	g.p("}")
+	g.checks(f, "d", name, list)
 }
 
 // decodeUnion writes the decoding of a union: the value's first byte

@@ -15,6 +15,8 @@ import (
 type generator struct {
 	buf bytes.Buffer
 	sf  *schemaFile
+	// depth is how deeply the cases being written nest (cases.go).
+	depth int
 }
 
 func (g *generator) p(format string, args ...any) {
@@ -118,7 +120,7 @@ func (g *generator) imports() []string {
 	}
 	var messages func(m *message)
 	messages = func(m *message) {
-		if m.Names != nil && m.Names.RE2 != "" {
+		if m.Names != nil && m.Names.RE2 != "" || len(m.Extras) > 0 {
 			uses["regexp"] = true
 		}
 		for _, n := range m.Nested {
@@ -252,6 +254,16 @@ func (f *field) doc() string {
 	if f.IMEI {
 		b.WriteString(" Empty means not set; any other value must be a valid IMEI (see package imei).")
 	}
+	b.WriteString(f.limits())
+	b.WriteString(f.containsDoc())
+	b.WriteString(f.casesDoc())
+	return b.String()
+}
+
+// limits states, for a doc comment, what the schema asks of f's value
+// beyond its kind: bounds, lengths, pattern, item counts and values.
+func (f *field) limits() string {
+	var b strings.Builder
 	if f.Min != nil {
 		fmt.Fprintf(&b, " At least %d.", *f.Min)
 	}
@@ -334,7 +346,7 @@ func (g *generator) message(m *message, root bool) {
 		g.p("%s %s", f.GoName, f.fieldType())
 		g.p("")
 	}
-	g.comment("Extra holds the members the schema does not declare, each as its JSON text, so that decoding and encoding a message keeps them. The schema allows them; their names are case-sensitive, so \"Message_ID\" is an extra member, not message_id.")
+	g.comment("Extra holds the members the schema does not declare, each as its JSON text, so that decoding and encoding a message keeps them. The schema allows them; their names are case-sensitive, so \"Message_ID\" is an extra member, not message_id." + m.extrasDoc())
 	g.p("Extra map[string]json.RawMessage")
 	g.p("}")
 
@@ -383,6 +395,7 @@ func (g *generator) message(m *message, root bool) {
 	g.marshal(m, root)
 	g.size(m)
 	g.declared(m)
+	g.extras(m)
 	for _, n := range m.Nested {
 		g.message(n, false)
 	}
@@ -503,6 +516,7 @@ func (g *generator) declared(m *message) {
 // patterns writes the compiled regular expression of every pattern of
 // the file's messages, compiled once, when the package is loaded.
 func (g *generator) patterns() {
+	g.containsFuncs()
 	var list []*field
 	g.sf.Root.walkFields(func(f *field) {
 		if f.Pattern != "" || f.FactorVar != "" || f.ValuesVar != "" {

@@ -96,7 +96,7 @@ func (g *generator) marshal(m *message, root bool) {
 				return
 			}
 			if f.Kind == kindArray {
-				g.encodeItems(f.Item, x)
+				g.encodeItems(f.Item, x, 0)
 				return
 			}
 			if f.Kind == kindUnion {
@@ -168,18 +168,25 @@ func (g *generator) marshal(m *message, root bool) {
 	g.p("}")
 }
 
-// encodeItems writes the encoding of an array whose items are of it's
-// kind.
-func (g *generator) encodeItems(it *field, x string) {
+// encodeItems writes the encoding of an array x whose items are of it's
+// kind; depth counts the arrays x is within, which name their indexes.
+func (g *generator) encodeItems(it *field, x string, depth int) {
+	i := "i"
+	if depth > 0 {
+		i += strconv.Itoa(depth)
+	}
 	g.p("e.B = append(e.B, '[')")
-	g.p("for i := range %s {", x)
-	g.p("if i > 0 {")
+	g.p("for %s := range %s {", i, x)
+	g.p("if %s > 0 {", i)
 	g.p("e.B = append(e.B, ',')")
 	g.p("}")
-	if it.Kind == kindObject {
-		g.p("%s[i].encode(e)", x)
-	} else {
-		item := x + "[i]"
+	item := x + "[" + i + "]"
+	switch {
+	case it.Kind == kindObject:
+		g.p("%s.encode(e)", item)
+	case it.Kind == kindArray:
+		g.encodeItems(it.Item, item, depth+1)
+	default:
 		if conv := it.row().Conv; conv != "" {
 			item = fmt.Sprintf(conv, item)
 		}

@@ -33,6 +33,7 @@ const (
 	kindIPv4      // a string of format ipv4
 	kindIPv6      // a string of format ipv6
 	kindURI       // a string of format uri
+	kindHostname  // a string of format hostname
 	kindArray     // an array of items of one kind, other than plain strings
 	kindUnion     // oneOf or anyOf whose branches differ by JSON type
 	kindNever     // no value: the member may only be absent
@@ -232,6 +233,7 @@ func init() {
 	for k, f := range map[kind][2]string{
 		kindDate: {"date", "CheckDate"}, kindTimeOfDay: {"time", "CheckTime"}, kindDuration: {"duration", "CheckDuration"},
 		kindEmail: {"email", "CheckEmail"}, kindIPv4: {"ipv4", "CheckIPv4"}, kindIPv6: {"ipv6", "CheckIPv6"}, kindURI: {"uri", "CheckURI"},
+		kindHostname: {"hostname", "CheckHostname"},
 	} {
 		fieldKinds[k] = fieldKind{
 			What:     f[0],
@@ -317,4 +319,5 @@ func defaultNumber(raw json.RawMessage) (string, error) {
 var formatChecks = map[string]func(string) string{
 	"CheckDate": format.CheckDate, "CheckTime": format.CheckTime, "CheckDuration": format.CheckDuration,
 	"CheckEmail": format.CheckEmail, "CheckIPv4": format.CheckIPv4, "CheckIPv6": format.CheckIPv6, "CheckURI": format.CheckURI,
+	"CheckHostname": format.CheckHostname,
 }

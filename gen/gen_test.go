@@ -158,7 +158,7 @@ func TestSentenceKeepsNames(t *testing.T) {
 func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 	for name, props := range map[string]string{
 		"backreference":               `{"a": {"type": "string", "pattern": "(a)\\1"}}`,
-		"contains":                    `{"a": {"type": "array", "contains": {"type": "string"}}}`,
+		"contains on typed items":     `{"a": {"type": "array", "items": {"type": "string"}, "contains": {"type": "string"}}}`,
 		"nullable items":              `{"a": {"type": "array", "items": {"type": ["integer", "null"]}}}`,
 		"enum of no string":           `{"a": {"type": "string", "enum": [1, null]}}`,
 		"default of no kind":          `{"a": {"type": "integer", "default": []}}`,
@@ -166,13 +166,13 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"no Go name":                  `{"$a": {"type": "string"}}`,
 		"oneOf":                       `{"a": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}`,
 		"$ref":                        `{"a": {"$ref": "#/definitions/x"}}`,
-		"two types":                   `{"a": {"type": ["string", "integer"]}}`,
+		"two types and a string enum": `{"a": {"type": ["string", "integer"], "enum": ["x", 1]}}`,
 		"number with a bad default":   `{"a": {"type": "number", "maximum": 1.5, "default": 1.6}}`,
-		"unknown format":              `{"a": {"type": "string", "format": "hostname"}}`,
+		"unknown format":              `{"a": {"type": "string", "format": "idn-hostname"}}`,
 		"array of enums":              `{"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}}}`,
 		"bound beyond int64":          `{"a": {"type": "integer", "minimum": 1e19}}`,
 		"enum without null":           `{"a": {"type": ["string", "null"], "enum": ["x"]}}`,
-		"additionalProperties schema": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "string"}}}`,
+		"additionalProperties object": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "object", "required": ["c"]}}}`,
 		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
 		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
 	} {

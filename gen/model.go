@@ -53,6 +53,11 @@ type message struct {
 	DependentRule string
 	// Names is the schema's propertyNames, nil without one.
 	Names *names
+	// Extras are the schemas of the members its patternProperties name,
+	// and Additional that of the others, when additionalProperties is a
+	// schema (patternprops.go).
+	Extras     []*extraSchema
+	Additional *extraSchema
 }
 
 // names is what propertyNames asks of every member name: lengths in
@@ -121,6 +126,14 @@ type field struct {
 	// (Union, the keyword), one per JSON type, in the schema's order.
 	Branches []*field
 	Union    string
+	// Cases are, for a member whose schema gives a type beside a oneOf
+	// or an anyOf, the schemas of each, judging a value of the member's
+	// own kind (see cases.go).
+	Cases []*caseSet
+	// Contains is an array's contains, the schema of which MinContains
+	// to MaxContains (-1 for no bound) of its items must pass.
+	Contains                 *extraSchema
+	MinContains, MaxContains int
 	// RawValues are the values an enum or const allows a number, an
 	// array, an object or a member of any value, as JSON compared by
 	// JSON equality at run time, through the package variable ValuesVar.
@@ -137,6 +150,9 @@ func (m *message) walkFields(fn func(f *field)) {
 	for _, f := range m.Fields {
 		f.walk(fn)
 	}
+	for _, x := range m.allExtras() {
+		x.Value.walk(fn)
+	}
 }
 
 // walk calls fn on f and on every field within it: its items, its
@@ -151,6 +167,16 @@ func (f *field) walk(fn func(f *field)) {
 	}
 	for _, b := range f.Branches {
 		b.walk(fn)
+	}
+	for _, cs := range f.Cases {
+		for _, c := range cs.Cases {
+			if c != nil {
+				c.walk(fn)
+			}
+		}
+	}
+	if f.Contains != nil {
+		f.Contains.Value.walk(fn)
 	}
 }
 
@@ -232,9 +258,9 @@ var keywords = map[string]bool{
 	"minimum": true, "maximum": true, "minLength": true, "maxLength": true,
 	"minItems": true, "maxItems": true, "uniqueItems": true, "pattern": true,
 	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true,
+	"$defs": true, "definitions": true, "allOf": true, "$ref": true, "oneOf": true, "anyOf": true, "not": true, "if": true, "then": true, "else": true, "contains": true, "minContains": true, "maxContains": true, "dependentSchemas": true,
 	never:                  true,
-	"additionalProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
+	"additionalProperties": true, "patternProperties": true, "minProperties": true, "maxProperties": true, "propertyNames": true,
 	"dependentRequired": true, "dependencies": true,
 }
 
@@ -321,6 +347,9 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	if err := m.closed(path, node); err != nil {
 		return nil, err
 	}
+	if err := b.extraSchemas(m, path, node, props); err != nil {
+		return nil, err
+	}
 	if m.MinProps, err = node.count(path, "minProperties"); err != nil {
 		return nil, err
 	}
@@ -349,14 +378,17 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 		if f.Object != nil {
 			m.Nested = append(m.Nested, f.Object)
 		}
-		if f.Item != nil && f.Item.Object != nil {
-			m.Nested = append(m.Nested, f.Item.Object)
+		for it := f.Item; it != nil; it = it.Item {
+			if it.Object != nil {
+				m.Nested = append(m.Nested, it.Object)
+			}
 		}
 		for _, b := range f.Branches {
 			if b.Object != nil {
 				m.Nested = append(m.Nested, b.Object)
 			}
 		}
+		m.Nested = append(m.Nested, f.caseObjects()...)
 		m.Fields = append(m.Fields, f)
 	}
 	if len(m.Fields) > 64 {
@@ -398,8 +430,6 @@ func (m *message) closed(path string, node node) error {
 	case "", "true", "{}":
 	case "false":
 		m.Closed = true
-	default:
-		return fmt.Errorf("%s: additionalProperties other than true or false is not supported by the generator", orRoot(path))
 	}
 	return nil
 }
@@ -413,6 +443,12 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
 		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
 	}
+	return b.buildValue(path, name, raw, required)
+}
+
+// buildValue makes the field of member name, at path, whose schema is
+// raw.
+func (b *builder) buildValue(path, name string, raw json.RawMessage, required bool) (*field, error) {
 	node, err := b.parseNode(path, raw)
 	if err != nil {
 		return nil, err
@@ -459,6 +495,9 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		}
 		return f, nil
 	}
+	if len(all) > 0 && casesKeyword(node) != "" {
+		return b.buildCases(path, name, node, required)
+	}
 	if u := unionKeyword(node); u != "" {
 		if err := b.buildUnion(f, path, u, node); err != nil {
 			return nil, err
@@ -480,6 +519,18 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		if string(f.Default) == "null" {
 			f.Default = nil
 		}
+	}
+	if len(all) == 0 && len(types) == 0 {
+		// A schema that gives no type judges the values of each type by
+		// the keywords that apply to it: a union of every type.
+		types = allTypes
+		all = allTypes
+	}
+	if len(types) > 1 {
+		if err := b.buildTypeList(f, path, node, all); err != nil {
+			return nil, err
+		}
+		return f, nil
 	}
 	if len(types) != 1 {
 		return nil, fmt.Errorf("%s: want one type besides null, got %v", path, all)
@@ -557,9 +608,12 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 	case typ == "array" && (node["items"] == nil || string(node["items"]) == "true" || string(node["items"]) == "{}"):
 		f.Kind = kindRawArray
 	case typ == "array":
+		if bytes.HasPrefix(bytes.TrimSpace(node["items"]), []byte("[")) {
+			return nil, fmt.Errorf("%s: items as a list of schemas (a tuple, prefixItems in 2020-12) is not supported by the generator", path)
+		}
 		items, err := b.parseNode(path+"/items", node["items"])
 		if err != nil {
-			return nil, fmt.Errorf("%s: only arrays of plain strings are supported", path)
+			return nil, err
 		}
 		plain := true
 		for k := range items {
@@ -577,12 +631,17 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		switch {
 		case item.Nullable || item.Default != nil:
 			return nil, fmt.Errorf("%s/items: nullable items, or items with a default, are not supported by the generator", path)
-		case item.Kind != kindObject && (item.row().Reader == "" || item.Kind == kindEnum):
+		case item.Kind != kindObject && item.Kind != kindArray && item.Kind != kindStrings && item.Kind != kindNever && (item.row().Reader == "" || item.Kind == kindEnum):
 			return nil, fmt.Errorf("%s/items: items of kind %s are not supported by the generator", path, item.row().What)
 		}
-		item.JSON, item.GoName = "*", f.GoName+"Item"
-		if item.Object != nil {
-			item.Object.GoName, item.Object.Path = f.GoName+"Item", path+"/*"
+		item.JSON = "*"
+		// The items of arrays within, to any depth, are named after f.
+		at, goName := path+"/*", f.GoName+"Item"
+		for it := item; it != nil; it, at, goName = it.Item, at+"/*", goName+"Item" {
+			it.GoName = goName
+			if it.Object != nil {
+				it.Object.GoName, it.Object.Path = goName, at
+			}
 		}
 		f.Kind, f.Item = kindArray, item
 	case typ == "object" && node["properties"] == nil && !slices.ContainsFunc(objectKeywords, func(k string) bool { return node[k] != nil }):
@@ -691,6 +750,9 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		if err := json.Unmarshal(raw, &f.Unique); err != nil {
 			return nil, fmt.Errorf("%s: uniqueItems %s is not a boolean", path, raw)
 		}
+	}
+	if err := b.contains(f, path, node); err != nil {
+		return nil, err
 	}
 	if f.Unique && f.Kind == kindArray {
 		return nil, fmt.Errorf("%s: uniqueItems on an array of %s is not supported by the generator", path, f.Item.row().What)
@@ -939,7 +1001,7 @@ func (sf *schemaFile) namePatterns() {
 
 // objectKeywords are those that make an object without properties one
 // with a type of its own (kindObject) rather than a free one.
-var objectKeywords = []string{"required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies", "propertyNames"}
+var objectKeywords = []string{"required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "dependentRequired", "dependencies", "propertyNames"}
 
 // onlyAnnotations reports whether a schema asserts nothing: it has no
 // keyword but those that only describe.

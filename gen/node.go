@@ -29,6 +29,12 @@ type builder struct {
 	root   json.RawMessage // the schema file, which "#..." refers into
 	draft7 bool            // the file's dialect is draft 7, where $ref hides its siblings
 	others map[string][]byte
+	// objectCases counts the object schemas of oneOf and anyOf cases,
+	// which name their types (cases.go).
+	objectCases int
+	// containsSchemas counts the schemas of contains, which name their
+	// check functions (contains.go).
+	containsSchemas int
 }
 
 func newBuilder(s input) (*builder, error) {
@@ -38,6 +44,13 @@ func newBuilder(s input) (*builder, error) {
 	}
 	if err := json.Unmarshal(s.Data, &head); err != nil {
 		return nil, err
+	}
+	switch strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(head.Schema, "http://"), "https://"), "#") {
+	case "", "json-schema.org/draft-07/schema", "json-schema.org/draft/2020-12/schema":
+	default:
+		// A metaschema of its own may leave out vocabularies (validation,
+		// format), which changes what every keyword means.
+		return nil, fmt.Errorf("$schema %q: a dialect other than draft-07 and 2020-12 is not supported by the generator", head.Schema)
 	}
 	b.draft7 = strings.Contains(head.Schema, "draft-07")
 	return b, nil

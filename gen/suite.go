@@ -209,6 +209,13 @@ func suiteWrapper(dialect string, grp suiteGroup) (_ []byte, _ []string, err err
 			s["$id"] = defs["$id"]
 		}
 		delete(defs, "$id")
+		if raw := defs["$schema"]; raw != nil {
+			// The group's dialect is the wrapper's, which the generator
+			// refuses if it is not one it knows.
+			if err := json.Unmarshal(raw, &dialect); err != nil {
+				return nil, nil, err
+			}
+		}
 		delete(defs, "$schema")
 		_, typed = s["type"]
 		if grp.Schema, err = json.Marshal(s); err != nil {

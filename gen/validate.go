@@ -79,6 +79,10 @@ func (g *generator) checks(f *field, e, name, x string) {
 		g.p("%s.%s%s(base, %s, %s, %q)", e, what, f.valuesCheck(), name, x, f.enumList())
 		g.p("}")
 	}
+	if f.Contains != nil {
+		g.containsCheck(f, e, name, x)
+	}
+	g.cases(f, e, name, x)
 }
 
 // valuesCheck names the check of wire.Errors that reports a value outside
@@ -93,7 +97,11 @@ func (f *field) valuesCheck() string {
 func (g *generator) validate(m *message) {
 	n := m.GoName
 	g.p("")
-	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + ". It allocates nothing when v is valid.")
+	allocs := " It allocates nothing when v is valid."
+	if m.decodesAgain() {
+		allocs = " It allocates nothing when v is valid, but to decode again the members patternProperties or additionalProperties judge, and the objects the schemas of a oneOf or an anyOf judge."
+	}
+	g.comment("Validate reports whether v, as it would be encoded, is a message its schema accepts: nil if it is, an *msg.Error listing every violation if not. It checks what a Go value can hold and the schema rejects: " + m.checked() + "." + allocs)
 	g.p("func (v *%s) Validate() error {", n)
 	g.p("var e wire.Errors")
 	g.p("v.validate(&e, \"\")")
@@ -138,9 +146,7 @@ func (g *generator) validate(m *message) {
 	if m.Names != nil {
 		g.p("e.PropertyName(base, k, %s)", namesVar(m))
 	}
-	if m.Closed {
-		g.p("e.Additional(base, k)")
-	}
+	g.validateExtra(m)
 	g.p("}")
 	g.p("}")
 	g.p("}")
@@ -257,9 +263,9 @@ func (g *generator) validateField(f *field, batched bool) {
 		if f.Kind != kindObject {
 			x = "*" + x
 		}
-	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != ""):
-		// A nil slice is an absent member, which minItems and the
-		// values of an enum allow.
+	case f.Repr == reprPointer && (f.MinItems != nil || f.ValuesVar != "" || f.Contains != nil || len(f.Cases) > 0):
+		// A nil slice is an absent member, which minItems, contains, the
+		// values of an enum and the schemas of a oneOf allow.
 		guard = "if " + x + " != nil {"
 	}
 	outer := g.buf
@@ -405,6 +411,9 @@ func validateArray(g *generator, f *field, name, x string, _ bool) {
 	g.buf = bytes.Buffer{}
 	if it.Kind == kindObject {
 		g.p("%s[i].validate(e, wire.Join(base, name))", x)
+	} else if it.Kind == kindNever {
+		// Any item at all breaks the rule, nil as much as a value.
+		g.p("e.Never(base, name, msg.Rule%s)", exportName(it.Never))
 	} else if validate := it.row().Validate; validate != nil {
 		validate(g, it, "name", "x", false)
 		if g.buf.Len() > 0 {

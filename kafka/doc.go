@@ -34,7 +34,9 @@
 // each batch of input records, their copies or dead letters and the
 // input's offsets commit together, so that a read_committed consumer sees
 // every input exactly once (decision 16); gates scale out as a consumer
-// group.
+// group. A gate given NewSession, a way to make its sessions, starts
+// again on a new one when its brokers are lost while it ends a
+// transaction, as kafka/cmd/gate does.
 //
 // It is a module of its own, github.com/fleetkit/catalogue/kafka, so that
 // the message types' module stays free of Kafka clients.

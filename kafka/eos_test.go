@@ -53,29 +53,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	defer c.Close()
 	addrs := c.ListenAddrs()
 
-	// The input: lines of the sample with fresh ids, one in five broken.
-	_, lines := samples(t)
-	valid := make([]bool, n)
-	records := make([]*kgo.Record, n)
-	for i := range n {
-		body := withNewID(t, lines[i%len(lines)])
-		valid[i] = i%5 != 4
-		if !valid[i] {
-			body = body[:len(body)/2]
-		}
-		records[i] = &kgo.Record{Topic: inTopic, Value: body, Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
-		if valid[i] {
-			// Its schema identity, as a producer writes it: an event has
-			// no message_type to be known by.
-			m, err := catalogue.DecodeOr(body, "example.event")
-			require.NoError(t, err)
-			require.NoError(t, ce.Kafka.Write(kafka.Header{Record: records[i]}, m))
-		}
-	}
-	producer, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
-	require.NoError(t, err)
-	require.NoError(t, producer.ProduceSync(context.Background(), records...).FirstErr())
-	producer.Close()
+	valid := produceInput(t, addrs, n)
 
 	// Faults, each once: a produce of a copy, an offset commit and the
 	// end of a transaction fail.
@@ -147,11 +125,56 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	b.Stop()
 	require.True(t, committedAll(t, adm, "eos"), "the group did not commit the whole input in time")
 
-	// Every input exactly once, where it belongs.
+	// Every input exactly once, where it belongs. The victim's last
+	// transaction stays open, holding back what a read_committed reader
+	// sees, until the broker times it out.
+	checkExactlyOnce(t, addrs, valid)
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d inputs; gates' stats: %+v", n, stats)
+	// The counts are honest: what the gates say they stored, summed, is
+	// what is there, a message aborted with its transaction not counted.
+	assert.Equal(t, n, total.Messages, "messages counted by the gates")
+	assert.Equal(t, n*4/5, total.Forwarded)
+	for i, f := range faults {
+		assert.Equal(t, 1, f.Hits(), "fault %d injected", i)
+	}
+}
+
+// produceInput produces n inputs to inTopic, lines of the sample with
+// fresh ids, one in five broken, each with its index in the header
+// keyHeader, and returns which are valid.
+func produceInput(t *testing.T, addrs []string, n int) (valid []bool) {
+	_, lines := samples(t)
+	valid = make([]bool, n)
+	records := make([]*kgo.Record, n)
+	for i := range n {
+		body := withNewID(t, lines[i%len(lines)])
+		valid[i] = i%5 != 4
+		if !valid[i] {
+			body = body[:len(body)/2]
+		}
+		records[i] = &kgo.Record{Topic: inTopic, Value: body, Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
+		if valid[i] {
+			// Its schema identity, as a producer writes it: an event has
+			// no message_type to be known by.
+			m, err := catalogue.DecodeOr(body, "example.event")
+			require.NoError(t, err)
+			require.NoError(t, ce.Kafka.Write(kafka.Header{Record: records[i]}, m))
+		}
+	}
+	producer := readerClient(t, addrs)
+	require.NoError(t, producer.ProduceSync(context.Background(), records...).FirstErr())
+	return valid
+}
+
+// checkExactlyOnce checks that a read_committed reader of the output and
+// the dead letters finds every input of produceInput exactly once, the
+// valid ones in the output and the rest among the dead letters.
+func checkExactlyOnce(t *testing.T, addrs []string, valid []bool) {
+	n := len(valid)
 	seen := make([]int, n)
 	where := make([]string, n)
-	// The victim's last transaction stays open, holding back what a
-	// read_committed reader sees, until the broker times it out.
 	for _, r := range readAll(t, addrs, n, outTopic, deadTopic) {
 		var key []byte
 		for _, h := range r.Headers {
@@ -161,6 +184,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 		}
 		i, err := strconv.Atoi(string(key))
 		require.NoError(t, err, "a record without its input's key in %s", r.Topic)
+		require.True(t, i >= 0 && i < n, "a record of no input: %d", i)
 		seen[i]++
 		where[i] = r.Topic
 	}
@@ -178,16 +202,6 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 		}
 	}
 	assert.Zero(t, bad, "inputs not stored exactly once where they belong")
-	mu.Lock()
-	defer mu.Unlock()
-	t.Logf("%d inputs; gates' stats: %+v", n, stats)
-	// The counts are honest: what the gates say they stored, summed, is
-	// what is there, a message aborted with its transaction not counted.
-	assert.Equal(t, n, total.Messages, "messages counted by the gates")
-	assert.Equal(t, n*4/5, total.Forwarded)
-	for i, f := range faults {
-		assert.Equal(t, 1, f.Hits(), "fault %d injected", i)
-	}
 }
 
 // withNewID returns a sample line with its message's id replaced by a new

@@ -1,7 +1,12 @@
 package kafka_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/kafka"
@@ -43,4 +48,22 @@ func ExampleRecord() {
 	// ce_time: 2026-03-01T08:00:00Z
 	// ce_dataschema: https://catalogue.fleetkit.dev/api/schemas/core.device/versions/1.0
 	// value 00 00 00 00 02 7b ...
+}
+
+// A gate that makes its own sessions starts again on a new one when its
+// brokers are lost while it ends a transaction.
+func ExampleGate_newSession() {
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers("127.0.0.1:9092"),
+				kgo.ConsumerGroup("catalogue-gate"), kgo.ConsumeTopics("fleet.in"),
+				kgo.TransactionalID("catalogue-gate-1"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		},
+		Output:      "fleet.valid",
+		DeadLetters: "fleet.dead",
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	st, err := g.Run(ctx)
+	fmt.Println(st, err)
 }

@@ -1,18 +1,24 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
@@ -36,7 +42,9 @@ const batchOverhead = 61
 // dead letters and the input's offsets commit together, so that a
 // read_committed consumer of the output and dead letters sees every input
 // once, whatever fails, and a batch that fails is aborted and read again.
-// Gates scale out as the members of the group.
+// Gates scale out as the members of the group; within one, a batch's
+// records are judged on as many goroutines as GOMAXPROCS allows, and
+// settled in their order.
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
@@ -51,6 +59,16 @@ type Gate struct {
 	// kgo.ConsumeTopics (the input), kgo.TransactionalID (one per gate),
 	// and kgo.FetchIsolationLevel(kgo.ReadCommitted()).
 	Session *kgo.GroupTransactSession
+	// NewSession, if not nil, makes the gate's sessions, as Session
+	// says, instead of Session (which must then be nil): Run makes one to
+	// start with, and a new one whenever the one it runs on has failed
+	// on an error of the connection (the brokers lost while it ended a
+	// transaction), closing each when done with it. A session that
+	// failed cannot begin another transaction; the new one aborts the
+	// transaction it left open, whose records come again, and the gate
+	// goes on with its duplicate window and its totals. With no
+	// NewSession, Run returns such an error.
+	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
 	// letters go to. Both must exist, and neither may be consumed by the
 	// gate itself.
@@ -84,6 +102,7 @@ type Gate struct {
 	// consume: every partition of its input committed to its end.
 	UntilIdle bool
 
+	sess   *kgo.GroupTransactSession // the session Run runs on
 	window *window
 	limit  int // recordLimit, read once: the client's options are read by reflection
 }
@@ -94,25 +113,66 @@ type Gate struct {
 // UntilIdle, until the group has committed its whole input), ending the
 // transaction under way, and returns what it did. It returns an error
 // wrapping gate.ErrRefused for a gate that must not start, and the error
-// of a transaction that could not be ended: its producer fenced, or the
-// brokers lost while it ended. After such an error the session cannot
-// begin another transaction: start the gate again on a new session (as
-// kafka/cmd/gate does, with back-off), whose first transaction aborts the
-// one left open; its records come again.
+// of a transaction that could not be ended: its producer fenced by
+// another with its transactional id, or, without NewSession, the brokers
+// lost while it ended. With NewSession, a gate whose session failed so
+// starts again on a new one, with back-off, as kafka/cmd/gate does.
 func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
-	if err := g.start(ctx); err != nil || ctx.Err() != nil {
-		return gate.Stats{}, err
+	if (g.Session == nil) == (g.NewSession == nil) {
+		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
 	g.window = newWindow(orDefault(g.DuplicateWindow, 100_000))
-	g.limit = g.recordLimit()
+	if g.NewSession == nil {
+		g.sess = g.Session
+		var st gate.Stats
+		err := g.run(ctx, &st)
+		return st, err
+	}
 	var st gate.Stats
+	for try, first := 1, true; ; try, first = try+1, false {
+		sess, err := g.NewSession()
+		if err != nil {
+			return st, fmt.Errorf("kafka gate: making a session: %w", err)
+		}
+		g.sess = sess
+		if !first {
+			err = abortOpen(ctx, sess.Client())
+		}
+		before := st.Messages
+		if err == nil {
+			err = g.run(ctx, &st)
+		}
+		sess.Close()
+		g.sess = nil
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return st, err
+		}
+		if st.Messages > before {
+			try = 1 // it worked for a while: back off from the start again
+		}
+		wait := gate.Backoff(try)
+		g.log(slog.LevelWarn, "the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
+		select {
+		case <-ctx.Done():
+			return st, nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// run runs the gate on its session, adding what it does to st.
+func (g *Gate) run(ctx context.Context, st *gate.Stats) error {
+	if err := g.start(ctx); err != nil || ctx.Err() != nil {
+		return err
+	}
+	g.limit = g.recordLimit()
 	for ctx.Err() == nil {
 		poll := ctx
 		var cancel context.CancelFunc = func() {}
 		if g.UntilIdle {
 			poll, cancel = context.WithTimeout(ctx, 250*time.Millisecond)
 		}
-		fs := g.Session.PollRecords(poll, orDefault(g.Batch, 256))
+		fs := g.sess.PollRecords(poll, orDefault(g.Batch, 256))
 		cancel()
 		if fs.IsClientClosed() {
 			break
@@ -132,13 +192,59 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		done, err := g.transact(ctx, records)
 		st.Add(done)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if done.Retries == 0 && g.Progress != nil {
-			g.Progress(st)
+			g.Progress(*st)
 		}
 	}
-	return st, nil
+	return nil
+}
+
+// abortOpen aborts the transaction the gate's last session left open,
+// by initializing a producer with its transactional id, as the session's
+// own producer would only once it produces: until then its consumer
+// would wait for the open transaction's offsets to be settled, which the
+// broker does only when the transaction times out.
+func abortOpen(ctx context.Context, cl *kgo.Client) error {
+	txnID, _ := cl.OptValue(kgo.TransactionalID).(string)
+	if txnID == "" {
+		return fmt.Errorf("%w: its session has no transactional id", gate.ErrRefused)
+	}
+	for try := 1; ; try++ {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID = &txnID
+		req.TransactionTimeoutMillis = 60_000
+		if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
+			req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
+		}
+		req.ProducerID, req.ProducerEpoch = -1, -1
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
+		}
+	}
+}
+
+// transient reports whether err, the error a gate stopped on, is one of
+// the connection, which a new session may not meet: not a refusal, and
+// not a producer fenced by another with its transactional id, which must
+// stop it.
+func transient(err error) bool {
+	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
 }
 
 // start checks, until ctx is done, that the output and dead-letter topics
@@ -147,7 +253,7 @@ func (g *Gate) start(ctx context.Context) error {
 	if g.Output == "" || g.DeadLetters == "" || g.Output == g.DeadLetters {
 		return fmt.Errorf("%w: the output (%q) and dead-letter (%q) topics must be named, and differ", gate.ErrRefused, g.Output, g.DeadLetters)
 	}
-	cl := g.Session.Client()
+	cl := g.sess.Client()
 	for _, t := range cl.GetConsumeTopics() {
 		switch t {
 		case g.Output:
@@ -186,7 +292,7 @@ func (g *Gate) start(ctx context.Context) error {
 // idle reports whether the gate's group has committed every partition of
 // its input to its end: whether nothing is left for any gate of it.
 func (g *Gate) idle(ctx context.Context) bool {
-	cl := g.Session.Client()
+	cl := g.sess.Client()
 	group, _ := cl.OptValue(kgo.ConsumerGroup).(string)
 	adm := kadm.NewClient(cl)
 	ends, err := adm.ListEndOffsets(ctx, cl.GetConsumeTopics()...)
@@ -211,7 +317,7 @@ func (g *Gate) idle(ctx context.Context) bool {
 // transaction with their offsets, and returns what it counted: the
 // records' outcomes if it committed, else as many retries.
 func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats, error) {
-	if err := g.Session.Begin(); err != nil {
+	if err := g.sess.Begin(); err != nil {
 		return gate.Stats{}, fmt.Errorf("kafka gate: beginning a transaction: %w", err)
 	}
 	// A gate told to stop ends the transaction under way, as it would
@@ -234,30 +340,32 @@ func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats,
 		}
 	}
 	seen := map[uuid.UUID][sha256.Size]byte{} // ids forwarded in this batch
-	for _, r := range records {
-		out, dead, fw := g.decide(r, seen)
+	js := g.judgeAll(records)
+	for i := range js {
+		j := &js[i]
+		out, dead, fw := g.settle(j, seen)
 		switch {
 		case out != nil:
-			g.Session.Produce(ctx, out, promise)
+			g.sess.Produce(ctx, out, promise)
 			forward = append(forward, fw)
 			seen[fw.id] = fw.sum
 			st.Forwarded++
 		case dead != nil:
-			g.Session.Produce(ctx, dead, promise)
+			g.sess.Produce(ctx, dead, promise)
 			st.DeadLetters++
 		default:
 			st.Redeliveries++
 			continue
 		}
 		st.Messages++
-		st.Bytes += int64(len(r.Value))
+		st.Bytes += int64(len(j.r.Value))
 	}
 	// End flushes, then commits the produced records and the offsets
 	// together, or aborts both.
 	mu.Lock()
 	commit := failed == nil
 	mu.Unlock()
-	committed, err := g.Session.End(ctx, kgo.TransactionEndTry(commit))
+	committed, err := g.sess.End(ctx, kgo.TransactionEndTry(commit))
 	mu.Lock()
 	commit = committed && failed == nil
 	why := cmpErr(failed, err)
@@ -284,67 +392,157 @@ type forwarded struct {
 	sum [sha256.Size]byte
 }
 
-// decide judges r and returns its copy for the output, or its dead
-// letter, or neither for a redelivery of a message already forwarded.
-func (g *Gate) decide(r *kgo.Record, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
+// judgeAll judges records, on as many goroutines as the process runs
+// Go code on (GOMAXPROCS) for a batch large enough: judging a record
+// (decoding it exactly, validating it, writing its copy's headers) is
+// most of the gate's work, and needs nothing of the others. What depends
+// on the order of the records, the duplicate window, is settle's.
+func (g *Gate) judgeAll(records []*kgo.Record) []judgement {
+	js := make([]judgement, len(records))
+	workers := min(runtime.GOMAXPROCS(0), len(records)/minChunk)
+	if workers <= 1 {
+		g.judgeRange(records, js)
+		return js
+	}
+	var wg sync.WaitGroup
+	size := (len(records) + workers - 1) / workers
+	for lo := 0; lo < len(records); lo += size {
+		hi := min(lo+size, len(records))
+		wg.Go(func() { g.judgeRange(records[lo:hi], js[lo:hi]) })
+	}
+	wg.Wait()
+	return js
+}
+
+// minChunk is the fewest records judgeAll gives a goroutine of its own.
+const minChunk = 32
+
+// judgeRange judges records into js, one for one.
+func (g *Gate) judgeRange(records []*kgo.Record, js []judgement) {
+	scratch := make([]byte, 0, 512)
+	for i, r := range records {
+		scratch = g.judge(&js[i], r, scratch)
+	}
+}
+
+// A judgement is what a record is, judged alone: a dead letter if it is
+// invalid; else its copy (or, if the copy cannot be made, its dead
+// letter), which settle forwards unless its id was forwarded before.
+type judgement struct {
+	r    *kgo.Record
+	m    msg.Message
+	id   msg.Identity
+	dead *kgo.Record // the dead letter of an invalid record
+	out  *kgo.Record // the copy of a valid one, or nil if it has none
+	late *kgo.Record // the dead letter of a valid record without a copy
+	fw   forwarded
+	copy kgo.Record // out's memory, allocated with the batch's
+}
+
+// judge judges r alone into j; scratch is a buffer it may use, returned
+// for the next record. It changes nothing of g's: records are judged at
+// once.
+func (g *Gate) judge(j *judgement, r *kgo.Record, scratch []byte) []byte {
+	j.r = r
 	m, id, err := DecodeIdentity(g.kinds(), r)
 	if err != nil {
-		return nil, g.deadLetter(r, gate.VerdictOf(m, err)), fw
+		j.dead = g.deadLetter(r, gate.VerdictOf(m, err))
+		return scratch
 	}
+	j.m, j.id = m, id
 	_, body, _, _ := Unframe(r.Value)
-	fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
-	prev, ok := seen[id.ID]
+	j.fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
+	j.copy = kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
+	out := &j.copy
+	if len(out.Key) == 0 {
+		out.Key = id.Key.Append(nil)
+	}
+	if out.Headers, scratch, err = withIdentity(r.Headers, id, scratch); err != nil {
+		j.late = g.deadLetter(r, gate.VerdictOf(m, err))
+		return scratch
+	}
+	if size := recordSize(out); size > g.maxRecord() {
+		v := gate.VerdictOf(m, nil)
+		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
+		j.late = g.deadLetter(r, v)
+		return scratch
+	}
+	j.out = out
+	return scratch
+}
+
+// settle returns what becomes of a judged record, in the order of the
+// input: its copy for the output, or its dead letter, or neither for a
+// redelivery of a message already forwarded (in this batch, seen, or in
+// the window).
+func (g *Gate) settle(j *judgement, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
+	if j.dead != nil {
+		return nil, j.dead, fw
+	}
+	fw = j.fw
+	prev, ok := seen[fw.id]
 	if !ok {
-		prev, ok = g.window.get(id.ID)
+		prev, ok = g.window.get(fw.id)
 	}
 	if ok {
 		if prev == fw.sum {
 			return nil, nil, fw
 		}
-		v := gate.VerdictOf(m, nil)
+		v := gate.VerdictOf(j.m, nil)
 		v.Valid = true
 		v.Violations = []*msg.Violation{{
-			Path:    id.Kind.IDMember,
+			Path:    j.id.Kind.IDMember,
 			Rule:    msg.RuleDuplicateID,
 			Message: "another message, with another body, was forwarded under its id",
-			Value:   `"` + id.ID.String() + `"`,
+			Value:   `"` + fw.id.String() + `"`,
 		}}
-		return nil, g.deadLetter(r, v), fw
+		return nil, g.deadLetter(j.r, v), fw
 	}
-	out = &kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
-	if len(out.Key) == 0 {
-		out.Key = id.Key.Append(nil)
+	if j.out == nil {
+		return nil, j.late, fw
 	}
-	if out.Headers, err = withIdentity(r.Headers, id); err != nil {
-		return nil, g.deadLetter(r, gate.VerdictOf(m, err)), fw
-	}
-	if size := recordSize(out); size > g.maxRecord() {
-		v := gate.VerdictOf(m, nil)
-		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
-		return nil, g.deadLetter(r, v), fw
-	}
-	return out, nil, fw
+	return j.out, nil, fw
 }
 
 // withIdentity returns the headers of a copy: those of hs that are not
 // the ones ce.Kafka writes, then those, written for the message of
 // identity id (which the input's agree with, or were absent), their
-// values in one allocation.
-func withIdentity(hs []kgo.RecordHeader, id msg.Identity) ([]kgo.RecordHeader, error) {
+// values in one allocation. When hs holds each of those once already,
+// with the value it would write, it returns hs itself: the copy shares
+// the input's headers, as a copy of the record made without the library
+// would. scratch is a buffer it may use, returned for the next call.
+func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo.RecordHeader, []byte, error) {
+	same := true
+	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
+		n := 0
+		for _, h := range hs {
+			if h.Key == key {
+				n++
+				same = same && bytes.Equal(h.Value, value)
+			}
+		}
+		same = same && n == 1
+	})
+	if err != nil {
+		return nil, scratch, err
+	}
+	if same {
+		return hs, scratch, nil
+	}
 	out := make([]kgo.RecordHeader, 0, len(hs)+7)
 	written := make([]kgo.RecordHeader, 0, 7)
-	_, err := ce.Kafka.AppendHeaders(make([]byte, 0, 256), id, func(key string, value []byte) {
+	_, err = ce.Kafka.AppendHeaders(make([]byte, 0, len(scratch)), id, func(key string, value []byte) {
 		written = append(written, kgo.RecordHeader{Key: key, Value: value})
 	})
 	if err != nil {
-		return nil, err
+		return nil, scratch, err
 	}
 	for _, h := range hs {
 		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
 			out = append(out, h)
 		}
 	}
-	return append(out, written...), nil
+	return append(out, written...), scratch, nil
 }
 
 // deadLetter returns the dead letter of r with verdict v: r's key, its
@@ -390,7 +588,7 @@ func (g *Gate) maxRecord() int { return g.limit }
 // recordLimit returns the size a record the gate produces must keep
 // within: MaxRecordBytes, and no more than the client puts in a batch.
 func (g *Gate) recordLimit() int {
-	batch, _ := g.Session.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	batch, _ := g.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
 	limit := int(batch) - batchOverhead
 	if g.MaxRecordBytes > 0 {
 		limit = min(limit, g.MaxRecordBytes)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -42,10 +43,12 @@ func (h Header) Set(key, value string) {
 }
 
 // readOnly is a record's headers as ce reads them: their values as
-// strings, made with one allocation for all of them, so that judging a
-// record does not make a string of each value it reads.
+// strings, made with one allocation for all of them and one for the
+// slice of them, so that judging a record does not make a string of
+// each value it reads.
 type readOnly struct {
-	keys, values []string
+	headers []kgo.RecordHeader
+	values  []string
 }
 
 func readHeaders(r *kgo.Record) readOnly {
@@ -58,10 +61,9 @@ func readHeaders(r *kgo.Record) readOnly {
 		buf = append(buf, h.Value...)
 	}
 	all := string(buf)
-	ro := readOnly{keys: make([]string, len(r.Headers)), values: make([]string, len(r.Headers))}
+	ro := readOnly{headers: r.Headers, values: make([]string, len(r.Headers))}
 	at := 0
 	for i, h := range r.Headers {
-		ro.keys[i] = h.Key
 		ro.values[i] = all[at : at+len(h.Value)]
 		at += len(h.Value)
 	}
@@ -72,8 +74,8 @@ func readHeaders(r *kgo.Record) readOnly {
 // of the record's when there is one, which the caller must not modify.
 func (ro readOnly) Values(key string) []string {
 	first, n := -1, 0
-	for i, k := range ro.keys {
-		if k == key {
+	for i, h := range ro.headers {
+		if h.Key == key {
 			if first < 0 {
 				first = i
 			}
@@ -87,8 +89,8 @@ func (ro readOnly) Values(key string) []string {
 		return ro.values[first : first+1 : first+1]
 	}
 	vs := make([]string, 0, n)
-	for i, k := range ro.keys {
-		if k == key {
+	for i, h := range ro.headers {
+		if h.Key == key {
 			vs = append(vs, ro.values[i])
 		}
 	}
@@ -107,15 +109,26 @@ func (readOnly) Set(key, value string) {
 // (msg.Identity's Key); and its headers are content-type and the
 // CloudEvents attributes with Kafka's ce_ prefix (ce.Kafka). To key a
 // record otherwise, set its Key before producing it.
+//
+// Records made one after another share their memory, a few kilobytes
+// of it (see arena), so that making one costs no allocation of its own:
+// a record kept long keeps that much alive. Its fields are the caller's
+// to set, and its slices the caller's to replace, but not to write into.
 func Record(topic string, m msg.Message, framed bool) (*kgo.Record, error) {
 	id := m.Identity()
 	if framed && id.Kind.RegistryID == 0 {
 		return nil, fmt.Errorf("kafka: %s version %s has no registry id to frame its messages with", id.Kind.Name, id.Kind.Version)
 	}
-	// The headers' values, the key and the value share one buffer: each
-	// is a slice of it that nothing writes again.
-	r := &kgo.Record{Topic: topic, Headers: make([]kgo.RecordHeader, 0, 7)}
-	buf, err := ce.Kafka.AppendHeaders(make([]byte, 0, 1024), id, func(key string, value []byte) {
+	a := arenas.Get().(*arena)
+	defer arenas.Put(a)
+	r := a.record()
+	r.Topic = topic
+	// The headers' values, the key and the value share one buffer, the
+	// rest of the arena's: each is a slice of it that nothing writes
+	// again.
+	buf := a.bytes[len(a.bytes):]
+	room := cap(buf)
+	buf, err := ce.Kafka.AppendHeaders(buf, id, func(key string, value []byte) {
 		r.Headers = append(r.Headers, kgo.RecordHeader{Key: key, Value: value})
 	})
 	if err != nil {
@@ -131,8 +144,64 @@ func Record(topic string, m msg.Message, framed bool) (*kgo.Record, error) {
 	if buf, err = m.AppendJSON(buf); err != nil {
 		return nil, err
 	}
-	r.Value = buf[start:]
+	r.Value = buf[start:len(buf):len(buf)]
+	a.used(buf, room)
 	return r, nil
+}
+
+// arenas holds the memory Record makes records of, an arena for each
+// goroutine making them at once.
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
+// An arena is memory for records: Record takes a record and its headers
+// from records, and writes its bytes after those of the last record in
+// bytes. A record bigger than the room left has memory of its own.
+type arena struct {
+	bytes   []byte
+	records []recordAndHeaders
+}
+
+// The sizes of an arena's memory: each record kept keeps at most this
+// much of it alive.
+const (
+	arenaBytes   = 8 << 10
+	arenaRecords = 16
+	// arenaLow is the room left under which a record starts a new
+	// arena's bytes rather than outgrow the room.
+	arenaLow = 1 << 10
+)
+
+// recordAndHeaders is a record with room for the headers Record writes.
+type recordAndHeaders struct {
+	record  kgo.Record
+	headers [7]kgo.RecordHeader
+}
+
+// record returns a new record of the arena's, its headers empty with
+// room for Record's, and makes sure that bytes has room for its bytes.
+func (a *arena) record() *kgo.Record {
+	if len(a.records) == 0 {
+		a.records = make([]recordAndHeaders, arenaRecords)
+	}
+	rh := &a.records[0]
+	a.records = a.records[1:]
+	rh.record.Headers = rh.headers[:0:len(rh.headers)]
+	if cap(a.bytes)-len(a.bytes) < arenaLow {
+		a.bytes = make([]byte, 0, arenaBytes)
+	}
+	return &rh.record
+}
+
+// used tells the arena that buf, the rest of its bytes when it had room
+// bytes, is a record's now: its bytes come after it. A buf that grew is
+// no longer the arena's, but what was written before it grew still is:
+// the next record starts new bytes.
+func (a *arena) used(buf []byte, room int) {
+	if cap(buf) != room {
+		a.bytes = nil
+		return
+	}
+	a.bytes = a.bytes[:len(a.bytes)+len(buf)]
 }
 
 // A Producer produces validated messages to Kafka.

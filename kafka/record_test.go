@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,36 @@ func TestProducedRecordsDecodeToTheSameMessages(t *testing.T) {
 			require.NotEmpty(t, byKey[key], key)
 			assert.Contains(t, byKey[key], m)
 		}
+	}
+}
+
+// Records made one after another share memory; each must keep its own
+// bytes, whether it fits the room left or outgrows it, and writing past
+// one's value must not reach the next.
+func TestRecordsKeptTogetherStayIntact(t *testing.T) {
+	ms, _ := samples(t)
+	big, err := catalogue.DecodeOr([]byte(`{"message_type":"example.event","id":"4f5bae96-7a8b-4d4c-8c5b-be0a9f8c7d65","type":"created","occurred_at":"2026-03-01T08:00:20Z","tags":["`+strings.Repeat("x", 3000)+`"]}`), "example.event")
+	require.NoError(t, err)
+	var want []msg.Message
+	for i := range 200 {
+		want = append(want, ms[i%len(ms)])
+		if i%7 == 0 {
+			want = append(want, big)
+		}
+	}
+	var rs []*kgo.Record
+	for i, m := range want {
+		r, err := kafka.Record("t", m, i%2 == 0)
+		require.NoError(t, err)
+		_ = append(r.Value, "garbage"...)
+		_ = append(r.Key, "garbage"...)
+		rs = append(rs, r)
+	}
+	for i, r := range rs {
+		m, err := kafka.Decode(catalogue.Kinds, r)
+		require.NoError(t, err, "record %d", i)
+		assert.Equal(t, want[i], m, "record %d", i)
+		assert.Equal(t, want[i].Identity().Key.String(), string(r.Key), "record %d", i)
 	}
 }
 

@@ -57,8 +57,14 @@ const (
 	RuleMaxProperties        Rule = "maxProperties"        // the object has more members than allowed
 	RuleDependentRequired    Rule = "dependentRequired"    // a member that another present member requires is absent
 	RuleDependencies         Rule = "dependencies"         // draft 7's dependentRequired
-	RuleOneOf                Rule = "oneOf"                // a union member built by hand holds no value, or several
-	RuleAnyOf                Rule = "anyOf"                // as oneOf, for a union the schema writes with anyOf
+	RuleOneOf                Rule = "oneOf"                // the value passes none, or several, of the oneOf's schemas; or a union member built by hand holds no value, or several
+	RuleAnyOf                Rule = "anyOf"                // the value passes none of the anyOf's schemas; or as oneOf, for a union the schema writes with anyOf
+	RuleNot                  Rule = "not"                  // the value passes the schema of the not
+	RuleThen                 Rule = "then"                 // the value passes the schema of the if, and not that of the then
+	RuleElse                 Rule = "else"                 // the value fails the schema of the if, and that of the else
+	RuleContains             Rule = "contains"             // fewer items of the array than minContains (1 by default) pass the schema of its contains
+	RuleMaxContains          Rule = "maxContains"          // more items of the array than maxContains pass the schema of its contains
+	RuleDependentSchemas     Rule = "dependentSchemas"     // the object has a member whose schema in dependentSchemas it fails
 	RuleFalse                Rule = "false"                // the schema allows no value for the member (a false schema): it must be absent
 	RulePropertyNames        Rule = "propertyNames"        // a member name does not pass the object's propertyNames
 	RuleRange                Rule = "range"                // the integer does not fit in an int64, a documented limit of the library

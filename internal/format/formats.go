@@ -159,7 +159,9 @@ func CheckHostnameASCII(s string) string {
 	if len(s) == 0 || len(s) > 253 {
 		return "want 1 to 253 characters"
 	}
-	for _, label := range strings.Split(s, ".") {
+	for rest, more := s, true; more; {
+		var label string
+		label, rest, more = strings.Cut(rest, ".")
 		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
 			return "want labels of 1 to 63 characters, not starting or ending with a hyphen"
 		}

@@ -20,6 +20,7 @@ var oracle = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		"uuid":      `{"type":"string","format":"uuid"}`,
 		"date-time": `{"type":"string","format":"date-time"}`,
 		"integer":   `{"type":"integer"}`,
+		"hostname":  `{"type":"string","format":"hostname"}`,
 	}
 	out := map[string]*jsonschema.Schema{}
 	for name, text := range schemas {

@@ -160,7 +160,8 @@ func (cs *compiled) walk(sch any, path []string) error {
 		switch kw {
 		case "$schema", "$id", "title", "description", "default", "required", "minLength", "maxLength", "minimum", "maximum",
 			"exclusiveMinimum", "exclusiveMaximum", "pattern", "minItems", "maxItems", "uniqueItems",
-			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames":
+			"minProperties", "maxProperties", "dependentRequired", "$comment", "$defs", "definitions", "propertyNames",
+			"minContains", "maxContains":
 			// $defs are walked where a $ref names them.
 		case "multipleOf":
 			// The stand-ins of huge numbers keep integrality and order
@@ -170,8 +171,31 @@ func (cs *compiled) walk(sch any, path []string) error {
 				return fmt.Errorf("%s: multipleOf on a member not typed integer, which the oracle's number stand-ins do not preserve", pointer(path))
 			}
 		case "additionalProperties":
-			if _, ok := v.(bool); !ok {
-				return fmt.Errorf("%s: additionalProperties as a schema, which the oracle has not reasoned about", pointer(path))
+			if err := cs.walkUnplaced(v, append(slices.Clip(path), kw)); err != nil {
+				return err
+			}
+		case "patternProperties":
+			props := v.(map[string]any)
+			for _, p := range slices.Sorted(mapKeys(props)) {
+				if err := cs.walkUnplaced(props[p], append(slices.Clip(path), kw, p)); err != nil {
+					return err
+				}
+			}
+		case "dependentSchemas":
+			deps := v.(map[string]any)
+			for _, d := range slices.Sorted(mapKeys(deps)) {
+				if err := cs.walkUnplaced(deps[d], path); err != nil {
+					return err
+				}
+			}
+		case "not", "if", "then", "else", "contains":
+			// An integer or a date-time there is one the member may not be.
+			n, d := len(cs.integers), len(cs.dateTimes)
+			if err := cs.walk(v, path); err != nil {
+				return err
+			}
+			if len(cs.integers) != n || len(cs.dateTimes) != d {
+				return fmt.Errorf("%s: an integer or a date-time under %s, where the oracle's rules would apply to what the member may not be", pointer(path), kw)
 			}
 		case "allOf", "oneOf", "anyOf":
 			for _, branch := range v.([]any) {
@@ -224,6 +248,21 @@ func (cs *compiled) walk(sch any, path []string) error {
 		default:
 			return fmt.Errorf("%s: keyword %q is not one the oracle has reasoned about; extend oracle.walk", pointer(path), kw)
 		}
+	}
+	return nil
+}
+
+// walkUnplaced walks the schema of members whose names the schema does
+// not list (additionalProperties, patternProperties), which the oracle's
+// rules, placed by path, cannot reach: it refuses one that asks for an
+// integer or a date-time there.
+func (cs *compiled) walkUnplaced(sch any, path []string) error {
+	n, d := len(cs.integers), len(cs.dateTimes)
+	if err := cs.walk(sch, path); err != nil {
+		return err
+	}
+	if len(cs.integers) != n || len(cs.dateTimes) != d {
+		return fmt.Errorf("%s: an integer or a date-time in the schema of members the schema does not name, where the oracle's rules cannot be placed", pointer(path))
 	}
 	return nil
 }

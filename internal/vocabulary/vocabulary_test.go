@@ -67,10 +67,25 @@ var values = map[string][]string{
 	"scale":    {"", `1`, `1.0`, `2e1`, `20.0`, `0.5`, `2`, `"1"`},
 	"cleared":  {"", `null`, `0`, `""`},
 	"anything": {"", `null`, `[1,{"a":[]}]`, `"x"`},
+	"band":     {"", `3`, `7`, `7.0`, `7.5`, `10.5`, `12`, `21`, `-1.5`, `"7"`, `null`},
+	"reach":    {"", `0`, `-1`, `2.0`, `"abc"`, `"abcd"`, `null`, `true`, `1.5`, `[]`},
+	"extras":   {"", `{}`, `{"id":1}`, `{"id":-1}`, `{"x-a":"abc"}`, `{"x-a":"abcd"}`, `{"x-n":"12"}`, `{"x-n":"1a"}`, `{"x-n1":"1234"}`, `{"x-a":1}`, `{"other":true}`, `{"other":1}`, `{"other":true,"x-b":"b","id":0}`},
+	"choice":   {"", `{}`, `{"a":1}`, `{"b":1}`, `{"a":1,"b":2}`, `{"a":"x"}`, `{"a":"x","b":1}`, `[]`},
+	"grid":     {"", `[]`, `[[{"v":1}]]`, `[[]]`, `[[{"v":-1}]]`, `[[{"w":1}]]`, `[[{"v":1}],[{"v":2},{"v":0}]]`, `[[{"v":1}],[{"v":1}],[{"v":1}]]`, `[{"v":1}]`, `[[1]]`},
+	"matrix":   {"", `[]`, `[[]]`, `[["a","b"],["a"]]`, `[["a","a"]]`, `[[1]]`, `["a"]`},
+	"empty":    {"", `[]`, `[1]`, `[null]`, `[[]]`, `{}`},
+	"unlike":   {"", `"abc"`, `"xab"`, `"abcde"`, `"x"`, `""`, `1`},
+	"outside":  {"", `2`, `3`, `4.5`, `5`, `5.0`, `5.5`, `"4"`},
+	"sign":     {"", `0`, `10`, `10.5`, `-5`, `-6`, `-0.5`, `"x"`},
+	"hits":     {"", `[]`, `["a"]`, `["b"]`, `["a","ab"]`, `["a","a","a"]`, `[1,"a",null]`, `[{"a":1}]`},
+	"shade":    {"", `"red"`, `"blue"`, `"green"`, `"greens"`, `"purple!"`, `1`},
+	"needs":    {"", `{}`, `{"a":1}`, `{"a":1,"b":2}`, `{"c":1}`, `{"b":1}`, `[]`},
+	"tagged":   {"", `{}`, `{"t1":1}`, `{"t1":null}`, `{"t1":"x"}`, `{"t1":1.5}`, `{"u":1}`, `{"t":1}`, `{"m1":6}`, `{"m1":"x"}`, `{"m1":5.5}`, `{"t123":1}`, `{"t12":1,"m":[]}`, `{"c1":1}`, `{"c1":1.0}`, `{"c1":2}`, `{"c1":"1"}`},
+	"grade":    {"", `"ab"`, `"xyz"`, `"xa"`, `"abc"`, `"a@b.co"`, `"x@b.co"`, `""`, `1`},
 }
 
 // order is the order the corpus writes members in.
-var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything"}
+var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged"}
 
 // with returns base with each member in set given its value there ("" to
 // remove it).
@@ -146,7 +161,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
 		msg.RuleExclusiveMinimum, msg.RuleExclusiveMaximum, msg.RuleMultipleOf, msg.RuleConst, msg.RuleEnum,
 		msg.RuleMinItems, msg.RuleMaxItems, msg.RuleUniqueItems, msg.RuleAdditionalProperties,
-		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames} {
+		msg.RuleMinProperties, msg.RuleMaxProperties, msg.RuleDependentRequired, msg.RuleRequired, msg.RuleType, msg.RuleFalse, msg.RulePropertyNames, msg.RuleOneOf, msg.RuleAnyOf, msg.RuleNot, msg.RuleThen, msg.RuleElse, msg.RuleContains, msg.RuleMaxContains, msg.RuleDependentSchemas} {
 		assert.True(t, rules[r], "no message of the corpus breaks rule %s", r)
 	}
 }
@@ -199,4 +214,43 @@ func TestUnionHoldsExactlyOne(t *testing.T) {
 	out, err := m.MarshalJSON()
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"setting":2`)
+}
+
+// TestExtraMembersAreJudged pins that the members patternProperties and
+// additionalProperties judge are kept in Extra and checked where they
+// are, by decoding and, once set by hand, by Validate.
+func TestExtraMembersAreJudged(t *testing.T) {
+	for data, want := range map[string][2]string{
+		`{"x-a":"abcd"}`:       {"/extras/x-a", string(msg.RuleMaxLength)},
+		`{"x-n1":"1a"}`:        {"/extras/x-n1", string(msg.RulePattern)},
+		`{"other":1}`:          {"/extras/other", string(msg.RuleType)},
+		`{"id":-1}`:            {"/extras/id", string(msg.RuleMinimum)},
+		`{"a/b~":1}`:           {"/extras/a~1b~0", string(msg.RuleType)},
+		`{"x-n":"7","x-a":""}`: {"", ""},
+	} {
+		_, err := reading.Parse(with(map[string]string{"extras": data}))
+		if want[0] == "" {
+			assert.NoError(t, err, data)
+			continue
+		}
+		var e *msg.Error
+		require.ErrorAs(t, err, &e, data)
+		require.Len(t, e.Violations, 1, "%s: %v", data, err)
+		assert.Equal(t, want[0], e.Violations[0].Path, data)
+		assert.Equal(t, msg.Rule(want[1]), e.Violations[0].Rule, data)
+	}
+
+	m, err := reading.Parse(with(map[string]string{"extras": `{"x-a":"ab"}`, "tagged": `{"t1":1}`}))
+	require.NoError(t, err)
+	assert.JSONEq(t, `"ab"`, string(m.Extras.Extra["x-a"]))
+	m.Extras.Extra["x-a"] = []byte(`"abcd"`)
+	m.Tagged.Extra["zz"] = []byte(`1`)
+	m.Tagged.Extra["m1"] = []byte(`9`)
+	var e *msg.Error
+	require.ErrorAs(t, m.Validate(), &e)
+	got := map[string]msg.Rule{}
+	for _, v := range e.Violations {
+		got[v.Path] = v.Rule
+	}
+	assert.Equal(t, map[string]msg.Rule{"/extras/x-a": msg.RuleMaxLength, "/tagged/zz": msg.RuleAdditionalProperties, "/tagged/m1": msg.RuleMaximum}, got)
 }

@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // BenchmarkKeywords measures what each keyword of the vocabulary adds to
 // decoding the value it checks: each sub-benchmark decodes the same value
-// without the keyword ("plain") and with it, so that their ratio is the
-// keyword's cost. Run:
+// without the keyword ("plain") and with it, as the code gen writes for
+// it, so that their ratio is the keyword's cost. Run:
 //
 //	go test -run '^$' -bench '^BenchmarkKeywords$' ./internal/wire
 func BenchmarkKeywords(b *testing.B) {
@@ -27,6 +29,26 @@ func BenchmarkKeywords(b *testing.B) {
 		raws[i] = `{"n":` + strconv.Itoa(i) + `,"tag":"x"}`
 	}
 	rawArray := []byte("[" + strings.Join(raws, ",") + "]")
+	extraPattern := regexp.MustCompile(`^x-`)
+	key := []byte("x-a")
+	var extra map[string]json.RawMessage
+	// checkPattern is what gen writes for a patternProperties value of
+	// {"type": "string", "maxLength": 3}.
+	checkPattern := func(e *Errors, base, name string, raw []byte) {
+		var d Decoder
+		d.Reset(raw)
+		if x, ok := d.String(base, name); ok {
+			d.MaxLength(base, name, x, 3)
+		}
+		e.Absorb(&d.Errors)
+	}
+	// checkObject is what gen writes for a contains of {"type": "object"}.
+	checkObject := func(e *Errors, base, name string, raw []byte) {
+		var d Decoder
+		d.Reset(raw)
+		d.FreeObject(base, name)
+		e.Absorb(&d.Errors)
+	}
 	for _, bc := range []struct {
 		name, input string
 		plain       func(d *Decoder)
@@ -83,6 +105,113 @@ func BenchmarkKeywords(b *testing.B) {
 			func(d *Decoder) {
 				if list, ok := d.RawArray("", "/a"); ok {
 					d.UniqueRaw("", "/a", list)
+				}
+			}},
+		{"oneOf beside type", `3`,
+			func(d *Decoder) { d.Int("", "/a") },
+			func(d *Decoder) {
+				// {"type": "integer", "oneOf": [{"maximum": 10}, {"minimum": 5, "maximum": 20}]}
+				if x, ok := d.Int("", "/a"); ok {
+					c1 := CaseErrors()
+					n1 := 0
+					c1.Max("", "/a", x, 10)
+					if c1.Passed() {
+						n1++
+					}
+					c1 = CaseErrors()
+					c1.Min("", "/a", x, 5)
+					c1.Max("", "/a", x, 20)
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases("", "/a", msg.RuleOneOf, n1, 2)
+				}
+			}},
+		{"type list", `"abc"`,
+			func(d *Decoder) { d.String("", "/a") },
+			func(d *Decoder) {
+				// {"type": ["integer", "string"]}: the first byte picks the branch.
+				switch c := d.WS(); {
+				case c == '"':
+					d.String("", "/a")
+				case c == '-' || c >= '0' && c <= '9':
+					d.Int("", "/a")
+				default:
+					d.Mistyped("", "/a", "an integer or a string")
+				}
+			}},
+		{"patternProperties member", `"abc"`,
+			func(d *Decoder) {
+				clear(extra)
+				d.Extra(&extra, "", key)
+			},
+			func(d *Decoder) {
+				clear(extra)
+				if extraPattern.Match(key) {
+					if k, raw, ok := d.ExtraValue(&extra, "", key); ok {
+						checkPattern(&d.Errors, "", MemberPath(k), raw)
+					}
+				}
+			}},
+		{"not beside type", `"abc"`,
+			func(d *Decoder) { d.String("", "/a") },
+			func(d *Decoder) {
+				// {"type": "string", "not": {"pattern": "^x-"}}
+				if x, ok := d.String("", "/a"); ok {
+					c1 := CaseErrors()
+					c1.Pattern("", "/a", x, extraPattern, "^x-")
+					n1 := 0
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases("", "/a", msg.RuleNot, n1, 1)
+				}
+			}},
+		{"if, then and else beside type", `3`,
+			func(d *Decoder) { d.Int("", "/a") },
+			func(d *Decoder) {
+				// {"type": "integer", "if": {"minimum": 0}, "then": {"maximum": 10}, "else": {"minimum": -5}}
+				if x, ok := d.Int("", "/a"); ok {
+					c1 := CaseErrors()
+					c1.Min("", "/a", x, 0)
+					i1 := c1.Passed()
+					c1 = CaseErrors()
+					if i1 {
+						c1.Max("", "/a", x, 10)
+					} else {
+						c1.Min("", "/a", x, -5)
+					}
+					d.Conditional("", "/a", i1, c1.Passed())
+				}
+			}},
+		{"contains of 100 objects", string(rawArray),
+			func(d *Decoder) { d.RawArray("", "/a") },
+			func(d *Decoder) {
+				// {"type": "array", "contains": {"type": "object"}}
+				if list, ok := d.RawArray("", "/a"); ok {
+					n := 0
+					for _, item := range list {
+						c := CaseErrors()
+						checkObject(&c, "", "", item)
+						if c.Passed() {
+							n++
+						}
+					}
+					d.Contains("", "/a", n, 1, -1)
+				}
+			}},
+		{"hostname", `"www.example.com"`,
+			func(d *Decoder) { d.String("", "/a") },
+			func(d *Decoder) {
+				if s, ok := d.String("", "/a"); ok {
+					d.Format("", "/a", s, CheckHostname, "hostname")
+				}
+			}},
+		{"hostname of A-labels", `"xn--9n2bp8q.xn--9t4b11yi5a"`,
+			func(d *Decoder) { d.String("", "/a") },
+			func(d *Decoder) {
+				if s, ok := d.String("", "/a"); ok {
+					d.Format("", "/a", s, CheckHostname, "hostname")
 				}
 			}},
 	} {

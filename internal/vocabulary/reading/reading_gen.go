@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
 )
 
@@ -131,6 +132,89 @@ type Reading struct {
 	// value, null included, kept as its text; nil is absent.
 	Anything json.RawMessage
 
+	// Band is the member "band": a oneOf beside a type: its schemas judge a
+	// number. Optional: nil when absent. A JSON number, held as its text
+	// (json.Number), so that no digit is lost and bounds are compared exactly.
+	// Exactly one of the 2 schemas of its oneOf accepts it: (1) a multiple of
+	// 1. At most 10; (2) at least 5. At most 20.
+	Band *json.Number
+
+	// Grade is the member "grade": Optional: nil when absent. At least one of
+	// the 4 schemas of its anyOf accepts it: (1) at most 2 characters; (2)
+	// matches the pattern "^x"; (3) any email; (4) no value.
+	Grade *string
+
+	// Reach is the member "reach": a list of types: a union of one branch per
+	// type. Optional and nullable: absent, null and a value are told apart.
+	Reach msg.Nullable[Reach]
+
+	// Extras is the member "extras": patternProperties, with a declared member
+	// a pattern matches, and additionalProperties as a schema. Optional: nil
+	// when absent.
+	Extras *Extras
+
+	// Choice is the member "choice": a oneOf of objects beside type object: its
+	// schemas judge the free object. Optional: nil when absent. Any member
+	// name, any value, null included: object.Object keeps the object's text as
+	// it is, so that a null value and every digit of a number survive decoding
+	// and encoding. Exactly one of the 2 schemas of its oneOf accepts it: (1)
+	// an object of its own, objectCase1; (2) an object of its own, objectCase2.
+	Choice *object.Object
+
+	// Grid is the member "grid": arrays of arrays, objects at the bottom.
+	// Optional: nil when absent. At most 2 items.
+	Grid [][]GridItemItem
+
+	// Matrix is the member "matrix": arrays of arrays of plain strings.
+	// Optional: nil when absent.
+	Matrix [][]string
+
+	// Empty is the member "empty": an array whose items are false: only an
+	// empty one passes. Optional: nil when absent.
+	Empty []json.RawMessage
+
+	// Unlike is the member "unlike": a not beside a type. Optional: nil when
+	// absent. At most 4 characters. Its not's schema must refuse it: (1)
+	// matches the pattern "^x".
+	Unlike *string
+
+	// Outside is the member "outside": Optional: nil when absent. A JSON
+	// number, held as its text (json.Number), so that no digit is lost and
+	// bounds are compared exactly. Its not's schema must refuse it: (1) at
+	// least 3. At most 5.
+	Outside *json.Number
+
+	// Sign is the member "sign": an if, then and else beside a type. Optional:
+	// nil when absent. A JSON number, held as its text (json.Number), so that
+	// no digit is lost and bounds are compared exactly. If its if's schema
+	// accepts it (at least 0), its then's must (at most 10); if not, its else's
+	// (at least -5).
+	Sign *json.Number
+
+	// Hits is the member "hits": contains, with both bounds. Optional: nil when
+	// absent. Each item is any JSON value, null included, kept as its text. At
+	// least 1 of its items must be a string: matches the pattern "^a"
+	// (contains), and at most 2.
+	Hits []json.RawMessage
+
+	// Shade is the member "shade": a not of a string enum. Optional: nil when
+	// absent. At most 6 characters. Its not's schema must refuse it: (1) one of
+	// "red" or "green".
+	Shade *string
+
+	// Needs is the member "needs": dependentSchemas on a free object. Optional:
+	// nil when absent. Any member name, any value, null included: object.Object
+	// keeps the object's text as it is, so that a null value and every digit of
+	// a number survive decoding and encoding. When it has the member "a", the
+	// schema its dependentSchemas gives that member must accept it (an object
+	// of its own, objectCase3). When it has the member "c", the schema its
+	// dependentSchemas gives that member must accept it (no value).
+	Needs *object.Object
+
+	// Tagged is the member "tagged": patternProperties on a closed object, one
+	// of them untyped, with propertyNames. Optional: nil when absent.
+	Tagged *Tagged
+
 	// Extra holds the members the schema does not declare, each as its JSON
 	// text, so that decoding and encoding a message keeps them. The schema
 	// allows them; their names are case-sensitive, so "Message_ID" is an extra
@@ -159,6 +243,14 @@ type Setting struct {
 	String  *string
 	Integer *int64
 	Object  *SettingObject
+}
+
+// Reach is a value of the member "reach" of Reading, which the schema's
+// type lets be an integer or a string: exactly one of its fields is set,
+// the one of the value's JSON type.
+type Reach struct {
+	Integer *int64
+	String  *string
 }
 
 // New returns a message with every default of its schema filled in, ready
@@ -293,6 +385,16 @@ type readingPointees struct {
 	Labels  Labels
 	Scale   json.Number
 	Cleared struct{}
+	Band    json.Number
+	Grade   string
+	Extras  Extras
+	Choice  object.Object
+	Unlike  string
+	Outside json.Number
+	Sign    json.Number
+	Shade   string
+	Needs   object.Object
+	Tagged  Tagged
 }
 
 // UnmarshalJSON decodes a message from data into v, replacing its contents.
@@ -559,6 +661,319 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 			if x, ok := d.AnyValue(base, "/anything"); ok {
 				v.Anything = x
 			}
+		case 26: // band
+			if x, ok := d.NumberValue(base, "/band"); ok {
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.NumberMax(base, "/band", x, "10")
+					c1.NumberMultipleOf(base, "/band", x, factor1, "1")
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
+					c1.NumberMin(base, "/band", x, "5")
+					c1.NumberMax(base, "/band", x, "20")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/band", msg.RuleOneOf, n1, 2)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Band = x
+				v.Band = &p.Band
+			}
+		case 27: // grade
+			if x, ok := d.String(base, "/grade"); ok {
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.MaxLength(base, "/grade", x, 2)
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
+					c1.Pattern(base, "/grade", x, pattern3, "^x")
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
+					c1.Format(base, "/grade", x, wire.CheckEmail, "email")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Grade = x
+				v.Grade = &p.Grade
+			}
+		case 28: // reach
+			if d.Null() {
+				v.Reach = msg.Null[Reach]()
+			} else {
+				{
+					var u Reach
+					ok := true
+					switch c := d.WS(); {
+					case c == '-' || c >= '0' && c <= '9':
+						var x int64
+						if x, ok = d.Int(base, "/reach"); ok {
+							d.Min(base, "/reach", x, 0)
+							u.Integer = &x
+						}
+					case c == '"':
+						var x string
+						if x, ok = d.String(base, "/reach"); ok {
+							d.MaxLength(base, "/reach", x, 3)
+							u.String = &x
+						}
+					default:
+						d.Mistyped(base, "/reach", "an integer or a string")
+						ok = false
+					}
+					if ok {
+						v.Reach = msg.Of(u)
+					}
+				}
+			}
+		case 29: // extras
+			if d.Object(base, "/extras") {
+				if p == nil {
+					p = new(readingPointees)
+				}
+				x := &p.Extras
+				x.decodeMembers(d, wire.Join(base, "/extras"))
+				v.Extras = x
+			}
+		case 30: // choice
+			if x, ok := d.FreeObject(base, "/choice"); ok {
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase1
+						y.decode(&d, "")
+						if d.Len() != 0 {
+							c1.Omit()
+						}
+					}
+					if c1.Passed() {
+						n1++
+					}
+					c1 = wire.CaseErrors()
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase2
+						y.decode(&d, "")
+						if d.Len() != 0 {
+							c1.Omit()
+						}
+					}
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Choice = x
+				v.Choice = &p.Choice
+			}
+		case 31: // grid
+			if d.Array(base, "/grid") {
+				list := [][]GridItemItem{}
+				{
+					base := wire.Join(base, "/grid")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if d.Array(base, name) {
+							x1 := []GridItemItem{}
+							{
+								base := wire.Join(base, name)
+								for i := 0; d.More(base, "", ']', i); i++ {
+									name := wire.Index(i)
+									if d.Object(base, name) {
+										var x GridItemItem
+										x.decodeMembers(d, wire.Join(base, name))
+										x1 = append(x1, x)
+									}
+								}
+							}
+							d.MinItems(base, name, len(x1), 1)
+							list = append(list, x1)
+						}
+					}
+				}
+				d.MaxItems(base, "/grid", len(list), 2)
+				v.Grid = list
+			}
+		case 32: // matrix
+			if d.Array(base, "/matrix") {
+				list := [][]string{}
+				{
+					base := wire.Join(base, "/matrix")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if x, ok := d.Strings(base, name); ok {
+							d.UniqueStrings(base, name, x)
+							list = append(list, x)
+						}
+					}
+				}
+				v.Matrix = list
+			}
+		case 33: // empty
+			if d.Array(base, "/empty") {
+				list := []json.RawMessage{}
+				{
+					base := wire.Join(base, "/empty")
+					for i := 0; d.More(base, "", ']', i); i++ {
+						name := wire.Index(i)
+						if x, ok := d.AnyValue(base, name); ok {
+							d.Never(base, name, msg.RuleFalse)
+							list = append(list, x)
+						}
+					}
+				}
+				v.Empty = list
+			}
+		case 34: // unlike
+			if x, ok := d.String(base, "/unlike"); ok {
+				d.MaxLength(base, "/unlike", x, 4)
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.Pattern(base, "/unlike", x, pattern5, "^x")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/unlike", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Unlike = x
+				v.Unlike = &p.Unlike
+			}
+		case 35: // outside
+			if x, ok := d.NumberValue(base, "/outside"); ok {
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					c1.NumberMin(base, "/outside", x, "3")
+					c1.NumberMax(base, "/outside", x, "5")
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/outside", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Outside = x
+				v.Outside = &p.Outside
+			}
+		case 36: // sign
+			if x, ok := d.NumberValue(base, "/sign"); ok {
+				{
+					c1 := wire.CaseErrors()
+					c1.NumberMin(base, "/sign", x, "0")
+					i1 := c1.Passed()
+					c1 = wire.CaseErrors()
+					if i1 {
+						c1.NumberMax(base, "/sign", x, "10")
+					} else {
+						c1.NumberMin(base, "/sign", x, "-5")
+					}
+					d.Conditional(base, "/sign", i1, c1.Passed())
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Sign = x
+				v.Sign = &p.Sign
+			}
+		case 37: // hits
+			if x, ok := d.RawArray(base, "/hits"); ok {
+				{
+					n := 0
+					for _, item := range x {
+						c := wire.CaseErrors()
+						checkContains1(&c, "", "", item)
+						if c.Passed() {
+							n++
+						}
+					}
+					d.Contains(base, "/hits", n, 1, 2)
+				}
+				v.Hits = x
+			}
+		case 38: // shade
+			if x, ok := d.String(base, "/shade"); ok {
+				d.MaxLength(base, "/shade", x, 6)
+				{
+					c1 := wire.CaseErrors()
+					n1 := 0
+					switch x {
+					case "red", "green":
+					default:
+						c1.Omit()
+					}
+					if c1.Passed() {
+						n1++
+					}
+					d.Cases(base, "/shade", msg.RuleNot, n1, 1)
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Shade = x
+				v.Shade = &p.Shade
+			}
+		case 39: // needs
+			if x, ok := d.FreeObject(base, "/needs"); ok {
+				if _, ok := (x).Get("a"); ok {
+					c1 := wire.CaseErrors()
+					{
+						var d wire.Decoder
+						d.Reset((x).AppendJSON(nil))
+						var y objectCase3
+						y.decode(&d, "")
+						if d.Len() != 0 {
+							c1.Omit()
+						}
+					}
+					d.DependentSchema(base, "/needs", "a", c1.Passed())
+				}
+				if _, ok := (x).Get("c"); ok {
+					c1 := wire.CaseErrors()
+					c1.Omit()
+					d.DependentSchema(base, "/needs", "c", c1.Passed())
+				}
+				if p == nil {
+					p = new(readingPointees)
+				}
+				p.Needs = x
+				v.Needs = &p.Needs
+			}
+		case 40: // tagged
+			if d.Object(base, "/tagged") {
+				if p == nil {
+					p = new(readingPointees)
+				}
+				x := &p.Tagged
+				x.decodeMembers(d, wire.Join(base, "/tagged"))
+				v.Tagged = x
+			}
 		case wire.Undeclared:
 			d.Extra(&v.Extra, base, key)
 		}
@@ -584,7 +999,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 
 // readingMembers lists the members Reading declares, in the schema's order; the
 // cases of decodeMembers are their places in it.
-var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything")
+var readingMembers = wire.NewMembers("message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged")
 
 // Validate reports whether v, as it would be encoded, is a message its
 // schema accepts: nil if it is, an *msg.Error listing every violation if
@@ -593,7 +1008,9 @@ var readingMembers = wire.NewMembers("message_id", "message_type", "time", "read
 // items, times RFC 3339 cannot express, numbers that are not JSON, members
 // the schema allows no value for, strings that are not UTF-8 and extra
 // members that are not JSON or are named like declared ones. It allocates
-// nothing when v is valid.
+// nothing when v is valid, but to decode again the members
+// patternProperties or additionalProperties judge, and the objects the
+// schemas of a oneOf or an anyOf judge.
 func (v *Reading) Validate() error {
 	var e wire.Errors
 	v.validate(&e, "")
@@ -723,6 +1140,230 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	if v.Anything != nil {
 		e.RawValue(base, "/anything", v.Anything)
 	}
+	if v.Band != nil {
+		e.NumberText(base, "/band", *v.Band)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.NumberMax(base, "/band", *v.Band, "10")
+			c1.NumberMultipleOf(base, "/band", *v.Band, factor1, "1")
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
+			c1.NumberMin(base, "/band", *v.Band, "5")
+			c1.NumberMax(base, "/band", *v.Band, "20")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/band", msg.RuleOneOf, n1, 2)
+		}
+	}
+	if v.Grade != nil {
+		e.String(base, "/grade", *v.Grade)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.MaxLength(base, "/grade", *v.Grade, 2)
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
+			c1.Pattern(base, "/grade", *v.Grade, pattern3, "^x")
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
+			c1.Format(base, "/grade", *v.Grade, wire.CheckEmail, "email")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/grade", msg.RuleAnyOf, n1, 4)
+		}
+	}
+	if x, ok := v.Reach.Get(); ok {
+		{
+			n := 0
+			if y := (x).Integer; y != nil {
+				n++
+				e.Min(base, "/reach", *y, 0)
+			}
+			if y := (x).String; y != nil {
+				n++
+				e.String(base, "/reach", *y)
+				e.MaxLength(base, "/reach", *y, 3)
+			}
+			if n != 1 {
+				e.Union(base, "/reach", msg.RuleType, n)
+			}
+		}
+	}
+	if v.Extras != nil {
+		v.Extras.validate(e, wire.Join(base, "/extras"))
+	}
+	if v.Choice != nil {
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			{
+				var d wire.Decoder
+				d.Reset((*v.Choice).AppendJSON(nil))
+				var y objectCase1
+				y.decode(&d, "")
+				if d.Len() != 0 {
+					c1.Omit()
+				}
+			}
+			if c1.Passed() {
+				n1++
+			}
+			c1 = wire.CaseErrors()
+			{
+				var d wire.Decoder
+				d.Reset((*v.Choice).AppendJSON(nil))
+				var y objectCase2
+				y.decode(&d, "")
+				if d.Len() != 0 {
+					c1.Omit()
+				}
+			}
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/choice", msg.RuleOneOf, n1, 2)
+		}
+	}
+	if len(v.Grid) > 0 {
+		base := wire.Join(base, "/grid")
+		for i := range v.Grid {
+			name := wire.Index(i)
+			x := v.Grid[i]
+			if len(x) > 0 {
+				base := wire.Join(base, name)
+				for i := range x {
+					name := wire.Index(i)
+					x[i].validate(e, wire.Join(base, name))
+				}
+			}
+			e.MinItems(base, name, len(x), 1)
+		}
+	}
+	e.MaxItems(base, "/grid", len(v.Grid), 2)
+	if len(v.Matrix) > 0 {
+		base := wire.Join(base, "/matrix")
+		for i := range v.Matrix {
+			name := wire.Index(i)
+			x := v.Matrix[i]
+			if !wire.ValidStrings(x...) {
+				for i, s := range x {
+					e.StringItem(base, name, i, s)
+				}
+			}
+			e.UniqueStrings(base, name, x)
+		}
+	}
+	if len(v.Empty) > 0 {
+		base := wire.Join(base, "/empty")
+		for i := range v.Empty {
+			name := wire.Index(i)
+			e.Never(base, name, msg.RuleFalse)
+		}
+	}
+	if v.Unlike != nil {
+		e.String(base, "/unlike", *v.Unlike)
+		e.MaxLength(base, "/unlike", *v.Unlike, 4)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.Pattern(base, "/unlike", *v.Unlike, pattern5, "^x")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/unlike", msg.RuleNot, n1, 1)
+		}
+	}
+	if v.Outside != nil {
+		e.NumberText(base, "/outside", *v.Outside)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			c1.NumberMin(base, "/outside", *v.Outside, "3")
+			c1.NumberMax(base, "/outside", *v.Outside, "5")
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/outside", msg.RuleNot, n1, 1)
+		}
+	}
+	if v.Sign != nil {
+		e.NumberText(base, "/sign", *v.Sign)
+		{
+			c1 := wire.CaseErrors()
+			c1.NumberMin(base, "/sign", *v.Sign, "0")
+			i1 := c1.Passed()
+			c1 = wire.CaseErrors()
+			if i1 {
+				c1.NumberMax(base, "/sign", *v.Sign, "10")
+			} else {
+				c1.NumberMin(base, "/sign", *v.Sign, "-5")
+			}
+			e.Conditional(base, "/sign", i1, c1.Passed())
+		}
+	}
+	if v.Hits != nil {
+		e.RawItems(base, "/hits", v.Hits)
+		{
+			n := 0
+			for _, item := range v.Hits {
+				c := wire.CaseErrors()
+				checkContains1(&c, "", "", item)
+				if c.Passed() {
+					n++
+				}
+			}
+			e.Contains(base, "/hits", n, 1, 2)
+		}
+	}
+	if v.Shade != nil {
+		e.String(base, "/shade", *v.Shade)
+		e.MaxLength(base, "/shade", *v.Shade, 6)
+		{
+			c1 := wire.CaseErrors()
+			n1 := 0
+			switch *v.Shade {
+			case "red", "green":
+			default:
+				c1.Omit()
+			}
+			if c1.Passed() {
+				n1++
+			}
+			e.Cases(base, "/shade", msg.RuleNot, n1, 1)
+		}
+	}
+	if v.Needs != nil {
+		if _, ok := (*v.Needs).Get("a"); ok {
+			c1 := wire.CaseErrors()
+			{
+				var d wire.Decoder
+				d.Reset((*v.Needs).AppendJSON(nil))
+				var y objectCase3
+				y.decode(&d, "")
+				if d.Len() != 0 {
+					c1.Omit()
+				}
+			}
+			e.DependentSchema(base, "/needs", "a", c1.Passed())
+		}
+		if _, ok := (*v.Needs).Get("c"); ok {
+			c1 := wire.CaseErrors()
+			c1.Omit()
+			e.DependentSchema(base, "/needs", "c", c1.Passed())
+		}
+	}
+	if v.Tagged != nil {
+		v.Tagged.validate(e, wire.Join(base, "/tagged"))
+	}
 	if len(v.Extra) > 0 {
 		for k, raw := range v.Extra {
 			e.Member(base, "", k, raw, declaredReading)
@@ -763,6 +1404,12 @@ func (v *Reading) unset(list []string, base string) []string {
 	}
 	if v.Labels != nil {
 		list = v.Labels.unset(list, base+"/labels")
+	}
+	if v.Extras != nil {
+		list = v.Extras.unset(list, base+"/extras")
+	}
+	if v.Tagged != nil {
+		list = v.Tagged.unset(list, base+"/tagged")
 	}
 	return list
 }
@@ -924,13 +1571,112 @@ func (v *Reading) encode(e *wire.Encoder) {
 		e.Member(`"anything":`)
 		e.Raw(v.Anything)
 	}
+	if v.Band != nil {
+		e.Member(`"band":`)
+		e.Number(*v.Band)
+	}
+	if v.Grade != nil {
+		e.Member(`"grade":`)
+		e.String(*v.Grade)
+	}
+	if !v.Reach.IsAbsent() {
+		e.Member(`"reach":`)
+		if x, ok := v.Reach.Get(); ok {
+			switch {
+			case (x).Integer != nil:
+				e.Int(*(x).Integer)
+			case (x).String != nil:
+				e.String(*(x).String)
+			default:
+				e.NoValue("reach")
+			}
+		} else {
+			e.Null()
+		}
+	}
+	if v.Extras != nil {
+		e.Member(`"extras":`)
+		v.Extras.encode(e)
+	}
+	if v.Choice != nil {
+		e.Member(`"choice":`)
+		e.Object(*v.Choice)
+	}
+	if v.Grid != nil {
+		e.Member(`"grid":`)
+		e.B = append(e.B, '[')
+		for i := range v.Grid {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.B = append(e.B, '[')
+			for i1 := range v.Grid[i] {
+				if i1 > 0 {
+					e.B = append(e.B, ',')
+				}
+				v.Grid[i][i1].encode(e)
+			}
+			e.B = append(e.B, ']')
+		}
+		e.B = append(e.B, ']')
+	}
+	if v.Matrix != nil {
+		e.Member(`"matrix":`)
+		e.B = append(e.B, '[')
+		for i := range v.Matrix {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.Strings(v.Matrix[i])
+		}
+		e.B = append(e.B, ']')
+	}
+	if v.Empty != nil {
+		e.Member(`"empty":`)
+		e.B = append(e.B, '[')
+		for i := range v.Empty {
+			if i > 0 {
+				e.B = append(e.B, ',')
+			}
+			e.Raw(v.Empty[i])
+		}
+		e.B = append(e.B, ']')
+	}
+	if v.Unlike != nil {
+		e.Member(`"unlike":`)
+		e.String(*v.Unlike)
+	}
+	if v.Outside != nil {
+		e.Member(`"outside":`)
+		e.Number(*v.Outside)
+	}
+	if v.Sign != nil {
+		e.Member(`"sign":`)
+		e.Number(*v.Sign)
+	}
+	if v.Hits != nil {
+		e.Member(`"hits":`)
+		e.RawArray(v.Hits)
+	}
+	if v.Shade != nil {
+		e.Member(`"shade":`)
+		e.String(*v.Shade)
+	}
+	if v.Needs != nil {
+		e.Member(`"needs":`)
+		e.Object(*v.Needs)
+	}
+	if v.Tagged != nil {
+		e.Member(`"tagged":`)
+		v.Tagged.encode(e)
+	}
 	e.Extra(v.Extra, declaredReading)
 	e.End(outer)
 }
 
 // size estimates the encoded size of v, for MarshalJSON to allocate once.
 func (v *Reading) size() int {
-	n := 831
+	n := 1365
 	n += len(v.MessageType)
 	n += len(v.Code)
 	n += len(v.Value)
@@ -949,13 +1695,31 @@ func (v *Reading) size() int {
 	if v.Scale != nil {
 		n += len(*v.Scale)
 	}
+	if v.Band != nil {
+		n += len(*v.Band)
+	}
+	if v.Grade != nil {
+		n += len(*v.Grade)
+	}
+	if v.Unlike != nil {
+		n += len(*v.Unlike)
+	}
+	if v.Outside != nil {
+		n += len(*v.Outside)
+	}
+	if v.Sign != nil {
+		n += len(*v.Sign)
+	}
+	if v.Shade != nil {
+		n += len(*v.Shade)
+	}
 	return n
 }
 
 // declaredReading reports whether the schema declares a member of Reading named name.
 func declaredReading(name string) bool {
 	switch name {
-	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything":
+	case "message_id", "message_type", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged":
 		return true
 	}
 	return false
@@ -1718,6 +2482,1168 @@ func declaredLabels(name string) bool {
 	return false
 }
 
+// Extras is the member "/extras" of a message of schema demo.reading:
+// patternProperties, with a declared member a pattern matches, and
+// additionalProperties as a schema.
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/extras", and
+// Validate checks a value built by hand by the same rules.
+type Extras struct {
+	// ID is the member "id": Optional: nil when absent. At least 0.
+	ID *int64
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id. A member whose name matches the pattern "^x-"
+	// (patternProperties) must be a string: at most 3 characters. A member
+	// whose name matches the pattern "^x-n" (patternProperties) must be any
+	// value; as a string, matches the pattern "^[0-9]+$". A member whose name
+	// matches the pattern "^id$" (patternProperties) must be any value; as a
+	// number, at least 0. Any other must be a boolean (additionalProperties).
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *Extras) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *Extras) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = Extras{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *Extras) decodeMembers(d *wire.Decoder, base string) {
+	*v = Extras{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, extrasMembers, &seen); j {
+		case 0: // id
+			if x, ok := d.Int(base, "/id"); ok {
+				d.Min(base, "/id", x, 0)
+				v.ID = &x
+			}
+		case wire.Undeclared:
+			m1 := extrasKey1.Match(key)
+			m2 := extrasKey2.Match(key)
+			m3 := extrasKey3.Match(key)
+			if k, raw, ok := d.ExtraValue(&v.Extra, base, key); ok {
+				name := wire.MemberPath(k)
+				if m1 {
+					checkExtrasKey1(&d.Errors, base, name, raw)
+				}
+				if m2 {
+					checkExtrasKey2(&d.Errors, base, name, raw)
+				}
+				if m3 {
+					checkExtrasKey3(&d.Errors, base, name, raw)
+				}
+				if !(m1 || m2 || m3) {
+					checkExtrasAdditional(&d.Errors, base, name, raw)
+				}
+			}
+		}
+	}
+}
+
+// extrasMembers lists the members Extras declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var extrasMembers = wire.NewMembers("id")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: bounds,
+// strings that are not UTF-8 and extra members that are not JSON or are
+// named like declared ones. It allocates nothing when v is valid, but to
+// decode again the members patternProperties or additionalProperties judge,
+// and the objects the schemas of a oneOf or an anyOf judge.
+func (v *Extras) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *Extras) validate(e *wire.Errors, base string) {
+	if v.ID != nil {
+		e.Min(base, "/id", *v.ID, 0)
+	}
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredExtras)
+			m1 := extrasKey1.MatchString(k)
+			m2 := extrasKey2.MatchString(k)
+			m3 := extrasKey3.MatchString(k)
+			if m1 {
+				checkExtrasKey1(e, base, wire.MemberPath(k), raw)
+			}
+			if m2 {
+				checkExtrasKey2(e, base, wire.MemberPath(k), raw)
+			}
+			if m3 {
+				checkExtrasKey3(e, base, wire.MemberPath(k), raw)
+			}
+			if !(m1 || m2 || m3) {
+				checkExtrasAdditional(e, base, wire.MemberPath(k), raw)
+			}
+		}
+	}
+}
+
+func (v *Extras) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/extras" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v Extras) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/extras" of a message of schema demo.reading as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Extras) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Extras(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *Extras) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	if v.ID != nil {
+		e.Member(`"id":`)
+		e.Int(*v.ID)
+	}
+	e.Extra(v.Extra, declaredExtras)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Extras) size() int {
+	n := 16
+	return n
+}
+
+// declaredExtras reports whether the schema declares a member of Extras named name.
+func declaredExtras(name string) bool {
+	switch name {
+	case "id":
+		return true
+	}
+	return false
+}
+
+// The patterns of the patternProperties of Extras, as Go's regexp reads
+// them (each matches exactly the strings the ECMA-262 pattern does).
+var (
+	extrasKey1 = regexp.MustCompile("^x-")  // "^x-"
+	extrasKey2 = regexp.MustCompile("^x-n") // "^x-n"
+	extrasKey3 = regexp.MustCompile("^id$") // "^id$"
+)
+
+// checkExtrasKey1 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^x-".
+func checkExtrasKey1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *string }
+	if x, ok := d.String(base, name); ok {
+		d.MaxLength(base, name, x, 3)
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkExtrasKey2 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^x-n".
+func checkExtrasKey2(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[extrasKey2Value] }
+	if d.Null() {
+		v.Value = msg.Null[extrasKey2Value]()
+	} else {
+		{
+			var u extrasKey2Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x object.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					d.Pattern(base, name, x, pattern4, "^[0-9]+$")
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// extrasKey2Value is a value of the member "value" of Extras, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type extrasKey2Value struct {
+	Boolean *bool
+	Object  *object.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
+// checkExtrasKey3 checks raw, the value of the member name of a Extras at base,
+// against the schema of the patternProperties "^id$".
+func checkExtrasKey3(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[extrasKey3Value] }
+	if d.Null() {
+		v.Value = msg.Null[extrasKey3Value]()
+	} else {
+		{
+			var u extrasKey3Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x object.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					d.NumberMin(base, name, x, "0")
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// extrasKey3Value is a value of the member "value" of Extras, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type extrasKey3Value struct {
+	Boolean *bool
+	Object  *object.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
+// checkExtrasAdditional checks raw, the value of the member name of a Extras at base,
+// against the schema of its additionalProperties.
+func checkExtrasAdditional(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *bool }
+	if x, ok := d.Bool(base, name); ok {
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// objectCase1 is the member "/choice/oneOf/0" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/choice/oneOf/0",
+// and Validate checks a value built by hand by the same rules.
+type objectCase1 struct {
+	// A is the member "a": Required.
+	A int64
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase1) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase1) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase1{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase1) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase1{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase1Members, &seen); j {
+		case 0: // a
+			if x, ok := d.Int(base, "/a"); ok {
+				v.A = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/a")
+		}
+	}
+}
+
+// objectCase1Members lists the members objectCase1 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase1Members = wire.NewMembers("a")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase1) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase1) validate(e *wire.Errors, base string) {
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase1)
+		}
+	}
+}
+
+func (v *objectCase1) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/choice/oneOf/0" of a message of
+// schema demo.reading: declared members in the schema's order, then the
+// extra members sorted by name. It does not validate v (call Validate for
+// that), but it fails rather than alter a value it cannot encode as it is:
+// a string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v objectCase1) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/choice/oneOf/0" of a message of schema demo.reading as JSON rather than
+// its Go internals; a value that cannot be encoded is described with the
+// error instead.
+func (v objectCase1) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase1(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase1) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"a":`)
+	e.Int(v.A)
+	e.Extra(v.Extra, declaredobjectCase1)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase1) size() int {
+	n := 15
+	return n
+}
+
+// declaredobjectCase1 reports whether the schema declares a member of objectCase1 named name.
+func declaredobjectCase1(name string) bool {
+	switch name {
+	case "a":
+		return true
+	}
+	return false
+}
+
+// objectCase2 is the member "/choice/oneOf/1" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/choice/oneOf/1",
+// and Validate checks a value built by hand by the same rules.
+type objectCase2 struct {
+	// B is the member "b": Required. Any JSON value, null included, kept as its
+	// text; nil is absent.
+	B json.RawMessage
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase2) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase2) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase2{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase2) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase2{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase2Members, &seen); j {
+		case 0: // b
+			if x, ok := d.AnyValue(base, "/b"); ok {
+				v.B = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/b")
+		}
+	}
+}
+
+// objectCase2Members lists the members objectCase2 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase2Members = wire.NewMembers("b")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase2) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase2) validate(e *wire.Errors, base string) {
+	e.RawValue(base, "/b", v.B)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase2)
+		}
+	}
+}
+
+func (v *objectCase2) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/choice/oneOf/1" of a message of
+// schema demo.reading: declared members in the schema's order, then the
+// extra members sorted by name. It does not validate v (call Validate for
+// that), but it fails rather than alter a value it cannot encode as it is:
+// a string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v objectCase2) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/choice/oneOf/1" of a message of schema demo.reading as JSON rather than
+// its Go internals; a value that cannot be encoded is described with the
+// error instead.
+func (v objectCase2) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase2(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase2) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"b":`)
+	e.Raw(v.B)
+	e.Extra(v.Extra, declaredobjectCase2)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase2) size() int {
+	n := 23
+	return n
+}
+
+// declaredobjectCase2 reports whether the schema declares a member of objectCase2 named name.
+func declaredobjectCase2(name string) bool {
+	switch name {
+	case "b":
+		return true
+	}
+	return false
+}
+
+// GridItemItem is the member "/grid/*/*" of a message of schema
+// demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/grid/*/*", and
+// Validate checks a value built by hand by the same rules.
+type GridItemItem struct {
+	// V is the member "v": Required. A JSON number, held as its text
+	// (json.Number), so that no digit is lost and bounds are compared exactly.
+	// At least 0.
+	V json.Number
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *GridItemItem) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *GridItemItem) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = GridItemItem{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *GridItemItem) decodeMembers(d *wire.Decoder, base string) {
+	*v = GridItemItem{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, gridItemItemMembers, &seen); j {
+		case 0: // v
+			if x, ok := d.NumberValue(base, "/v"); ok {
+				d.NumberMin(base, "/v", x, "0")
+				v.V = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/v")
+		}
+	}
+}
+
+// gridItemItemMembers lists the members GridItemItem declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var gridItemItemMembers = wire.NewMembers("v")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: bounds,
+// numbers that are not JSON, strings that are not UTF-8 and extra members
+// that are not JSON or are named like declared ones. It allocates nothing
+// when v is valid.
+func (v *GridItemItem) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *GridItemItem) validate(e *wire.Errors, base string) {
+	e.NumberText(base, "/v", v.V)
+	e.NumberMin(base, "/v", v.V, "0")
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredGridItemItem)
+		}
+	}
+}
+
+func (v *GridItemItem) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/grid/*/*" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v GridItemItem) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/grid/*/*" of a message of schema demo.reading as JSON rather than its
+// Go internals; a value that cannot be encoded is described with the error
+// instead.
+func (v GridItemItem) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "GridItemItem(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *GridItemItem) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"v":`)
+	e.Number(v.V)
+	e.Extra(v.Extra, declaredGridItemItem)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *GridItemItem) size() int {
+	n := 9
+	n += len(v.V)
+	return n
+}
+
+// declaredGridItemItem reports whether the schema declares a member of GridItemItem named name.
+func declaredGridItemItem(name string) bool {
+	switch name {
+	case "v":
+		return true
+	}
+	return false
+}
+
+// objectCase3 is the member "/needs/dependentSchemas/a" of a message of
+// schema demo.reading:
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member
+// "/needs/dependentSchemas/a", and Validate checks a value built by hand by
+// the same rules.
+type objectCase3 struct {
+	// B is the member "b": Required. Any JSON value, null included, kept as its
+	// text; nil is absent.
+	B json.RawMessage
+
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id.
+	Extra map[string]json.RawMessage
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *objectCase3) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *objectCase3) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = objectCase3{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *objectCase3) decodeMembers(d *wire.Decoder, base string) {
+	*v = objectCase3{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, objectCase3Members, &seen); j {
+		case 0: // b
+			if x, ok := d.AnyValue(base, "/b"); ok {
+				v.B = x
+			}
+		case wire.Undeclared:
+			d.Extra(&v.Extra, base, key)
+		}
+	}
+	if seen.Bits&0x1 != 0x1 && !d.Failed() {
+		if seen.Bits&0x1 == 0 {
+			d.Required(base, "/b")
+		}
+	}
+}
+
+// objectCase3Members lists the members objectCase3 declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var objectCase3Members = wire.NewMembers("b")
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid.
+func (v *objectCase3) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *objectCase3) validate(e *wire.Errors, base string) {
+	e.RawValue(base, "/b", v.B)
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredobjectCase3)
+		}
+	}
+}
+
+func (v *objectCase3) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/needs/dependentSchemas/a" of a
+// message of schema demo.reading: declared members in the schema's order,
+// then the extra members sorted by name. It does not validate v (call
+// Validate for that), but it fails rather than alter a value it cannot
+// encode as it is: a string that is not UTF-8, raw values that are not
+// JSON, an extra member named like a declared one, a time RFC 3339 cannot
+// express.
+func (v objectCase3) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/needs/dependentSchemas/a" of a message of schema demo.reading as JSON
+// rather than its Go internals; a value that cannot be encoded is described
+// with the error instead.
+func (v objectCase3) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "objectCase3(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *objectCase3) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Member(`"b":`)
+	e.Raw(v.B)
+	e.Extra(v.Extra, declaredobjectCase3)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *objectCase3) size() int {
+	n := 23
+	return n
+}
+
+// declaredobjectCase3 reports whether the schema declares a member of objectCase3 named name.
+func declaredobjectCase3(name string) bool {
+	switch name {
+	case "b":
+		return true
+	}
+	return false
+}
+
+// Tagged is the member "/tagged" of a message of schema demo.reading:
+// patternProperties on a closed object, one of them untyped, with
+// propertyNames.
+//
+// Decoding it with its UnmarshalJSON method or json.Unmarshal accepts
+// exactly the values the schema accepts for the member "/tagged", and
+// Validate checks a value built by hand by the same rules.
+type Tagged struct {
+	// Extra holds the members the schema does not declare, each as its JSON
+	// text, so that decoding and encoding a message keeps them. The schema
+	// allows them; their names are case-sensitive, so "Message_ID" is an extra
+	// member, not message_id. A member whose name matches the pattern
+	// "^t[0-9]+$" (patternProperties) must be a number or null. A member whose
+	// name matches the pattern "^m" (patternProperties) must be any value; as a
+	// number, at most 5. A member whose name matches the pattern "^c"
+	// (patternProperties) must be any value.
+	Extra map[string]json.RawMessage
+}
+
+// taggedNames is the propertyNames of Tagged, which every member name must pass.
+var taggedNames = &wire.Names{
+	MinLength: 0, MaxLength: 4,
+	Schema: "{\"maxLength\": 4}",
+}
+
+// UnmarshalJSON decodes a message from data into v, replacing its contents.
+// It returns nil exactly when data is a message its schema accepts;
+// otherwise an *msg.Error listing every violation found. Unlike
+// encoding/json it rejects invalid UTF-8 and repeated member names, and
+// matches member names case-sensitively.
+func (v *Tagged) UnmarshalJSON(data []byte) error {
+	var d wire.Decoder
+	d.Reset(data)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+func (v *Tagged) decode(d *wire.Decoder, base string) {
+	if !d.Object(base, "") {
+		*v = Tagged{}
+		return
+	}
+	v.decodeMembers(d, base)
+}
+
+// decodeMembers reads the members of the object begun at base.
+func (v *Tagged) decodeMembers(d *wire.Decoder, base string) {
+	*v = Tagged{}
+	var seen wire.Seen
+	for i := 0; d.More(base, "", '}', i); i++ {
+		switch j, key := d.Member(base, taggedMembers, &seen); j {
+		case wire.Undeclared:
+			d.PropertyName(base, key, taggedNames)
+			m1 := taggedKey1.Match(key)
+			m2 := taggedKey2.Match(key)
+			m3 := taggedKey3.Match(key)
+			if !(m1 || m2 || m3) {
+				d.Additional(base, key)
+				break
+			}
+			if k, raw, ok := d.ExtraValue(&v.Extra, base, key); ok {
+				name := wire.MemberPath(k)
+				if m1 {
+					checkTaggedKey1(&d.Errors, base, name, raw)
+				}
+				if m2 {
+					checkTaggedKey2(&d.Errors, base, name, raw)
+				}
+				if m3 {
+					checkTaggedKey3(&d.Errors, base, name, raw)
+				}
+			}
+		}
+	}
+}
+
+// taggedMembers lists the members Tagged declares, in the schema's order; the
+// cases of decodeMembers are their places in it.
+var taggedMembers = wire.NewMembers()
+
+// Validate reports whether v, as it would be encoded, is a message its
+// schema accepts: nil if it is, an *msg.Error listing every violation if
+// not. It checks what a Go value can hold and the schema rejects: strings
+// that are not UTF-8 and extra members that are not JSON or are named like
+// declared ones. It allocates nothing when v is valid, but to decode again
+// the members patternProperties or additionalProperties judge, and the
+// objects the schemas of a oneOf or an anyOf judge.
+func (v *Tagged) Validate() error {
+	var e wire.Errors
+	v.validate(&e, "")
+	return e.Err()
+}
+
+func (v *Tagged) validate(e *wire.Errors, base string) {
+	if len(v.Extra) > 0 {
+		for k, raw := range v.Extra {
+			e.Member(base, "", k, raw, declaredTagged)
+			e.PropertyName(base, k, taggedNames)
+			m1 := taggedKey1.MatchString(k)
+			m2 := taggedKey2.MatchString(k)
+			m3 := taggedKey3.MatchString(k)
+			if m1 {
+				checkTaggedKey1(e, base, wire.MemberPath(k), raw)
+			}
+			if m2 {
+				checkTaggedKey2(e, base, wire.MemberPath(k), raw)
+			}
+			if m3 {
+				checkTaggedKey3(e, base, wire.MemberPath(k), raw)
+			}
+			if !(m1 || m2 || m3) {
+				e.Additional(base, k)
+			}
+		}
+	}
+}
+
+func (v *Tagged) unset(list []string, base string) []string {
+	return list
+}
+
+// MarshalJSON encodes v as the member "/tagged" of a message of schema
+// demo.reading: declared members in the schema's order, then the extra
+// members sorted by name. It does not validate v (call Validate for that),
+// but it fails rather than alter a value it cannot encode as it is: a
+// string that is not UTF-8, raw values that are not JSON, an extra member
+// named like a declared one, a time RFC 3339 cannot express.
+func (v Tagged) MarshalJSON() ([]byte, error) {
+	e := wire.Encoder{B: make([]byte, 0, v.size())}
+	v.encode(&e)
+	return e.Bytes()
+}
+
+// String returns v as MarshalJSON encodes it, so that fmt prints the member
+// "/tagged" of a message of schema demo.reading as JSON rather than its Go
+// internals; a value that cannot be encoded is described with the error
+// instead.
+func (v Tagged) String() string {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return "Tagged(cannot be encoded: " + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func (v *Tagged) encode(e *wire.Encoder) {
+	outer := e.Begin()
+	e.Extra(v.Extra, declaredTagged)
+	e.End(outer)
+}
+
+// size estimates the encoded size of v, for MarshalJSON to allocate once.
+func (v *Tagged) size() int {
+	n := 2
+	return n
+}
+
+// declaredTagged reports whether the schema declares a member of Tagged named name.
+func declaredTagged(name string) bool {
+	return false
+}
+
+// The patterns of the patternProperties of Tagged, as Go's regexp reads
+// them (each matches exactly the strings the ECMA-262 pattern does).
+var (
+	taggedKey1 = regexp.MustCompile("^t[0-9]+$") // "^t[0-9]+$"
+	taggedKey2 = regexp.MustCompile("^m")        // "^m"
+	taggedKey3 = regexp.MustCompile("^c")        // "^c"
+)
+
+// checkTaggedKey1 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^t[0-9]+$".
+func checkTaggedKey1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[json.Number] }
+	if d.Null() {
+		v.Value = msg.Null[json.Number]()
+	} else {
+		if x, ok := d.NumberValue(base, name); ok {
+			v.Value = msg.Of(x)
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkTaggedKey2 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^m".
+func checkTaggedKey2(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value msg.Nullable[taggedKey2Value] }
+	if d.Null() {
+		v.Value = msg.Null[taggedKey2Value]()
+	} else {
+		{
+			var u taggedKey2Value
+			ok := true
+			switch c := d.WS(); {
+			case c == 't' || c == 'f':
+				var x bool
+				if x, ok = d.Bool(base, name); ok {
+					u.Boolean = &x
+				}
+			case c == '{':
+				var x object.Object
+				if x, ok = d.FreeObject(base, name); ok {
+					u.Object = &x
+				}
+			case c == '[':
+				var x []json.RawMessage
+				if x, ok = d.RawArray(base, name); ok {
+					u.Array = x
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				var x json.Number
+				if x, ok = d.NumberValue(base, name); ok {
+					d.NumberMax(base, name, x, "5")
+					u.Number = &x
+				}
+			case c == '"':
+				var x string
+				if x, ok = d.String(base, name); ok {
+					u.String = &x
+				}
+			default:
+				d.Mistyped(base, name, "a boolean, an object, an array, a number or a string")
+				ok = false
+			}
+			if ok {
+				v.Value = msg.Of(u)
+			}
+		}
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// taggedKey2Value is a value of the member "value" of Tagged, which the
+// schema's type lets be a boolean, an object, an array, a number or a
+// string: exactly one of its fields is set, the one of the value's JSON
+// type.
+type taggedKey2Value struct {
+	Boolean *bool
+	Object  *object.Object
+	Array   []json.RawMessage
+	Number  *json.Number
+	String  *string
+}
+
+// checkTaggedKey3 checks raw, the value of the member name of a Tagged at base,
+// against the schema of the patternProperties "^c".
+func checkTaggedKey3(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value json.RawMessage }
+	if x, ok := d.AnyValue(base, name); ok {
+		d.RawValues(base, name, x, values4, msg.RuleConst)
+		v.Value = x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
+// checkContains1 checks raw, an item of the array "hits", against the schema of
+// its contains.
+func checkContains1(e *wire.Errors, base, name string, raw []byte) {
+	var d wire.Decoder
+	d.Reset(raw)
+	var v struct{ Value *string }
+	if x, ok := d.String(base, name); ok {
+		d.Pattern(base, name, x, pattern6, "^a")
+		v.Value = &x
+	}
+	_ = v
+	e.Absorb(&d.Errors)
+}
+
 // The patterns of the schema's members, as Go's regexp reads them
 // (each matches exactly the strings the ECMA-262 pattern does), and
 // their multipleOf values, read once.
@@ -1727,4 +3653,10 @@ var (
 	values1  = wire.NewValues("1", "\"one\"", "[1,{\"a\":2}]", "{\"b\":[true]}", "null")
 	values2  = wire.NewValues("[1,\"x\"]")
 	values3  = wire.NewValues("1", "20")
+	factor1  = wire.NewFactor("1")
+	pattern3 = regexp.MustCompile("^x")       // "^x"
+	pattern4 = regexp.MustCompile("^[0-9]+$") // "^[0-9]+$"
+	pattern5 = regexp.MustCompile("^x")       // "^x"
+	pattern6 = regexp.MustCompile("^a")       // "^a"
+	values4  = wire.NewValues("1")
 )

@@ -46,9 +46,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/gatecmd"
@@ -157,44 +155,44 @@ func split(s string) []string {
 }
 
 // serve runs a gate until ctx is done (or, with -until-idle, its group
-// has consumed everything) and writes its summary to stderr. A gate that
-// stopped on an error of the connection (a broker lost while it ended a
-// transaction) is started again, with a session of its own and back-off:
-// the transaction it could not end is aborted when the new session takes
-// its transactional id, and its records come again.
+// has consumed everything) and writes its summary to stderr. A gate whose
+// session failed on an error of the connection (a broker lost while it
+// ended a transaction) starts again on a new session, with back-off, as
+// kafka.Gate does with NewSession: the transaction it could not end is
+// aborted when the new session takes its transactional id, and its
+// records come again.
 func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
 	log.Info("gate starting", "brokers", msg.Escape(strings.Join(o.brokers, ",")), "in", msg.Escape(strings.Join(o.in, ",")),
 		"out", msg.Escape(o.out), "dead", msg.Escape(o.dead), "group", msg.Escape(o.group), "transactional_id", msg.Escape(o.txnID))
 	links := &linkLog{log: log, links: map[string]link{}}
 	var progress func(gate.Stats)
 	_, err := gatecmd.Run(stderr, o.out, o.dead, &progress, func() (gate.Stats, error) {
-		var total gate.Stats
-		for try := 1; ; try++ {
-			st, err := runOnce(ctx, o, links, log, func(s gate.Stats) {
+		first := true
+		g := &kafka.Gate{
+			NewSession: func() (*kgo.GroupTransactSession, error) {
+				sess, err := newSession(o, links)
+				if err == nil && first {
+					first = false
+					go warnMissingInput(ctx, o.brokers, o.in, log)
+				}
+				return sess, err
+			},
+			Output: o.out, DeadLetters: o.dead, Batch: o.batch,
+			MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log,
+			Progress: func(s gate.Stats) {
 				if progress != nil {
-					s.Add(total)
 					progress(s)
 				}
-			}, try == 1)
-			total.Add(st)
-			if err == nil || ctx.Err() != nil || !transient(err) {
-				return total, err
-			}
-			wait := min(10*time.Second, 100*time.Millisecond<<min(try, 16))
-			log.Warn("the gate stopped on an error of the connection; starting it again", "in", wait, "error", msg.Escape(err.Error()))
-			select {
-			case <-ctx.Done():
-				return total, nil
-			case <-time.After(wait):
-			}
+			},
 		}
+		return g.Run(ctx)
 	})
 	return err
 }
 
-// runOnce runs a gate on a session of its own until it stops.
-func runOnce(ctx context.Context, o options, links *linkLog, log *slog.Logger, progress func(gate.Stats), first bool) (gate.Stats, error) {
-	sess, err := kgo.NewGroupTransactSession(
+// newSession makes a session for the gate.
+func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
+	return kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
 		// Metadata that failed to load (brokers down at start) is
@@ -214,64 +212,20 @@ func runOnce(ctx context.Context, o options, links *linkLog, log *slog.Logger, p
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
 		kgo.WithHooks(links),
 	)
-	if err != nil {
-		return gate.Stats{}, err
-	}
-	defer sess.Close()
-	g := &kafka.Gate{Session: sess, Output: o.out, DeadLetters: o.dead, Batch: o.batch,
-		MaxRecordBytes: o.maxBytes, UntilIdle: o.untilIdle, Log: log, Progress: progress}
-	if first {
-		go warnMissingInput(ctx, kadm.NewClient(sess.Client()), o.in, log)
-	} else if err := abortOpen(ctx, sess.Client(), o.txnID); err != nil {
-		return gate.Stats{}, err
-	}
-	return g.Run(ctx)
-}
-
-// abortOpen aborts the transaction a gate with the transactional id
-// txnID left open, by initializing a producer with that id, as the
-// session's own producer would only once it produces: until then its
-// consumer would wait for the open transaction's offsets to be settled,
-// which the broker does only when the transaction times out.
-func abortOpen(ctx context.Context, cl *kgo.Client, txnID string) error {
-	for try := 1; ; try++ {
-		req := kmsg.NewPtrInitProducerIDRequest()
-		req.TransactionalID = &txnID
-		req.TransactionTimeoutMillis = 60_000
-		req.ProducerID, req.ProducerEpoch = -1, -1
-		resp, err := req.RequestWith(ctx, cl)
-		if err == nil {
-			err = kerr.ErrorForCode(resp.ErrorCode)
-		}
-		if err == nil || !transient(err) || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
-		}
-	}
-}
-
-// transient reports whether err, the error a gate stopped on, is one of
-// the connection, which a new session may not meet: not a refusal, and
-// not a producer fenced by another with its transactional id, which must
-// stop it.
-func transient(err error) bool {
-	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
-		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
-		return false
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
 }
 
 // warnMissingInput logs, once it can reach a broker, each input topic
 // that does not exist: a gate given a misspelt -in would otherwise wait
 // for it in silence (the consumer waits for a topic it does not find,
-// which is right for one created later).
-func warnMissingInput(ctx context.Context, adm *kadm.Client, in []string, log *slog.Logger) {
+// which is right for one created later). It has a client of its own:
+// the gate closes the sessions it makes.
+func warnMissingInput(ctx context.Context, brokers, in []string, log *slog.Logger) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.MetadataMinAge(time.Second))
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
 	for try := 1; ; try++ {
 		topics, err := adm.ListTopics(ctx, in...)
 		if err == nil {
