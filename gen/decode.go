@@ -285,7 +285,9 @@ func (g *generator) readItems(f *field, name, list string, depth int) {
 		g.p("if x, ok := d.AnyValue(base, name); ok {")
 		g.p("d.Never(base, name, msg.Rule%s)", exportName(it.Never))
 	case kindStrings:
-		g.p("if x, ok := d.Strings(base, name); ok {")
+		// An item the list's checks may read: gathered even by a
+		// decoder that keeps nothing.
+		g.p("if x, ok := d.StringList(base, name); ok {")
 		g.checks(it, "d", "name", "x")
 	default:
 		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)

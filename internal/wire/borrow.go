@@ -125,8 +125,9 @@ func (d *Decoder) judgeStrings(base, name string) bool {
 
 // judgeExtra is Extra for a decoder in mode Judge: the member's value is
 // checked and dropped, and its name is kept only as the place in the input
-// where it begins, to find a repeat of it.
-func (d *Decoder) judgeExtra(base string, key []byte) {
+// where it begins, to find a repeat of it. It returns where the value
+// began, and false if it was not read (a repeat, a syntax error).
+func (d *Decoder) judgeExtra(base string, key []byte) (int, bool) {
 	if d.names == nil {
 		d.names = new(extraNames)
 		d.names.reset(len(d.Buf))
@@ -139,14 +140,30 @@ func (d *Decoder) judgeExtra(base string, key []byte) {
 	}
 	if d.names.add(d.Buf, d.Depth, off, escaped, key) {
 		d.duplicate(base, "", string(key[:min(len(key), shortLen+utf8.UTFMax)]))
-		return
+		return 0, false
 	}
+	d.WS()
+	start := d.Pos
 	d.Scanner.Skip()
 	if d.Fatal {
 		// The path names the member, whose name the scanner has
 		// overwritten since: it is read again, on this error path.
 		d.place(base, "", string(d.names.name(d.Buf, off, escaped)))
+		return 0, false
 	}
+	return start, true
+}
+
+// judgeExtraValue is ExtraValue for a decoder in mode Judge: the checks
+// that follow read the value, which is kept for them, in canonical form
+// as the other modes keep it, so that their verdicts are the same.
+func (d *Decoder) judgeExtraValue(base string, key []byte) (string, json.RawMessage, bool) {
+	k, n := string(key), d.Len()
+	start, ok := d.judgeExtra(base, key)
+	if !ok || d.Len() != n {
+		return "", nil, false
+	}
+	return k, jsontext.AppendCanonical(nil, d.Buf[start:d.Pos]), true
 }
 
 // opened tells d's extraNames, for a decoder in mode Judge, that an object

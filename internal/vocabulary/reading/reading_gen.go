@@ -823,7 +823,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 					base := wire.Join(base, "/matrix")
 					for i := 0; d.More(base, "", ']', i); i++ {
 						name := wire.Index(i)
-						if x, ok := d.Strings(base, name); ok {
+						if x, ok := d.StringList(base, name); ok {
 							d.UniqueStrings(base, name, x)
 							list = append(list, x)
 						}

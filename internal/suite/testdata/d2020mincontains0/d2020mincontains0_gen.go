@@ -111,7 +111,7 @@ func (v *D2020mincontains0) Identity() msg.Identity {
 // returns the decoder's verdict. A judging decoder comes from a pool, for
 // the scratch space it reuses; another lives on the stack, as
 // UnmarshalJSON's does.
-func (v *D2020vocabulary1) decodeMode(data []byte, mode wire.Mode) error {
+func (v *D2020mincontains0) decodeMode(data []byte, mode wire.Mode) error {
 	if mode == wire.Judge {
 		d := wire.NewDecoder(data, mode)
 		v.decode(d, "")
@@ -137,15 +137,15 @@ func (v *D2020vocabulary1) decodeMode(data []byte, mode wire.Mode) error {
 // would change with it, and a free object's text could stop being JSON.
 // Strings that had escapes are copied, since their content is not in data.
 // To keep a message longer than data, use Parse.
-func ParseBorrowed(data []byte) (*D2020vocabulary1, error) {
-	v := new(D2020vocabulary1)
+func ParseBorrowed(data []byte) (*D2020mincontains0, error) {
+	v := new(D2020mincontains0)
 	if err := v.decodeMode(data, wire.Borrow); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-// Check judges data as a message of schema suite.d2020vocabulary1: it
+// Check judges data as a message of schema suite.d2020mincontains0: it
 // returns exactly the error Parse returns, with the same violations, in the
 // same order and with the same texts, or nil when Parse would return a
 // message. It builds no message: it keeps nothing of data, copies none of
@@ -153,7 +153,7 @@ func ParseBorrowed(data []byte) (*D2020vocabulary1, error) {
 // allocates, besides the violations it reports, stays below the size of
 // data whatever data holds. It is the way to validate without decoding.
 func Check(data []byte) error {
-	var v D2020vocabulary1
+	var v D2020mincontains0
 	return v.decodeMode(data, wire.Judge)
 }
 
