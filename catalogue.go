@@ -11,6 +11,9 @@
 //
 // Decode and DecodeAs apply exactly the rules of the typed packages: the
 // message's schema, plus the catalogue's decisions (see the README).
+// Check, CheckAs and CheckOr give the same verdicts without building the
+// message, for a caller that wants only the verdict; DecodeBorrowed
+// decodes without copying the input, for a caller that owns it.
 //
 // A message carries its family, not its version. Decode, and DecodeAs
 // with no version, judge by the latest version of the schema: the latest

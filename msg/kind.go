@@ -60,7 +60,8 @@ type Kind struct {
 	// violations, but builds no message. It keeps nothing of data once
 	// it returns, and allocates, besides a fixed amount and the
 	// violations it reports, at most about the size of data, whatever
-	// data holds.
+	// data holds but a free object of tens of thousands of members,
+	// whose names the scanner checks for repeats with lists of its own.
 	Check func(data []byte) error
 
 	IDMember   string // "/message_id", or an event's "/id"
