@@ -82,9 +82,6 @@ func (d *Decoder) Release() {
 	judges.Put(d)
 }
 
-// Judging reports whether d keeps nothing of what it reads (mode Judge).
-func (d *Decoder) Judging() bool { return d.mode == Judge }
-
 // borrowed returns the text of the value read from start to Pos, for a
 // decoder in mode Judge: the bytes of the input themselves, whether in
 // canonical form or not, since nothing keeps them and the checks that read
