@@ -11,6 +11,9 @@
 //
 // Decode and DecodeAs apply exactly the rules of the typed packages: the
 // message's schema, plus the catalogue's decisions (see the README).
+// Check, CheckAs and CheckOr give the same verdicts without building the
+// message, for a caller that wants only the verdict; DecodeBorrowed
+// decodes without copying the input, for a caller that owns it.
 //
 // A message carries its family, not its version. Decode, and DecodeAs
 // with no version, judge by the latest version of the schema: the latest
@@ -58,11 +61,12 @@ var ErrUnknownType = errors.New("unknown message type")
 
 // Kinds is the table of the published catalogue's kinds: every version of
 // every schema, with its name, version and $id and the members that
-// identify its messages (see msg.Kind). Its Decode is Decode. It is what a
+// identify its messages (see msg.Kind). Its Decode is Decode, and its
+// DecodeBorrowed DecodeBorrowed. It is what a
 // binding decodes by, so that the binding knows no message type itself:
 //
 //	m, err := ce.NATS.Decode(catalogue.Kinds, h, body)
-var Kinds = msg.NewKinds(Decode, kindList...)
+var Kinds = msg.NewKinds(Decode, kindList...).WithDecodeBorrowed(DecodeBorrowed)
 
 // published is the catalogue as published, with its generated types. Its
 // table is Kinds without Decode, which reads published: Kinds itself would
@@ -90,6 +94,16 @@ func Types() []string { return schemas.Names() }
 func New(name, version string) (Message, error) { return published.new(name, version) }
 
 func (s set) new(name, version string) (Message, error) {
+	k, err := s.kind(name, version)
+	if err != nil {
+		return nil, err
+	}
+	return k.New(), nil
+}
+
+// kind returns the kind of the named schema at version, or at its latest
+// version if version is "", as New says.
+func (s set) kind(name, version string) (*msg.Kind, error) {
 	if version == "" {
 		latest, err := s.schemas.Latest(name)
 		if err != nil {
@@ -98,7 +112,7 @@ func (s set) new(name, version string) (Message, error) {
 		version = latest.Version
 	}
 	if k := s.kinds.Lookup(name, version); k != nil {
-		return k.New(), nil
+		return k, nil
 	}
 	if _, err := s.schemas.Lookup(name, version); err != nil {
 		return nil, err
@@ -125,11 +139,21 @@ func DecodeAs(name, version string, data []byte) (Message, error) {
 }
 
 func (s set) decodeAs(name, version string, data []byte) (Message, error) {
-	m, err := s.new(name, version)
+	k, err := s.kindAs(name, version)
+	if err != nil {
+		return nil, err
+	}
+	m := k.New()
+	return m, m.UnmarshalJSON(data)
+}
+
+// kindAs is kind, its error an *msg.Error as DecodeAs returns it.
+func (s set) kindAs(name, version string) (*msg.Kind, error) {
+	k, err := s.kind(name, version)
 	if err != nil {
 		return nil, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSchema, Message: err.Error(), Err: err}}}
 	}
-	return m, m.UnmarshalJSON(data)
+	return k, nil
 }
 
 // Decode decodes data as a message of the schema its message_type names,
@@ -157,24 +181,41 @@ func Decode(data []byte) (Message, error) {
 // as streams that mix events with entity messages need. With def "" it is
 // Decode.
 func DecodeOr(data []byte, def string) (Message, error) {
+	k, err := kindOf(data, def)
+	if k == nil {
+		return nil, err
+	}
+	m := k.New()
+	return m, m.UnmarshalJSON(data)
+}
+
+// kindOf returns the kind of the schema DecodeOr judges data by, or nil
+// and the error DecodeOr returns when none can be chosen.
+func kindOf(data []byte, def string) (*msg.Kind, error) {
 	typ, ok := leadingType(data)
 	var err error
 	if !ok {
 		typ, err = messageType(data)
 	}
 	if errors.Is(err, ErrNoType) && def != "" {
-		return DecodeAs(def, "", data)
+		return published.kindAs(def, "")
 	}
 	if err != nil {
 		return nil, err
 	}
-	m := newLatest(typ)
-	if m == nil {
+	k := latestKind(typ)
+	if k == nil {
 		// Shortened: a report must not grow with the input.
 		value := strconv.Quote(wire.ShortenBytes(typ))
 		return nil, unknownType(ErrUnknownType, " "+value, value)
 	}
-	return m, m.UnmarshalJSON(data)
+	return k, nil
+}
+
+// latestKind returns the kind of the messages newLatest makes, nil if it
+// makes none: a map look-up, allocating nothing.
+func latestKind(name []byte) *msg.Kind {
+	return published.kinds.Lookup(string(name), "")
 }
 
 // leadingType returns the message_type of a message whose members begin
@@ -314,4 +355,54 @@ func unknownType(sentinel error, what, value string) error {
 		Value:   value,
 		Err:     sentinel,
 	}}}
+}
+
+// DecodeBorrowed is Decode for a caller that owns data, such as an HTTP
+// request's body or a broker message's payload: the message it returns
+// borrows from data instead of copying what it keeps (its strings, free
+// objects and extra members point into data), which saves an allocation
+// and a copy of the input. The caller must not modify data, nor reuse its
+// memory, while the message or any value taken from it is in use: the
+// message would change with it. Strings that had escapes are copied.
+// The verdict is Decode's, error for error.
+func DecodeBorrowed(data []byte) (Message, error) {
+	k, err := kindOf(data, "")
+	if k == nil {
+		return nil, err
+	}
+	return k.DecodeBorrowed(data)
+}
+
+// Check judges data as Decode does, by the schema its message_type names,
+// and returns exactly Decode's error, violation for violation, but
+// builds no message: it keeps nothing of data, copies none of it, and
+// holds no string, list or map of the message's, so that what it
+// allocates, besides the violations it reports, stays below the size of
+// data whatever data holds (see msg.Kind's Check). It returns the kind
+// that judged data, nil when none could be chosen (as Decode then
+// returns no message). It is the way to validate without decoding, as
+// msgcheck check, the HTTP validation route and the gates do.
+func Check(data []byte) (*msg.Kind, error) {
+	return CheckOr(data, "")
+}
+
+// CheckOr is Check as DecodeOr judges: a message without a message_type
+// member is judged by the schema named def, at its latest version.
+func CheckOr(data []byte, def string) (*msg.Kind, error) {
+	k, err := kindOf(data, def)
+	if k == nil {
+		return nil, err
+	}
+	return k, k.Check(data)
+}
+
+// CheckAs is Check as DecodeAs judges: by the named schema at version,
+// or at its latest version if version is "". An unknown schema or
+// version gives no kind and DecodeAs's error.
+func CheckAs(name, version string, data []byte) (*msg.Kind, error) {
+	k, err := published.kindAs(name, version)
+	if err != nil {
+		return nil, err
+	}
+	return k, k.Check(data)
 }

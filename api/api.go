@@ -40,7 +40,7 @@ const MaxMessageBytes = 1 << 20
 // Everything it serves is computed once, here, from the embedded catalogue;
 // the handler is safe for concurrent use.
 func Handler(opts ...Option) http.Handler {
-	return newHandler(schemas.All(), catalogue.DecodeAs, opts...)
+	return newHandler(schemas.All(), catalogue.CheckAs, opts...)
 }
 
 // An Option changes how the Handler serves.
@@ -88,9 +88,10 @@ type handler struct {
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
 	files      map[key]file      // the schema files, by name and version
-	// decodeAs judges a message by a schema at a version: catalogue's
-	// DecodeAs, or in tests the same over a fixture catalogue.
-	decodeAs func(name, version string, data []byte) (catalogue.Message, error)
+	// checkAs judges a message by a schema at a version without decoding
+	// it: catalogue's CheckAs, or in tests the same over a fixture
+	// catalogue.
+	checkAs  func(name, version string, data []byte) (*msg.Kind, error)
 	subjects map[string]string // the topic subjects of the registry (see Subjects)
 	registry *registry         // serves RegistryPath
 }
@@ -132,9 +133,9 @@ func (h *handler) routes() []route {
 	}
 }
 
-func newHandler(all []schemas.Schema, decodeAs func(name, version string, data []byte) (catalogue.Message, error), opts ...Option) *handler {
+func newHandler(all []schemas.Schema, checkAs func(name, version string, data []byte) (*msg.Kind, error), opts ...Option) *handler {
 	h := &handler{
-		decodeAs:   decodeAs,
+		checkAs:    checkAs,
 		maxBodies:  DefaultMaxBodies(),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
@@ -309,26 +310,41 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	var m msg.Message
-	var err error
+	var verdict msg.Verdict
 	if hasCloudEvents(r.Header) {
 		// The headers name the published catalogue's schemas, whose table
-		// of kinds ce decodes by.
-		m, err = ce.HTTP.DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		// of kinds ce decodes by: the message is decoded, for ce to
+		// compare its identity with the headers, borrowing from the
+		// body, which is held until the verdict is written.
+		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		if m == nil {
+			h.noType(w, r, err)
+			return
+		}
+		verdict = msg.VerdictOf(m, err)
 	} else {
-		m, err = h.decodeAs(name, version, body)
-	}
-	if m == nil {
-		// A schema file the catalogue has no Go type for: the handler and
-		// the library disagree on what the catalogue holds.
-		writeError(w, r, http.StatusInternalServerError, err.Error())
-		return
+		// Only the verdict is wanted: the body is judged without being
+		// decoded, which keeps nothing of it (catalogue.CheckAs).
+		k, err := h.checkAs(name, version, body)
+		if k == nil {
+			h.noType(w, r, err)
+			return
+		}
+		verdict = msg.VerdictOf(nil, err)
+		verdict.Schema, verdict.Version = k.Name, k.Version
 	}
 	status := http.StatusOK
-	if err != nil {
+	if !verdict.Valid {
 		status = http.StatusUnprocessableEntity
 	}
-	writeJSON(w, r, status, mustEncode(msg.VerdictOf(m, err)))
+	writeJSON(w, r, status, mustEncode(verdict))
+}
+
+// noType answers a request to judge by a schema file the catalogue has no
+// Go type for: the handler and the library disagree on what the
+// catalogue holds.
+func (h *handler) noType(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, http.StatusInternalServerError, err.Error())
 }
 
 // readFailure returns the status and the text of the answer to a request

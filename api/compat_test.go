@@ -23,7 +23,7 @@ func fixtureHandler(t *testing.T, dir string) *handler {
 	t.Helper()
 	c, err := schemas.Load(os.DirFS(dir))
 	require.NoError(t, err)
-	return newHandler(c.All(), catalogue.DecodeAs) // the compatibility route decodes no message
+	return newHandler(c.All(), catalogue.CheckAs) // the compatibility route decodes no message
 }
 
 func do(h http.Handler, method, target, body string) *httptest.ResponseRecorder {
@@ -61,7 +61,7 @@ func TestVersionsListsEveryVersionInNumericOrder(t *testing.T) {
 	}
 	c, err := schemas.Load(fsys)
 	require.NoError(t, err)
-	rec = do(newHandler(c.All(), catalogue.DecodeAs), http.MethodGet, "/api/schemas/demo.x/versions", "")
+	rec = do(newHandler(c.All(), catalogue.CheckAs), http.MethodGet, "/api/schemas/demo.x/versions", "")
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &list))
 	versions = versions[:0]
@@ -126,7 +126,7 @@ func TestCompatibilityAnswers200WithTheReport(t *testing.T) {
 }
 
 func TestCompatibilityOnThePublishedCatalogue(t *testing.T) {
-	h := newHandler(schemas.All(), catalogue.DecodeAs)
+	h := newHandler(schemas.All(), catalogue.CheckAs)
 	device := readFile(t, "../schemas/core.device-1.0.json")
 	proposed := strings.Replace(device, "versions/1.0", "versions/1.1", 1)
 	proposed = strings.Replace(proposed, `"required": [`, `"required": [

@@ -110,7 +110,7 @@ func fixtureRegistry(t *testing.T, dir string) *handler {
 	t.Helper()
 	c, err := schemas.Load(os.DirFS(dir))
 	require.NoError(t, err)
-	return newHandler(c.All(), catalogue.DecodeAs)
+	return newHandler(c.All(), catalogue.CheckAs)
 }
 
 func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/internal/fixture"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -23,11 +23,11 @@ import (
 func TestValidateJudgesByTheNamedVersion(t *testing.T) {
 	c, err := schemas.Load(os.DirFS("../testdata/fixture"))
 	require.NoError(t, err)
-	decodeAs := func(name, version string, data []byte) (catalogue.Message, error) {
-		m := fixture.Kinds.Lookup(name, version).New()
-		return m, m.UnmarshalJSON(data)
+	checkAs := func(name, version string, data []byte) (*msg.Kind, error) {
+		k := fixture.Kinds.Lookup(name, version)
+		return k, k.Check(data)
 	}
-	h := newHandler(c.All(), decodeAs)
+	h := newHandler(c.All(), checkAs)
 	const body = `{"message_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","message_type":"demo.sensor",` +
 		`"sensor_id":"0f8fad5b-d9cb-469f-a165-70867728950e","kind":"temperature","time":"2024-05-01T12:00:00Z","location":5}`
 	for version, want := range map[string]int{

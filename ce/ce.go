@@ -53,6 +53,8 @@ type Binding struct {
 	// ContentType is the name of the header that holds the body's
 	// content type.
 	ContentType string
+
+	borrow bool // messages borrow from the body (see Borrowing)
 }
 
 // The bindings of the transports CloudEvents defines binary mode for.
@@ -241,14 +243,14 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Me
 			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %q", b.Prefix, AttrType, schemas.ErrUnknown, hs.v[hType])
 		}
 	default:
-		m, err := kinds.Decode(body)
+		m, err := b.decodeAny(kinds, body)
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
 		return b.check(m, err, hs, bad)
 	}
-	m := k.New()
-	return b.check(m, m.UnmarshalJSON(body), hs, bad)
+	m, err := b.decode(k, body)
+	return b.check(m, err, hs, bad)
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -285,8 +287,8 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	m := k.New()
-	return b.check(m, m.UnmarshalJSON(body), hs, bad)
+	m, err := b.decode(k, body)
+	return b.check(m, err, hs, bad)
 }
 
 // The headers read, by index into headers.v.

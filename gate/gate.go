@@ -433,7 +433,7 @@ func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, for
 	case err != nil && !errors.Is(err, ErrGone):
 		return Stored{}, true, err
 	}
-	m, id, jerr := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
+	m, id, jerr := g.Binding.Borrowing().DecodeIdentity(g.kinds(), d.Header(), d.Body())
 	v := VerdictOf(m, jerr)
 	why := "another message, with another body, was forwarded under its id"
 	if err != nil {
@@ -469,8 +469,12 @@ func (g *Gate) judgeAll(ds []Delivery) []judged {
 // is valid, or its verdict.
 func (g *Gate) judge(d Delivery) judged {
 	// The identity the headers were checked against is the one the copy's
-	// headers are written from: the message is read once.
-	m, id, err := g.Binding.DecodeIdentity(g.kinds(), d.Header(), d.Body())
+	// headers are written from: the message is read once. It borrows from
+	// the body, which the gate holds, unchanged, until the copy or the
+	// dead letter is stored: the body is forwarded byte for byte, so that
+	// the message is read only for its verdict and its identity, and a
+	// copy of it would be waste.
+	m, id, err := g.Binding.Borrowing().DecodeIdentity(g.kinds(), d.Header(), d.Body())
 	if err == nil {
 		return judged{m: m, id: id}
 	}

@@ -207,8 +207,16 @@ func decodeEnum(g *generator, _ *message, f *field, name string) {
 
 // decodeStrings writes the decoding of an array of strings.
 func decodeStrings(g *generator, _ *message, f *field, name string) {
-	g.p("if x, ok := d.Strings(base, %s); ok {", name)
-	g.checks(f, "d", name, "x")
+	// Checks of the list need it gathered even by a decoder that keeps
+	// nothing: those are read with StringList.
+	checks := &generator{sf: g.sf}
+	checks.checks(f, "d", name, "x")
+	reader := "Strings"
+	if checks.buf.Len() > 0 {
+		reader = "StringList"
+	}
+	g.p("if x, ok := d.%s(base, %s); ok {", reader, name)
+	g.buf.Write(checks.buf.Bytes())
 	g.p("v.%s = x", f.GoName)
 	g.p("}")
 }
@@ -277,7 +285,9 @@ func (g *generator) readItems(f *field, name, list string, depth int) {
 		g.p("if x, ok := d.AnyValue(base, name); ok {")
 		g.p("d.Never(base, name, msg.Rule%s)", exportName(it.Never))
 	case kindStrings:
-		g.p("if x, ok := d.Strings(base, name); ok {")
+		// An item the list's checks may read: gathered even by a
+		// decoder that keeps nothing.
+		g.p("if x, ok := d.StringList(base, name); ok {")
 		g.checks(it, "d", "name", "x")
 	default:
 		g.p("if x, ok := d.%s(base, name); ok {", it.row().Reader)

@@ -373,6 +373,7 @@ func (g *generator) message(m *message, root bool) {
 		g.p("// SchemaVersion returns %q, the version of the schema of %s messages.", g.sf.Schema.Version, m.GoName)
 		g.p("func (*%s) SchemaVersion() string { return %s }", m.GoName, version)
 		g.kind(m)
+		g.entries(m)
 	}
 	if ns := m.Names; ns != nil {
 		g.p("")

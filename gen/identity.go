@@ -136,6 +136,7 @@ func (g *generator) kind(m *message) {
 		g.p("return %s", newExpr)
 		g.p("},")
 	}
+	g.kindEntries(m)
 	g.p("IDMember: %s,", ptr(id.ID))
 	g.p("TimeMember: %s,", ptr(id.Time))
 	if id.Type != nil {

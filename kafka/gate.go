@@ -444,7 +444,7 @@ type judgement struct {
 // once.
 func (g *Gate) judge(j *judgement, r *kgo.Record, scratch []byte) []byte {
 	j.r = r
-	m, id, err := DecodeIdentity(g.kinds(), r)
+	m, id, err := decodeIdentity(g.kinds(), r, ce.Kafka.Borrowing())
 	if err != nil {
 		j.dead = g.deadLetter(r, gate.VerdictOf(m, err))
 		return scratch

@@ -269,13 +269,20 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // value that starts with the framing's magic byte but is too short for it
 // is a violation of rule msg.RuleSyntax.
 func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity, error) {
+	return decodeIdentity(kinds, r, ce.Kafka)
+}
+
+// decodeIdentity is DecodeIdentity through binding b: ce.Kafka, or for
+// the gate, which holds the record until its copy is stored,
+// ce.Kafka.Borrowing().
+func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
 	id, body, framed, err := Unframe(r.Value)
 	if err != nil {
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
 	h := readHeaders(r)
 	if !framed {
-		return ce.Kafka.DecodeIdentity(kinds, h, body)
+		return b.DecodeIdentity(kinds, h, body)
 	}
 	k := kinds.LookupRegistryID(id)
 	if k == nil {
@@ -289,7 +296,7 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 			chosen = byHeader
 		}
 	}
-	m, ident, err := ce.Kafka.DecodeKind(kinds, h, chosen, body)
+	m, ident, err := b.DecodeKind(kinds, h, chosen, body)
 	switch {
 	case m == nil:
 	case chosen != k:

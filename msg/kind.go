@@ -44,6 +44,25 @@ type Kind struct {
 	// New returns a new message of the kind, with every default of its
 	// schema filled in.
 	New func() Message
+	// DecodeBorrowed decodes data as a message of the kind, as New and
+	// the message's UnmarshalJSON do, with the same error, except that
+	// the message borrows from data instead of copying what it keeps:
+	// its strings, free objects and extra members point into data. The
+	// caller must not modify data, nor reuse its memory, while the
+	// message or anything taken from it is in use: the message's values
+	// would change with it (or break, for a free object whose text is no
+	// longer JSON). As UnmarshalJSON does, it returns the message even
+	// when data breaks the schema, for the caller to learn which kind
+	// judged it.
+	DecodeBorrowed func(data []byte) (Message, error)
+	// Check judges data by the kind's schema: it returns exactly the
+	// error DecodeBorrowed and UnmarshalJSON return, with the same
+	// violations, but builds no message. It keeps nothing of data once
+	// it returns, and allocates, besides a fixed amount and the
+	// violations it reports, at most about the size of data, whatever
+	// data holds but a free object of tens of thousands of members,
+	// whose names the scanner checks for repeats with lists of its own.
+	Check func(data []byte) error
 
 	IDMember   string // "/message_id", or an event's "/id"
 	TimeMember string // "/time", or an event's "/occurred_at"
@@ -155,6 +174,7 @@ type Kinds struct {
 	byID         map[string]*Kind   // by $id, in https and in http
 	byRegistryID map[int32]*Kind    // by registry id, for the kinds that have one
 	decode       func(data []byte) (Message, error)
+	borrow       func(data []byte) (Message, error) // Decode, borrowing (see DecodeBorrowed)
 }
 
 // NewKinds returns the table of kinds, which are listed as the generator
@@ -245,6 +265,26 @@ func (t *Kinds) Decode(data []byte) (Message, error) {
 		return nil, ErrNoDecode
 	}
 	return t.decode(data)
+}
+
+// WithDecodeBorrowed returns a copy of t whose DecodeBorrowed is borrow,
+// which must be Decode but for its message borrowing from data (as
+// catalogue.DecodeBorrowed is catalogue.Decode).
+func (t *Kinds) WithDecodeBorrowed(borrow func(data []byte) (Message, error)) *Kinds {
+	c := *t
+	c.borrow = borrow
+	return &c
+}
+
+// DecodeBorrowed is Decode for a caller that owns data: the message
+// borrows from data, as Kind's DecodeBorrowed says, with the function
+// WithDecodeBorrowed gave the table; a table given none decodes as Decode
+// does, with a copy.
+func (t *Kinds) DecodeBorrowed(data []byte) (Message, error) {
+	if t.borrow == nil {
+		return t.Decode(data)
+	}
+	return t.borrow(data)
 }
 
 // ErrNoDecode is the error of Kinds.Decode for a table that cannot decode

@@ -73,19 +73,21 @@ type Options struct {
 	// message, whose error wraps ErrLineTooLong: it is skipped without
 	// being held, so that memory stays bounded even on an endless input
 	// without a line end, and the stream goes on. It also bounds the
-	// bytes held at once: a check holds about twice MaxLine at most,
-	// whatever the stream.
+	// bytes held at once: lines of about MaxLine in all, and a few
+	// batches of short ones, whatever the stream.
 	MaxLine int
 }
 
 // DefaultMaxLine is the line limit when Options.MaxLine is 0: 4 MiB,
 // thousands of times what a message of the catalogue needs, and small
-// enough that judging any line below it stays cheap. A decoded message
+// enough that decoding any line below it stays cheap. A decoded message
 // can take ten times the bytes of its text (a list of empty strings takes
 // a string header of 16 bytes for each 3 bytes of input, a map entry each
-// undeclared member), and a check may judge a few lines at once: with 4
-// MiB a check stays under 200 MB whatever its lines hold, where 64 MiB
-// lines took up to 640 MB.
+// undeclared member), and Messages may decode a few lines at once: with 4
+// MiB it stays under 200 MB whatever its lines hold, where 64 MiB lines
+// took up to 640 MB. Check, which judges lines without decoding them,
+// holds about its lines' own bytes, and can take far longer lines:
+// msgcheck check gives it 64 MiB.
 const DefaultMaxLine = 4 << 20
 
 // ErrLineTooLong is wrapped by the Err of a line longer than
@@ -186,7 +188,11 @@ type batch struct {
 }
 
 // Check reads r to its end, judges every non-blank line, and calls emit
-// with each result, in input order, from a single goroutine. Lines are
+// with each result, in input order, from a single goroutine. A line is
+// judged without being decoded (catalogue.Check), with the verdict
+// decoding gives it: Check holds the lines' own bytes and little more,
+// whatever they hold, so that Options.MaxLine may be far above what
+// Messages, which decodes, can afford. Lines are
 // judged a batch at a time, and a batch is sent as soon as the input has
 // nothing more for now, so that on a live stream, such as a pipe, each
 // result comes once its line is in. It stops at
@@ -236,7 +242,7 @@ func check(ctx context.Context, r io.Reader, opts Options, keep bool, emit func(
 	// reads, so it waits, rather than reads ahead a second long line,
 	// while one is judged.
 	inFlight := newBudget(ctx, max(int64(maxLine)+batchBytes+readChunk, int64(3*workers*batchBytes)))
-	big := newBigLines()
+	big := newBigLines(ctx)
 
 	work := make(chan *batch, workers)
 	order := make(chan *batch, 2*workers) // bounds the batches in flight
@@ -397,104 +403,94 @@ const readChunk = 64 << 10
 // its end, or to the end of br, but not appended: the bytes read say that
 // it was too long.
 //
-// A line longer than bigLine is gathered in pieces and appended once
-// whole, at its exact size, into the buffer of an earlier big line if one
-// is free: appending as it comes would grow buf step by step, leaving a
-// trail of copies that, for a line of tens of megabytes, takes three times
-// its size before the collector catches up, and under load it falls
-// further behind.
+// Once a line is longer than bigLine, buf is grown, once, to hold a line
+// of max bytes, in the buffer of an earlier big line if one is free:
+// appending as it comes would grow buf step by step, leaving a trail of
+// copies that, for a line of tens of megabytes, takes three times its
+// size before the collector catches up, and gathering it in pieces to
+// copy it whole would take twice its size. The room beyond what a line
+// fills costs address space, not memory: the pages of a fresh allocation
+// are not touched until written.
 func (big *bigLines) readLine(br *bufio.Reader, buf []byte, max int, inFlight *budget, cost *int64) ([]byte, int64, error) {
 	start := len(buf)
 	var read int64
-	var pieces [][]byte // of a big line, beyond buf[start:]
-	drop := func() {
-		dropped := int64(len(buf) - start)
-		for _, p := range pieces {
-			dropped += int64(len(p))
-		}
-		inFlight.release(dropped)
-		*cost -= dropped
-		big.spare(pieces)
-		buf, pieces = buf[:start], nil
-	}
 	for {
 		chunk, err := br.ReadSlice('\n')
 		kept := read
 		read += int64(len(chunk))
 		switch {
-		case read <= int64(max) && kept+int64(len(chunk)) <= bigLine:
+		case read <= int64(max):
+			if kept+int64(len(chunk)) > bigLine && kept <= bigLine {
+				buf = big.grow(buf, start+max)
+			}
 			*cost += inFlight.acquire(int64(len(chunk)))
 			buf = append(buf, chunk...)
-		case read <= int64(max):
-			*cost += inFlight.acquire(int64(len(chunk)))
-			if n := len(pieces); n == 0 || len(pieces[n-1])+len(chunk) > cap(pieces[n-1]) {
-				pieces = append(pieces, big.piece())
-			}
-			last := &pieces[len(pieces)-1]
-			*last = append(*last, chunk...)
-		case len(buf) > start || pieces != nil:
-			drop() // and skip the rest in the memory of one chunk
+		case len(buf) > start:
+			// Too long: what was kept is dropped, and the rest
+			// skipped in the memory of one chunk.
+			dropped := int64(len(buf) - start)
+			inFlight.release(dropped)
+			*cost -= dropped
+			buf = buf[:start]
 		}
 		if err != bufio.ErrBufferFull {
-			if pieces != nil {
-				buf = big.grow(buf, start+int(read))
-				for _, p := range pieces {
-					buf = append(buf, p...)
-				}
-				big.spare(pieces)
-			}
 			return buf, read, err
 		}
 	}
 }
 
-// bigLine is the length beyond which readLine gathers a line in pieces.
+// bigLine is the length beyond which readLine makes room for a line of
+// the longest length allowed.
 const bigLine = 1 << 20
 
-// bigLines holds what reading lines longer than bigLine reuses, so that
-// a stream of them makes no garbage of their size: the pieces they are
-// gathered in, and the buffer of a batch that held one, handed back once
-// the batch is emitted. What it holds is bounded by about two line
-// limits.
+// bigLines holds the buffer of a batch that held a line longer than
+// bigLine, handed back once the batch is emitted, for the reader to read
+// the next such line into: a stream of them makes no garbage of their
+// size, and holds one line limit for them, as the reader waits for the
+// buffer rather than make a second while the first is still in use.
 type bigLines struct {
-	pieces [][]byte    // spare pieces, for the reader only
-	bufs   chan []byte // a spare buffer, from the collector to the reader
+	ctx   context.Context
+	bufs  chan []byte // a spare buffer, from the collector to the reader
+	taken bool        // a buffer recycle hands back is made, for the reader to wait for
 }
 
-func newBigLines() *bigLines {
-	return &bigLines{bufs: make(chan []byte, 1)}
-}
-
-// piece returns an empty piece of capacity bigLine.
-func (big *bigLines) piece() []byte {
-	if n := len(big.pieces); n > 0 {
-		p := big.pieces[n-1]
-		big.pieces = big.pieces[:n-1]
-		return p[:0]
-	}
-	return make([]byte, 0, bigLine)
-}
-
-// spare takes back pieces once their bytes are copied out.
-func (big *bigLines) spare(pieces [][]byte) {
-	big.pieces = append(big.pieces, pieces...)
+func newBigLines(ctx context.Context) *bigLines {
+	return &bigLines{ctx: ctx, bufs: make(chan []byte, 1)}
 }
 
 // grow returns buf with room for n bytes in all, in the spare buffer if
-// one is free and large enough.
+// one is free and large enough. Once it has made a buffer that recycle
+// hands back, it waits for that buffer rather than make another, unless
+// ctx is done.
 func (big *bigLines) grow(buf []byte, n int) []byte {
 	if cap(buf) >= n {
 		return buf
 	}
+	var spare []byte
 	select {
-	case spare := <-big.bufs:
-		if cap(spare) >= n {
-			return append(spare[:0], buf...)
-		}
+	case spare = <-big.bufs:
 	default:
+		// Waiting is for a buffer of a batch sent before, which the
+		// collector hands back; not for buf, the batch's own, which may
+		// be big after a line too long to keep.
+		if big.taken && cap(buf) <= handBackOver {
+			select {
+			case spare = <-big.bufs:
+			case <-big.ctx.Done():
+			}
+		}
 	}
-	return slices.Grow(buf, n-len(buf))
+	if cap(spare) >= n {
+		return append(spare[:0], buf...)
+	}
+	grown := slices.Grow(buf, n-len(buf))
+	big.taken = big.taken || cap(grown) > handBackOver
+	return grown
 }
+
+// handBackOver is the capacity above which recycle hands a batch's
+// buffer back to the reader, rather than keep it with the batch.
+const handBackOver = 4 * batchBytes
 
 // handBack offers buf, which no one uses any more, to the reader.
 func (big *bigLines) handBack(buf []byte) {
@@ -655,7 +651,7 @@ func newBatch(first int) *batch {
 }
 
 func recycle(b *batch, big *bigLines) {
-	if cap(b.buf) > 4*batchBytes {
+	if cap(b.buf) > handBackOver {
 		// A batch that held a huge line: its buffer is offered for the
 		// next, and the batch keeps none.
 		big.handBack(b.buf)
@@ -669,9 +665,10 @@ func recycle(b *batch, big *bigLines) {
 }
 
 // judge decides every line of a batch, keeping the message of each valid
-// one if keep is true. The lines share the batch's buffer, which is kept
-// only until the batch is emitted; a decoded message holds a copy of what
-// it keeps, and so outlives it.
+// one if keep is true; otherwise the lines are judged without being
+// decoded (catalogue.Check). The lines share the batch's buffer, which is
+// kept only until the batch is emitted; a decoded message holds a copy of
+// what it keeps, and so outlives it.
 func judge(b *batch, opts Options, keep bool) {
 	b.results = b.results[:0]
 	b.messages = b.messages[:0]
@@ -689,6 +686,21 @@ func judge(b *batch, opts Options, keep bool) {
 		case text == nil:
 			continue
 		}
+		if !keep {
+			// Only the verdict is wanted: the line is judged without
+			// being decoded, which keeps nothing of it.
+			var k *msg.Kind
+			if opts.Schema != "" {
+				k, res.Err = catalogue.CheckAs(opts.Schema, opts.Version, text)
+			} else {
+				k, res.Err = catalogue.CheckOr(text, opts.Default)
+			}
+			if k != nil {
+				res.Schema, res.Version = k.Name, k.Version
+			}
+			b.results = append(b.results, res)
+			continue
+		}
 		var m catalogue.Message
 		if opts.Schema != "" {
 			m, res.Err = catalogue.DecodeAs(opts.Schema, opts.Version, text)
@@ -699,11 +711,9 @@ func judge(b *batch, opts Options, keep bool) {
 			res.Schema, res.Version = m.SchemaName(), m.SchemaVersion()
 		}
 		b.results = append(b.results, res)
-		if keep {
-			if res.Err != nil {
-				m = nil // only a valid message is handed out, as Parse does
-			}
-			b.messages = append(b.messages, m)
+		if res.Err != nil {
+			m = nil // only a valid message is handed out, as Parse does
 		}
+		b.messages = append(b.messages, m)
 	}
 }

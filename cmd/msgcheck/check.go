@@ -36,6 +36,15 @@ var isTerminal = func(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// defaultMaxLine is check's -max-line when none is given: 64 MiB, sixteen
+// times ndjson.DefaultMaxLine, since check only judges its lines
+// (ndjson.Check), which keeps nothing of them, where a decoded message
+// can take ten times its size: a line costs its own bytes, held once,
+// and what judging it allocates stays below them, so that check stays
+// under 200 MB whatever its lines hold (bar one shape, which the README
+// names).
+const defaultMaxLine = 64 << 20
+
 // check judges streams of newline-delimited messages with package ndjson and
 // reports the invalid ones (or, with -json, every one) on stdout, in input
 // order, and a summary on stderr.
@@ -50,7 +59,7 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	schema := flags.String("schema", "", "judge every message by the schema `name[@version]`, not by its message_type: by exactly that version's file, or by the latest version (latest minor of the latest major) if none is given")
 	def := flags.String("default", "", "judge the messages that have no message_type, such as example.event's, by the schema `name` (at its latest version)")
 	asJSON := flags.Bool("json", false, "print one JSON object per message, valid ones included")
-	maxLine := flags.Int("max-line", ndjson.DefaultMaxLine, "judge a line longer than `bytes` as an invalid message (rule line_length), without holding it")
+	maxLine := flags.Int("max-line", defaultMaxLine, "judge a line longer than `bytes` as an invalid message (rule line_length), without holding it")
 	files, code, ok := flags.parse(args, stdout, stderr)
 	if !ok {
 		return code

@@ -35,7 +35,7 @@
 // printed as escapes such as \x1b, so that each invalid message is one
 // line whatever it holds. A line that is not JSON is an invalid message
 // like any other, and the stream goes on; so is a line longer than
-// -max-line bytes (default 4 MiB), "(root): line longer than N bytes",
+// -max-line bytes (default 64 MiB), "(root): line longer than N bytes",
 // which is skipped without being held. With -json it prints instead one
 // object per message, valid ones included:
 //

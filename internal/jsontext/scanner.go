@@ -57,6 +57,10 @@ type Scanner struct {
 	// unmarked is set by a caller that keeps nothing (Check), for which
 	// finding the bytes json.Marshal escapes is wasted work.
 	unmarked bool
+
+	// borrowing makes Keep return the bytes of Buf themselves (see
+	// Borrow).
+	borrowing bool
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
@@ -77,6 +81,9 @@ func (s *Scanner) Reset(data []byte) {
 // of itself (a long array of numbers where strings are wanted), and a
 // copy of it all would double what decoding it costs.
 func (s *Scanner) Keep(start, end int) []byte {
+	if s.borrowing {
+		return s.Buf[start:end:end]
+	}
 	if s.kept == nil && len(s.Buf)-start > keepWhole {
 		k := append([]byte(nil), s.Buf[start:end]...)
 		return k[:len(k):len(k)]
@@ -92,6 +99,26 @@ func (s *Scanner) Keep(start, end int) []byte {
 	start, end = start-s.keptFrom, end-s.keptFrom
 	return s.kept[start:end:end]
 }
+
+// Borrow makes Keep, until the next Reset, return the bytes of Buf
+// themselves rather than a copy, for a caller that owns Buf and keeps it
+// unchanged while the values kept from it are used.
+func (s *Scanner) Borrow() { s.borrowing = true }
+
+// TrimScratch drops s's scratch buffer, which holds unescaped strings
+// and which Reset keeps, if it has grown past max bytes: for a scanner
+// kept from message to message, so that one huge string does not stay
+// with it.
+func (s *Scanner) TrimScratch(max int) {
+	if cap(s.tmp) > max {
+		s.tmp = nil
+	}
+}
+
+// KeepNothing tells s, until the next Reset, that its caller keeps
+// nothing it reads, as Check does: it no longer notes the bytes
+// json.Marshal escapes, and KeepCanonical must not be called.
+func (s *Scanner) KeepNothing() { s.unmarked = true }
 
 // keepWhole is the size of the largest rest of an input that Keep copies
 // whole: far more than any message of the catalogue needs.

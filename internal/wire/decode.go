@@ -28,6 +28,9 @@ const MaxDepth = jsontext.MaxDepth
 //
 // Every reader takes the location of the value as a base path and a name,
 // static strings that are joined only if a violation is recorded.
+//
+// What the decoded message keeps of the input is the decoder's Mode: a
+// copy (Reset), the input's own bytes, or nothing (ResetMode).
 type Decoder struct {
 	jsontext.Scanner
 	Errors
@@ -36,13 +39,18 @@ type Decoder struct {
 	// item is the index of the array item being read, -1 if none: it
 	// ends the path of a syntax error inside the item.
 	item int
+	mode Mode // what the message may keep of the input (see borrow.go)
+	// keyAt is where the last member name Member read in full began,
+	// for a decoder in mode Judge to read it again.
+	keyAt int
+	names *extraNames // the undeclared names in mode Judge, once some are read
 }
 
 // Reset makes d ready to decode data, keeping its scratch buffer.
 func (d *Decoder) Reset(data []byte) {
 	d.Scanner.Reset(data)
 	d.Errors = Errors{}
-	d.last, d.placed, d.item = 0, false, -1
+	d.last, d.placed, d.item, d.mode = 0, false, -1, Copy
 }
 
 // keepString returns the last string read, b, as a string the decoded
@@ -143,6 +151,9 @@ func (d *Decoder) open(base, name, sub string) bool {
 	if !d.Enter() {
 		d.place(base, name, sub)
 		return false
+	}
+	if d.mode == Judge {
+		d.opened()
 	}
 	return true
 }
@@ -246,6 +257,7 @@ func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
 			}
 		}
 	}
+	d.keyAt = p
 	key := d.Key(base, "")
 	if d.Fatal {
 		return Skipped, nil
@@ -384,17 +396,29 @@ func (d *Decoder) String(base, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if d.mode == Judge {
+		return judgedString(s), true
+	}
 	return d.keepString(s), true
 }
 
 // StringItem reads the i-th item of the array at base+name, a string.
 func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
-	if d.Fatal {
+	s, ok := d.stringItem(base, name, i)
+	if !ok {
 		return "", false
+	}
+	return d.keepString(s), true
+}
+
+// stringItem is StringItem, returning the string as Bytes does.
+func (d *Decoder) stringItem(base, name string, i int) ([]byte, bool) {
+	if d.Fatal {
+		return nil, false
 	}
 	if d.WS() != '"' {
 		d.mistypedItem(base, name, i, "a string")
-		return "", false
+		return nil, false
 	}
 	d.last = d.Pos
 	d.item = i
@@ -403,13 +427,25 @@ func (d *Decoder) StringItem(base, name string, i int) (string, bool) {
 		d.place(base, name, "")
 	}
 	d.item = -1
-	return d.keepString(s), !d.Fatal
+	return s, !d.Fatal
 }
 
-// Strings reads an array of strings. The items are gathered first, so
-// that the slice is allocated once, at its final size. An empty array
-// gives an empty, non-nil slice.
+// Strings reads an array of strings that the message only holds. The
+// items are gathered first, so that the slice is allocated once, at its
+// final size. An empty array gives an empty, non-nil slice. A decoder in
+// mode Judge checks the items and returns nil: the generated code reads
+// an array whose items its checks need with StringList.
 func (d *Decoder) Strings(base, name string) ([]string, bool) {
+	if d.mode == Judge {
+		return nil, d.judgeStrings(base, name)
+	}
+	return d.StringList(base, name)
+}
+
+// StringList is Strings for an array of strings that is checked once
+// read (its length, its items' uniqueness): a decoder in mode Judge
+// gathers it too, borrowing its strings from the input.
+func (d *Decoder) StringList(base, name string) ([]string, bool) {
 	if !d.Array(base, name) {
 		return nil, false
 	}
@@ -605,7 +641,9 @@ func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
 }
 
 // Raw reads any JSON value and returns a copy of its text, in canonical
-// form (see jsontext.AppendCanonical).
+// form (see jsontext.AppendCanonical); in mode Borrow the input's own
+// bytes when they are canonical already, and in mode Judge the input's
+// bytes as they are, for checks that compare JSON values.
 func (d *Decoder) Raw(base, name string) json.RawMessage {
 	return d.raw(base, name, "")
 }
@@ -613,6 +651,9 @@ func (d *Decoder) Raw(base, name string) json.RawMessage {
 func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	if d.Fatal {
 		return nil
+	}
+	if d.mode == Judge {
+		return d.rawJudged(base, name, sub)
 	}
 	d.WS()
 	start := d.Pos
@@ -624,7 +665,8 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 }
 
 // FreeObject reads an object whose members are free (any name, any
-// value) into an object.Object, which keeps its text.
+// value) into an object.Object, which keeps its text, as Raw keeps it in
+// each mode.
 func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 	if d.Fatal {
 		return object.Object{}, false
@@ -640,13 +682,21 @@ func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 		d.place(base, name, "")
 		return object.Object{}, false
 	}
+	if d.mode == Judge {
+		return d.judgeFreeObject(start), true
+	}
 	return rawobject.New[object.Object](d.KeepCanonical(start, d.Pos)), true
 }
 
 // Extra reads the value of a member the schema does not declare into
 // *extra, allocating the map on first use; a name that repeats is a
-// violation.
+// violation. In mode Judge it leaves *extra alone and finds repeats
+// through a table of places in the input (see extraNames).
 func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []byte) {
+	if d.mode == Judge && len(d.Buf) <= maxJudged {
+		d.judgeExtra(base, key)
+		return
+	}
 	if *extra == nil {
 		*extra = make(map[string]json.RawMessage)
 	}

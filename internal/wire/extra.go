@@ -10,6 +10,9 @@ import (
 // name, a fatal syntax error) or reading the value found a violation of
 // its own, after which checking it is of no use.
 func (d *Decoder) ExtraValue(extra *map[string]json.RawMessage, base string, key []byte) (string, json.RawMessage, bool) {
+	if d.mode == Judge && len(d.Buf) <= maxJudged {
+		return d.judgeExtraValue(base, key)
+	}
 	n := d.Len()
 	d.Extra(extra, base, key)
 	if d.Fatal || d.Len() != n {

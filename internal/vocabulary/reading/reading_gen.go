@@ -288,6 +288,11 @@ var schemaKind = msg.Kind{
 	ID:         ID,
 	RegistryID: 1,
 	New:        func() msg.Message { return New() },
+	DecodeBorrowed: func(data []byte) (msg.Message, error) {
+		v := New()
+		return v, v.decodeMode(data, wire.Borrow)
+	},
+	Check:      Check,
 	IDMember:   "/message_id",
 	TimeMember: "/time",
 	TypeMember: "/message_type",
@@ -311,6 +316,56 @@ func (v *Reading) Identity() msg.Identity {
 		Type: v.MessageType,
 		Key:  msg.UUIDText(v.ReadingID),
 	}
+}
+
+// decodeMode decodes data into v in mode mode, replacing its contents, and
+// returns the decoder's verdict. A judging decoder comes from a pool, for
+// the scratch space it reuses; another lives on the stack, as
+// UnmarshalJSON's does.
+func (v *Reading) decodeMode(data []byte, mode wire.Mode) error {
+	if mode == wire.Judge {
+		d := wire.NewDecoder(data, mode)
+		v.decode(d, "")
+		d.End()
+		err := d.Err()
+		d.Release()
+		return err
+	}
+	var d wire.Decoder
+	d.ResetMode(data, mode)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+// ParseBorrowed is Parse for a caller that owns data, such as an HTTP
+// request's body or a broker message's payload: it returns the same message
+// and the same error, but the message borrows from data instead of copying
+// what it keeps (its strings, its free objects, its extra members), which
+// saves an allocation and a copy of the input. The caller must not modify
+// data, nor reuse its memory (a pooled buffer, a reader's buffer), while
+// the message or any value taken from it is in use: the message's strings
+// would change with it, and a free object's text could stop being JSON.
+// Strings that had escapes are copied, since their content is not in data.
+// To keep a message longer than data, use Parse.
+func ParseBorrowed(data []byte) (*Reading, error) {
+	v := new(Reading)
+	if err := v.decodeMode(data, wire.Borrow); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Check judges data as a message of schema demo.reading: it returns exactly
+// the error Parse returns, with the same violations, in the same order and
+// with the same texts, or nil when Parse would return a message. It builds
+// no message: it keeps nothing of data, copies none of it, and holds no
+// string, list or map of the message's, so that what it allocates, besides
+// the violations it reports, stays below the size of data whatever data
+// holds. It is the way to validate without decoding.
+func Check(data []byte) error {
+	var v Reading
+	return v.decodeMode(data, wire.Judge)
 }
 
 // readingPointees holds the targets of a decoded Reading's pointer members, so that
@@ -453,7 +508,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 				v.Checked = &p.Checked
 			}
 		case 11: // tags
-			if x, ok := d.Strings(base, "/tags"); ok {
+			if x, ok := d.StringList(base, "/tags"); ok {
 				d.MinItems(base, "/tags", len(x), 1)
 				d.MaxItems(base, "/tags", len(x), 4)
 				d.UniqueStrings(base, "/tags", x)
@@ -768,7 +823,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 					base := wire.Join(base, "/matrix")
 					for i := 0; d.More(base, "", ']', i); i++ {
 						name := wire.Index(i)
-						if x, ok := d.Strings(base, name); ok {
+						if x, ok := d.StringList(base, name); ok {
 							d.UniqueStrings(base, name, x)
 							list = append(list, x)
 						}

@@ -79,10 +79,15 @@ func (*D7const12) SchemaVersion() string { return Version }
 
 // schemaKind is the kind of D7const12 messages.
 var schemaKind = msg.Kind{
-	Name:       Name,
-	Version:    Version,
-	ID:         ID,
-	New:        func() msg.Message { return New() },
+	Name:    Name,
+	Version: Version,
+	ID:      ID,
+	New:     func() msg.Message { return New() },
+	DecodeBorrowed: func(data []byte) (msg.Message, error) {
+		v := New()
+		return v, v.decodeMode(data, wire.Borrow)
+	},
+	Check:      Check,
 	IDMember:   "/id",
 	TimeMember: "/time",
 	Source:     "/d7const12s",
@@ -104,6 +109,56 @@ func (v *D7const12) Identity() msg.Identity {
 		Time: v.Time,
 		Key:  msg.UUIDText(v.ID),
 	}
+}
+
+// decodeMode decodes data into v in mode mode, replacing its contents, and
+// returns the decoder's verdict. A judging decoder comes from a pool, for
+// the scratch space it reuses; another lives on the stack, as
+// UnmarshalJSON's does.
+func (v *D7const12) decodeMode(data []byte, mode wire.Mode) error {
+	if mode == wire.Judge {
+		d := wire.NewDecoder(data, mode)
+		v.decode(d, "")
+		d.End()
+		err := d.Err()
+		d.Release()
+		return err
+	}
+	var d wire.Decoder
+	d.ResetMode(data, mode)
+	v.decode(&d, "")
+	d.End()
+	return d.Err()
+}
+
+// ParseBorrowed is Parse for a caller that owns data, such as an HTTP
+// request's body or a broker message's payload: it returns the same message
+// and the same error, but the message borrows from data instead of copying
+// what it keeps (its strings, its free objects, its extra members), which
+// saves an allocation and a copy of the input. The caller must not modify
+// data, nor reuse its memory (a pooled buffer, a reader's buffer), while
+// the message or any value taken from it is in use: the message's strings
+// would change with it, and a free object's text could stop being JSON.
+// Strings that had escapes are copied, since their content is not in data.
+// To keep a message longer than data, use Parse.
+func ParseBorrowed(data []byte) (*D7const12, error) {
+	v := new(D7const12)
+	if err := v.decodeMode(data, wire.Borrow); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Check judges data as a message of schema suite.d7const12: it returns
+// exactly the error Parse returns, with the same violations, in the same
+// order and with the same texts, or nil when Parse would return a message.
+// It builds no message: it keeps nothing of data, copies none of it, and
+// holds no string, list or map of the message's, so that what it allocates,
+// besides the violations it reports, stays below the size of data whatever
+// data holds. It is the way to validate without decoding.
+func Check(data []byte) error {
+	var v D7const12
+	return v.decodeMode(data, wire.Judge)
 }
 
 // d7const12Pointees holds the targets of a decoded D7const12's pointer members, so that

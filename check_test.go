@@ -1,0 +1,238 @@
+package catalogue_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/fixture"
+	"github.com/fleetkit/catalogue/internal/hostile"
+	"github.com/fleetkit/catalogue/internal/vocabulary"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// judgedAlike checks that the three ways of reading data as a message of
+// kind k give the same verdict: decoding with a copy (UnmarshalJSON),
+// decoding that borrows (DecodeBorrowed), and judging that keeps nothing
+// (Check). The errors must be equal violation for violation, texts and
+// offsets included, and the borrowed message equal to the copied one.
+func judgedAlike(t testing.TB, k *msg.Kind, data []byte) {
+	t.Helper()
+	m := k.New()
+	want := m.UnmarshalJSON(data)
+	borrowed, err := k.DecodeBorrowed(data)
+	require.Equal(t, want, err, "DecodeBorrowed's verdict differs from UnmarshalJSON's on %s", data)
+	require.Equal(t, m, borrowed, "the borrowed message differs from the copied one: %s", data)
+	require.Equal(t, want, k.Check(data), "Check's verdict differs from UnmarshalJSON's on %s", data)
+}
+
+// judgeCorpus returns messages of every shape that exercises what Check
+// does in its own way: extra members (repeated or not, with escapes, in
+// nested objects), arrays of strings, free objects, and the syntax errors
+// met inside each.
+func judgeCorpus(t testing.TB) [][]byte {
+	out := judgeSeeds(t)
+	for _, name := range names() {
+		for _, seed := range richestSeeds(t, name, 2) {
+			out = append(out, mutations(seed)...)
+		}
+	}
+	for _, h := range hostile.Messages() {
+		out = append(out, h.Body)
+	}
+	return out
+}
+
+// judgeSeeds is the part of judgeCorpus a fuzz target starts from: the
+// case tables, and messages of the shapes Check reads in its own way.
+func judgeSeeds(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, name := range names() {
+		for _, c := range loadCases(t, name) {
+			out = append(out, c.Message)
+		}
+	}
+	device := `{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.device","source_id":"dev-1","source_type":"tracker","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"`
+	event := `{"id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","type":"created","occurred_at":"2026-03-01T08:00:00Z"`
+	vehicle := `{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.vehicle","source_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","source_type":"CORE","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","vehicle_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"`
+	for _, rest := range []string{
+		`,"x":1,"y":2,"x":3}`,
+		`,"x":1,"\u0078":2}`,
+		`,"\u0078":1,"x":2}`,
+		`,"\u0078":1,"\u0078":2}`,
+		`,"é":1,"\u00e9":2}`,
+		`,"a\nb":1,"a\u000ab":2}`,
+		`,"x" : 1 , "x":2}`,
+		`,"x":1,"x":{"a":1,"a":2}}`,
+		`,"x":{"y":1},"y":2,"x":3}`,
+		`,"x":[1,2,}`,
+		`,"\u0078":[1,2,}`,
+		`,"x":"\ud800"}`,
+		`,"x":1,` + strings.Repeat(`"k":1,`, 40) + `"z":1}`,
+		`,` + manyNames(300, "") + `}`,
+		`,` + manyNames(300, `\u0041`) + `,` + manyNames(3, `\u0041`) + `}`,
+		`,` + manyNames(300, "") + `,` + manyNames(300, "") + `}`,
+	} {
+		out = append(out, []byte(device+rest))
+		out = append(out, []byte(vehicle+rest))
+		out = append(out, []byte(event+rest))
+	}
+	for _, actor := range []string{
+		`{"x":1,"x":2}`,
+		`{"x":1}, "x":1, "actor2":{"x":1}`,
+		`{"\u0078":1,"y":2,"x":3}`,
+		`{"id":"a","x":1}, "x":2, "y":{"x":1}, "x":3`,
+	} {
+		out = append(out, []byte(event+`,"actor":`+actor+`}`))
+		out = append(out, []byte(event+`,"x":0,"actor":`+actor+`,"x":4}`))
+	}
+	for _, tags := range []string{`[]`, `["a","b"]`, `["a",1,"\u00e9",null]`, `["a",`, `["\ud800"]`, `"a"`, `[` + strings.Repeat(`"t",`, 100) + `"t"]`} {
+		out = append(out, []byte(event+`,"tags":`+tags+`}`))
+	}
+	for _, meta := range []string{`{}`, `{"a":1,"a":2}`, `{ "a" : "<&>" }`, `[]`, `{"a":`, `{"a":"\u2028"}`} {
+		out = append(out, []byte(vehicle+`,"meta":`+meta+`}`))
+	}
+	return out
+}
+
+// manyNames returns n members with distinct names, each begun by prefix.
+func manyNames(n int, prefix string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%sn%d":%d`, prefix, i, i)
+	}
+	return b.String()
+}
+
+// kindsJudged lists every kind the differential tests read messages as:
+// the catalogue's, and the fixtures', whose schemas use what the
+// catalogue's do not (checked arrays of strings, earlier minors).
+func kindsJudged() []*msg.Kind {
+	var all []*msg.Kind
+	for _, kinds := range []*msg.Kinds{catalogue.Kinds, fixture.Kinds, vocabulary.Kinds} {
+		all = append(all, kinds.All()...)
+	}
+	return all
+}
+
+func TestCheckAndBorrowedDecodingGiveDecodingsVerdict(t *testing.T) {
+	corpus := judgeCorpus(t)
+	for _, k := range kindsJudged() {
+		t.Run(k.Name+"@"+k.Version, func(t *testing.T) {
+			for _, data := range corpus {
+				judgedAlike(t, k, data)
+			}
+		})
+	}
+}
+
+// TestCheckFindsRepeatedExtraMembers pins what Check does without the
+// Extra map: each repeat found, named and placed as decoding does.
+func TestCheckFindsRepeatedExtraMembers(t *testing.T) {
+	data := []byte(`{"id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","type":"created","occurred_at":"2026-03-01T08:00:00Z",` +
+		`"x":1,"actor":{"x":1,"\u0078":2},"\u0078":3,"y":{"x":1},"y":4}`)
+	err := catalogue.Kinds.Lookup("example.event", "").Check(data)
+	var e *msg.Error
+	require.ErrorAs(t, err, &e)
+	var got []string
+	for _, v := range e.Violations {
+		got = append(got, v.Path+" "+string(v.Rule)+" "+v.Message)
+	}
+	require.Equal(t, []string{
+		"/actor/x duplicate member appears more than once (byte offset 129)",
+		"/x duplicate member appears more than once (byte offset 141)",
+		"/y duplicate member appears more than once (byte offset 159)",
+	}, got)
+}
+
+func FuzzCheck(f *testing.F) {
+	kinds := kindsJudged()
+	for i, data := range judgeSeeds(f) {
+		f.Add(uint8(i), data)
+	}
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		judgedAlike(t, kinds[int(kind)%len(kinds)], data)
+	})
+}
+
+// TestParseBorrowedSharesItsInput shows what the doc comment of
+// ParseBorrowed forbids, and why: a borrowed message's strings are the
+// input's bytes, so that writing over the input changes the message,
+// where Parse's message keeps what it decoded.
+func TestParseBorrowedSharesItsInput(t *testing.T) {
+	data := []byte(`{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.device","source_id":"dev-1","source_type":"tracker","external_id":"e-1","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","firmware":"1.2.3","extra":{"k":"v"}}`)
+	k := catalogue.Kinds.Lookup("core.device", "")
+	copied := k.New()
+	require.NoError(t, copied.UnmarshalJSON(data))
+	borrowed, err := k.DecodeBorrowed(data)
+	require.NoError(t, err)
+	require.Equal(t, copied, borrowed)
+
+	// The caller reuses its buffer, as a pooled buffer or a reader's
+	// would be: every byte of tenant "club-1" and of the extra member's
+	// value is written over.
+	i := bytes.Index(data, []byte(`club-1`))
+	copy(data[i:], "XXXX-9")
+	j := bytes.Index(data, []byte(`"v"`))
+	copy(data[j:], `"w"`)
+
+	require.Equal(t, "club-1", copied.Identity().Tenant.String(), "a copied message keeps what it decoded")
+	require.Equal(t, "XXXX-9", borrowed.Identity().Tenant.String(), "a borrowed message changes with its input")
+	out, err := borrowed.(interface{ MarshalJSON() ([]byte, error) }).MarshalJSON()
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"tenant_id":"XXXX-9"`)
+	require.Contains(t, string(out), `"extra":{"k":"w"}`)
+}
+
+// kindOf returns the kind of m, nil if there is no message.
+func kindOf(m msg.Message) *msg.Kind {
+	if m == nil {
+		return nil
+	}
+	return m.SchemaKind()
+}
+
+// TestCatalogueCheckGivesDecodesVerdict holds the catalogue's ways in to
+// the same verdicts: Check, CheckOr and CheckAs choose the schema that
+// Decode, DecodeOr and DecodeAs do, and give the same error.
+func TestCatalogueCheckGivesDecodesVerdict(t *testing.T) {
+	corpus := append(judgeCorpus(t),
+		[]byte(`{"message_type":"core.driver"}`), []byte(`{"message_type":null}`), []byte(`[]`), []byte(`{"id":1}`))
+	for _, data := range corpus {
+		m, want := catalogue.Decode(data)
+		k, err := catalogue.Check(data)
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, kindOf(m), k, "%s", data)
+		b, err := catalogue.DecodeBorrowed(data)
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, m, b, "%s", data)
+
+		m, want = catalogue.DecodeOr(data, "example.event")
+		k, err = catalogue.CheckOr(data, "example.event")
+		require.Equal(t, want, err, "%s", data)
+		require.Equal(t, kindOf(m), k, "%s", data)
+
+		for _, as := range [][2]string{{"core.device", ""}, {"core.vehicle", "1.0"}, {"core.vehicle", "9.9"}, {"core.driver", ""}} {
+			m, want = catalogue.DecodeAs(as[0], as[1], data)
+			k, err = catalogue.CheckAs(as[0], as[1], data)
+			require.Equal(t, want, err, "%s", data)
+			require.Equal(t, kindOf(m), k, "%s", data)
+		}
+	}
+}
+
+func ExampleCheck() {
+	k, err := catalogue.Check([]byte(`{"message_type":"core.vehicle","vehicle_id":"not a uuid","meta":{"a":1,"a":2}}`))
+	fmt.Println(k.Name, k.Version)
+	fmt.Println(err)
+	// Output:
+	// core.vehicle 1.0
+	// /vehicle_id: not a uuid: want 36 characters in 8-4-4-4-12 form; /meta/a: duplicate member name "a" at byte offset 71
+}
