@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -217,6 +218,10 @@ type jsBroker struct {
 	outLimit, deadLimit int
 	incarnation         string
 	copies              sync.Pool // of *outgoing, reused once acknowledged
+
+	published atomic.Uint64 // messages published, numbering them
+	mu        sync.Mutex
+	acked     []*outgoing // acknowledged, not yet reused, in that order
 }
 
 // delivery is a message as JetStream delivered it. Its metadata is read
@@ -320,12 +325,13 @@ func (b *jsBroker) outgoing() *outgoing {
 	if o, ok := b.copies.Get().(*outgoing); ok {
 		return o
 	}
-	return &outgoing{pool: &b.copies}
+	return &outgoing{pool: &b.copies, broker: b}
 }
 
 // publish starts publishing o to stream. An outgoing whose publishing
 // failed is not reused: nats.go may have kept it.
 func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, error) {
+	o.seq = b.published.Add(1)
 	f, err := b.js.PublishMsgAsync(&o.m)
 	if err != nil {
 		return nil, err

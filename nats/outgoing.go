@@ -35,10 +35,13 @@ const ownHeaders = 8
 // the rest (ce-id, ce-source and ce-time of a message that came without
 // them) share one string.
 //
-// An outgoing goes back to its pool once JetStream has acknowledged it
-// (Wait): nats.go encodes a message's headers as it publishes it, and
-// looks at the message again only to publish it again, before it
-// acknowledges it. One that failed or timed out is left to the collector.
+// An outgoing is reused once JetStream has acknowledged it (Wait), and
+// nats.go is done with it (see jsBroker.acknowledged). nats.go encodes a
+// message's headers as it publishes it, and looks at the message again
+// only to publish it again, before it acknowledges it, and to hand it to
+// the JetStream's ack handler (jetstream.WithPublishAsyncAckHandler), if
+// it has one, after. One that failed or timed out is left to the
+// collector.
 type outgoing struct {
 	m    natsgo.Msg
 	own  natsgo.Header
@@ -52,6 +55,10 @@ type outgoing struct {
 	f      jetstream.PubAckFuture
 	stream jetstream.Stream
 	pool   *sync.Pool // nil for one not reused
+	// seq numbers its publishing, and after is the number of messages
+	// published when its acknowledgement came (see jsBroker.acknowledged).
+	seq, after uint64
+	broker     *jsBroker
 }
 
 // idKey is the name of the header ce-id, whose value is also the copy's
@@ -162,6 +169,23 @@ func (o *outgoing) ownSize() int {
 	return n
 }
 
+// acknowledged takes o, whose acknowledgement has come, to be reused,
+// and puts back in the pool those whose acknowledgement came before a
+// message published since was: nats.go hands acknowledgements to its
+// ack handler, and to Wait, one at a time in one goroutine, so by then it
+// is done with them.
+func (b *jsBroker) acknowledged(o *outgoing) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for ; n < len(b.acked) && b.acked[n].after < o.seq; n++ {
+		b.acked[n].release()
+		b.acked[n] = nil
+	}
+	o.after = b.published.Load()
+	b.acked = append(b.acked[n:], o)
+}
+
 // release puts o back in its pool, if it has one.
 func (o *outgoing) release() {
 	if o.pool == nil {
@@ -172,13 +196,13 @@ func (o *outgoing) release() {
 	o.pool.Put(o)
 }
 
-// Wait waits for JetStream to acknowledge o, and then puts it back in its
-// pool.
+// Wait waits for JetStream to acknowledge o, and then leaves it to be
+// reused.
 func (o *outgoing) Wait(ctx context.Context) (gate.Stored, error) {
 	select {
 	case ack := <-o.f.Ok():
 		stream := o.stream
-		o.release()
+		o.broker.acknowledged(o)
 		s := gate.Stored{Duplicate: ack.Duplicate}
 		if ack.Duplicate {
 			s.Previous = func(ctx context.Context) ([]byte, error) {

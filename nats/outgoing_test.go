@@ -1,7 +1,10 @@
 package nats
 
 import (
+	"bytes"
+	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,4 +169,49 @@ func TestCopyTooLargeIsRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The gate reuses what it publishes only once nats.go is done with it: a
+// JetStream's ack handler, which nats.go hands each message after its
+// acknowledgement, sees every copy as it was published, once.
+func TestGateLeavesAnAckHandlerItsMessages(t *testing.T) {
+	n := 5000
+	if raceEnabled {
+		n = 2000
+	}
+	b := startBroker(t)
+	in := publishInput(t, b, n)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	nc, err := natsgo.Connect(b.srv.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096),
+		jetstream.WithPublishAsyncAckHandler(func(_ jetstream.JetStream, m *natsgo.Msg, _ *jetstream.PubAck) {
+			if m.Subject != "out" {
+				return
+			}
+			id := m.Header.Get(jetstream.MsgIDHeader)
+			ok := m.Header.Get("ce-id") == id && bytes.Equal(m.Data, in.body[id])
+			mu.Lock()
+			defer mu.Unlock()
+			if !ok {
+				id = "mismatched: " + id
+			}
+			seen[id]++
+		}))
+	require.NoError(t, err)
+	g := &Gate{JetStream: js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := g.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, n, st.Messages)
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]int{}
+	for id, valid := range in.valid {
+		if valid {
+			want[id] = 1
+		}
+	}
+	assert.Equal(t, want, seen)
 }
