@@ -134,7 +134,7 @@ func (c *Consumer) deadLetter(ctx context.Context, m jetstream.Msg, md *jetstrea
 	v.Deliveries = md.NumDelivered
 	out, err := deadLetter(c.DeadLetter, m, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
 	if err == nil {
-		_, err = c.JetStream.PublishMsg(ctx, out)
+		_, err = c.JetStream.PublishMsg(ctx, &out)
 	}
 	if err != nil {
 		m.NakWithDelay(retryDelay(md.NumDelivered))

@@ -22,17 +22,17 @@ const VerdictHeader = "Catalogue-Verdict"
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
-// JetStream headers renamed with OriginalPrefix, the rest as they are.
-// A Nats-Msg-Id whose value is sameID is left out rather than renamed:
-// the copy's own Nats-Msg-Id says it.
-func forwardHeaders(h natsgo.Header, sameID []byte) natsgo.Header {
-	// Room for the headers of decision 14 and Nats-Msg-Id, which most
-	// messages have: a map of up to 8 is one group, and one hinted much
-	// larger costs a kilobyte more a message.
-	out := make(natsgo.Header, max(len(h), 8))
+// JetStream headers renamed with OriginalPrefix, the rest as they are,
+// with room for more headers to be added. A Nats-Msg-Id whose value is
+// sameID is left out rather than renamed: the copy's own Nats-Msg-Id says
+// it.
+func forwardHeaders(h natsgo.Header, sameID string, more int) natsgo.Header {
+	// Room for all: a map that grows past 8 becomes a table, the group
+	// it had garbage.
+	out := make(natsgo.Header, len(h)+more)
 	for k, vs := range h {
 		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
-			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == string(sameID) {
+			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
 				continue
 			}
 			k = OriginalPrefix + k
@@ -78,9 +78,9 @@ func deadLetterID(incarnation string, seq uint64) string {
 // VerdictHeader, and as much of the body as fits (gate.Fit). The
 // original's headers are dropped (v.HeadersDropped) if they leave no room
 // for the verdict.
-func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (*natsgo.Msg, error) {
+func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
-	h := forwardHeaders(m.Headers(), nil)
+	h := forwardHeaders(m.Headers(), "", 2) // Nats-Msg-Id and the verdict
 	h.Set(jetstream.MsgIDHeader, id)
 	room := limit - headerSize(h) - len(VerdictHeader+": \r\n")
 	verdict, body, err := gate.Fit(v, m.Data(), room)
@@ -89,11 +89,11 @@ func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation str
 		h = natsgo.Header{jetstream.MsgIDHeader: {id}}
 		room = limit - headerSize(h) - len(VerdictHeader+": \r\n")
 		if verdict, body, err = gate.Fit(v, m.Data(), room); err != nil {
-			return nil, err
+			return natsgo.Msg{}, err
 		}
 	}
 	h.Set(VerdictHeader, string(verdict))
-	return &natsgo.Msg{Subject: subject, Header: h, Data: body}, nil
+	return natsgo.Msg{Subject: subject, Header: h, Data: body}, nil
 }
 
 // ParseVerdict returns the verdict of a dead letter, from its headers.

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fleetkit/catalogue/ce"
@@ -216,6 +217,11 @@ type jsBroker struct {
 	out, dead           jetstream.Stream
 	outLimit, deadLimit int
 	incarnation         string
+	copies              sync.Pool // of *outgoing, reused once acknowledged
+
+	published atomic.Uint64 // messages published, numbering them
+	mu        sync.Mutex
+	acked     []*outgoing // acknowledged, not yet reused, in that order
 }
 
 // delivery is a message as JetStream delivered it. Its metadata is read
@@ -250,7 +256,8 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 	var batch jetstream.MessageBatch
 	var err error
 	if wait {
-		batch, err = b.g.From.Fetch(1, jetstream.FetchMaxWait(orDefaultDuration(b.g.MaxWait, time.Second)))
+		max = 1
+		batch, err = b.g.From.Fetch(max, jetstream.FetchMaxWait(orDefaultDuration(b.g.MaxWait, time.Second)))
 	} else {
 		batch, err = b.g.From.FetchNoWait(max)
 	}
@@ -258,12 +265,20 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 		return nil, consumerGone(err)
 	}
 	var ds []gate.Delivery
+	var all []delivery // the batch's deliveries, in one allocation
 	for m := range batch.Messages() {
 		if m.Reply() == "" {
 			m.Term() // not a JetStream message: it cannot come again
 			continue
 		}
-		ds = append(ds, &delivery{m: m})
+		if all == nil {
+			all, ds = make([]delivery, 0, max), make([]gate.Delivery, 0, max)
+		}
+		if len(all) == cap(all) { // more than asked for: not to move those taken
+			all = make([]delivery, 0, max)
+		}
+		all = append(all, delivery{m: m})
+		ds = append(ds, &all[len(all)-1])
 	}
 	if len(ds) == 0 && batch.Error() != nil {
 		return nil, consumerGone(batch.Error())
@@ -288,48 +303,41 @@ func consumerGone(err error) error {
 }
 
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
-	out, err := b.copyOf(gd.(*delivery), id)
+	o, err := b.copyOf(gd.(*delivery), id)
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.js.PublishMsgAsync(out)
-	if err != nil {
-		return nil, err
-	}
-	return pending{f, b.out}, nil
-}
-
-// copyOf returns the copy of d, the valid message whose identity is id,
-// to publish to the output.
-func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*natsgo.Msg, error) {
-	// A Nats-Msg-Id that is the message's id already (a Publisher's) is
-	// not kept twice.
-	var scratch [36]byte
-	sameID := msg.UUIDText(id.ID).Append(scratch[:0])
-	out := &natsgo.Msg{Subject: b.g.Output, Header: forwardHeaders(d.m.Headers(), sameID), Data: d.m.Data()}
-	// Overwrite what agreed with the message with the canonical form, and
-	// add what was missing, in one allocation for all their values.
-	if err := ce.NATS.WriteIdentity(&slabHeader{h: out.Header}, id); err != nil {
-		return nil, err
-	}
-	out.Header[jetstream.MsgIDHeader] = out.Header[ce.NATS.Prefix+ce.AttrID]
-	if size := headerSize(out.Header) + len(out.Data); size > b.outLimit {
-		return nil, gate.TooLarge(size, b.outLimit)
-	}
-	return out, nil
+	return b.publish(o, b.out)
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
-	d := gd.(*delivery)
-	out, err := deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, b.deadLimit)
+	o := b.outgoing()
+	var err error
+	if o.m, err = deadLetter(b.g.DeadLetter, gd.(*delivery).m, v, b.incarnation, b.deadLimit); err != nil {
+		o.release()
+		return nil, err
+	}
+	return b.publish(o, b.dead)
+}
+
+// outgoing returns an outgoing from the pool, or a new one.
+func (b *jsBroker) outgoing() *outgoing {
+	if o, ok := b.copies.Get().(*outgoing); ok {
+		return o
+	}
+	return &outgoing{pool: &b.copies, broker: b}
+}
+
+// publish starts publishing o to stream. An outgoing whose publishing
+// failed is not reused: nats.go may have kept it.
+func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, error) {
+	o.seq = b.published.Add(1)
+	f, err := b.js.PublishMsgAsync(&o.m)
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.js.PublishMsgAsync(out)
-	if err != nil {
-		return nil, err
-	}
-	return pending{f, b.dead}, nil
+	o.f, o.stream = f, stream
+	return o, nil
 }
 
 func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }
@@ -358,54 +366,6 @@ func (b *jsBroker) State(ctx context.Context) gate.State {
 		return gate.AcksAwaited
 	}
 	return gate.Idle
-}
-
-// slabHeader is a nats.Header whose Set takes the value's slice out of
-// one array for all the headers set, rather than one each.
-type slabHeader struct {
-	h    natsgo.Header
-	slab []string
-}
-
-func (s *slabHeader) Values(key string) []string { return s.h[key] }
-
-func (s *slabHeader) Set(key, value string) {
-	if len(s.slab) == cap(s.slab) {
-		s.slab = make([]string, 0, 8) // the headers of decision 14 at most
-	}
-	s.slab = append(s.slab, value)
-	n := len(s.slab)
-	s.h[key] = s.slab[n-1 : n : n]
-}
-
-// pending is a copy or a dead letter being published to stream.
-type pending struct {
-	f      jetstream.PubAckFuture
-	stream jetstream.Stream
-}
-
-func (p pending) Wait(ctx context.Context) (gate.Stored, error) {
-	select {
-	case ack := <-p.f.Ok():
-		s := gate.Stored{Duplicate: ack.Duplicate}
-		if ack.Duplicate {
-			s.Previous = func(ctx context.Context) ([]byte, error) {
-				m, err := p.stream.GetMsg(ctx, ack.Sequence)
-				if errors.Is(err, jetstream.ErrMsgNotFound) {
-					return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
-				}
-				if err != nil {
-					return nil, err
-				}
-				return m.Data, nil
-			}
-		}
-		return s, nil
-	case err := <-p.f.Err():
-		return gate.Stored{}, err
-	case <-ctx.Done():
-		return gate.Stored{}, ctx.Err()
-	}
 }
 
 // orDefaultDuration returns d, or def if d is 0.

@@ -1,0 +1,225 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// ownHeaders is the number of headers a copy always has: those of
+// decision 14 (ce.Binding's Write) and Nats-Msg-Id.
+const ownHeaders = 8
+
+// outgoing is a message a gate publishes, a copy or a dead letter, and,
+// once published, the gate.Pending of its store acknowledgement.
+//
+// A copy takes its headers from own, a map made once for each outgoing
+// and kept with it, whose values are slices of vals: setting vals gives
+// the map the next message's values without hashing a key or making a
+// slice. So does most input: a message whose only headers are those of
+// decision 14 and its Nats-Msg-Id (a Publisher's), or Nats-Msg-Id alone
+// (a producer that knows nothing of the catalogue). A message with other
+// headers too has its copy's headers made afresh (forwardHeaders).
+//
+// The values a copy's headers are given are those the message came
+// with, where they are the ones Write would set, and otherwise those of
+// the message copied before it through this outgoing, where they are;
+// the rest (ce-id, ce-source and ce-time of a message that came without
+// them) share one string.
+//
+// An outgoing is reused once JetStream has acknowledged it (Wait), and
+// nats.go is done with it (see jsBroker.acknowledged). nats.go encodes a
+// message's headers as it publishes it, and looks at the message again
+// only to publish it again, before it acknowledges it, and to hand it to
+// the JetStream's ack handler (jetstream.WithPublishAsyncAckHandler), if
+// it has one, after. One that failed or timed out is left to the
+// collector.
+type outgoing struct {
+	m    natsgo.Msg
+	own  natsgo.Header
+	keys [ownHeaders]string // own's keys, in the order of vals
+	vals [ownHeaders]string
+	// built holds the values Write builds, and fresh those of them that
+	// are new strings; both are reused.
+	built, fresh []byte
+	idAt         int // the index of ce-id in vals
+
+	f      jetstream.PubAckFuture
+	stream jetstream.Stream
+	pool   *sync.Pool // nil for one not reused
+	// seq numbers its publishing, and after is the number of messages
+	// published when its acknowledgement came (see jsBroker.acknowledged).
+	seq, after uint64
+	broker     *jsBroker
+}
+
+// idKey is the name of the header ce-id, whose value is also the copy's
+// Nats-Msg-Id.
+var idKey = ce.NATS.Prefix + ce.AttrID
+
+// copyOf returns the copy of d, the valid message whose identity is id,
+// to publish to the output: its body as it came, its headers those it
+// came with, the JetStream ones renamed (forwardHeaders), and then those
+// of decision 14 set, and Nats-Msg-Id its message id.
+func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*outgoing, error) {
+	o := b.outgoing()
+	in := d.m.Headers()
+	found, err := o.setValues(in, id)
+	if err != nil {
+		o.release()
+		return nil, err
+	}
+	h, own := o.own, true
+	if extra := len(in) - found; extra > 0 {
+		if vs, ok := in[jetstream.MsgIDHeader]; ok && len(vs) == 1 && vs[0] == o.vals[o.idAt] {
+			extra-- // the copy's own Nats-Msg-Id says it
+		}
+		if extra > 0 {
+			h, own = forwardHeaders(in, o.vals[o.idAt], ownHeaders-found), false
+			for i, k := range o.keys {
+				h[k] = o.vals[i : i+1 : i+1]
+			}
+		}
+	}
+	o.m = natsgo.Msg{Subject: b.g.Output, Header: h, Data: d.m.Data()}
+	size := o.ownSize()
+	if !own {
+		size = headerSize(h)
+	}
+	if size += len(o.m.Data); size > b.outLimit {
+		o.release()
+		return nil, gate.TooLarge(size, b.outLimit)
+	}
+	return o, nil
+}
+
+// setValues sets o.vals, and o.own's keys, to the headers of the message
+// whose identity is id, which came with the headers in, and returns how
+// many of them in has.
+func (o *outgoing) setValues(in natsgo.Header, id msg.Identity) (found int, err error) {
+	type span struct{ at, start, end int }
+	var (
+		spans [ownHeaders]span
+		n     int
+		i     int
+	)
+	o.fresh, o.idAt = o.fresh[:0], -1
+	o.built, err = ce.NATS.AppendHeaders(o.built[:0], id, func(key string, v []byte) {
+		if i >= ownHeaders-1 {
+			i++ // more than this knows of: refused below
+			return
+		}
+		o.keys[i] = key
+		if key == idKey {
+			o.idAt = i
+		}
+		vs, ok := in[key]
+		if ok {
+			found++
+		}
+		switch {
+		case len(vs) == 1 && vs[0] == string(v):
+			o.vals[i] = vs[0]
+		case o.vals[i] == string(v):
+			// As the message before had it: kept.
+		default:
+			spans[n] = span{i, len(o.fresh), len(o.fresh) + len(v)}
+			o.fresh = append(o.fresh, v...)
+			n++
+		}
+		i++
+	})
+	if err != nil {
+		return 0, err
+	}
+	if i != ownHeaders-1 || o.idAt < 0 {
+		return 0, fmt.Errorf("nats: ce wrote %d headers, want %d with %s", i, ownHeaders-1, idKey)
+	}
+	if n > 0 {
+		fresh := string(o.fresh) // one string for all the new values
+		for _, s := range spans[:n] {
+			o.vals[s.at] = fresh[s.start:s.end]
+		}
+	}
+	o.keys[ownHeaders-1] = jetstream.MsgIDHeader
+	o.vals[ownHeaders-1] = o.vals[o.idAt]
+	if o.own == nil {
+		o.own = make(natsgo.Header, ownHeaders)
+		for i, k := range o.keys {
+			o.own[k] = o.vals[i : i+1 : i+1]
+		}
+	}
+	return found, nil
+}
+
+// ownSize returns the size of o.own as NATS sends it (see headerSize).
+func (o *outgoing) ownSize() int {
+	n := len("NATS/1.0\r\n\r\n")
+	for i, k := range o.keys {
+		n += len(k) + len(": \r\n") + len(o.vals[i])
+	}
+	return n
+}
+
+// acknowledged takes o, whose acknowledgement has come, to be reused,
+// and puts back in the pool those whose acknowledgement came before a
+// message published since was: nats.go hands acknowledgements to its
+// ack handler, and to Wait, one at a time in one goroutine, so by then it
+// is done with them.
+func (b *jsBroker) acknowledged(o *outgoing) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for ; n < len(b.acked) && b.acked[n].after < o.seq; n++ {
+		b.acked[n].release()
+		b.acked[n] = nil
+	}
+	o.after = b.published.Load()
+	b.acked = append(b.acked[n:], o)
+}
+
+// release puts o back in its pool, if it has one.
+func (o *outgoing) release() {
+	if o.pool == nil {
+		return
+	}
+	o.m = natsgo.Msg{}
+	o.f, o.stream = nil, nil
+	o.pool.Put(o)
+}
+
+// Wait waits for JetStream to acknowledge o, and then leaves it to be
+// reused.
+func (o *outgoing) Wait(ctx context.Context) (gate.Stored, error) {
+	select {
+	case ack := <-o.f.Ok():
+		stream := o.stream
+		o.broker.acknowledged(o)
+		s := gate.Stored{Duplicate: ack.Duplicate}
+		if ack.Duplicate {
+			s.Previous = func(ctx context.Context) ([]byte, error) {
+				m, err := stream.GetMsg(ctx, ack.Sequence)
+				if errors.Is(err, jetstream.ErrMsgNotFound) {
+					return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
+				}
+				if err != nil {
+					return nil, err
+				}
+				return m.Data, nil
+			}
+		}
+		return s, nil
+	case err := <-o.f.Err():
+		return gate.Stored{}, err
+	case <-ctx.Done():
+		return gate.Stored{}, ctx.Err()
+	}
+}

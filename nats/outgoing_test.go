@@ -1,0 +1,217 @@
+package nats
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// copyShapes are the headers a valid message may come with, each made
+// from a Publisher's (with its Nats-Msg-Id, the message's id).
+var copyShapes = map[string]func(h natsgo.Header){
+	"publisher": func(natsgo.Header) {},
+	"bare": func(h natsgo.Header) {
+		for k := range h {
+			if k != jetstream.MsgIDHeader {
+				delete(h, k)
+			}
+		}
+	},
+	"none": func(h natsgo.Header) { clear(h) },
+	"other forms": func(h natsgo.Header) {
+		h.Set("ce-id", strings.ToUpper(h.Get("ce-id")))
+		t, err := time.Parse(time.RFC3339Nano, h.Get("ce-time"))
+		if err == nil {
+			h.Set("ce-time", t.In(time.FixedZone("", 3600)).Format(time.RFC3339Nano))
+		}
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		delete(h, "ce-source")
+	},
+	"another header":       func(h natsgo.Header) { h.Set("X-Trace", "abc") },
+	"another id":           func(h natsgo.Header) { h.Set(jetstream.MsgIDHeader, "producer-key") },
+	"a JetStream header":   func(h natsgo.Header) { h.Set("Nats-Expected-Stream", "OTHER") },
+	"a name of other case": func(h natsgo.Header) { h.Set("content-type", "text/plain") },
+	"bare, another id": func(h natsgo.Header) {
+		clear(h)
+		h.Set(jetstream.MsgIDHeader, "producer-key")
+	},
+}
+
+// judgeable returns a valid message with headers of the given shape, and
+// its identity: one that names its schema, for a shape that takes the
+// headers away (an event does not).
+func judgeable(t *testing.T, g *gen, shape string) (catalogue.Message, *natsgo.Msg, msg.Identity) {
+	for {
+		m := g.valid()
+		in, err := newMsg("in.x", m)
+		require.NoError(t, err)
+		copyShapes[shape](in.Header)
+		_, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, in.Header, in.Data)
+		if _, ok := m.(*event.Event); !ok || err == nil {
+			require.NoError(t, err, shape)
+			return m, in, id
+		}
+	}
+}
+
+// wantCopyHeaders returns the headers of the copy of a message with
+// headers in, as decision 14 and the package doc say: its own, the
+// JetStream ones renamed (but for a Nats-Msg-Id that is its id), then
+// those of ce.NATS.Write set, and Nats-Msg-Id its id.
+func wantCopyHeaders(t *testing.T, in natsgo.Header, m catalogue.Message) natsgo.Header {
+	want := natsgo.Header{}
+	id := m.Identity().ID.String()
+	for k, vs := range in {
+		if strings.HasPrefix(strings.ToLower(k), "nats-") {
+			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == id {
+				continue
+			}
+			k = OriginalPrefix + k
+		}
+		want[k] = append(want[k], vs...)
+	}
+	require.NoError(t, ce.NATS.Write(want, m))
+	want.Set(jetstream.MsgIDHeader, id)
+	return want
+}
+
+// A copy's headers are the message's own and those of decision 14,
+// whatever headers it came with, and whatever the copies made before it
+// through the same outgoing (reused once acknowledged) had: several
+// batches of every shape, each batch held at once and then released.
+func TestCopiesHaveTheirOwnHeaders(t *testing.T) {
+	g := newGen(5)
+	br := &jsBroker{g: &Gate{Output: "out"}, outLimit: 1 << 20}
+	for batch := range 6 {
+		type made struct {
+			shape string
+			in    natsgo.Header
+			m     catalogue.Message
+			out   *outgoing
+		}
+		var all []made
+		for shape := range copyShapes {
+			m, in, id := judgeable(t, g, shape)
+			out, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			require.NoError(t, err, shape)
+			all = append(all, made{shape, in.Header, m, out})
+		}
+		for _, c := range all {
+			assert.Equal(t, wantCopyHeaders(t, c.in, c.m), c.out.m.Header, "batch %d, %s", batch, c.shape)
+			assert.Equal(t, "out", c.out.m.Subject)
+		}
+		for _, c := range all {
+			c.out.release()
+		}
+	}
+}
+
+// The copy of a message that came with a Publisher's headers allocates
+// nothing once outgoings are reused; that of one that came with a
+// Nats-Msg-Id alone, one string for the values of ce-id, ce-source and
+// ce-time. (The race detector's sync.Pool drops some of what it is
+// given, so under it, each copy takes a few more on average.)
+func TestCopiesAllocateOneStringAtMost(t *testing.T) {
+	for shape, want := range map[string]float64{"publisher": 0, "bare": 1} {
+		g := newGen(7)
+		var ds []*delivery
+		var ids []msg.Identity
+		for range 64 {
+			_, in, id := judgeable(t, g, shape)
+			ds, ids = append(ds, &delivery{m: &delivered{m: in}}), append(ids, id)
+		}
+		br := &jsBroker{g: &Gate{Output: "out"}, outLimit: 1 << 20}
+		i := 0
+		allocs := testing.AllocsPerRun(1000, func() {
+			out, err := br.copyOf(ds[i%len(ds)], ids[i%len(ds)])
+			if err != nil {
+				panic(err)
+			}
+			out.release()
+			i++
+		})
+		if raceEnabled {
+			assert.LessOrEqual(t, allocs, want+4, shape)
+		} else {
+			assert.Equal(t, want, allocs, shape)
+		}
+	}
+}
+
+// A copy larger than the output stream stores is refused, its headers
+// counted as NATS sends them, whatever headers the message came with.
+func TestCopyTooLargeIsRefused(t *testing.T) {
+	g := newGen(9)
+	for shape := range copyShapes {
+		m, in, id := judgeable(t, g, shape)
+		size := headerSize(wantCopyHeaders(t, in.Header, m)) + len(in.Data)
+		for _, limit := range []int{size, size - 1} {
+			br := &jsBroker{g: &Gate{Output: "out"}, outLimit: limit}
+			_, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			if limit == size {
+				assert.NoError(t, err, shape)
+			} else {
+				assert.ErrorIs(t, err, gate.ErrTooLarge, shape)
+			}
+		}
+	}
+}
+
+// The gate reuses what it publishes only once nats.go is done with it: a
+// JetStream's ack handler, which nats.go hands each message after its
+// acknowledgement, sees every copy as it was published, once.
+func TestGateLeavesAnAckHandlerItsMessages(t *testing.T) {
+	n := 5000
+	if raceEnabled {
+		n = 2000
+	}
+	b := startBroker(t)
+	in := publishInput(t, b, n)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	nc, err := natsgo.Connect(b.srv.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096),
+		jetstream.WithPublishAsyncAckHandler(func(_ jetstream.JetStream, m *natsgo.Msg, _ *jetstream.PubAck) {
+			if m.Subject != "out" {
+				return
+			}
+			id := m.Header.Get(jetstream.MsgIDHeader)
+			ok := m.Header.Get("ce-id") == id && bytes.Equal(m.Data, in.body[id])
+			mu.Lock()
+			defer mu.Unlock()
+			if !ok {
+				id = "mismatched: " + id
+			}
+			seen[id]++
+		}))
+	require.NoError(t, err)
+	g := &Gate{JetStream: js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := g.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, n, st.Messages)
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]int{}
+	for id, valid := range in.valid {
+		if valid {
+			want[id] = 1
+		}
+	}
+	assert.Equal(t, want, seen)
+}
