@@ -68,7 +68,7 @@ func (refuseLoader) Load(url string) (any, error) {
 func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	c.UseRegexpEngine(compileECMA)
+	c.UseRegexpEngine(CompileECMA)
 	c.UseLoader(refuseLoader{})
 	return c
 }

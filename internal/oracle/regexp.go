@@ -51,8 +51,11 @@ type ecmaRegexp struct {
 	src string // the pattern as written in the schema
 }
 
-// compileECMA is the validator's regexp engine in the oracle.
-func compileECMA(p string) (jsonschema.Regexp, error) {
+// CompileECMA compiles the ECMA-262 pattern p, read with the u flag: it is
+// the regexp engine of the oracle's validator, for tests that hold another
+// reading of patterns to it. Its MatchString reports whether the pattern
+// matches somewhere in a string, as ECMA-262's RegExp.prototype.test does.
+func CompileECMA(p string) (jsonschema.Regexp, error) {
 	re, err := regexp2.Compile(ecmaRewrite(p), regexp2.ECMAScript|regexp2.Unicode)
 	if err != nil {
 		return nil, err
@@ -75,17 +78,6 @@ func (r *ecmaRegexp) MatchString(s string) bool {
 
 // String returns the pattern as written in the schema.
 func (r *ecmaRegexp) String() string { return r.src }
-
-// MatchECMA reports whether the ECMA-262 pattern p (with the u flag)
-// matches somewhere in s, by the engine the oracle's validator uses, or
-// the error of a pattern the engine refuses.
-func MatchECMA(p, s string) (bool, error) {
-	re, err := compileECMA(p)
-	if err != nil {
-		return false, err
-	}
-	return re.MatchString(s), nil
-}
 
 // ecmaWordClass is ECMA-262's word characters without the i flag.
 const ecmaWordClass = `[A-Za-z0-9_]`

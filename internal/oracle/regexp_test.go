@@ -94,13 +94,15 @@ func TestECMARegexCorrections(t *testing.T) {
 		{`^\s$`, []string{"\u00a0", "\ufeff", "\u2028", "\v"}, []string{"\u180e", "\u200b"}},
 	} {
 		for _, s := range tc.match {
-			ok, err := MatchECMA(tc.pattern, s)
+			re, err := CompileECMA(tc.pattern)
 			require.NoError(t, err, tc.pattern)
+			ok := re.MatchString(s)
 			assert.True(t, ok, "%s should match %q (read as %s)", tc.pattern, s, ecmaRewrite(tc.pattern))
 		}
 		for _, s := range tc.miss {
-			ok, err := MatchECMA(tc.pattern, s)
+			re, err := CompileECMA(tc.pattern)
 			require.NoError(t, err, tc.pattern)
+			ok := re.MatchString(s)
 			assert.False(t, ok, "%s should not match %q (read as %s)", tc.pattern, s, ecmaRewrite(tc.pattern))
 		}
 	}
@@ -109,7 +111,7 @@ func TestECMARegexCorrections(t *testing.T) {
 // TestECMARegexTimeout pins that a match that backtracks without end
 // stops, and says so, rather than hanging a test or guessing.
 func TestECMARegexTimeout(t *testing.T) {
-	re, err := compileECMA(`^(a+)+$`)
+	re, err := CompileECMA(`^(a+)+$`)
 	require.NoError(t, err)
 	re.(*ecmaRegexp).re.MatchTimeout = 1e6 // 1ms, so that the test is quick
 	defer func() {
