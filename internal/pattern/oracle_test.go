@@ -29,6 +29,8 @@ var divergent = []string{
 	`\p{L}`, `\p{Lu}`, `\P{L}`, `\p{Nd}`, `^\p{Zs}$`, `\p{Letter}`,
 	`(?<x>a)`, `(?:a|b)+`, `(a)\1`, `a(?=b)`, `(?i)a`, `\a`, `\z`, `\Z`, `\A`, `\Q`,
 	`x*?`, `(?s).`, `(?m)^a$`, `a++`, `\$`, `\^`,
+	// The patterns of the suite's optional/ecmascript-regex groups.
+	`^\t$`, `^\cC$`, `^\cc$`, `^\W$`, `\p{Letter}cole`, `\wcole`, `[a-z]cole`, `^\p{digit}+$`,
 }
 
 // stringAlphabet holds the characters the two engines read differently,
@@ -37,6 +39,7 @@ var stringAlphabet = []string{
 	"a", "b", "z", "A", "é", "É", "0", "9", "٣", "\u09ea", "_", "-", ".", " ",
 	"\n", "\r", "\u2028", "\u2029", "\u0085", "\t", "\v", "\f", "\b", "\x00",
 	"\u00a0", "\ufeff", "\u3000", "\u2003", "\u180e", "\u200b", "😀", "😁", "[", "]", "\\", "f", "o",
+	"\u07c0", "\u2013", "\x01", "\x03",
 }
 
 // randomPattern builds a pattern from atoms that ECMA-262 and RE2 read
@@ -104,7 +107,7 @@ func TestTranslationAgreesWithOracle(t *testing.T) {
 	for range 300 {
 		strs = append(strs, randomString(r))
 	}
-	strs = append(strs, "foo", "a foo b", "éfooé", "afoo", "abc", "abc\n", "\nabc", "a\nb", "aa", "aaa", "a{", "a{2}")
+	strs = append(strs, "foo", "a foo b", "éfooé", "afoo", "abc", "abc\n", "\nabc", "a\nb", "aa", "aaa", "a{", "a{2}", "l'école", "l'ecole", "L'ÉCOLE")
 
 	translated, compared, oracleRefused := 0, 0, 0
 	refused := map[string]int{}
