@@ -150,9 +150,12 @@ func keys(m obj) func(func(string) bool) {
 var (
 	typePool    = []string{"string", "integer", "number", "boolean", "null", "array", "object"}
 	stringPool  = []any{"created", "updated", "deleted", "approved", "temperature", "humidity", "x", "", "CORE", "core.device", uuidA, "2019-01-01T00:00:00Z", "490154203237518"}
-	patternPool = []any{"^[a-z]+$", "^[a-z]*$", "^x", "^[A-Z0-9]{1,3}$", "\\d", "^.{0,2}$", "^[^@]+@"}
-	formatPool  = []any{"date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri"}
-	numberPool  = []any{json.Number("0"), json.Number("1"), json.Number("-1"), json.Number("9"), json.Number("10"), json.Number("100"), json.Number("0.5"), json.Number("2.5"), json.Number("-3")}
+	patternPool = []any{"^[a-z]+$", "^[a-z]*$", "^x", "^[A-Z0-9]{1,3}$", "\\d", "^.{0,2}$", "^[^@]+@",
+		// Patterns ECMA-262 and RE2 read differently, now that the oracle
+		// reads ECMA-262.
+		"^\\s*$", "^\\w+$", "\\bx\\b", "^.$", "^[^\\s]+$", "^\\d{2}$|^$"}
+	formatPool = []any{"date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri"}
+	numberPool = []any{json.Number("0"), json.Number("1"), json.Number("-1"), json.Number("9"), json.Number("10"), json.Number("100"), json.Number("0.5"), json.Number("2.5"), json.Number("-3")}
 )
 
 func (m *mutator) pick(n int) int { return m.r.IntN(n) }
@@ -619,6 +622,7 @@ func pool(a, b obj) []any {
 	vs := []any{nil, true, false, json.Number("0"), json.Number("-1"), json.Number("1.5"), json.Number("1e19"), json.Number("9223372036854775807"),
 		"", "x", "xy", uuidA, strings.ToUpper(uuidA), "2019-01-01T00:00:00Z", "2019-01-01T00:00:00.5Z", "2019", "490154203237518", "490154203237519",
 		"abc", "A1", "x9", "2019-01-01", "00:00:00Z", "P1D", "a@b", "1.2.3.4", "::1", "a:b",
+		"\u00a0", "x\u2028", "\u0663\u0664", "x\n", "éxé", "\r",
 		[]any{}, []any{"a"}, []any{json.Number("1")}, []any{"a", "a"}, []any{json.Number("1"), json.Number("1.0")},
 		obj{}, obj{"id": uuidB, "name": "n"}, obj{"id": "x"}}
 	for _, s := range []obj{a, b} {

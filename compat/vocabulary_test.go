@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -231,8 +232,7 @@ func TestMultipleOfIsComparedInExactDecimals(t *testing.T) {
 // decision 2 is the oracle's: here it holds for the members typed
 // integer that the cases above use, which take no huge numbers.
 func rawValid(t *testing.T, s schemas.Schema, data []byte) bool {
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
+	c := oracle.NewCompiler()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
 	require.NoError(t, err)
 	require.NoError(t, c.AddResource(s.ID, doc))
@@ -320,8 +320,7 @@ func TestRefsToAnotherSchemaOfTheCatalogueAreFollowed(t *testing.T) {
 
 	// The validator, given every file of the catalogue (under both
 	// schemes, decision 9), confirms the witness.
-	comp := jsonschema.NewCompiler()
-	comp.AssertFormat()
+	comp := oracle.NewCompiler()
 	for _, s := range c.All() {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON()))
 		require.NoError(t, err)

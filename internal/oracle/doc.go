@@ -11,7 +11,11 @@
 // The verdict is first of all an independent JSON Schema validator's:
 // github.com/santhosh-tekuri/jsonschema/v6, given the four embedded schema
 // files with format assertion on and no way to load anything else (the
-// draft-07 and 2020-12 meta-schemas are built into it). Around it, the
+// draft-07 and 2020-12 meta-schemas are built into it), with patterns
+// read as ECMA-262 with the u flag, as JSON Schema asks, by
+// github.com/dlclark/regexp2 in place of the validator's default RE2 (see
+// CompileECMA, and regexp.go for the three places where the oracle
+// corrects regexp2 toward ECMA-262). Around it, the
 // oracle adds the rules of the specification (catalogue.md) and its
 // decisions (decisions.md) that a schema cannot express or that the
 // validator gets wrong, each as narrow as it can be:

@@ -62,11 +62,13 @@ func (refuseLoader) Load(url string) (any, error) {
 }
 
 // NewCompiler returns a compiler of the validator set as the oracle's:
-// formats asserted, and every URL refused, so that a test that compiles
-// schemas of its own holds them to the same rules, offline.
+// formats asserted, patterns read as ECMA-262 with the u flag (see
+// regexp.go), and every URL refused, so that a test that compiles schemas
+// of its own holds them to the same rules, offline.
 func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
+	c.UseRegexpEngine(CompileECMA)
 	c.UseLoader(refuseLoader{})
 	return c
 }

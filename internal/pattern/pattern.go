@@ -27,6 +27,10 @@ import (
 // RE2's [\t\n\f\r ].
 const ecmaSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
+// ecmaNotSpace is ECMA-262's \S as the ranges of a class, for use inside
+// one, where RE2 cannot negate a part: every code point but ecmaSpace's.
+const ecmaNotSpace = `\x00-\x08\x0e-\x1f\x21-\x9f\x{a1}-\x{167f}\x{1681}-\x{1fff}\x{200b}-\x{2027}\x{202a}-\x{202e}\x{2030}-\x{205e}\x{2060}-\x{2fff}\x{3001}-\x{fefe}\x{ff00}-\x{10ffff}`
+
 // ToRE2 returns the RE2 expression that matches exactly the strings the
 // ECMA-262 pattern p matches, or why there is none.
 func ToRE2(p string) (string, error) {
@@ -123,8 +127,8 @@ func (t *translator) run() error {
 }
 
 // escape reads the escape at t.i and returns its RE2 form; inClass says
-// it is inside a class, where \b is a backspace and \S, \W, \D cannot
-// be written.
+// it is inside a class, where \b is a backspace and \S is written as
+// ranges.
 func (t *translator) escape(inClass bool) (string, error) {
 	t.i++ // the backslash
 	if t.i >= len(t.src) {
@@ -143,7 +147,7 @@ func (t *translator) escape(inClass bool) (string, error) {
 		return "[" + ecmaSpace + "]", nil
 	case 'S':
 		if inClass {
-			return "", fmt.Errorf(`\S inside a class`)
+			return ecmaNotSpace, nil
 		}
 		return "[^" + ecmaSpace + "]", nil
 	case 'b':

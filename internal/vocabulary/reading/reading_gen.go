@@ -46,7 +46,7 @@ type Reading struct {
 
 	// Code is the member "code": a station code, such as AB-123. Required. When
 	// a string, at least 6 characters. At most 6 characters. Matches the
-	// pattern "^[A-Z]{2}-[0-9]{3}$".
+	// pattern "^[A-Z]{2}-\\d{3}$".
 	Code string
 
 	// Value is the member "value": the reading, any number in its range.
@@ -82,7 +82,7 @@ type Reading struct {
 	Samples []json.RawMessage
 
 	// Note is the member "note": Optional: nil when absent. At most 20
-	// characters. Matches the pattern "^[a-z ]*$".
+	// characters. Matches the pattern "^[a-z\\s]*$".
 	Note *string
 
 	// Limits is the member "limits": Optional: nil when absent.
@@ -193,8 +193,8 @@ type Reading struct {
 
 	// Hits is the member "hits": contains, with both bounds. Optional: nil when
 	// absent. Each item is any JSON value, null included, kept as its text. At
-	// least 1 of its items must be a string: matches the pattern "^a"
-	// (contains), and at most 2.
+	// least 1 of its items must be a string: matches the pattern
+	// "^a.?$|\\bb\\b" (contains), and at most 2.
 	Hits []json.RawMessage
 
 	// Shade is the member "shade": a not of a string enum. Optional: nil when
@@ -445,7 +445,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 			if x, ok := d.String(base, "/code"); ok {
 				d.MinLength(base, "/code", x, 6)
 				d.MaxLength(base, "/code", x, 6)
-				d.Pattern(base, "/code", x, pattern1, "^[A-Z]{2}-[0-9]{3}$")
+				d.Pattern(base, "/code", x, pattern1, "^[A-Z]{2}-\\d{3}$")
 				v.Code = x
 			}
 		case 5: // value
@@ -523,7 +523,7 @@ func (v *Reading) decodeMembers(d *wire.Decoder, base string, p *readingPointees
 		case 13: // note
 			if x, ok := d.String(base, "/note"); ok {
 				d.MaxLength(base, "/note", x, 20)
-				d.Pattern(base, "/note", x, pattern2, "^[a-z ]*$")
+				d.Pattern(base, "/note", x, pattern2, "^[a-z\\s]*$")
 				if p == nil {
 					p = new(readingPointees)
 				}
@@ -1025,7 +1025,7 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	e.Time(base, "/time", v.Time)
 	e.MinLength(base, "/code", v.Code, 6)
 	e.MaxLength(base, "/code", v.Code, 6)
-	e.Pattern(base, "/code", v.Code, pattern1, "^[A-Z]{2}-[0-9]{3}$")
+	e.Pattern(base, "/code", v.Code, pattern1, "^[A-Z]{2}-\\d{3}$")
 	e.NumberText(base, "/value", v.Value)
 	e.NumberMin(base, "/value", v.Value, "-50")
 	e.NumberMax(base, "/value", v.Value, "150")
@@ -1072,7 +1072,7 @@ func (v *Reading) validate(e *wire.Errors, base string) {
 	if v.Note != nil {
 		e.String(base, "/note", *v.Note)
 		e.MaxLength(base, "/note", *v.Note, 20)
-		e.Pattern(base, "/note", *v.Note, pattern2, "^[a-z ]*$")
+		e.Pattern(base, "/note", *v.Note, pattern2, "^[a-z\\s]*$")
 	}
 	if v.Limits != nil {
 		v.Limits.validate(e, wire.Join(base, "/limits"))
@@ -2499,7 +2499,7 @@ type Extras struct {
 	// member, not message_id. A member whose name matches the pattern "^x-"
 	// (patternProperties) must be a string: at most 3 characters. A member
 	// whose name matches the pattern "^x-n" (patternProperties) must be any
-	// value; as a string, matches the pattern "^[0-9]+$". A member whose name
+	// value; as a string, matches the pattern "^\\d+$". A member whose name
 	// matches the pattern "^id$" (patternProperties) must be any value; as a
 	// number, at least 0. Any other must be a boolean (additionalProperties).
 	Extra map[string]json.RawMessage
@@ -2714,7 +2714,7 @@ func checkExtrasKey2(e *wire.Errors, base, name string, raw []byte) {
 			case c == '"':
 				var x string
 				if x, ok = d.String(base, name); ok {
-					d.Pattern(base, name, x, pattern4, "^[0-9]+$")
+					d.Pattern(base, name, x, pattern4, "^\\d+$")
 					u.String = &x
 				}
 			default:
@@ -3637,7 +3637,7 @@ func checkContains1(e *wire.Errors, base, name string, raw []byte) {
 	d.Reset(raw)
 	var v struct{ Value *string }
 	if x, ok := d.String(base, name); ok {
-		d.Pattern(base, name, x, pattern6, "^a")
+		d.Pattern(base, name, x, pattern6, "^a.?$|\\bb\\b")
 		v.Value = &x
 	}
 	_ = v
@@ -3648,15 +3648,15 @@ func checkContains1(e *wire.Errors, base, name string, raw []byte) {
 // (each matches exactly the strings the ECMA-262 pattern does), and
 // their multipleOf values, read once.
 var (
-	pattern1 = regexp.MustCompile("^[A-Z]{2}-[0-9]{3}$") // "^[A-Z]{2}-[0-9]{3}$"
-	pattern2 = regexp.MustCompile("^[a-z ]*$")           // "^[a-z ]*$"
+	pattern1 = regexp.MustCompile("^[A-Z]{2}-\\d{3}$")                                                                                                 // "^[A-Z]{2}-\\d{3}$"
+	pattern2 = regexp.MustCompile("^[a-z\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]*$") // "^[a-z\\s]*$"
 	values1  = wire.NewValues("1", "\"one\"", "[1,{\"a\":2}]", "{\"b\":[true]}", "null")
 	values2  = wire.NewValues("[1,\"x\"]")
 	values3  = wire.NewValues("1", "20")
 	factor1  = wire.NewFactor("1")
-	pattern3 = regexp.MustCompile("^x")       // "^x"
-	pattern4 = regexp.MustCompile("^[0-9]+$") // "^[0-9]+$"
-	pattern5 = regexp.MustCompile("^x")       // "^x"
-	pattern6 = regexp.MustCompile("^a")       // "^a"
+	pattern3 = regexp.MustCompile("^x")                                      // "^x"
+	pattern4 = regexp.MustCompile("^\\d+$")                                  // "^\\d+$"
+	pattern5 = regexp.MustCompile("^x")                                      // "^x"
+	pattern6 = regexp.MustCompile("^a[^\\n\\r\\x{2028}\\x{2029}]?$|\\bb\\b") // "^a.?$|\\bb\\b"
 	values4  = wire.NewValues("1")
 )
