@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/gatecmd"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/ndjson"
 	"github.com/fleetkit/catalogue/schemas"
@@ -285,8 +286,8 @@ func (c *checker) summary(elapsed time.Duration) string {
 	s := c.total
 	secs := max(elapsed.Seconds(), 1e-9)
 	return fmt.Sprintf("%d %s, %d valid, %d invalid, %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, messages(s.Messages), s.Valid, s.Invalid(), size(float64(s.Bytes)), seconds(elapsed),
-		size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
+		s.Messages, messages(s.Messages), s.Valid, s.Invalid(), gatecmd.Size(float64(s.Bytes)), seconds(elapsed),
+		gatecmd.Size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
 }
 
 func messages(n int) string {
@@ -303,19 +304,6 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%.2fms", d.Seconds()*1e3)
 	}
 	return fmt.Sprintf("%.2fs", d.Seconds())
-}
-
-// size formats a number of bytes with an SI unit.
-func size(n float64) string {
-	switch {
-	case n < 1e3:
-		return fmt.Sprintf("%.0f B", n)
-	case n < 1e6:
-		return fmt.Sprintf("%.1f kB", n/1e3)
-	case n < 1e9:
-		return fmt.Sprintf("%.1f MB", n/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", n/1e9)
 }
 
 // jsonResult is the -json form of a verdict: the library's, msg.Verdict,
@@ -386,7 +374,7 @@ func (p *progress) result(res ndjson.Result, out *bufio.Writer) {
 	n, valid := p.done.Messages+p.stats.Messages, p.done.Valid+p.stats.Valid
 	bytes := float64(p.done.Bytes + p.current.n.Load())
 	line := fmt.Sprintf("msgcheck: %d %s, %d valid, %d invalid, %s (%s/s) ...",
-		n, messages(n), valid, n-valid, size(bytes), size(bytes/now.Sub(p.start).Seconds()))
+		n, messages(n), valid, n-valid, gatecmd.Size(bytes), gatecmd.Size(bytes/now.Sub(p.start).Seconds()))
 	// Pad with spaces over what a longer previous line left.
 	fmt.Fprintf(p.w, "\r%-*s", p.shown, line)
 	p.shown = max(p.shown, len(line))

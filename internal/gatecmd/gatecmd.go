@@ -6,6 +6,9 @@
 //	st, err := gatecmd.Run(os.Stderr, out, dead, &g.Progress, func() (gate.Stats, error) {
 //		return g.Run(ctx)
 //	})
+//
+// Its Size, how every command of the module writes a number of bytes, is
+// msgcheck check's too.
 package gatecmd
 
 import (
