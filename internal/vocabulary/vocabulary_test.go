@@ -2,7 +2,6 @@ package vocabulary_test
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -87,41 +86,9 @@ var values = map[string][]string{
 // order is the order the corpus writes members in.
 var order = []string{"message_id", "time", "reading_id", "code", "value", "step", "ratio", "unit", "level", "checked", "tags", "samples", "note", "limits", "station", "points", "evens", "setting", "retired", "labels", "marker", "shape", "scale", "cleared", "anything", "band", "grade", "reach", "extras", "choice", "grid", "matrix", "empty", "unlike", "outside", "sign", "hits", "shade", "needs", "tagged"}
 
-// with returns base with each member in set given its value there ("" to
-// remove it).
-func with(set map[string]string) []byte {
-	vals := map[string]string{}
-	for _, m := range base {
-		vals[m[0]] = m[1]
-	}
-	for k, v := range set {
-		vals[k] = v
-	}
-	var parts []string
-	for _, k := range order {
-		if v := vals[k]; v != "" {
-			parts = append(parts, fmt.Sprintf("%q:%s", k, v))
-		}
-	}
-	return []byte("{" + strings.Join(parts, ",") + "}")
-}
-
-// corpus returns the base message changed in one member, and in every
-// pair of members, in every way values lists.
-func corpus() [][]byte {
-	out := [][]byte{with(nil)}
-	for i, a := range order {
-		for _, va := range values[a] {
-			out = append(out, with(map[string]string{a: va}))
-			for _, b := range order[i+1:] {
-				for _, vb := range values[b] {
-					out = append(out, with(map[string]string{a: va, b: vb}))
-				}
-			}
-		}
-	}
-	return out
-}
+// corpus is the base message changed in one member, and in every pair
+// of members, in every way values lists.
+var corpus = oracle.Corpus{Base: base, Values: values, Order: order}
 
 // TestEveryKeywordAgreesWithTheOracle holds the generated type to the
 // oracle on every message of the corpus: decoding accepts exactly what
@@ -133,7 +100,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	require.NotNil(t, k)
 	valid := 0
 	rules := map[msg.Rule]bool{}
-	for _, data := range corpus() {
+	for _, data := range corpus.Messages() {
 		want, why := judge.Verdict(name, version, data)
 		m := k.New()
 		err := m.UnmarshalJSON(data)
@@ -155,7 +122,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 		ok, why := judge.Verdict(name, version, out)
 		assert.True(t, ok, "%s re-encodes as %s: %v", data, out, why)
 	}
-	t.Logf("%d messages, %d valid", len(corpus()), valid)
+	t.Logf("%d messages, %d valid", len(corpus.Messages()), valid)
 	assert.Greater(t, valid, 100)
 	// Every keyword of the schema is seen breaking, under its own rule.
 	for _, r := range []msg.Rule{msg.RulePattern, msg.RuleMinLength, msg.RuleMaxLength, msg.RuleMinimum, msg.RuleMaximum,
@@ -167,7 +134,7 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 }
 
 func FuzzVocabulary(f *testing.F) {
-	for i, data := range corpus() {
+	for i, data := range corpus.Messages() {
 		if i%16 == 0 {
 			f.Add(data)
 		}
@@ -188,7 +155,7 @@ func FuzzVocabulary(f *testing.F) {
 // hold exactly one value: Validate says so under the schema's keyword,
 // and encoding one that holds none fails rather than write nothing.
 func TestUnionHoldsExactlyOne(t *testing.T) {
-	m, err := reading.Parse(with(map[string]string{"setting": `"ab"`}))
+	m, err := reading.Parse(corpus.With(map[string]string{"setting": `"ab"`}))
 	require.NoError(t, err)
 	require.NotNil(t, m.Setting)
 	v, ok := m.Setting.Get()
@@ -228,7 +195,7 @@ func TestExtraMembersAreJudged(t *testing.T) {
 		`{"a/b~":1}`:           {"/extras/a~1b~0", string(msg.RuleType)},
 		`{"x-n":"7","x-a":""}`: {"", ""},
 	} {
-		_, err := reading.Parse(with(map[string]string{"extras": data}))
+		_, err := reading.Parse(corpus.With(map[string]string{"extras": data}))
 		if want[0] == "" {
 			assert.NoError(t, err, data)
 			continue
@@ -240,7 +207,7 @@ func TestExtraMembersAreJudged(t *testing.T) {
 		assert.Equal(t, msg.Rule(want[1]), e.Violations[0].Rule, data)
 	}
 
-	m, err := reading.Parse(with(map[string]string{"extras": `{"x-a":"ab"}`, "tagged": `{"t1":1}`}))
+	m, err := reading.Parse(corpus.With(map[string]string{"extras": `{"x-a":"ab"}`, "tagged": `{"t1":1}`}))
 	require.NoError(t, err)
 	assert.JSONEq(t, `"ab"`, string(m.Extras.Extra["x-a"]))
 	m.Extras.Extra["x-a"] = []byte(`"abcd"`)
