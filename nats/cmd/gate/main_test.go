@@ -167,10 +167,15 @@ func (s *server) count(t *testing.T, stream string) int {
 func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
+			// The streams are made, and stored, before the gate starts:
+			// made once the server is up, a gate retrying all the while
+			// could find them missing and refuse to start.
 			s := &server{dir: t.TempDir(), port: freePort(t)}
+			s.up(t, "IN", "VALID", "DEAD")
+			s.down()
 			c := cmdtest.Start(t, t.TempDir(), "-server", s.url())
 			c.WaitLog(t, "cannot start yet")
-			s.up(t, "IN", "VALID", "DEAD")
+			s.up(t)
 			n := s.publish(t)
 			for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
 				require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
