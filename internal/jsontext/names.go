@@ -32,7 +32,10 @@ import (
 // Past deferAfter names, a table would outgrow the caches and cost a
 // miss a name, so an object's further names are only gathered, and
 // checked together when it ends (see checkGathered), the first repeat in
-// the input still being the one reported.
+// the input still being the one reported. A name gathered costs 8 bytes:
+// its hash and the offset of its opening quote, from which it is read
+// again, and unescaped again, in the rare case that its hash is met
+// twice.
 
 // smallNames is how many names an object may have before it takes a
 // table: below it, a name is compared with each before it, lengths
@@ -49,6 +52,17 @@ const smallNames = 24
 // checkGathered), since a table larger than a cache costs a miss a name.
 // Tests lower it.
 var deferAfter = 1 << 12
+
+// maxGathered bounds the size of an input whose names may be gathered:
+// a gathered name's place is kept in 32 bits. The names of a larger
+// input's objects all go to tables, which cost more memory (about 24
+// bytes a name) and more time a name past a few thousand, never
+// exactness.
+const maxGathered = 1<<32 - 1
+
+// minMember is the fewest bytes a member of an object takes, with its
+// comma: `"":0,`.
+const minMember = 5
 
 // maxProbe bounds the slots an insertion looks at.
 const maxProbe = 64
@@ -111,7 +125,8 @@ func mix(a, b uint64) uint64 {
 }
 
 // A nameRef is where a name lies: Buf[off:off+n], or, for a negative
-// off, arena[-1-off:][:n].
+// off, arena[-1-off:][:n], the offset of its opening quote in the input
+// being then the eight bytes before it in the arena.
 type nameRef struct{ off, n int }
 
 // A slot of a nameTable holds the index in entries of a name and a tag:
@@ -134,13 +149,14 @@ type nameTable struct {
 	sorted   sortedNames
 	fellBack bool
 
-	// From deferFrom on (-1 until then), names are gathered, not
-	// looked up, and checked when the object ends (see checkGathered).
-	// The opening quote of a gathered name without escapes is just
-	// before it; escStarts has those of the others, by index.
-	deferFrom int
-	escStarts map[int]int
-	keys, tmp []uint64 // scratch for checkGathered
+	// Past deferAfter names, every name of the object, those of
+	// entries included, is gathered here, not looked up, and checked
+	// when the object ends (see checkGathered): the name's hash in the
+	// top 32 bits, the offset of its opening quote in the bottom 32.
+	gathered []uint64
+	// from is the offset of the opening quote of the object's first
+	// name, once names are gathered.
+	from int
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -150,6 +166,8 @@ type nameTables struct {
 	depth  int
 	arena  []byte
 	buf    []byte // the input
+	// names for checkGathered: names gathered, unescaped again.
+	scratch [2][]byte
 }
 
 var tablesPool = sync.Pool{New: func() any { return new(nameTables) }}
@@ -180,8 +198,7 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.gen = 1
 	}
 	t.entries = t.entries[:0]
-	t.deferFrom = -1
-	clear(t.escStarts)
+	t.gathered = t.gathered[:0]
 	return t, len(ts.arena)
 }
 
@@ -202,12 +219,17 @@ func (ts *nameTables) release() {
 	// levels only.
 	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
-		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.keys) > maxPooledNames {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.gathered) > maxPooledNames {
 			ts.levels[i] = new(nameTable)
 		}
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
 		ts.arena = nil
+	}
+	for i, b := range ts.scratch {
+		if cap(b) > maxPooledNames {
+			ts.scratch[i] = nil
+		}
 	}
 	ts.buf = nil
 	ts.depth = 0
@@ -253,46 +275,81 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 	return true
 }
 
-// gather adds the name key, found at r or escaped, whose opening quote is
-// at start, to t without looking it up: the object's names are checked
-// when it ends, by checkGathered.
-func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, start int) {
-	if t.deferFrom < 0 {
-		t.deferFrom = len(t.entries)
-	}
-	if len(t.entries) == cap(t.entries) {
-		// Doubling, where append grows a large slice by a quarter: the
-		// garbage left behind is then at most the final size.
-		t.entries = slices.Grow(t.entries, len(t.entries))
-	}
-	if escaped {
-		if t.escStarts == nil {
-			t.escStarts = make(map[int]int)
+// gather adds the name key, whose opening quote is at start, to t
+// without looking it up: the object's names are checked when it ends, by
+// checkGathered. The first call gathers the names of t's entries too.
+func (ts *nameTables) gather(t *nameTable, key []byte, start int) {
+	if len(t.gathered) == 0 {
+		t.from = start
+		if len(t.entries) > 0 {
+			t.from = ts.quote(t.entries[0])
 		}
-		t.escStarts[len(t.entries)] = start
+		t.gathered = slices.Grow(t.gathered, len(t.entries)+ts.estimate(len(t.entries), start-t.from, start))
+		for _, r := range t.entries {
+			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
+		}
 	}
-	ts.store(t, r, key, escaped)
+	if len(t.gathered) == cap(t.gathered) {
+		n := len(t.gathered)
+		t.gathered = slices.Grow(t.gathered, ts.estimate(n, start-t.from, start))
+	}
+	t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(start))
+}
+
+// estimate returns how many more names to make room for, n names having
+// taken span bytes of the input before start: as many as the rest of the
+// input holds at that rate, or, if more, half as many as n, so that an
+// object that thickens is not copied more than a few times; but never
+// more than the rest of the input can hold. The names of an object
+// whose members are alike are thus gathered in one or two buffers of
+// about 8 bytes a name, and those of any object in no more than 8/5 of
+// the input's size, and the garbage of their copies.
+func (ts *nameTables) estimate(n, span, start int) int {
+	rest := len(ts.buf) - start
+	est := int(float64(rest)*float64(n)/float64(max(span, 1))) + 64
+	return min(max(est, n/2), rest/minMember+1)
+}
+
+// quote returns the offset in the input of the opening quote of the
+// name at r.
+func (ts *nameTables) quote(r nameRef) int {
+	if r.off < 0 {
+		o := -1 - r.off
+		return int(binary.LittleEndian.Uint64(ts.arena[o-8 : o]))
+	}
+	return r.off - 1
+}
+
+// gatheredName returns the name whose opening quote is at start in the
+// input, unescaped, if it has escapes, into the i-th scratch buffer.
+func (ts *nameTables) gatheredName(start int, i int) []byte {
+	b := ts.buf[start+1:]
+	end := bytes.IndexByte(b, '"')
+	if bytes.IndexByte(b[:end], '\\') < 0 {
+		return b[:end:end]
+	}
+	s := Scanner{Buf: ts.buf, Pos: start, tmp: ts.scratch[i][:0], unmarked: true}
+	name := s.str(false)
+	ts.scratch[i] = s.tmp
+	return name
 }
 
 // checkGathered finds the first name of t's object, in the order of the
-// input, that repeats one before it, among names of which those before
-// t.deferFrom are known to be distinct, and returns the offset of its
+// input, that repeats one before it, among names of which those of t's
+// entries are known to be distinct, and returns the offset of its
 // opening quote, or -1 if there is none.
 //
 // A table of millions of slots costs a cache miss a name, which made a
 // message of megabytes scan at a tenth of the speed of one of kilobytes.
-// Instead the names past deferAfter are sorted by hash, which reads and
-// writes memory in order (a radix sort), and only names of equal hashes
-// are compared: those of a run of a few one with another, those of a
-// longer run, which only colliding hashes make, by sorting it by name,
-// so that even an input crafted to collide costs O(n log n) comparisons.
+// Instead the names gathered are sorted by hash, and by place among
+// equal hashes, in place (a radix sort, which reads and writes memory
+// in runs), and only names of equal hashes are compared: those of a run
+// of a few one with another, those of a longer run, which only colliding
+// hashes make, by sorting it by name, so that even an input crafted to
+// collide costs O(n log n) comparisons.
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
-	keys := slices.Grow(t.keys[:0], len(t.entries))
-	for i, r := range t.entries {
-		keys = append(keys, uint64(hashName(ts.name(r)))<<32|uint64(i))
-	}
-	keys, t.tmp = sortByHash(keys, t.tmp)
-	t.keys = keys
+	keys := t.gathered
+	sortKeys(keys, 64-8)
 	first := -1
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
@@ -300,7 +357,7 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 			hi++
 		}
 		if hi-lo > 1 {
-			if i := ts.firstRepeat(t, keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
+			if i := ts.firstRepeat(keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
 				first = i
 			}
 		}
@@ -309,23 +366,18 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	if first < 0 {
 		return -1, nil
 	}
-	// A repeat is never before deferFrom: those names are distinct.
-	r := t.entries[first]
-	if r.off < 0 {
-		return t.escStarts[first], ts.name(r)
-	}
-	return r.off - 1, ts.name(r)
+	return first, ts.gatheredName(first, 0)
 }
 
-// firstRepeat returns the least index of a name of run (keys of equal
-// hash, in the order of their indexes) that repeats one before it, or
-// -1.
-func (ts *nameTables) firstRepeat(t *nameTable, run []uint64) int {
-	name := func(k uint64) []byte { return ts.name(t.entries[uint32(k)]) }
+// firstRepeat returns the least offset of the opening quote of a name of
+// run (gathered names of equal hash, in the order of the input) that
+// repeats one before it, or -1.
+func (ts *nameTables) firstRepeat(run []uint64) int {
 	if len(run) <= 16 {
 		for j := 1; j < len(run); j++ {
+			name := ts.gatheredName(int(uint32(run[j])), 1)
 			for _, k := range run[:j] {
-				if string(name(k)) == string(name(run[j])) {
+				if string(ts.gatheredName(int(uint32(k)), 0)) == string(name) {
 					return int(uint32(run[j]))
 				}
 			}
@@ -333,47 +385,65 @@ func (ts *nameTables) firstRepeat(t *nameTable, run []uint64) int {
 		return -1
 	}
 	slices.SortFunc(run, func(a, b uint64) int {
-		return cmp.Or(bytes.Compare(name(a), name(b)), cmp.Compare(uint32(a), uint32(b)))
+		return cmp.Or(bytes.Compare(ts.gatheredName(int(uint32(a)), 0), ts.gatheredName(int(uint32(b)), 1)),
+			cmp.Compare(uint32(a), uint32(b)))
 	})
 	first := -1
 	for j := 1; j < len(run); j++ {
-		if i := int(uint32(run[j])); string(name(run[j-1])) == string(name(run[j])) && (first < 0 || i < first) {
+		if i := int(uint32(run[j])); string(ts.gatheredName(int(uint32(run[j-1])), 0)) == string(ts.gatheredName(i, 1)) && (first < 0 || i < first) {
 			first = i
 		}
 	}
 	return first
 }
 
-// sortByHash sorts keys by their top 32 bits, stably, in three passes of
-// a radix sort through tmp, and returns the sorted keys and the other
-// buffer.
-func sortByHash(keys, tmp []uint64) (sorted, other []uint64) {
-	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
-	const bits = 11
-	for shift := 32; shift < 64; shift += bits {
-		var count [1 << bits]int
-		for _, k := range keys {
-			count[k>>shift&(1<<bits-1)]++
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range keys {
-			d := k >> shift & (1<<bits - 1)
-			tmp[count[d]] = k
-			count[d]++
-		}
-		keys, tmp = tmp, keys
+// sortKeys sorts keys, in place, by their bits from shift+8 down: by
+// bytes, most significant first (an American flag sort), while the
+// hash, in the top 32 bits, is not wholly sorted and a bucket is large;
+// by comparison then.
+func sortKeys(keys []uint64, shift uint) {
+	if len(keys) <= 64 || shift < 32 {
+		slices.Sort(keys)
+		return
 	}
-	return keys, tmp
+	var count [256]int
+	for _, k := range keys {
+		count[k>>shift&0xff]++
+	}
+	var next, end [256]int
+	sum := 0
+	for d, c := range count {
+		next[d] = sum
+		sum += c
+		end[d] = sum
+	}
+	for d := range next {
+		for next[d] < end[d] {
+			// Carry keys[next[d]] to its bucket, and the key it
+			// displaces to its own, until one belongs here.
+			k := keys[next[d]]
+			for e := int(k >> shift & 0xff); e != d; e = int(k >> shift & 0xff) {
+				keys[next[e]], k = k, keys[next[e]]
+				next[e]++
+			}
+			keys[next[d]] = k
+			next[d]++
+		}
+	}
+	lo := 0
+	for _, hi := range end {
+		if hi-lo > 1 {
+			sortKeys(keys[lo:hi], shift-8)
+		}
+		lo = hi
+	}
 }
 
-// store appends the name at r, or key copied to the arena if escaped, to
-// the entries of t.
+// store appends the name at r, or, if escaped, key copied to the arena
+// after the offset of its opening quote, r.off, to the entries of t.
 func (ts *nameTables) store(t *nameTable, r nameRef, key []byte, escaped bool) {
 	if escaped {
+		ts.arena = binary.LittleEndian.AppendUint64(ts.arena, uint64(r.off))
 		r = nameRef{off: -1 - len(ts.arena), n: len(key)}
 		ts.arena = append(ts.arena, key...)
 	}
