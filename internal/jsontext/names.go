@@ -150,13 +150,22 @@ type nameTable struct {
 	fellBack bool
 
 	// Past deferAfter names, every name of the object, those of
-	// entries included, is gathered here, not looked up, and checked
-	// when the object ends (see checkGathered): the name's hash in the
-	// top 32 bits, the offset of its opening quote in the bottom 32.
-	gathered []uint64
+	// entries included, is gathered, not looked up, and checked when
+	// the object ends (see checkGathered): the name's hash in the top
+	// 32 bits, the offset of its opening quote in the bottom 32. They
+	// are gathered in chunks, never copied: those filled in chunks, and
+	// the one being filled in gathered.
+	gathering bool
+	gathered  []uint64
+	chunks    [][]uint64
+	inChunks  int // names in chunks
 	// from is the offset of the opening quote of the object's first
 	// name, once names are gathered.
 	from int
+	// Scratch for checkGathered: a run of equal hashes, and where each
+	// chunk's merge has reached.
+	run   []uint64
+	heads []int
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -198,7 +207,7 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.gen = 1
 	}
 	t.entries = t.entries[:0]
-	t.gathered = t.gathered[:0]
+	t.dropGathered()
 	return t, len(ts.arena)
 }
 
@@ -213,14 +222,32 @@ func (ts *nameTables) pop(mark int) {
 	ts.arena = ts.arena[:mark]
 }
 
+// dropGathered forgets the names gathered in t, keeping the first chunk
+// to gather into again.
+func (t *nameTable) dropGathered() {
+	if len(t.chunks) > 0 {
+		t.gathered = t.chunks[0]
+	}
+	clear(t.chunks)
+	t.chunks, t.gathered, t.inChunks, t.gathering = t.chunks[:0], t.gathered[:0], 0, false
+}
+
 // release returns ts to the pool, without the tables too large to keep.
 func (ts *nameTables) release() {
 	// Deeply nested large objects are rare: keep the tables of a few
 	// levels only.
 	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
-		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.gathered) > maxPooledNames {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames {
 			ts.levels[i] = new(nameTable)
+			continue
+		}
+		t.dropGathered()
+		if cap(t.gathered) > maxPooledNames {
+			t.gathered = nil
+		}
+		if cap(t.run) > maxPooledNames {
+			t.run = nil
 		}
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
@@ -277,37 +304,66 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 
 // gather adds the name key, whose opening quote is at start, to t
 // without looking it up: the object's names are checked when it ends, by
-// checkGathered. The first call gathers the names of t's entries too.
+// checkGathered.
 func (ts *nameTables) gather(t *nameTable, key []byte, start int) {
-	if len(t.gathered) == 0 {
-		t.from = start
-		if len(t.entries) > 0 {
-			t.from = ts.quote(t.entries[0])
-		}
-		t.gathered = slices.Grow(t.gathered, len(t.entries)+ts.estimate(len(t.entries), start-t.from, start))
-		for _, r := range t.entries {
-			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
-		}
-	}
-	if len(t.gathered) == cap(t.gathered) {
-		n := len(t.gathered)
-		t.gathered = slices.Grow(t.gathered, ts.estimate(n, start-t.from, start))
+	if len(t.gathered) == cap(t.gathered) || !t.gathering {
+		ts.moreRoom(t, start)
 	}
 	t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(start))
 }
 
+// moreRoom makes room in t for names gathered from start on: at the
+// first, it gathers the names of t's entries too, into the buffer kept
+// from an object before, if there is room there; then, at each chunk
+// filled, it starts another.
+func (ts *nameTables) moreRoom(t *nameTable, start int) {
+	if !t.gathering {
+		t.gathering = true
+		t.from = start
+		if len(t.entries) > 0 {
+			t.from = ts.quote(t.entries[0])
+		}
+		if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
+			// No larger than a pool keeps, so that the next message
+			// gathers into it again.
+			n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
+			if testChunk > 0 {
+				n = len(t.entries) + 1
+			}
+			t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
+		}
+		for _, r := range t.entries {
+			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
+		}
+		if len(t.gathered) < cap(t.gathered) {
+			return
+		}
+	}
+	t.chunks = append(t.chunks, t.gathered)
+	t.inChunks += len(t.gathered)
+	n := ts.estimate(t.inChunks, start-t.from, start)
+	if testChunk > 0 {
+		n = min(n, testChunk)
+	}
+	t.gathered = make([]uint64, 0, n)
+}
+
+// testChunk, when set, makes every chunk of names gathered hold at most
+// that many, besides the entries', so that tests merge many.
+var testChunk int
+
 // estimate returns how many more names to make room for, n names having
 // taken span bytes of the input before start: as many as the rest of the
-// input holds at that rate, or, if more, half as many as n, so that an
-// object that thickens is not copied more than a few times; but never
-// more than the rest of the input can hold. The names of an object
-// whose members are alike are thus gathered in one or two buffers of
-// about 8 bytes a name, and those of any object in no more than 8/5 of
-// the input's size, and the garbage of their copies.
+// input holds at that rate, or, if more, as many as n, so that an object
+// whose members shorten is gathered in a few chunks; but never more than
+// the rest of the input can hold. The names of an object whose members
+// are alike are thus gathered in one or two chunks of 8 bytes a name,
+// and those of any object in chunks of no more than 8/minMember of the
+// input's size.
 func (ts *nameTables) estimate(n, span, start int) int {
 	rest := len(ts.buf) - start
 	est := int(float64(rest)*float64(n)/float64(max(span, 1))) + 64
-	return min(max(est, n/2), rest/minMember+1)
+	return min(max(est, n), rest/minMember+1)
 }
 
 // quote returns the offset in the input of the opening quote of the
@@ -348,20 +404,30 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 // hashes make, by sorting it by name, so that even an input crafted to
 // collide costs O(n log n) comparisons.
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
-	keys := t.gathered
-	sortKeys(keys, 64-8)
+	chunks := append(t.chunks, t.gathered)
+	for _, c := range chunks {
+		sortKeys(c, 64-8)
+	}
 	first := -1
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
-			hi++
-		}
-		if hi-lo > 1 {
-			if i := ts.firstRepeat(keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
+	visit := func(run []uint64) {
+		if len(run) > 1 {
+			if i := ts.firstRepeat(run); i >= 0 && (first < 0 || i < first) {
 				first = i
 			}
 		}
-		lo = hi
+	}
+	if len(chunks) == 1 {
+		keys := chunks[0]
+		for lo := 0; lo < len(keys); {
+			hi := lo + 1
+			for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+				hi++
+			}
+			visit(keys[lo:hi])
+			lo = hi
+		}
+	} else {
+		ts.mergeRuns(t, chunks, visit)
 	}
 	if first < 0 {
 		return -1, nil
@@ -369,20 +435,61 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	return first, ts.gatheredName(first, 0)
 }
 
+// mergeRuns merges chunks, each sorted, and calls visit with each run of
+// keys of equal hashes, in order.
+func (ts *nameTables) mergeRuns(t *nameTable, chunks [][]uint64, visit func([]uint64)) {
+	heads := append(t.heads[:0], make([]int, len(chunks))...)
+	run := t.run[:0]
+	// settled is set when the first shortRun keys of run hold a repeat,
+	// which is then the run's first: the rest of it is passed over,
+	// not gathered, so that a name repeated throughout an object costs
+	// no scratch space.
+	settled := false
+	for {
+		// Few chunks are ever filled: a look at the head of each
+		// costs less than a heap.
+		m := -1
+		for i, c := range chunks {
+			if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
+				m = i
+			}
+		}
+		if m < 0 {
+			break
+		}
+		k := chunks[m][heads[m]]
+		heads[m]++
+		switch {
+		case len(run) > 0 && k>>32 != run[0]>>32:
+			if !settled {
+				visit(run)
+			}
+			run, settled = append(run[:0], k), false
+		case len(run) == shortRun && !settled:
+			if ts.firstRepeatIn(run) >= 0 {
+				visit(run)
+				settled = true
+			} else {
+				run = append(run, k)
+			}
+		case !settled:
+			run = append(run, k)
+		}
+	}
+	if !settled {
+		visit(run)
+	}
+	t.run, t.heads = run[:0], heads
+}
+
 // firstRepeat returns the least offset of the opening quote of a name of
 // run (gathered names of equal hash, in the order of the input) that
 // repeats one before it, or -1.
 func (ts *nameTables) firstRepeat(run []uint64) int {
-	if len(run) <= 16 {
-		for j := 1; j < len(run); j++ {
-			name := ts.gatheredName(int(uint32(run[j])), 1)
-			for _, k := range run[:j] {
-				if string(ts.gatheredName(int(uint32(k)), 0)) == string(name) {
-					return int(uint32(run[j]))
-				}
-			}
-		}
-		return -1
+	// Mostly a run is of one name repeated, whose second is the answer,
+	// or of a few names whose hashes collide by chance.
+	if i := ts.firstRepeatIn(run[:min(len(run), shortRun)]); i >= 0 || len(run) <= shortRun {
+		return i
 	}
 	slices.SortFunc(run, func(a, b uint64) int {
 		return cmp.Or(bytes.Compare(ts.gatheredName(int(uint32(a)), 0), ts.gatheredName(int(uint32(b)), 1)),
@@ -395,6 +502,25 @@ func (ts *nameTables) firstRepeat(run []uint64) int {
 		}
 	}
 	return first
+}
+
+// shortRun is the length of a run of equal hashes whose names are
+// compared each with those before it: past it, unless a name of its
+// first shortRun repeats, names are compared by sorting them.
+const shortRun = 16
+
+// firstRepeatIn is firstRepeat by comparing each name with those
+// before it.
+func (ts *nameTables) firstRepeatIn(run []uint64) int {
+	for j := 1; j < len(run); j++ {
+		name := ts.gatheredName(int(uint32(run[j])), 1)
+		for _, k := range run[:j] {
+			if string(ts.gatheredName(int(uint32(k)), 0)) == string(name) {
+				return int(uint32(run[j]))
+			}
+		}
+	}
+	return -1
 }
 
 // sortKeys sorts keys, in place, by their bits from shift+8 down: by

@@ -388,7 +388,7 @@ func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
 	}
 	t, mark := ts.push()
 	s.readLargeObject(ts, t, first, keyStart, key)
-	if len(t.gathered) > 0 {
+	if t.gathering {
 		// A repeat among the names gathered is before whatever else
 		// stopped the reading, if anything did: it comes first.
 		if start, name := ts.checkGathered(t); start >= 0 && (!s.Fatal || start < s.Off) {
