@@ -162,10 +162,11 @@ type nameTable struct {
 	// from is the offset of the opening quote of the object's first
 	// name, once names are gathered.
 	from int
-	// Scratch for checkGathered: a run of equal hashes, and where each
-	// chunk's merge has reached.
-	run   []uint64
-	heads []int
+	// Scratch for checkGathered: a run of equal hashes, where each
+	// chunk's merge has reached, and sortKeys's.
+	run     []uint64
+	heads   []int
+	sorting []uint64
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -175,7 +176,7 @@ type nameTables struct {
 	depth  int
 	arena  []byte
 	buf    []byte // the input
-	// names for checkGathered: names gathered, unescaped again.
+	// Scratch for checkGathered: names gathered, unescaped again.
 	scratch [2][]byte
 }
 
@@ -248,6 +249,9 @@ func (ts *nameTables) release() {
 		}
 		if cap(t.run) > maxPooledNames {
 			t.run = nil
+		}
+		if cap(t.sorting) > maxPooledNames {
+			t.sorting = nil
 		}
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
@@ -406,7 +410,7 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	chunks := append(t.chunks, t.gathered)
 	for _, c := range chunks {
-		sortKeys(c, 64-8)
+		t.sorting = sortKeys(c, t.sorting)
 	}
 	first := -1
 	visit := func(run []uint64) {
@@ -523,22 +527,23 @@ func (ts *nameTables) firstRepeatIn(run []uint64) int {
 	return -1
 }
 
-// sortKeys sorts keys, in place, by their bits from shift+8 down: by
-// bytes, most significant first (an American flag sort), while the
-// hash, in the top 32 bits, is not wholly sorted and a bucket is large;
-// by comparison then.
-func sortKeys(keys []uint64, shift uint) {
-	if len(keys) <= 64 || shift < 32 {
-		slices.Sort(keys)
-		return
-	}
-	var count [256]int
-	for _, k := range keys {
-		count[k>>shift&0xff]++
+// sortKeys sorts keys in place, by hash and by place among equal hashes,
+// with scratch space for at most a 64th of them: by the top byte of the
+// hash, in place (an American flag sort), then each of these 256 buckets
+// by the hash's other three bytes, through scratch (a radix sort, whose
+// passes read and write memory in runs), then each run of equal hashes
+// by place. It returns the scratch space, grown if need be.
+func sortKeys(keys, scratch []uint64) []uint64 {
+	if len(keys) <= 32 {
+		insertionSort(keys)
+		return scratch
 	}
 	var next, end [256]int
+	for _, k := range keys {
+		next[k>>56]++
+	}
 	sum := 0
-	for d, c := range count {
+	for d, c := range next {
 		next[d] = sum
 		sum += c
 		end[d] = sum
@@ -548,7 +553,7 @@ func sortKeys(keys []uint64, shift uint) {
 			// Carry keys[next[d]] to its bucket, and the key it
 			// displaces to its own, until one belongs here.
 			k := keys[next[d]]
-			for e := int(k >> shift & 0xff); e != d; e = int(k >> shift & 0xff) {
+			for e := int(k >> 56); e != d; e = int(k >> 56) {
 				keys[next[e]], k = k, keys[next[e]]
 				next[e]++
 			}
@@ -557,11 +562,63 @@ func sortKeys(keys []uint64, shift uint) {
 		}
 	}
 	lo := 0
-	for _, hi := range end {
-		if hi-lo > 1 {
-			sortKeys(keys[lo:hi], shift-8)
+	for _, e := range end {
+		bucket := keys[lo:e]
+		lo = e
+		if len(bucket) <= 32 {
+			insertionSort(bucket)
+			continue
 		}
-		lo = hi
+		if len(bucket) > len(keys)/64+1024 {
+			// Four times the share of a bucket, or more: hashes met
+			// often, as those of a name repeated throughout an object
+			// are, which a sort by comparison puts in order without
+			// scratch space.
+			slices.Sort(bucket)
+			continue
+		}
+		scratch = slices.Grow(scratch[:0], len(bucket))[:len(bucket)]
+		from, to := bucket, scratch
+		for shift := 32; shift < 56; shift += 8 {
+			var count [256]int
+			for _, k := range from {
+				count[k>>shift&0xff]++
+			}
+			sum := 0
+			for i, c := range count {
+				count[i] = sum
+				sum += c
+			}
+			for _, k := range from {
+				d := k >> shift & 0xff
+				to[count[d]] = k
+				count[d]++
+			}
+			from, to = to, from
+		}
+		copy(bucket, from) // three passes: from is scratch
+		for i := 0; i < len(bucket); {
+			j := i + 1
+			for j < len(bucket) && bucket[j]>>32 == bucket[i]>>32 {
+				j++
+			}
+			if j-i > 1 {
+				slices.Sort(bucket[i:j])
+			}
+			i = j
+		}
+	}
+	return scratch
+}
+
+// insertionSort sorts a few keys.
+func insertionSort(keys []uint64) {
+	for i := 1; i < len(keys); i++ {
+		k, j := keys[i], i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
 	}
 }
 
