@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -458,4 +459,33 @@ func FuzzDuplicates(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSortKeys holds sortKeys to slices.Sort on keys of every size its
+// paths take: a few, buckets sorted by radix, and buckets swollen by a
+// hash met many times, which are sorted by comparison.
+func TestSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var scratch []uint64
+	for _, tc := range []struct {
+		n      int
+		hashes uint32 // how many hashes are drawn from, or 0 for any
+	}{{0, 0}, {1, 0}, {31, 0}, {33, 0}, {1000, 0}, {100000, 0}, {1000, 3}, {100000, 5}, {100000, 1 << 20}} {
+		keys := make([]uint64, tc.n)
+		for i := range keys {
+			h := r.Uint32()
+			if tc.hashes > 0 {
+				h = r.Uint32N(tc.hashes) * 0x9e3779b1
+			}
+			keys[i] = uint64(h)<<32 | uint64(r.Uint32())
+		}
+		want := slices.Sorted(slices.Values(keys))
+		scratch = sortKeys(keys, scratch)
+		if !slices.Equal(keys, want) {
+			t.Errorf("%d keys of %d hashes: not sorted", tc.n, tc.hashes)
+		}
+		if cap(scratch) > tc.n/64+1024 {
+			t.Errorf("%d keys of %d hashes: scratch of %d", tc.n, tc.hashes, cap(scratch))
+		}
+	}
 }
