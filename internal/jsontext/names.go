@@ -449,20 +449,37 @@ func (ts *nameTables) mergeRuns(t *nameTable, chunks [][]uint64, visit func([]ui
 	// not gathered, so that a name repeated throughout an object costs
 	// no scratch space.
 	settled := false
+merging:
 	for {
-		// Few chunks are ever filled: a look at the head of each
-		// costs less than a heap.
-		m := -1
-		for i, c := range chunks {
-			if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
-				m = i
+		// Few chunks are ever filled, mostly two, the first being the
+		// one kept between messages: a look at the head of each costs
+		// less than a heap.
+		var k uint64
+		if len(chunks) == 2 {
+			a, b := chunks[0][heads[0]:], chunks[1][heads[1]:]
+			switch {
+			case len(a) > 0 && (len(b) == 0 || a[0] < b[0]):
+				k = a[0]
+				heads[0]++
+			case len(b) > 0:
+				k = b[0]
+				heads[1]++
+			default:
+				break merging
 			}
+		} else {
+			m := -1
+			for i, c := range chunks {
+				if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
+					m = i
+				}
+			}
+			if m < 0 {
+				break
+			}
+			k = chunks[m][heads[m]]
+			heads[m]++
 		}
-		if m < 0 {
-			break
-		}
-		k := chunks[m][heads[m]]
-		heads[m]++
 		switch {
 		case len(run) > 0 && k>>32 != run[0]>>32:
 			if !settled {
