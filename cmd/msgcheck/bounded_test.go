@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -96,9 +97,9 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 	// memory once decoded: empty strings as tags (a 16-byte string for
 	// every 3 bytes), undeclared members (a map entry each), tags that
 	// are not strings (a violation each, counted past the cap), and a
-	// member name repeated. check judges them without decoding them. (A
-	// free object of millions of members is left out: the scanner's
-	// tables for its names take about 32 bytes a name, see the README.)
+	// member name repeated, and a free object of millions of members
+	// (whose names the scanner gathers at 8 bytes a name: 390 MB before
+	// it did). check judges them without decoding them.
 	// They are written a piece at a time: the peak RSS of a
 	// child includes that of this process when it starts the child (Linux
 	// counts it at exec, the memory being shared until then), so this
@@ -125,6 +126,15 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 			n += len(m)
 		}
 		f.WriteString("}\n")
+		w := bufio.NewWriter(f)
+		w.WriteString(`{"message_type":"core.vehicle","meta":{"_":0`)
+		for i, n := 0, 48; n < big-24; i++ {
+			m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
+			w.WriteString(m)
+			n += len(m)
+		}
+		w.WriteString("}}\n")
+		require.NoError(t, w.Flush())
 	}
 	f.WriteString(`{"message_type":"core.device","`)
 	repeat("n", big/2-8)
@@ -142,11 +152,19 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 	rss := peakRSS(t, cmd)
 	require.NoError(t, ctx.Err())
 	assert.Equal(t, 1, cmd.ProcessState.ExitCode(), errOut.String())
-	assert.Equal(t, 4*len(hostile.Messages())+4, strings.Count(out.String(), "\n"), "every message is reported")
+	assert.Equal(t, 4*len(hostile.Messages())+5, strings.Count(out.String(), "\n"), "every message is reported")
+	meta := fmt.Sprintf("%s:%d: core.vehicle: ", file, 4*len(hostile.Messages())+4)
+	for line := range strings.SplitSeq(out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, meta); ok {
+			assert.NotContains(t, rest, "duplicate", "the free object's names are all distinct")
+			meta = ""
+		}
+	}
+	assert.Empty(t, meta, "the free object's message is reported")
 	assert.NotContains(t, out.String(), "line longer than", "every line is below the limit")
 	t.Logf("peak RSS %.1f MB, stdout %d bytes", float64(rss)/1e6, out.Len())
 	assert.Less(t, rss, int64(200e6), "peak RSS")
-	assert.Less(t, out.Len(), (4*len(hostile.Messages())+4)*64<<10, "each report is at most 64 KiB")
+	assert.Less(t, out.Len(), (4*len(hostile.Messages())+5)*64<<10, "each report is at most 64 KiB")
 }
 
 func TestCheckShortensALongUnknownMessageType(t *testing.T) {

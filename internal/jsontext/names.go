@@ -32,7 +32,10 @@ import (
 // Past deferAfter names, a table would outgrow the caches and cost a
 // miss a name, so an object's further names are only gathered, and
 // checked together when it ends (see checkGathered), the first repeat in
-// the input still being the one reported.
+// the input still being the one reported. A name gathered costs 8 bytes:
+// its hash and the offset of its opening quote, from which it is read
+// again, and unescaped again, in the rare case that its hash is met
+// twice.
 
 // smallNames is how many names an object may have before it takes a
 // table: below it, a name is compared with each before it, lengths
@@ -49,6 +52,17 @@ const smallNames = 24
 // checkGathered), since a table larger than a cache costs a miss a name.
 // Tests lower it.
 var deferAfter = 1 << 12
+
+// maxGathered bounds the size of an input whose names may be gathered:
+// a gathered name's place is kept in 32 bits. The names of a larger
+// input's objects all go to tables, which cost more memory (about 24
+// bytes a name) and more time a name past a few thousand, never
+// exactness.
+const maxGathered = 1<<32 - 1
+
+// minMember is the fewest bytes a member of an object takes, with its
+// comma: `"":0,`.
+const minMember = 5
 
 // maxProbe bounds the slots an insertion looks at.
 const maxProbe = 64
@@ -111,7 +125,8 @@ func mix(a, b uint64) uint64 {
 }
 
 // A nameRef is where a name lies: Buf[off:off+n], or, for a negative
-// off, arena[-1-off:][:n].
+// off, arena[-1-off:][:n], the offset of its opening quote in the input
+// being then the eight bytes before it in the arena.
 type nameRef struct{ off, n int }
 
 // A slot of a nameTable holds the index in entries of a name and a tag:
@@ -134,13 +149,24 @@ type nameTable struct {
 	sorted   sortedNames
 	fellBack bool
 
-	// From deferFrom on (-1 until then), names are gathered, not
-	// looked up, and checked when the object ends (see checkGathered).
-	// The opening quote of a gathered name without escapes is just
-	// before it; escStarts has those of the others, by index.
-	deferFrom int
-	escStarts map[int]int
-	keys, tmp []uint64 // scratch for checkGathered
+	// Past deferAfter names, every name of the object, those of
+	// entries included, is gathered, not looked up, and checked when
+	// the object ends (see checkGathered): the name's hash in the top
+	// 32 bits, the offset of its opening quote in the bottom 32. They
+	// are gathered in chunks, never copied: those filled in chunks, and
+	// the one being filled in gathered.
+	gathering bool
+	gathered  []uint64
+	chunks    [][]uint64
+	inChunks  int // names in chunks
+	// from is the offset of the opening quote of the object's first
+	// name, once names are gathered.
+	from int
+	// Scratch for checkGathered: a run of equal hashes, where each
+	// chunk's merge has reached, and sortKeys's.
+	run     []uint64
+	heads   []int
+	sorting []uint64
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -150,6 +176,8 @@ type nameTables struct {
 	depth  int
 	arena  []byte
 	buf    []byte // the input
+	// Scratch for checkGathered: names gathered, unescaped again.
+	scratch [2][]byte
 }
 
 var tablesPool = sync.Pool{New: func() any { return new(nameTables) }}
@@ -180,8 +208,7 @@ func (ts *nameTables) push() (*nameTable, int) {
 		t.gen = 1
 	}
 	t.entries = t.entries[:0]
-	t.deferFrom = -1
-	clear(t.escStarts)
+	t.dropGathered()
 	return t, len(ts.arena)
 }
 
@@ -196,18 +223,44 @@ func (ts *nameTables) pop(mark int) {
 	ts.arena = ts.arena[:mark]
 }
 
+// dropGathered forgets the names gathered in t, keeping the first chunk
+// to gather into again.
+func (t *nameTable) dropGathered() {
+	if len(t.chunks) > 0 {
+		t.gathered = t.chunks[0]
+	}
+	clear(t.chunks)
+	t.chunks, t.gathered, t.inChunks, t.gathering = t.chunks[:0], t.gathered[:0], 0, false
+}
+
 // release returns ts to the pool, without the tables too large to keep.
 func (ts *nameTables) release() {
 	// Deeply nested large objects are rare: keep the tables of a few
 	// levels only.
 	ts.levels = ts.levels[:min(len(ts.levels), maxPooledLevels)]
 	for i, t := range ts.levels {
-		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames || cap(t.keys) > maxPooledNames {
+		if len(t.slots) > maxPooledSlots || cap(t.entries) > maxPooledNames {
 			ts.levels[i] = new(nameTable)
+			continue
+		}
+		t.dropGathered()
+		if cap(t.gathered) > maxPooledNames {
+			t.gathered = nil
+		}
+		if cap(t.run) > maxPooledNames {
+			t.run = nil
+		}
+		if cap(t.sorting) > maxPooledNames {
+			t.sorting = nil
 		}
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
 		ts.arena = nil
+	}
+	for i, b := range ts.scratch {
+		if cap(b) > maxPooledNames {
+			ts.scratch[i] = nil
+		}
 	}
 	ts.buf = nil
 	ts.depth = 0
@@ -253,127 +306,344 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 	return true
 }
 
-// gather adds the name key, found at r or escaped, whose opening quote is
-// at start, to t without looking it up: the object's names are checked
-// when it ends, by checkGathered.
-func (ts *nameTables) gather(t *nameTable, r nameRef, key []byte, escaped bool, start int) {
-	if t.deferFrom < 0 {
-		t.deferFrom = len(t.entries)
+// gather adds the name key, whose opening quote is at start, to t
+// without looking it up: the object's names are checked when it ends, by
+// checkGathered.
+func (ts *nameTables) gather(t *nameTable, key []byte, start int) {
+	if len(t.gathered) == cap(t.gathered) || !t.gathering {
+		ts.moreRoom(t, start)
 	}
-	if len(t.entries) == cap(t.entries) {
-		// Doubling, where append grows a large slice by a quarter: the
-		// garbage left behind is then at most the final size.
-		t.entries = slices.Grow(t.entries, len(t.entries))
-	}
-	if escaped {
-		if t.escStarts == nil {
-			t.escStarts = make(map[int]int)
+	t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(start))
+}
+
+// moreRoom makes room in t for names gathered from start on: at the
+// first, it gathers the names of t's entries too, into the buffer kept
+// from an object before, if there is room there; then, at each chunk
+// filled, it starts another.
+func (ts *nameTables) moreRoom(t *nameTable, start int) {
+	if !t.gathering {
+		t.gathering = true
+		t.from = start
+		if len(t.entries) > 0 {
+			t.from = ts.quote(t.entries[0])
 		}
-		t.escStarts[len(t.entries)] = start
+		if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
+			// No larger than a pool keeps, so that the next message
+			// gathers into it again.
+			n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
+			if testChunk > 0 {
+				n = len(t.entries) + 1
+			}
+			t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
+		}
+		for _, r := range t.entries {
+			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
+		}
+		if len(t.gathered) < cap(t.gathered) {
+			return
+		}
 	}
-	ts.store(t, r, key, escaped)
+	t.chunks = append(t.chunks, t.gathered)
+	t.inChunks += len(t.gathered)
+	n := ts.estimate(t.inChunks, start-t.from, start)
+	if testChunk > 0 {
+		n = min(n, testChunk)
+	}
+	t.gathered = make([]uint64, 0, n)
+}
+
+// testChunk, when set, makes every chunk of names gathered hold at most
+// that many, besides the entries', so that tests merge many.
+var testChunk int
+
+// estimate returns how many more names to make room for, n names having
+// taken span bytes of the input before start: as many as the rest of the
+// input holds at that rate, or, if more, as many as n, so that an object
+// whose members shorten is gathered in a few chunks; but never more than
+// the rest of the input can hold. The names of an object whose members
+// are alike are thus gathered in one or two chunks of 8 bytes a name,
+// and those of any object in chunks of no more than 8/minMember of the
+// input's size.
+func (ts *nameTables) estimate(n, span, start int) int {
+	rest := len(ts.buf) - start
+	est := int(float64(rest)*float64(n)/float64(max(span, 1))) + 64
+	return min(max(est, n), rest/minMember+1)
+}
+
+// quote returns the offset in the input of the opening quote of the
+// name at r.
+func (ts *nameTables) quote(r nameRef) int {
+	if r.off < 0 {
+		o := -1 - r.off
+		return int(binary.LittleEndian.Uint64(ts.arena[o-8 : o]))
+	}
+	return r.off - 1
+}
+
+// gatheredName returns the name whose opening quote is at start in the
+// input, unescaped, if it has escapes, into the i-th scratch buffer.
+func (ts *nameTables) gatheredName(start int, i int) []byte {
+	b := ts.buf[start+1:]
+	end := bytes.IndexByte(b, '"')
+	if bytes.IndexByte(b[:end], '\\') < 0 {
+		return b[:end:end]
+	}
+	s := Scanner{Buf: ts.buf, Pos: start, tmp: ts.scratch[i][:0], unmarked: true}
+	name := s.str(false)
+	ts.scratch[i] = s.tmp
+	return name
 }
 
 // checkGathered finds the first name of t's object, in the order of the
-// input, that repeats one before it, among names of which those before
-// t.deferFrom are known to be distinct, and returns the offset of its
+// input, that repeats one before it, among names of which those of t's
+// entries are known to be distinct, and returns the offset of its
 // opening quote, or -1 if there is none.
 //
 // A table of millions of slots costs a cache miss a name, which made a
 // message of megabytes scan at a tenth of the speed of one of kilobytes.
-// Instead the names past deferAfter are sorted by hash, which reads and
-// writes memory in order (a radix sort), and only names of equal hashes
-// are compared: those of a run of a few one with another, those of a
-// longer run, which only colliding hashes make, by sorting it by name,
-// so that even an input crafted to collide costs O(n log n) comparisons.
+// Instead the names gathered are sorted by hash, and by place among
+// equal hashes, in place (a radix sort, which reads and writes memory
+// in runs), and only names of equal hashes are compared: those of a run
+// of a few one with another, those of a longer run, which only colliding
+// hashes make, by sorting it by name, so that even an input crafted to
+// collide costs O(n log n) comparisons.
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
-	keys := slices.Grow(t.keys[:0], len(t.entries))
-	for i, r := range t.entries {
-		keys = append(keys, uint64(hashName(ts.name(r)))<<32|uint64(i))
+	chunks := append(t.chunks, t.gathered)
+	for _, c := range chunks {
+		t.sorting = sortKeys(c, t.sorting)
 	}
-	keys, t.tmp = sortByHash(keys, t.tmp)
-	t.keys = keys
 	first := -1
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
-			hi++
-		}
-		if hi-lo > 1 {
-			if i := ts.firstRepeat(t, keys[lo:hi]); i >= 0 && (first < 0 || i < first) {
+	visit := func(run []uint64) {
+		if len(run) > 1 {
+			if i := ts.firstRepeat(run); i >= 0 && (first < 0 || i < first) {
 				first = i
 			}
 		}
-		lo = hi
+	}
+	if len(chunks) == 1 {
+		keys := chunks[0]
+		for lo := 0; lo < len(keys); {
+			hi := lo + 1
+			for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+				hi++
+			}
+			visit(keys[lo:hi])
+			lo = hi
+		}
+	} else {
+		ts.mergeRuns(t, chunks, visit)
 	}
 	if first < 0 {
 		return -1, nil
 	}
-	// A repeat is never before deferFrom: those names are distinct.
-	r := t.entries[first]
-	if r.off < 0 {
-		return t.escStarts[first], ts.name(r)
-	}
-	return r.off - 1, ts.name(r)
+	return first, ts.gatheredName(first, 0)
 }
 
-// firstRepeat returns the least index of a name of run (keys of equal
-// hash, in the order of their indexes) that repeats one before it, or
-// -1.
-func (ts *nameTables) firstRepeat(t *nameTable, run []uint64) int {
-	name := func(k uint64) []byte { return ts.name(t.entries[uint32(k)]) }
-	if len(run) <= 16 {
-		for j := 1; j < len(run); j++ {
-			for _, k := range run[:j] {
-				if string(name(k)) == string(name(run[j])) {
-					return int(uint32(run[j]))
+// mergeRuns merges chunks, each sorted, and calls visit with each run of
+// keys of equal hashes, in order.
+func (ts *nameTables) mergeRuns(t *nameTable, chunks [][]uint64, visit func([]uint64)) {
+	heads := append(t.heads[:0], make([]int, len(chunks))...)
+	run := t.run[:0]
+	// settled is set when the first shortRun keys of run hold a repeat,
+	// which is then the run's first: the rest of it is passed over,
+	// not gathered, so that a name repeated throughout an object costs
+	// no scratch space.
+	settled := false
+merging:
+	for {
+		// Few chunks are ever filled, mostly two, the first being the
+		// one kept between messages: a look at the head of each costs
+		// less than a heap.
+		var k uint64
+		if len(chunks) == 2 {
+			a, b := chunks[0][heads[0]:], chunks[1][heads[1]:]
+			switch {
+			case len(a) > 0 && (len(b) == 0 || a[0] < b[0]):
+				k = a[0]
+				heads[0]++
+			case len(b) > 0:
+				k = b[0]
+				heads[1]++
+			default:
+				break merging
+			}
+		} else {
+			m := -1
+			for i, c := range chunks {
+				if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
+					m = i
 				}
 			}
+			if m < 0 {
+				break
+			}
+			k = chunks[m][heads[m]]
+			heads[m]++
 		}
-		return -1
+		switch {
+		case len(run) > 0 && k>>32 != run[0]>>32:
+			if !settled {
+				visit(run)
+			}
+			run, settled = append(run[:0], k), false
+		case len(run) == shortRun && !settled:
+			if ts.firstRepeatIn(run) >= 0 {
+				visit(run)
+				settled = true
+			} else {
+				run = append(run, k)
+			}
+		case !settled:
+			run = append(run, k)
+		}
+	}
+	if !settled {
+		visit(run)
+	}
+	t.run, t.heads = run[:0], heads
+}
+
+// firstRepeat returns the least offset of the opening quote of a name of
+// run (gathered names of equal hash, in the order of the input) that
+// repeats one before it, or -1.
+func (ts *nameTables) firstRepeat(run []uint64) int {
+	// Mostly a run is of one name repeated, whose second is the answer,
+	// or of a few names whose hashes collide by chance.
+	if i := ts.firstRepeatIn(run[:min(len(run), shortRun)]); i >= 0 || len(run) <= shortRun {
+		return i
 	}
 	slices.SortFunc(run, func(a, b uint64) int {
-		return cmp.Or(bytes.Compare(name(a), name(b)), cmp.Compare(uint32(a), uint32(b)))
+		return cmp.Or(bytes.Compare(ts.gatheredName(int(uint32(a)), 0), ts.gatheredName(int(uint32(b)), 1)),
+			cmp.Compare(uint32(a), uint32(b)))
 	})
 	first := -1
 	for j := 1; j < len(run); j++ {
-		if i := int(uint32(run[j])); string(name(run[j-1])) == string(name(run[j])) && (first < 0 || i < first) {
+		if i := int(uint32(run[j])); string(ts.gatheredName(int(uint32(run[j-1])), 0)) == string(ts.gatheredName(i, 1)) && (first < 0 || i < first) {
 			first = i
 		}
 	}
 	return first
 }
 
-// sortByHash sorts keys by their top 32 bits, stably, in three passes of
-// a radix sort through tmp, and returns the sorted keys and the other
-// buffer.
-func sortByHash(keys, tmp []uint64) (sorted, other []uint64) {
-	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
-	const bits = 11
-	for shift := 32; shift < 64; shift += bits {
-		var count [1 << bits]int
-		for _, k := range keys {
-			count[k>>shift&(1<<bits-1)]++
+// shortRun is the length of a run of equal hashes whose names are
+// compared each with those before it: past it, unless a name of its
+// first shortRun repeats, names are compared by sorting them.
+const shortRun = 16
+
+// firstRepeatIn is firstRepeat by comparing each name with those
+// before it.
+func (ts *nameTables) firstRepeatIn(run []uint64) int {
+	for j := 1; j < len(run); j++ {
+		name := ts.gatheredName(int(uint32(run[j])), 1)
+		for _, k := range run[:j] {
+			if string(ts.gatheredName(int(uint32(k)), 0)) == string(name) {
+				return int(uint32(run[j]))
+			}
 		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range keys {
-			d := k >> shift & (1<<bits - 1)
-			tmp[count[d]] = k
-			count[d]++
-		}
-		keys, tmp = tmp, keys
 	}
-	return keys, tmp
+	return -1
 }
 
-// store appends the name at r, or key copied to the arena if escaped, to
-// the entries of t.
+// sortKeys sorts keys in place, by hash and by place among equal hashes,
+// with scratch space for at most a 64th of them: by the top byte of the
+// hash, in place (an American flag sort), then each of these 256 buckets
+// by the hash's other three bytes, through scratch (a radix sort, whose
+// passes read and write memory in runs), then each run of equal hashes
+// by place. It returns the scratch space, grown if need be.
+func sortKeys(keys, scratch []uint64) []uint64 {
+	if len(keys) <= 32 {
+		insertionSort(keys)
+		return scratch
+	}
+	var next, end [256]int
+	for _, k := range keys {
+		next[k>>56]++
+	}
+	sum := 0
+	for d, c := range next {
+		next[d] = sum
+		sum += c
+		end[d] = sum
+	}
+	for d := range next {
+		for next[d] < end[d] {
+			// Carry keys[next[d]] to its bucket, and the key it
+			// displaces to its own, until one belongs here.
+			k := keys[next[d]]
+			for e := int(k >> 56); e != d; e = int(k >> 56) {
+				keys[next[e]], k = k, keys[next[e]]
+				next[e]++
+			}
+			keys[next[d]] = k
+			next[d]++
+		}
+	}
+	lo := 0
+	for _, e := range end {
+		bucket := keys[lo:e]
+		lo = e
+		if len(bucket) <= 32 {
+			insertionSort(bucket)
+			continue
+		}
+		if len(bucket) > len(keys)/64+1024 {
+			// Four times the share of a bucket, or more: hashes met
+			// often, as those of a name repeated throughout an object
+			// are, which a sort by comparison puts in order without
+			// scratch space.
+			slices.Sort(bucket)
+			continue
+		}
+		scratch = slices.Grow(scratch[:0], len(bucket))[:len(bucket)]
+		from, to := bucket, scratch
+		for shift := 32; shift < 56; shift += 8 {
+			var count [256]int
+			for _, k := range from {
+				count[k>>shift&0xff]++
+			}
+			sum := 0
+			for i, c := range count {
+				count[i] = sum
+				sum += c
+			}
+			for _, k := range from {
+				d := k >> shift & 0xff
+				to[count[d]] = k
+				count[d]++
+			}
+			from, to = to, from
+		}
+		copy(bucket, from) // three passes: from is scratch
+		for i := 0; i < len(bucket); {
+			j := i + 1
+			for j < len(bucket) && bucket[j]>>32 == bucket[i]>>32 {
+				j++
+			}
+			if j-i > 1 {
+				slices.Sort(bucket[i:j])
+			}
+			i = j
+		}
+	}
+	return scratch
+}
+
+// insertionSort sorts a few keys.
+func insertionSort(keys []uint64) {
+	for i := 1; i < len(keys); i++ {
+		k, j := keys[i], i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
+}
+
+// store appends the name at r, or, if escaped, key copied to the arena
+// after the offset of its opening quote, r.off, to the entries of t.
 func (ts *nameTables) store(t *nameTable, r nameRef, key []byte, escaped bool) {
 	if escaped {
+		ts.arena = binary.LittleEndian.AppendUint64(ts.arena, uint64(r.off))
 		r = nameRef{off: -1 - len(ts.arena), n: len(key)}
 		ts.arena = append(ts.arena, key...)
 	}

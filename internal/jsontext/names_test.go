@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,16 +125,25 @@ func withHash(h func([]byte) uint32, f func()) {
 	f()
 }
 
-// defers are the values of deferAfter the tests run under: its own, and
-// one that gathers the names of every object past its first few, so
-// that checkGathered meets every kind of object.
-var defers = []int{deferAfter, 9}
+// A deferral is a value of deferAfter, and of testChunk, that the tests
+// run under.
+type deferral struct{ after, chunk int }
 
-// withDefer runs f with deferAfter set to n.
-func withDefer(n int, f func()) {
-	saved := deferAfter
-	deferAfter = n
-	defer func() { deferAfter = saved }()
+func (d deferral) String() string {
+	return fmt.Sprintf("%v, chunks of %d", d.after, d.chunk)
+}
+
+// defers are the deferrals the tests run under: deferAfter's own; one
+// that gathers the names of every object past its first few, so that
+// checkGathered meets every kind of object; and the same with chunks of
+// three names, so that checkGathered merges many.
+var defers = []deferral{{deferAfter, 0}, {9, 0}, {9, 3}}
+
+// withDefer runs f under the deferral d.
+func withDefer(d deferral, f func()) {
+	savedAfter, savedChunk := deferAfter, testChunk
+	deferAfter, testChunk = d.after, d.chunk
+	defer func() { deferAfter, testChunk = savedAfter, savedChunk }()
 	f()
 }
 
@@ -235,7 +245,7 @@ func TestTablesAgreeWithOldDetector(t *testing.T) {
 						want := scanWith([]byte(doc), refSkip)
 						got := scanWith([]byte(doc), (*Scanner).Skip)
 						if got != want {
-							t.Fatalf("hash %s, deferAfter %d: %.200q:\ngot  %+v\nwant %+v", h.name, n, doc, got, want)
+							t.Fatalf("hash %s, %v: %.200q:\ngot  %+v\nwant %+v", h.name, n, doc, got, want)
 						}
 						if want.cause == CauseDuplicate {
 							dups++
@@ -296,7 +306,7 @@ func TestRepeatsFoundAfterUnescaping(t *testing.T) {
 						want := scanWith([]byte(tc.doc), refSkip)
 						got := scanWith([]byte(tc.doc), (*Scanner).Skip)
 						if got != want || got.reason != tc.want {
-							t.Errorf("hash %s, deferAfter %d: %.80q: got %+v, want %+v (reason %q)", h.name, n, tc.doc, got, want, tc.want)
+							t.Errorf("hash %s, %v: %.80q: got %+v, want %+v (reason %q)", h.name, n, tc.doc, got, want, tc.want)
 						}
 					})
 				})
@@ -441,7 +451,7 @@ func FuzzDuplicates(f *testing.F) {
 						withHash(h, func() {
 							want := scanWith(doc, refSkip)
 							if got := scanWith(doc, (*Scanner).Skip); got != want {
-								t.Fatalf("deferAfter %d: %q: got %+v, want %+v", n, doc, got, want)
+								t.Fatalf("%v: %q: got %+v, want %+v", n, doc, got, want)
 							}
 						})
 					})
@@ -449,4 +459,33 @@ func FuzzDuplicates(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSortKeys holds sortKeys to slices.Sort on keys of every size its
+// paths take: a few, buckets sorted by radix, and buckets swollen by a
+// hash met many times, which are sorted by comparison.
+func TestSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var scratch []uint64
+	for _, tc := range []struct {
+		n      int
+		hashes uint32 // how many hashes are drawn from, or 0 for any
+	}{{0, 0}, {1, 0}, {31, 0}, {33, 0}, {1000, 0}, {100000, 0}, {1000, 3}, {100000, 5}, {100000, 1 << 20}} {
+		keys := make([]uint64, tc.n)
+		for i := range keys {
+			h := r.Uint32()
+			if tc.hashes > 0 {
+				h = r.Uint32N(tc.hashes) * 0x9e3779b1
+			}
+			keys[i] = uint64(h)<<32 | uint64(r.Uint32())
+		}
+		want := slices.Sorted(slices.Values(keys))
+		scratch = sortKeys(keys, scratch)
+		if !slices.Equal(keys, want) {
+			t.Errorf("%d keys of %d hashes: not sorted", tc.n, tc.hashes)
+		}
+		if cap(scratch) > tc.n/64+1024 {
+			t.Errorf("%d keys of %d hashes: scratch of %d", tc.n, tc.hashes, cap(scratch))
+		}
+	}
 }

@@ -9,6 +9,7 @@ package jsontext
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -387,7 +388,7 @@ func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
 	}
 	t, mark := ts.push()
 	s.readLargeObject(ts, t, first, keyStart, key)
-	if t.deferFrom >= 0 {
+	if t.gathering {
 		// A repeat among the names gathered is before whatever else
 		// stopped the reading, if anything did: it comes first.
 		if start, name := ts.checkGathered(t); start >= 0 && (!s.Fatal || start < s.Off) {
@@ -403,11 +404,18 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 	for _, r := range first {
 		ts.add(t, r, s.Buf[r.off:r.off+r.n], false)
 	}
+	gatherFrom := deferAfter
+	if uint64(len(s.Buf)) > maxGathered {
+		gatherFrom = math.MaxInt
+	}
 	for i := len(first); ; i++ {
 		r := nameRef{off: s.StrStart, n: len(key)}
+		if s.Escaped {
+			r.off = keyStart // for store
+		}
 		switch {
-		case len(t.entries) >= deferAfter:
-			ts.gather(t, r, key, s.Escaped, keyStart)
+		case len(t.entries) >= gatherFrom:
+			ts.gather(t, key, keyStart)
 		case !ts.add(t, r, key, s.Escaped):
 			s.duplicate(keyStart, key)
 			return
