@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue"
@@ -54,6 +55,47 @@ type Verdict struct {
 	// HeadersDropped says that the dead letter does not carry the
 	// message's own headers, which left no room for the verdict.
 	HeadersDropped bool `json:"headers_dropped,omitempty"`
+}
+
+// AppendHeader appends the JSON of v to b and returns the extended
+// slice: byte for byte what encoding/json writes with SetEscapeHTML(false),
+// Place's members, then msg.Verdict's, then v's own, without reflection.
+// It makes *Verdict a msg.HeaderAppender, which msg.MarshalHeader and
+// Encode write with it. A struct that embeds a Verdict has this method
+// too, which writes none of its own fields: it must implement AppendHeader
+// itself to be written by msg.MarshalHeader.
+func (v *Verdict) AppendHeader(b []byte) []byte {
+	b = append(b, `{"subject":`...)
+	b = msg.AppendJSONString(b, v.Subject)
+	if v.Stream != "" {
+		b = append(b, `,"stream":`...)
+		b = msg.AppendJSONString(b, v.Stream)
+	}
+	if v.Partition != 0 {
+		b = append(b, `,"partition":`...)
+		b = strconv.AppendInt(b, int64(v.Partition), 10)
+	}
+	b = append(b, `,"sequence":`...)
+	b = strconv.AppendUint(b, v.Sequence, 10)
+	b = append(b, ',')
+	b = v.Verdict.AppendMembers(b)
+	b = append(b, `,"deliveries":`...)
+	b = strconv.AppendUint(b, v.Deliveries, 10)
+	if v.Error != "" {
+		b = append(b, `,"error":`...)
+		b = msg.AppendJSONString(b, v.Error)
+	}
+	if v.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	if v.BodySize != 0 {
+		b = append(b, `,"body_size":`...)
+		b = strconv.AppendInt(b, int64(v.BodySize), 10)
+	}
+	if v.HeadersDropped {
+		b = append(b, `,"headers_dropped":true`...)
+	}
+	return append(b, '}')
 }
 
 // VerdictOf returns the verdict on a message whose decoding gave m and
