@@ -146,3 +146,41 @@ func FuzzEncode(f *testing.F) {
 		checkEncode(t, v, limit)
 	})
 }
+
+// BenchmarkEncode compares Encode with Encode as it was, by encoding/json,
+// on a dead letter's verdict of three violations, and on one of
+// msg.MaxViolations long violations cut to a 4 KiB limit.
+func BenchmarkEncode(b *testing.B) {
+	long := strings.Repeat("v", 300)
+	for _, c := range []struct {
+		name  string
+		v     gate.Verdict
+		limit int
+	}{
+		{"three", verdict(3), msg.MaxVerdictBytes},
+		{"cut", func() gate.Verdict {
+			v := verdict(msg.MaxViolations)
+			for _, x := range v.Violations {
+				x.Value = long
+			}
+			return v
+		}(), 4096},
+	} {
+		b.Run(c.name+"/encoding-json", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encodeByReflection(c.v, c.limit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/by-hand", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.v.Encode(c.limit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
