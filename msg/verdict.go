@@ -98,9 +98,10 @@ func MarshalHeader(x VerdictHolder) ([]byte, error) {
 	v := x.verdict()
 	list, omitted := v.Violations, v.Omitted
 	defer func() { v.Violations, v.Omitted = list, omitted }()
-	var one []byte // the JSON of a violation, to measure it
+	var b, one []byte // the JSON of x, and of a violation, to measure it
 	for {
-		b, err := marshalHeader(x)
+		var err error
+		b, err = marshalHeader(b[:0], x)
 		if err != nil || len(b) <= MaxVerdictBytes || len(v.Violations) == 0 {
 			return b, err
 		}
@@ -118,16 +119,25 @@ func MarshalHeader(x VerdictHolder) ([]byte, error) {
 	}
 }
 
-// marshalHeader returns the JSON of x, uncut: by hand where x says how,
-// else by encoding/json.
-func marshalHeader(x VerdictHolder) ([]byte, error) {
+// marshalHeader returns the JSON of x, uncut: appended to b by hand
+// where x says how, else by encoding/json.
+func marshalHeader(b []byte, x VerdictHolder) ([]byte, error) {
 	switch x := x.(type) {
 	case *Verdict:
-		return x.AppendJSON(make([]byte, 0, 256)), nil
+		return x.AppendJSON(orNew(b)), nil
 	case HeaderAppender:
-		return x.AppendHeader(make([]byte, 0, 256)), nil
+		return x.AppendHeader(orNew(b)), nil
 	}
 	return marshal(x)
+}
+
+// orNew returns b, or if it is nil, a buffer with room for a dead
+// letter's verdict, most often.
+func orNew(b []byte) []byte {
+	if b == nil {
+		return make([]byte, 0, 512)
+	}
+	return b
 }
 
 // marshal returns the JSON of x, without the escapes of '<', '>' and '&'
