@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue"
@@ -56,6 +57,47 @@ type Verdict struct {
 	HeadersDropped bool `json:"headers_dropped,omitempty"`
 }
 
+// AppendHeader appends the JSON of v to b and returns the extended
+// slice: byte for byte what encoding/json writes with SetEscapeHTML(false),
+// Place's members, then msg.Verdict's, then v's own, without reflection.
+// It makes *Verdict a msg.HeaderAppender, which msg.MarshalHeader and
+// Encode write with it. A struct that embeds a Verdict has this method
+// too, which writes none of its own fields: it must implement AppendHeader
+// itself to be written by msg.MarshalHeader.
+func (v *Verdict) AppendHeader(b []byte) []byte {
+	b = append(b, `{"subject":`...)
+	b = msg.AppendJSONString(b, v.Subject)
+	if v.Stream != "" {
+		b = append(b, `,"stream":`...)
+		b = msg.AppendJSONString(b, v.Stream)
+	}
+	if v.Partition != 0 {
+		b = append(b, `,"partition":`...)
+		b = strconv.AppendInt(b, int64(v.Partition), 10)
+	}
+	b = append(b, `,"sequence":`...)
+	b = strconv.AppendUint(b, v.Sequence, 10)
+	b = append(b, ',')
+	b = v.Verdict.AppendMembers(b)
+	b = append(b, `,"deliveries":`...)
+	b = strconv.AppendUint(b, v.Deliveries, 10)
+	if v.Error != "" {
+		b = append(b, `,"error":`...)
+		b = msg.AppendJSONString(b, v.Error)
+	}
+	if v.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	if v.BodySize != 0 {
+		b = append(b, `,"body_size":`...)
+		b = strconv.AppendInt(b, int64(v.BodySize), 10)
+	}
+	if v.HeadersDropped {
+		b = append(b, `,"headers_dropped":true`...)
+	}
+	return append(b, '}')
+}
+
 // VerdictOf returns the verdict on a message whose decoding gave m and
 // err (as ce.Binding's Decode returns them), as msg.VerdictOf makes it.
 // Its Place and Deliveries are left for the caller.
@@ -65,12 +107,25 @@ func VerdictOf(m catalogue.Message, err error) Verdict {
 
 // Encode returns v as JSON, as msg.MarshalHeader writes it, its
 // violations cut to keep it within limit bytes (and msg.MaxVerdictBytes),
-// those cut counted in Omitted. With no violation left, a long handler's
-// Error and then a long Subject (which a producer chooses) are cut too,
-// each ending in "...". It returns an error wrapping ErrTooLarge if v
-// does not fit even then.
+// those cut counted in Omitted: half of those left at a time. With no
+// violation left, a long handler's Error and then a long Subject (which a
+// producer chooses) are cut too, each ending in "...". It returns an
+// error wrapping ErrTooLarge if v does not fit even then.
+//
+// Each violation is written once to measure it: a round of cuts whose
+// JSON is too long for limit, but not for MarshalHeader to cut, is
+// skipped by its length, not written.
 func (v Verdict) Encode(limit int) ([]byte, error) {
+	var size *sizer
 	for {
+		if size != nil {
+			for len(v.Violations) > 0 {
+				if n := size.of(len(v.Violations), v.Omitted); n <= limit || n > msg.MaxVerdictBytes {
+					break
+				}
+				v.halve()
+			}
+		}
 		b, err := msg.MarshalHeader(&v)
 		if err != nil {
 			return nil, err
@@ -81,9 +136,10 @@ func (v Verdict) Encode(limit int) ([]byte, error) {
 		over := len(b) - limit
 		switch {
 		case len(v.Violations) > 0:
-			cut := max(1, len(v.Violations)/2)
-			v.Omitted += cut
-			v.Violations = v.Violations[:len(v.Violations)-cut]
+			if size == nil {
+				size = newSizer(v)
+			}
+			v.halve()
 		case len(v.Error) > 16:
 			v.Error = shorten(v.Error, over)
 		case len(v.Subject) > 16:
@@ -92,6 +148,47 @@ func (v Verdict) Encode(limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: a verdict of %d bytes, with room for %d", ErrTooLarge, len(b), limit)
 		}
 	}
+}
+
+// halve cuts the last half of v's violations, at least one, counted in
+// Omitted.
+func (v *Verdict) halve() {
+	cut := max(1, len(v.Violations)/2)
+	v.Omitted += cut
+	v.Violations = v.Violations[:len(v.Violations)-cut]
+}
+
+// A sizer tells the length of a verdict's JSON, uncut, with the first n
+// of its violations and a given Omitted, without writing it.
+type sizer struct {
+	base int   // the length with no violation and Omitted 0
+	sum  []int // sum[n] is the length of the first n violations' JSON
+}
+
+func newSizer(v Verdict) *sizer {
+	s := &sizer{sum: make([]int, len(v.Violations)+1)}
+	var one []byte
+	for i, x := range v.Violations {
+		one = x.AppendJSON(one[:0])
+		s.sum[i+1] = s.sum[i] + len(one)
+	}
+	v.Violations, v.Omitted = nil, 0
+	s.base = len(v.AppendHeader(one[:0]))
+	return s
+}
+
+// of returns the length of the JSON with n violations and omitted:
+// msg.Verdict.AppendMembers writes them as `,"violations":[...]` and
+// `,"omitted":N`, each left out when empty.
+func (s *sizer) of(n, omitted int) int {
+	size := s.base
+	if n > 0 {
+		size += len(`,"violations":[]`) + s.sum[n] + n - 1
+	}
+	if omitted != 0 {
+		size += len(`,"omitted":`) + len(strconv.Itoa(omitted))
+	}
+	return size
 }
 
 // shorten returns s less at least over bytes (more if its JSON escapes
