@@ -183,6 +183,12 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 	for _, name := range s.names() {
 		tn := t.member(name)
+		if tn == nil && t.judgesOthers() && !t.closedTo(name) {
+			// t judges it as a member it does not declare.
+			if m, ok := t.open(name); ok {
+				tn = m
+			}
+		}
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
@@ -190,6 +196,9 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 			continue // s rejects every message that has it
 		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
+	}
+	if b, ok := base.(*object); ok {
+		c.others(d, s, t, path, b)
 	}
 	for _, name := range t.names() {
 		if !s.declares(name) && s.canCarry(name) {
@@ -509,15 +518,18 @@ func (c *checker) append(f Finding) bool {
 // could, with a value t rejects.
 func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
 	tn := t.member(name)
-	anything := &node{parent: s, seg: msg.Pointer("/properties", name), types: tAll}
+	anything, ok := s.open(name)
+	if !ok {
+		return // refused: a pattern matches a declared name (see others)
+	}
 	for _, v := range scalars(anything, tn) {
-		if tn.rejects(v) != 0 {
+		if anything.accepts(v) && tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
 			return
 		}
 	}
 	for _, v := range []value{[]value{}, &object{}} {
-		if tn.rejects(v) != 0 {
+		if anything.accepts(v) && tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
 			return
 		}
@@ -647,13 +659,17 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if dst != nil {
 		dm = dst.member(st.name)
 	}
-	if src.closed && src.props[st.name] == nil {
+	if src.closedTo(st.name) {
 		return nil, false // src rejects every message that has it
 	}
 	sm := src.member(st.name)
 	if sm == nil {
-		// The member is open content in src: anything goes.
-		sm = &node{types: tAll}
+		// The member is open content in src: what its patternProperties
+		// or additionalProperties allow.
+		var ok bool
+		if sm, ok = src.open(st.name); !ok {
+			return nil, false
+		}
 	}
 	child, ok := embed(sm, dm, path[1:], v)
 	if !ok {
@@ -899,7 +915,7 @@ func (c *checker) refuseUnsure(n *node, path []step) {
 // n is not closed to it, and its members it must have leave room for it
 // under its maxProperties.
 func (n *node) canCarry(name string) bool {
-	if n.closed && n.props[name] == nil {
+	if n.closedTo(name) {
 		return false
 	}
 	if n.maxProps == nil || n.forces(name) {

@@ -83,6 +83,12 @@ type node struct {
 	// closed is additionalProperties false: no member but those the
 	// object declares.
 	closed bool
+	// addl is additionalProperties as a schema other than {}: it judges
+	// the members neither properties nor patternProperties name; nil
+	// without one.
+	addl *node
+	// patterns is patternProperties, in the schema's order.
+	patterns []patternProp
 	// unique is uniqueItems: no two items equal (1 equals 1.0).
 	unique bool
 	// minProps and maxProps bound an object's count of members; nil
@@ -155,6 +161,10 @@ func (n *node) member(name string) *node {
 		}
 	}
 	if n.isReq[name] {
+		if others, _ := n.others(name); len(others) == 1 {
+			// Required, and judged as a member properties do not name.
+			return others[0]
+		}
 		return &node{parent: n, seg: "/required", types: tAll}
 	}
 	return nil
@@ -418,11 +428,17 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.closed = !v
 		case *object:
 			if len(v.members) > 0 {
-				n.refuse(kw, "unknown-keyword", "additionalProperties as a schema, which the checker does not compare")
+				addl, err := build(v, n, "/additionalProperties", name)
+				if err != nil {
+					return err
+				}
+				n.addl = addl
 			}
 		default:
 			return errors.New("want a boolean or a schema")
 		}
+	case "patternProperties":
+		return n.readPatternProperties(v, name)
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
@@ -550,6 +566,12 @@ func (n *node) share(budget *int) {
 	}
 	if n.items != nil {
 		n.items.share(budget)
+	}
+	if n.addl != nil {
+		n.addl.share(budget)
+	}
+	for _, p := range n.patterns {
+		p.node.share(budget)
 	}
 }
 

@@ -189,8 +189,14 @@ func (n *node) rejects(v value) reason {
 			if p := n.member(m.name); p != nil && p.rejects(m.value) != 0 {
 				r |= rMember
 			}
-			if n.closed && n.props[m.name] == nil {
+			others, closed := n.others(m.name)
+			if closed {
 				r |= rAdditional
+			}
+			for _, p := range others {
+				if p.rejects(m.value) != 0 {
+					r |= rMember
+				}
 			}
 		}
 		if n.minProps != nil && len(v.members) < *n.minProps {
@@ -664,7 +670,7 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 		if name == except {
 			continue
 		}
-		if a.closed && a.props[name] == nil {
+		if a.closedTo(name) {
 			// A closed a rejects the member: if a requires it, a
 			// accepts no object at all.
 			if a.isReq[name] {
@@ -706,12 +712,15 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 	has := func(name string) bool { _, ok := o.get(name); return ok }
 	add := func(name string) bool {
-		if name == except || has(name) || a.closed && a.props[name] == nil {
+		if name == except || has(name) || a.closedTo(name) {
 			return false
 		}
 		an := a.member(name)
 		if an == nil {
-			an = &node{types: tAll}
+			var ok bool
+			if an, ok = a.open(name); !ok {
+				return false
+			}
 		}
 		var bn *node
 		if b != nil {

@@ -1,0 +1,264 @@
+package compat
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// Members an object does not declare in properties are judged by
+// patternProperties (every entry whose pattern matches the name) and, where
+// none matches, by additionalProperties. Two versions are compared over
+// the names neither declares, region by region: the names are cut into
+// cells by which patterns of either version match them, each cell found,
+// with a shortest name in it, by one breadth-first search over the product
+// of the patterns' automata and the automaton of the declared names (see
+// regular.go). In a cell, the one schema each version has for the cell's
+// members (a pattern's, additionalProperties', or anything) is compared as
+// a member's would be, the witness carrying a member of the cell's name.
+// What the checker does not decide is refused: a pattern it cannot read,
+// a cell where two patterns of one version meet (their schemas together),
+// a declared name a pattern matches (the two schemas together), and a
+// search beyond the bounds ("undecidable-pattern").
+
+// patternProp is one entry of patternProperties.
+type patternProp struct {
+	pattern string
+	re      *regexp.Regexp
+	prog    *syntax.Prog
+	node    *node
+}
+
+// others returns the nodes that judge the member name of an object n
+// accepts, beside its properties: every pattern that matches name, or,
+// where none does and properties do not name it, additionalProperties as
+// a schema. closed says n rejects the member (additionalProperties false).
+func (n *node) others(name string) (nodes []*node, closed bool) {
+	for _, p := range n.patterns {
+		if p.re != nil && p.re.MatchString(name) {
+			nodes = append(nodes, p.node)
+		}
+	}
+	if len(nodes) > 0 || n.props[name] != nil {
+		return nodes, false
+	}
+	if n.closed {
+		return nil, true
+	}
+	if n.addl != nil {
+		return []*node{n.addl}, false
+	}
+	return nil, false
+}
+
+// closedTo reports whether n rejects every object with the member name.
+func (n *node) closedTo(name string) bool {
+	_, closed := n.others(name)
+	return closed
+}
+
+// open returns the node that judges the member name n does not declare:
+// the one pattern that matches it, or additionalProperties, or (nil) a
+// node that accepts anything. It is false where several patterns match,
+// whose schemas together the checker does not build.
+func (n *node) open(name string) (*node, bool) {
+	nodes, _ := n.others(name)
+	switch len(nodes) {
+	case 0:
+		return &node{parent: n, seg: "/additionalProperties", types: tAll}, true
+	case 1:
+		return nodes[0], true
+	}
+	return nil, false
+}
+
+// judgesOthers reports whether n says anything of members it does not
+// declare beyond additionalProperties true or false.
+func (n *node) judgesOthers() bool { return n.addl != nil || len(n.patterns) > 0 }
+
+// readPatternProperties reads patternProperties into n.
+func (n *node) readPatternProperties(v value, name string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return fmt.Errorf("want an object")
+	}
+	for _, m := range o.members {
+		p, err := build(m.value, n, msg.Pointer("/patternProperties", m.name), name)
+		if err != nil {
+			return err
+		}
+		pp := patternProp{pattern: m.name, node: p}
+		if pp.re, pp.prog, err = compilePattern(m.name); err != nil {
+			n.refuse("patternProperties", "undecidable-pattern", fmt.Sprintf("the pattern %s of patternProperties, which is not a regular expression the checker can compare (%v)", strconv.Quote(m.name), err))
+		}
+		n.patterns = append(n.patterns, pp)
+	}
+	return nil
+}
+
+// cell is a region of member names: which patterns match them.
+type cell struct {
+	mask uint64 // bit i: pattern i of the search matches
+	name string // a shortest name of the region
+}
+
+// maxCellPatterns bounds the patterns of one search of cells.
+const maxCellPatterns = 32
+
+// cells returns a name of every region of names that progs cut, leaving
+// out the names of avoid: one breadth-first search over the product of
+// the automata; errTooLarge beyond the checker's bounds.
+func cells(progs []*syntax.Prog, avoid []string, budget *int) ([]cell, error) {
+	if len(progs) > maxCellPatterns || budget != nil && *budget <= 0 {
+		return nil, errTooLarge
+	}
+	var alts []string
+	for _, a := range avoid {
+		alts = append(alts, regexp.QuoteMeta(a))
+	}
+	expr := `[^\x00-\x{10ffff}]` // nothing
+	if len(alts) > 0 {
+		expr = "^(?:" + strings.Join(alts, "|") + ")$"
+	}
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, errTooLarge
+	}
+	names, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return nil, errTooLarge
+	}
+	work := 0
+	if budget != nil {
+		defer func() { *budget -= work }()
+	}
+	all := append(progs[:len(progs):len(progs)], names)
+	dfas := make([]*dfa, len(all))
+	for i, p := range all {
+		dfas[i] = newDFA(p, &work)
+	}
+	alphabet := classes(all...)
+	type visit struct {
+		from int
+		r    rune
+	}
+	seen := map[string]bool{}
+	var queue [][]int
+	var how []visit
+	add := func(s []int, v visit) {
+		var b strings.Builder
+		for _, x := range s {
+			b.WriteString(strconv.Itoa(x) + ",")
+		}
+		if !seen[b.String()] {
+			seen[b.String()] = true
+			queue = append(queue, s)
+			how = append(how, v)
+		}
+	}
+	text := func(i int) string {
+		var rs []rune
+		for ; how[i].from >= 0; i = how[i].from {
+			rs = append(rs, how[i].r)
+		}
+		for l, r := 0, len(rs)-1; l < r; l, r = l+1, r-1 {
+			rs[l], rs[r] = rs[r], rs[l]
+		}
+		return string(rs)
+	}
+	add(make([]int, len(all)), visit{from: -1})
+	found := map[uint64]bool{}
+	var out []cell
+	for i := 0; i < len(queue); i++ {
+		if work > maxRegularWork || budget != nil && work > *budget {
+			return nil, errTooLarge
+		}
+		s := queue[i]
+		if !dfas[len(progs)].accepts(s[len(progs)]) {
+			var mask uint64
+			for j := range progs {
+				if dfas[j].accepts(s[j]) {
+					mask |= 1 << j
+				}
+			}
+			if !found[mask] {
+				found[mask] = true
+				out = append(out, cell{mask, text(i)})
+			}
+		}
+		for c, r := range alphabet {
+			next := make([]int, len(all))
+			for j, d := range dfas {
+				next[j] = d.step(s[j], c, r)
+			}
+			add(next, visit{i, r})
+			work++
+		}
+	}
+	return out, nil
+}
+
+// others compares the members neither s nor t declares: for each region
+// of names, the schema of each version there (see the comment at the top).
+// It is called where s accepts an object, base.
+func (c *checker) others(d direction, s, t *node, path []step, base *object) {
+	if !s.judgesOthers() && !t.judgesOthers() {
+		return // compared as additionalProperties true or false
+	}
+	declared := append(s.names(), t.names()...)
+	var progs []*syntax.Prog
+	for _, x := range []*node{s, t} {
+		for _, p := range x.patterns {
+			if p.prog == nil {
+				return // refused where it is read
+			}
+			for _, name := range declared {
+				if p.re.MatchString(name) {
+					c.refusal(x, refusal{"patternProperties", "undecidable-pattern", fmt.Sprintf("a pattern of patternProperties, %s, that matches the declared member %s, which it judges beside properties", strconv.Quote(p.pattern), strconv.Quote(name))}, path)
+					return
+				}
+			}
+			progs = append(progs, p.prog)
+		}
+	}
+	budget := s.budget
+	if budget == nil {
+		budget = t.budget
+	}
+	regions, err := cells(progs, declared, budget)
+	if err != nil {
+		c.refusal(t, refusal{"patternProperties", "undecidable-pattern", "patterns of patternProperties too large to compare within the checker's bounds"}, path)
+		return
+	}
+	for _, r := range regions {
+		name := r.name
+		if !s.canCarry(name) {
+			continue // s rejects every message that has it
+		}
+		sn, ok := s.open(name)
+		if !ok {
+			c.refusal(s, refusal{"patternProperties", "undecidable-composition", fmt.Sprintf("patterns of patternProperties that both match names such as %s, whose schemas together the checker does not compare", strconv.Quote(name))}, path)
+			continue
+		}
+		if t.closedTo(name) {
+			if v, ok := example(sn, nil); ok {
+				if w, ok := settle(base.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&rAdditional != 0 {
+					c.differs(d, s, t, path, w, rAdditional, name)
+				}
+			} else if len(sn.refused) > 0 {
+				c.walk(d, sn, sn, append(path, step{name: name}))
+			}
+			continue
+		}
+		tn, ok := t.open(name)
+		if !ok {
+			c.refusal(t, refusal{"patternProperties", "undecidable-composition", fmt.Sprintf("patterns of patternProperties that both match names such as %s, whose schemas together the checker does not compare", strconv.Quote(name))}, path)
+			continue
+		}
+		c.walk(d, sn, tn, append(path, step{name: name}))
+	}
+}
