@@ -238,7 +238,28 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
-	switch m.pick(31) {
+	switch m.pick(33) {
+	case 31: // additionalProperties as a schema on the object
+		if _, ok := site["additionalProperties"].(obj); ok && m.pick(3) == 0 {
+			delete(site, "additionalProperties")
+			return "additionalProperties removed"
+		}
+		site["additionalProperties"] = clone(m.anyOf(othersPool))
+		return "additionalProperties set"
+	case 32: // patternProperties on the object
+		pp, _ := site["patternProperties"].(obj)
+		if len(pp) > 0 && m.pick(3) == 0 {
+			delete(site, "patternProperties")
+			return "patternProperties removed"
+		}
+		pp, _ = clone(pp).(obj)
+		if pp == nil {
+			pp = obj{}
+		}
+		pattern := m.anyOf(namePatternPool).(string)
+		pp[pattern] = clone(m.anyOf(othersPool))
+		site["patternProperties"] = pp
+		return "patternProperties " + pattern + " set"
 	case 25: // a pattern, set or removed
 		if _, ok := p["pattern"]; ok && m.pick(3) == 0 {
 			delete(p, "pattern")
@@ -472,6 +493,18 @@ func (m *mutator) mutate(doc obj) string {
 	}
 }
 
+// othersPool and namePatternPool are the schemas and patterns of
+// members an object does not declare: no integer or date-time, which
+// the oracle cannot place there.
+var (
+	othersPool = []any{obj{"type": "string"}, obj{"type": "string", "maxLength": json.Number("2")}, obj{"type": "boolean"},
+		obj{"type": []any{"string", "null"}}, obj{"type": "number", "minimum": json.Number("0")}, obj{"enum": []any{"a", "xy"}}, obj{}}
+	namePatternPool = []any{"^x-", "^x-[a-z]+$", "^[A-Z]+$", "^[A-C]", "x", "^y-", "^[a-z]{2}$"}
+	// undeclaredNames are names a corpus sets as members no version
+	// declares, one in each region namePatternPool cuts, or near.
+	undeclaredNames = []string{"x-a", "x-", "X", "AB", "D", "y-1", "zz", "extra"}
+)
+
 // dropMultipleOf removes every multipleOf beside a type without
 // "integer", which a mutation of a schema that holds it (an allOf's
 // branch, a definition) may leave: the oracle judges multipleOf only on
@@ -548,6 +581,19 @@ func varyObject(o obj, a, b obj, emit func(obj)) {
 			names[n.(string)] = true
 		}
 	}
+	if judgesOthers(a) || judgesOthers(b) {
+		values := []any{nil, true, json.Number("0"), json.Number("-1"), json.Number("1.5"), "", "a", "xy", "abc", []any{}, obj{}}
+		for _, name := range undeclaredNames {
+			if names[name] {
+				continue
+			}
+			for _, v := range values {
+				with := clone(o).(obj)
+				with[name] = v
+				emit(with)
+			}
+		}
+	}
 	for _, name := range slices.Sorted(keys(obj(toAny(names)))) {
 		pa, pb := sub(a, name), sub(b, name)
 		same := jsonEq(pa, pb) && inReq(a, name) == inReq(b, name)
@@ -583,6 +629,14 @@ func varyObject(o obj, a, b obj, emit func(obj)) {
 			}
 		}
 	}
+}
+
+// judgesOthers reports whether the object schema s judges members it
+// does not declare by a schema.
+func judgesOthers(s obj) bool {
+	_, addl := s["additionalProperties"].(obj)
+	_, pp := s["patternProperties"].(obj)
+	return addl || pp
 }
 
 func toAny(m map[string]bool) obj {
