@@ -199,6 +199,7 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 	if b, ok := base.(*object); ok {
 		c.others(d, s, t, path, b)
+		c.propertyNames(d, s, t, path, b)
 	}
 	for _, name := range t.names() {
 		if !s.declares(name) && s.canCarry(name) {
@@ -230,7 +231,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rPropertyNames, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -324,6 +325,22 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		key = name
 		code = pick("additional-properties-closed", "additional-properties-opened")
 		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
+			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
+	case rPropertyNames:
+		name := ""
+		if len(named) > 0 {
+			name = named[0]
+		} else if obj, ok := v.(*object); ok {
+			for _, m := range obj.members {
+				if t.propNames != nil && t.propNames.rejects(m.name) != 0 {
+					name = m.name
+					break
+				}
+			}
+		}
+		key = name
+		code = pick("property-names-narrowed", "property-names-widened")
+		msg = fmt.Sprintf("%s accepts a member named %s here and %s, whose propertyNames rejects the name, does not; keep propertyNames as it was, or publish a new major version",
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
 	case rMultipleOf:
 		code = pick("multiple-of-changed", "multiple-of-changed")

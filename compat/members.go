@@ -55,10 +55,11 @@ func (n *node) others(name string) (nodes []*node, closed bool) {
 	return nil, false
 }
 
-// closedTo reports whether n rejects every object with the member name.
+// closedTo reports whether n rejects every object with the member name:
+// additionalProperties false, or propertyNames.
 func (n *node) closedTo(name string) bool {
 	_, closed := n.others(name)
-	return closed
+	return closed || n.propNames != nil && n.propNames.rejects(name) != 0
 }
 
 // open returns the node that judges the member name n does not declare:
@@ -236,6 +237,14 @@ func (c *checker) others(d direction, s, t *node, path []step, base *object) {
 	}
 	for _, r := range regions {
 		name := r.name
+		if s.propNames != nil && s.propNames.rejects(name) != 0 {
+			if _, closed := s.others(name); !closed {
+				// The region's other names may pass: the search does not
+				// see propertyNames.
+				c.refusal(s, refusal{"propertyNames", "undecidable-property-names", fmt.Sprintf("propertyNames beside patternProperties or additionalProperties, which reject names such as %s that the checker does not look past", strconv.Quote(name))}, path)
+			}
+			continue
+		}
 		if !s.canCarry(name) {
 			continue // s rejects every message that has it
 		}
@@ -246,8 +255,8 @@ func (c *checker) others(d direction, s, t *node, path []step, base *object) {
 		}
 		if t.closedTo(name) {
 			if v, ok := example(sn, nil); ok {
-				if w, ok := settle(base.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&rAdditional != 0 {
-					c.differs(d, s, t, path, w, rAdditional, name)
+				if w, ok := settle(base.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&(rAdditional|rPropertyNames) != 0 {
+					c.differs(d, s, t, path, w, t.rejects(w)&(rAdditional|rPropertyNames), name)
 				}
 			} else if len(sn.refused) > 0 {
 				c.walk(d, sn, sn, append(path, step{name: name}))
@@ -260,5 +269,72 @@ func (c *checker) others(d direction, s, t *node, path []step, base *object) {
 			continue
 		}
 		c.walk(d, sn, tn, append(path, step{name: name}))
+	}
+}
+
+// propertyNames finds a member name s accepts and t's propertyNames
+// rejects, with a message of s that carries it: among the names that
+// tell the two schemas of names apart (one of each class, as for any
+// string) and the names s declares. Where there are such names but none
+// s can carry that the checker finds a message for, it refuses
+// ("undecidable-property-names"): never a false "compatible".
+func (c *checker) propertyNames(d direction, s, t *node, path []step, base *object) {
+	if t.propNames == nil {
+		return
+	}
+	sn := s.propNames
+	if sn == nil {
+		sn = &node{parent: s, seg: "/propertyNames", types: tAll}
+	}
+	tn := t.propNames
+	if len(sn.refused) > 0 || len(tn.refused) > 0 {
+		c.walk(d, sn, tn, path) // the refusals are the finding
+		return
+	}
+	if !patternsDecidable(sn, tn) {
+		c.refusal(tn, refusal{"pattern", "undecidable-pattern", "a pattern of propertyNames which the checker cannot compare"}, path)
+		return
+	}
+	// A closed s without patterns carries only the names it declares.
+	finite := s.closed && len(s.patterns) == 0
+	var names []string
+	for _, v := range scalars(sn, tn) {
+		if name, ok := v.(string); ok && !finite && sn.accepts(name) && tn.rejects(name) != 0 {
+			names = append(names, name)
+		}
+	}
+	for _, name := range s.names() {
+		if sn.accepts(name) && tn.rejects(name) != 0 {
+			names = append(names, name)
+		}
+	}
+	unsure := false
+	for _, name := range names {
+		if finite && !s.canCarry(name) {
+			continue // s rejects every message that has it
+		}
+		if t.declares(name) && !s.declares(name) || !s.canCarry(name) {
+			unsure = true
+			continue
+		}
+		unsure = true
+		m := s.member(name)
+		if m == nil {
+			var ok bool
+			if m, ok = s.open(name); !ok {
+				continue
+			}
+		}
+		v, ok := example(m, nil)
+		if !ok {
+			continue
+		}
+		if w, ok := settle(base.with(name, v), s, t, "", false); ok && s.accepts(w) && t.rejects(w)&rPropertyNames != 0 {
+			c.differs(d, s, t, path, w, rPropertyNames, name)
+			return
+		}
+	}
+	if unsure {
+		c.refusal(tn, refusal{"propertyNames", "undecidable-property-names", fmt.Sprintf("propertyNames that rejects names such as %s, for which the checker finds no message the other version accepts", strconv.Quote(names[0]))}, path)
 	}
 }

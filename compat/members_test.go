@@ -68,3 +68,32 @@ func TestUndeclaredMembersRefuseWhatIsNotDecided(t *testing.T) {
 		assert.Contains(t, got, tc.code, "%s -> %s: %v", tc.old, tc.new, r.Findings)
 	}
 }
+
+// TestPropertyNamesAreComparedAsStrings pins propertyNames: compared as a
+// schema of strings over the names, the direction that holds said to
+// hold, the other broken with a message whose member has a name one
+// version allows and the other does not, confirmed by the oracle.
+func TestPropertyNamesAreComparedAsStrings(t *testing.T) {
+	obj := func(rest string) string {
+		return `{"type": "object", "properties": {"id": {"type": "string"}}` + rest + `}`
+	}
+	for _, tc := range []holdCase{
+		{obj(``), obj(`, "propertyNames": {"maxLength": 4}`), false, true},
+		{obj(`, "propertyNames": {"maxLength": 4}`), obj(``), true, false},
+		{obj(`, "propertyNames": {"maxLength": 4}`), obj(`, "propertyNames": {"maxLength": 3}`), false, true},
+		{obj(`, "propertyNames": {"pattern": "^[a-z]+$"}`), obj(`, "propertyNames": {"pattern": "^[a-z]*$", "minLength": 1}`), true, true},
+		{obj(`, "propertyNames": {"pattern": "^[a-z]+$"}`), obj(`, "propertyNames": {"pattern": "^[a-z_]+$"}`), true, false},
+		{obj(`, "propertyNames": {"pattern": "^[a-z]+$"}`), obj(`, "propertyNames": {"pattern": "^[a-z]+$", "description": "x"}`), true, true},
+		{obj(`, "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": false`), obj(`, "propertyNames": {"enum": ["id", "other"]}, "additionalProperties": false`), true, true},
+		{obj(`, "propertyNames": {"pattern": "^[a-z]+$"}`), obj(`, "propertyNames": {"enum": ["id", "other"]}`), false, true},
+		{obj(`, "propertyNames": {"const": "id"}`), obj(`, "propertyNames": {"enum": ["id", "other"]}`), true, false},
+		{obj(`, "propertyNames": {"maxLength": 1}`), obj(`, "propertyNames": {"maxLength": 2}`), true, false},
+	} {
+		old, new := memberPair(t, tc.old, tc.new)
+		r := assertHolds(t, old, new, tc)
+		for _, f := range r.Findings {
+			assert.NotContains(t, []string{"undecidable-pattern", "undecidable-property-names", "unknown-keyword"}, f.Code, "%s", f)
+		}
+		newJudge(t, old, new).checkWitnesses(t, r)
+	}
+}

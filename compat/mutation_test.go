@@ -238,7 +238,14 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
-	switch m.pick(33) {
+	switch m.pick(34) {
+	case 33: // propertyNames on the object
+		if _, ok := site["propertyNames"]; ok && m.pick(3) == 0 {
+			delete(site, "propertyNames")
+			return "propertyNames removed"
+		}
+		site["propertyNames"] = clone(m.anyOf(namesPool))
+		return "propertyNames set"
 	case 31: // additionalProperties as a schema on the object
 		if _, ok := site["additionalProperties"].(obj); ok && m.pick(3) == 0 {
 			delete(site, "additionalProperties")
@@ -499,6 +506,8 @@ func (m *mutator) mutate(doc obj) string {
 var (
 	othersPool = []any{obj{"type": "string"}, obj{"type": "string", "maxLength": json.Number("2")}, obj{"type": "boolean"},
 		obj{"type": []any{"string", "null"}}, obj{"type": "number", "minimum": json.Number("0")}, obj{"enum": []any{"a", "xy"}}, obj{}}
+	namesPool = []any{obj{"maxLength": json.Number("12")}, obj{"maxLength": json.Number("2")}, obj{"pattern": "^[a-z_]+$"}, obj{"pattern": "^[a-z]"},
+		obj{"minLength": json.Number("2")}, obj{"pattern": "^[a-z_-]+$", "maxLength": json.Number("20")}}
 	namePatternPool = []any{"^x-", "^x-[a-z]+$", "^[A-Z]+$", "^[A-C]", "x", "^y-", "^[a-z]{2}$"}
 	// undeclaredNames are names a corpus sets as members no version
 	// declares, one in each region namePatternPool cuts, or near.
@@ -636,7 +645,8 @@ func varyObject(o obj, a, b obj, emit func(obj)) {
 func judgesOthers(s obj) bool {
 	_, addl := s["additionalProperties"].(obj)
 	_, pp := s["patternProperties"].(obj)
-	return addl || pp
+	_, names := s["propertyNames"].(obj)
+	return addl || pp || names
 }
 
 func toAny(m map[string]bool) obj {

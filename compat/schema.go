@@ -89,6 +89,9 @@ type node struct {
 	addl *node
 	// patterns is patternProperties, in the schema's order.
 	patterns []patternProp
+	// propNames is propertyNames, the schema every member's name (a
+	// string) must pass; nil without one.
+	propNames *node
 	// unique is uniqueItems: no two items equal (1 equals 1.0).
 	unique bool
 	// minProps and maxProps bound an object's count of members; nil
@@ -156,6 +159,13 @@ func (n *node) member(name string) *node {
 			// An extra rule (decision 6) holds for its member whether
 			// or not a version declares it.
 			m := &node{parent: n, seg: msg.Pointer("/properties", name), types: tAll}
+			if others, _ := n.others(name); len(others) == 1 {
+				// Judged by additionalProperties or a pattern too: a
+				// copy of its node, without the answers it keeps.
+				c := *others[0]
+				c.regular, c.examples = nil, nil
+				m = &c
+			}
 			m.apply(r)
 			return m
 		}
@@ -439,6 +449,12 @@ func (n *node) keyword(kw string, v value, name string) error {
 		}
 	case "patternProperties":
 		return n.readPatternProperties(v, name)
+	case "propertyNames":
+		names, err := build(v, n, "/propertyNames", name)
+		if err != nil {
+			return err
+		}
+		n.propNames = names
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
@@ -572,6 +588,9 @@ func (n *node) share(budget *int) {
 	}
 	for _, p := range n.patterns {
 		p.node.share(budget)
+	}
+	if n.propNames != nil {
+		n.propNames.share(budget)
 	}
 }
 

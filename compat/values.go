@@ -15,28 +15,29 @@ import (
 type reason uint32
 
 const (
-	rType       reason = 1 << iota // not one of the node's types
-	rInt64                         // an integer beyond int64 in a member typed integer (decision 2)
-	rEnum                          // not in the enumeration
-	rFormat                        // not of the format
-	rMinimum                       // below the minimum
-	rMaximum                       // above the maximum
-	rMinLength                     // shorter than the minimum length
-	rPattern                       // does not match the pattern
-	rIMEI                          // neither "" nor a valid IMEI (decision 6)
-	rRequired                      // an object lacks a required member
-	rMember                        // a member or item is rejected
-	rMaxLength                     // longer than the maximum length
-	rExMinimum                     // not above the exclusive minimum
-	rExMaximum                     // not below the exclusive maximum
-	rMinItems                      // fewer items than the minimum
-	rMaxItems                      // more items than the maximum
-	rAdditional                    // a member a closed object does not declare
-	rMultipleOf                    // not a multiple of multipleOf
-	rUnique                        // two items are equal
-	rMinProps                      // fewer members than the minimum
-	rMaxProps                      // more members than the maximum
-	rDependent                     // a member present lacks one it requires
+	rType          reason = 1 << iota // not one of the node's types
+	rInt64                            // an integer beyond int64 in a member typed integer (decision 2)
+	rEnum                             // not in the enumeration
+	rFormat                           // not of the format
+	rMinimum                          // below the minimum
+	rMaximum                          // above the maximum
+	rMinLength                        // shorter than the minimum length
+	rPattern                          // does not match the pattern
+	rIMEI                             // neither "" nor a valid IMEI (decision 6)
+	rRequired                         // an object lacks a required member
+	rMember                           // a member or item is rejected
+	rMaxLength                        // longer than the maximum length
+	rExMinimum                        // not above the exclusive minimum
+	rExMaximum                        // not below the exclusive maximum
+	rMinItems                         // fewer items than the minimum
+	rMaxItems                         // more items than the maximum
+	rAdditional                       // a member a closed object does not declare
+	rMultipleOf                       // not a multiple of multipleOf
+	rUnique                           // two items are equal
+	rMinProps                         // fewer members than the minimum
+	rMaxProps                         // more members than the maximum
+	rDependent                        // a member present lacks one it requires
+	rPropertyNames                    // a member's name is not one propertyNames allows
 )
 
 var (
@@ -196,6 +197,13 @@ func (n *node) rejects(v value) reason {
 			for _, p := range others {
 				if p.rejects(m.value) != 0 {
 					r |= rMember
+				}
+			}
+		}
+		if n.propNames != nil {
+			for _, m := range v.members {
+				if n.propNames.rejects(m.name) != 0 {
+					r |= rPropertyNames
 				}
 			}
 		}
