@@ -57,6 +57,9 @@ func (d direction) oldNew(s, t *node) (*node, *node) {
 // to: s and t are the nodes there in the direction's source and
 // destination versions. It is called only where src's messages can reach.
 func (c *checker) walk(d direction, s, t *node, path []step) {
+	if unchanged(s, t) {
+		return // the same schema accepts the same values
+	}
 	o, n := d.oldNew(s, t)
 	refused := false
 	for _, x := range []*node{o, n} {

@@ -218,7 +218,7 @@ func (c *checker) others(d direction, s, t *node, path []step, base *object) {
 				return // refused where it is read
 			}
 			for _, name := range declared {
-				if p.re.MatchString(name) {
+				if p.re.MatchString(name) && !sameJudges(s, t, name) {
 					c.refusal(x, refusal{"patternProperties", "undecidable-pattern", fmt.Sprintf("a pattern of patternProperties, %s, that matches the declared member %s, which it judges beside properties", strconv.Quote(p.pattern), strconv.Quote(name))}, path)
 					return
 				}
@@ -247,6 +247,9 @@ func (c *checker) others(d direction, s, t *node, path []step, base *object) {
 		}
 		if !s.canCarry(name) {
 			continue // s rejects every message that has it
+		}
+		if sameJudges(s, t, name) {
+			continue // the same schemas judge the region's members
 		}
 		sn, ok := s.open(name)
 		if !ok {
@@ -337,4 +340,67 @@ func (c *checker) propertyNames(d direction, s, t *node, path []step, base *obje
 	if unsure {
 		c.refusal(tn, refusal{"propertyNames", "undecidable-property-names", fmt.Sprintf("propertyNames that rejects names such as %s, for which the checker finds no message the other version accepts", strconv.Quote(names[0]))}, path)
 	}
+}
+
+// unchanged reports whether s and t are read from the same schema (by
+// JSON equality, $refs inlined), in the same dialect and under the same
+// rules of the catalogue, and so accept the same values: what neither
+// version changes is no difference, even where it holds keywords the
+// checker does not decide (not, if, contains...). A schema that still
+// holds a reference, whose target may differ, is not unchanged.
+func unchanged(s, t *node) bool {
+	if s.raw == nil || t.raw == nil || s.draft7 != t.draft7 || s.imei != t.imei || len(s.extra) > 0 || len(t.extra) > 0 {
+		return false
+	}
+	return selfContained(s.raw, 0) && equal(s.raw, t.raw)
+}
+
+// selfContained reports whether the schema v holds no reference.
+func selfContained(v value, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch v := v.(type) {
+	case *object:
+		for _, m := range v.members {
+			switch m.name {
+			case "$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id":
+				return false
+			}
+			if !selfContained(m.value, depth+1) {
+				return false
+			}
+		}
+	case []value:
+		for _, e := range v {
+			if !selfContained(e, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameJudges reports whether the member name of an object is judged by
+// the same schemas in s and t (unchanged, in the same order): its
+// property, the patterns that match it, additionalProperties.
+func sameJudges(s, t *node, name string) bool {
+	judges := func(n *node) ([]*node, bool) {
+		nodes, closed := n.others(name)
+		if p := n.props[name]; p != nil {
+			nodes = append([]*node{p}, nodes...)
+		}
+		return nodes, closed || n.propNames != nil && n.propNames.rejects(name) != 0
+	}
+	a, aClosed := judges(s)
+	b, bClosed := judges(t)
+	if aClosed != bClosed || len(a) != len(b) || s.isReq[name] != t.isReq[name] {
+		return false
+	}
+	for i := range a {
+		if !unchanged(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

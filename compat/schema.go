@@ -89,6 +89,9 @@ type node struct {
 	addl *node
 	// patterns is patternProperties, in the schema's order.
 	patterns []patternProp
+	// raw is the schema n is read from, its $refs inlined (nil for a
+	// node the checker makes).
+	raw value
 	// propNames is propertyNames, the schema every member's name (a
 	// string) must pass; nil without one.
 	propNames *node
@@ -257,7 +260,7 @@ func parseSchema(data []byte, name string, lookup lookupFunc) (*node, error) {
 
 // build makes the node of the schema v found at seg under parent.
 func build(v value, parent *node, seg, name string) (*node, error) {
-	n := &node{parent: parent, seg: seg, types: tAll}
+	n := &node{parent: parent, seg: seg, types: tAll, raw: v}
 	if parent != nil {
 		n.draft7 = parent.draft7
 	} else if o, ok := v.(*object); ok {
