@@ -314,33 +314,13 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
 		msg = changed("exclusive maximum", boundText(o.exMax), boundText(n.exMax))
 	case rAdditional:
-		name := ""
-		if len(named) > 0 {
-			name = named[0]
-		} else if obj, ok := v.(*object); ok {
-			for _, m := range obj.members {
-				if t.props[m.name] == nil {
-					name = m.name
-					break
-				}
-			}
-		}
+		name := memberNamed(named, v, func(name string) bool { return t.props[name] == nil })
 		key = name
 		code = pick("additional-properties-closed", "additional-properties-opened")
 		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
 	case rPropertyNames:
-		name := ""
-		if len(named) > 0 {
-			name = named[0]
-		} else if obj, ok := v.(*object); ok {
-			for _, m := range obj.members {
-				if t.propNames != nil && t.propNames.rejects(m.name) != 0 {
-					name = m.name
-					break
-				}
-			}
-		}
+		name := memberNamed(named, v, func(name string) bool { return t.propNames != nil && t.propNames.rejects(name) != 0 })
 		key = name
 		code = pick("property-names-narrowed", "property-names-widened")
 		msg = fmt.Sprintf("%s accepts a member named %s here and %s, whose propertyNames rejects the name, does not; keep propertyNames as it was, or publish a new major version",
@@ -393,6 +373,22 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		msg = fmt.Sprintf("%s accepts %s and %s does not", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	}
 	return code, key, msg
+}
+
+// memberNamed returns the member a finding is about: the one named, or
+// else the first member of the object v for which is holds.
+func memberNamed(named []string, v value, is func(name string) bool) string {
+	if len(named) > 0 {
+		return named[0]
+	}
+	if obj, ok := v.(*object); ok {
+		for _, m := range obj.members {
+			if is(m.name) {
+				return m.name
+			}
+		}
+	}
+	return ""
 }
 
 func versionOf(old bool, ov, nv string) string {

@@ -143,10 +143,6 @@ func cells(progs []*syntax.Prog, avoid []string, budget *int) ([]cell, error) {
 		dfas[i] = newDFA(p, &work)
 	}
 	alphabet := classes(all...)
-	type visit struct {
-		from int
-		r    rune
-	}
 	seen := map[string]bool{}
 	var queue [][]int
 	var how []visit
@@ -160,16 +156,6 @@ func cells(progs []*syntax.Prog, avoid []string, budget *int) ([]cell, error) {
 			queue = append(queue, s)
 			how = append(how, v)
 		}
-	}
-	text := func(i int) string {
-		var rs []rune
-		for ; how[i].from >= 0; i = how[i].from {
-			rs = append(rs, how[i].r)
-		}
-		for l, r := 0, len(rs)-1; l < r; l, r = l+1, r-1 {
-			rs[l], rs[r] = rs[r], rs[l]
-		}
-		return string(rs)
 	}
 	add(make([]int, len(all)), visit{from: -1})
 	found := map[uint64]bool{}
@@ -188,7 +174,7 @@ func cells(progs []*syntax.Prog, avoid []string, budget *int) ([]cell, error) {
 			}
 			if !found[mask] {
 				found[mask] = true
-				out = append(out, cell{mask, text(i)})
+				out = append(out, cell{mask, pathText(how, i)})
 			}
 		}
 		for c, r := range alphabet {

@@ -90,7 +90,7 @@ func (r refs) schema(v value, depth int) value {
 	out := &object{members: make([]member, len(o.members))}
 	for i, m := range o.members {
 		switch m.name {
-		case "properties":
+		case "properties", "patternProperties":
 			if props, ok := m.value.(*object); ok {
 				inlined := &object{members: make([]member, len(props.members))}
 				for j, p := range props.members {
@@ -100,14 +100,6 @@ func (r refs) schema(v value, depth int) value {
 			}
 		case "items", "additionalProperties", "propertyNames":
 			m.value = r.schema(m.value, depth)
-		case "patternProperties":
-			if props, ok := m.value.(*object); ok {
-				inlined := &object{members: make([]member, len(props.members))}
-				for j, p := range props.members {
-					inlined.members[j] = member{p.name, r.schema(p.value, depth)}
-				}
-				m.value = inlined
-			}
 		case "allOf", "anyOf", "oneOf":
 			if branches, ok := m.value.([]value); ok {
 				inlined := make([]value, len(branches))
