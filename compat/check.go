@@ -57,8 +57,8 @@ func (d direction) oldNew(s, t *node) (*node, *node) {
 // to: s and t are the nodes there in the direction's source and
 // destination versions. It is called only where src's messages can reach.
 func (c *checker) walk(d direction, s, t *node, path []step) {
-	if unchanged(s, t) {
-		return // the same schema accepts the same values
+	if unchanged(s, t) || narrowsOnly(s, t) {
+		return // s accepts only values t accepts
 	}
 	o, n := d.oldNew(s, t)
 	refused := false
@@ -197,6 +197,9 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 		}
 		if !s.canCarry(name) {
 			continue // s rejects every message that has it
+		}
+		if (s.patternJudges(name) || t.patternJudges(name)) && !sameJudges(s, t, name) {
+			continue // refused where the regions are compared (others)
 		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
 	}
@@ -919,6 +922,11 @@ func (c *checker) refuseUnsure(n *node, path []step) {
 	}
 	if len(n.refused) == 0 && n.hardPattern() {
 		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern beside a format or the IMEI rule, or beyond the checker's bounds, for which it finds no string"}, path)
+	}
+	for _, name := range n.required {
+		if n.patternJudges(name) {
+			c.refusal(n, refusal{"patternProperties", "undecidable-pattern", fmt.Sprintf("a pattern of patternProperties that matches the required member %s, which it judges beside properties", strconv.Quote(name))}, path)
+		}
 	}
 	for _, name := range n.required {
 		if m := n.member(name); m != nil && m.unsure() {

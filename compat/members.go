@@ -390,3 +390,48 @@ func sameJudges(s, t *node, name string) bool {
 	}
 	return true
 }
+
+// conjuncts are the keywords whose presence only narrows a schema: each
+// adds a condition and relaxes none (minContains, which relaxes
+// contains, is not one).
+var conjuncts = map[string]bool{
+	"not": true, "if": true, "then": true, "else": true, "contains": true, "maxContains": true, "dependentSchemas": true,
+}
+
+// narrowsOnly reports whether s is t with conjuncts added, and so accepts
+// only what t accepts: adding a not, an if, a contains or a
+// dependentSchemas to an otherwise unchanged schema narrows it, so the
+// direction whose source is the narrower holds (the other is refused).
+func narrowsOnly(s, t *node) bool {
+	so, ok1 := s.raw.(*object)
+	to, ok2 := t.raw.(*object)
+	if !ok1 || !ok2 || s.draft7 != t.draft7 || s.imei != t.imei || len(s.extra) > 0 || len(t.extra) > 0 || !selfContained(so, 0) || !selfContained(to, 0) {
+		return false
+	}
+	for _, m := range to.members {
+		if v, ok := so.get(m.name); !ok || !equal(v, m.value) {
+			return false
+		}
+	}
+	added := false
+	for _, m := range so.members {
+		if _, ok := to.get(m.name); !ok {
+			if !conjuncts[m.name] {
+				return false
+			}
+			added = true
+		}
+	}
+	return added
+}
+
+// patternJudges reports whether a pattern of patternProperties of n
+// matches the name n declares, judging the member beside its property.
+func (n *node) patternJudges(name string) bool {
+	for _, p := range n.patterns {
+		if p.re != nil && p.re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -152,3 +152,37 @@ func TestVocabularyFixtureIsCompared(t *testing.T) {
 		})
 	}
 }
+
+// TestAddedConjunctsNarrow pins the keywords the checker does not decide
+// where a version only adds them: not, if/then/else, contains and
+// dependentSchemas added to an otherwise unchanged schema narrow it, so
+// forward holds and is said to; backward is refused (unknown-keyword),
+// never called compatible; a change beside them is refused both ways.
+// The member is optional: where a message must carry it, the checker
+// cannot build one without deciding the keyword, and refuses both ways.
+func TestAddedConjunctsNarrow(t *testing.T) {
+	for _, tc := range []struct {
+		old, new string
+		forward  bool
+	}{
+		{`{"type": "string", "maxLength": 4}`, `{"type": "string", "maxLength": 4, "not": {"pattern": "^x"}}`, true},
+		{`{"type": "number"}`, `{"type": "number", "if": {"minimum": 0}, "then": {"maximum": 10}, "else": {"minimum": -5}}`, true},
+		{`{"type": "array"}`, `{"type": "array", "contains": {"type": "string"}, "maxContains": 2}`, true},
+		{`{"type": "object"}`, `{"type": "object", "dependentSchemas": {"a": {"required": ["b"]}}}`, true},
+		{`{"type": "array", "contains": {"type": "string"}}`, `{"type": "array", "contains": {"type": "string"}, "minContains": 0}`, false},
+		{`{"type": "string", "maxLength": 4}`, `{"type": "string", "maxLength": 5, "not": {"pattern": "^x"}}`, false},
+	} {
+		doc := func(member string) obj {
+			return decode(t, []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "demo.sensor", "type": "object",
+				"required": ["message_id"], "properties": {"message_id": {"type": "string", "format": "uuid"}, "a": `+member+`}}`))
+		}
+		old, new := asSchema(t, "demo.sensor", doc(tc.old), "1.0"), asSchema(t, "demo.sensor", doc(tc.new), "1.1")
+		for _, mode := range []compat.Mode{compat.Forward, compat.Backward} {
+			r, err := compat.Compare(old, new, compat.Options{Mode: mode})
+			require.NoError(t, err)
+			want := mode == compat.Forward && tc.forward
+			assert.Equal(t, want, r.Compatible(), "%s: %s -> %s: %v", mode, tc.old, tc.new, r.Findings)
+			newJudge(t, old, new).checkWitnesses(t, r)
+		}
+	}
+}

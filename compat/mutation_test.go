@@ -238,7 +238,12 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
-	switch m.pick(34) {
+	switch m.pick(35) {
+	case 34: // a keyword the checker does not decide, added to a member
+		for k, v := range m.anyOf(conjunctPool).(obj) {
+			p[k] = clone(v)
+		}
+		return name + ": conjunct added"
 	case 33: // propertyNames on the object
 		if _, ok := site["propertyNames"]; ok && m.pick(3) == 0 {
 			delete(site, "propertyNames")
@@ -506,6 +511,8 @@ func (m *mutator) mutate(doc obj) string {
 var (
 	othersPool = []any{obj{"type": "string"}, obj{"type": "string", "maxLength": json.Number("2")}, obj{"type": "boolean"},
 		obj{"type": []any{"string", "null"}}, obj{"type": "number", "minimum": json.Number("0")}, obj{"enum": []any{"a", "xy"}}, obj{}}
+	conjunctPool = []any{obj{"not": obj{"enum": []any{"a", "x"}}}, obj{"if": obj{"type": "string"}, "then": obj{"maxLength": json.Number("3")}},
+		obj{"contains": obj{"type": "string"}}, obj{"not": obj{"type": "null"}}}
 	namesPool = []any{obj{"maxLength": json.Number("12")}, obj{"maxLength": json.Number("2")}, obj{"pattern": "^[a-z_]+$"}, obj{"pattern": "^[a-z]"},
 		obj{"minLength": json.Number("2")}, obj{"pattern": "^[a-z_-]+$", "maxLength": json.Number("20")}}
 	namePatternPool = []any{"^x-", "^x-[a-z]+$", "^[A-Z]+$", "^[A-C]", "x", "^y-", "^[a-z]{2}$"}

@@ -56,7 +56,7 @@ func (n *node) unsure() bool {
 		return true
 	}
 	for _, r := range n.required {
-		if m := n.member(r); m != nil && m.unsure() {
+		if m := n.member(r); m != nil && m.unsure() || n.patternJudges(r) {
 			return true
 		}
 	}
@@ -797,6 +797,11 @@ func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 	}
 	if a.maxProps != nil && len(o.members) > *a.maxProps {
 		return nil, false
+	}
+	for _, m := range o.members {
+		if a.patternJudges(m.name) && !a.accepts(o) {
+			return nil, false // a pattern rejects a value its property allows
+		}
 	}
 	return o, true
 }
