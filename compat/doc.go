@@ -52,7 +52,10 @@
 // (a pattern's, additionalProperties', or none) compared as a member's.
 // propertyNames is compared as a schema of strings over the names. What
 // neither version changes is no difference: a schema equal in both (JSON
-// equality, $refs inlined) is not compared, whatever keywords it holds.
+// equality, $refs inlined) is not compared, whatever keywords it holds,
+// and not, if, then, else, contains, maxContains and dependentSchemas
+// added to an otherwise unchanged schema only narrow it: the direction
+// from the narrower version holds.
 //
 // Two patterns are compared as automata (regexp/syntax's programs over
 // code points, read as ECMA-262 by internal/pattern, with the bounds on
