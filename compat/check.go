@@ -57,6 +57,9 @@ func (d direction) oldNew(s, t *node) (*node, *node) {
 // to: s and t are the nodes there in the direction's source and
 // destination versions. It is called only where src's messages can reach.
 func (c *checker) walk(d direction, s, t *node, path []step) {
+	if unchanged(s, t) || narrowsOnly(s, t) {
+		return // s accepts only values t accepts
+	}
 	o, n := d.oldNew(s, t)
 	refused := false
 	for _, x := range []*node{o, n} {
@@ -183,13 +186,26 @@ func (c *checker) walk(d direction, s, t *node, path []step) {
 	}
 	for _, name := range s.names() {
 		tn := t.member(name)
+		if tn == nil && t.judgesOthers() && !t.closedTo(name) {
+			// t judges it as a member it does not declare.
+			if m, ok := t.open(name); ok {
+				tn = m
+			}
+		}
 		if tn == nil {
 			continue // the other direction sees it as open content
 		}
 		if !s.canCarry(name) {
 			continue // s rejects every message that has it
 		}
+		if (s.patternJudges(name) || t.patternJudges(name)) && !sameJudges(s, t, name) {
+			continue // refused where the regions are compared (others)
+		}
 		c.walk(d, s.member(name), tn, append(path, step{name: name}))
+	}
+	if b, ok := base.(*object); ok {
+		c.others(d, s, t, path, b)
+		c.propertyNames(d, s, t, path, b)
 	}
 	for _, name := range t.names() {
 		if !s.declares(name) && s.canCarry(name) {
@@ -221,7 +237,7 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 
 // precedence orders the reasons by which a finding is named when a value
 // is rejected for several.
-var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rIMEI, rMember}
+var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rPropertyNames, rIMEI, rMember}
 
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
@@ -301,20 +317,16 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
 		msg = changed("exclusive maximum", boundText(o.exMax), boundText(n.exMax))
 	case rAdditional:
-		name := ""
-		if len(named) > 0 {
-			name = named[0]
-		} else if obj, ok := v.(*object); ok {
-			for _, m := range obj.members {
-				if t.props[m.name] == nil {
-					name = m.name
-					break
-				}
-			}
-		}
+		name := memberNamed(named, v, func(name string) bool { return t.props[name] == nil })
 		key = name
 		code = pick("additional-properties-closed", "additional-properties-opened")
 		msg = fmt.Sprintf("%s accepts the member %s here and %s, which allows only the members it declares, rejects it; keep the object open, or publish a new major version",
+			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
+	case rPropertyNames:
+		name := memberNamed(named, v, func(name string) bool { return t.propNames != nil && t.propNames.rejects(name) != 0 })
+		key = name
+		code = pick("property-names-narrowed", "property-names-widened")
+		msg = fmt.Sprintf("%s accepts a member named %s here and %s, whose propertyNames rejects the name, does not; keep propertyNames as it was, or publish a new major version",
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
 	case rMultipleOf:
 		code = pick("multiple-of-changed", "multiple-of-changed")
@@ -364,6 +376,22 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		msg = fmt.Sprintf("%s accepts %s and %s does not", versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
 	}
 	return code, key, msg
+}
+
+// memberNamed returns the member a finding is about: the one named, or
+// else the first member of the object v for which is holds.
+func memberNamed(named []string, v value, is func(name string) bool) string {
+	if len(named) > 0 {
+		return named[0]
+	}
+	if obj, ok := v.(*object); ok {
+		for _, m := range obj.members {
+			if is(m.name) {
+				return m.name
+			}
+		}
+	}
+	return ""
 }
 
 func versionOf(old bool, ov, nv string) string {
@@ -509,15 +537,18 @@ func (c *checker) append(f Finding) bool {
 // could, with a value t rejects.
 func (c *checker) openContent(d direction, s, t *node, path []step, name string) {
 	tn := t.member(name)
-	anything := &node{parent: s, seg: msg.Pointer("/properties", name), types: tAll}
+	anything, ok := s.open(name)
+	if !ok {
+		return // refused: a pattern matches a declared name (see others)
+	}
 	for _, v := range scalars(anything, tn) {
-		if tn.rejects(v) != 0 {
+		if anything.accepts(v) && tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
 			return
 		}
 	}
 	for _, v := range []value{[]value{}, &object{}} {
-		if tn.rejects(v) != 0 {
+		if anything.accepts(v) && tn.rejects(v) != 0 {
 			c.openContentFinding(d, s, t, path, name, v)
 			return
 		}
@@ -647,13 +678,17 @@ func embed(src, dst *node, path []step, v value) (value, bool) {
 	if dst != nil {
 		dm = dst.member(st.name)
 	}
-	if src.closed && src.props[st.name] == nil {
+	if src.closedTo(st.name) {
 		return nil, false // src rejects every message that has it
 	}
 	sm := src.member(st.name)
 	if sm == nil {
-		// The member is open content in src: anything goes.
-		sm = &node{types: tAll}
+		// The member is open content in src: what its patternProperties
+		// or additionalProperties allow.
+		var ok bool
+		if sm, ok = src.open(st.name); !ok {
+			return nil, false
+		}
 	}
 	child, ok := embed(sm, dm, path[1:], v)
 	if !ok {
@@ -889,6 +924,11 @@ func (c *checker) refuseUnsure(n *node, path []step) {
 		c.refusal(n, refusal{"pattern", "undecidable-pattern", "a pattern beside a format or the IMEI rule, or beyond the checker's bounds, for which it finds no string"}, path)
 	}
 	for _, name := range n.required {
+		if n.patternJudges(name) {
+			c.refusal(n, refusal{"patternProperties", "undecidable-pattern", fmt.Sprintf("a pattern of patternProperties that matches the required member %s, which it judges beside properties", strconv.Quote(name))}, path)
+		}
+	}
+	for _, name := range n.required {
 		if m := n.member(name); m != nil && m.unsure() {
 			c.refuseUnsure(m, append(path[:len(path):len(path)], step{name: name}))
 		}
@@ -899,7 +939,7 @@ func (c *checker) refuseUnsure(n *node, path []step) {
 // n is not closed to it, and its members it must have leave room for it
 // under its maxProperties.
 func (n *node) canCarry(name string) bool {
-	if n.closed && n.props[name] == nil {
+	if n.closedTo(name) {
 		return false
 	}
 	if n.maxProps == nil || n.forces(name) {

@@ -31,8 +31,9 @@
 // the decoders judge them), minimum, maximum, exclusiveMinimum,
 // exclusiveMaximum, multipleOf (in exact decimals: 0.3 is a multiple of
 // 0.1), minLength, maxLength, pattern, minItems, maxItems, uniqueItems
-// (1 equals 1.0), items, properties, required, additionalProperties (true
-// or false), minProperties, maxProperties, dependentRequired (draft 7's
+// (1 equals 1.0), items, properties, required, additionalProperties (true,
+// false or a schema), patternProperties, propertyNames, minProperties,
+// maxProperties, dependentRequired (draft 7's
 // dependencies in the array form), default, at any depth. Before it
 // compares, it inlines every $ref into the same file ($defs or
 // definitions) or to another schema of the catalogue by its $id, merges
@@ -44,6 +45,18 @@
 // tell apart (see the comment on scalars); so where it finds none, there
 // is none.
 //
+// Members an object does not declare are compared region by region: the
+// names are cut by which patterns of patternProperties (of either
+// version) match them, a shortest name of each region found by one
+// search over the product of the automata, and each region's schemas
+// (a pattern's, additionalProperties', or none) compared as a member's.
+// propertyNames is compared as a schema of strings over the names. What
+// neither version changes is no difference: a schema equal in both (JSON
+// equality, $refs inlined) is not compared, whatever keywords it holds,
+// and not, if, then, else, contains, maxContains and dependentSchemas
+// added to an otherwise unchanged schema only narrow it: the direction
+// from the narrower version holds.
+//
 // Two patterns are compared as automata (regexp/syntax's programs over
 // code points, read as ECMA-262 by internal/pattern, with the bounds on
 // the length beside them; an enumeration is a finite language): the
@@ -53,10 +66,15 @@
 // automata exceed the checker's bounds are refused as
 // "undecidable-pattern"; an allOf, oneOf or anyOf that cannot be merged
 // exactly (two different patterns, branches of overlapping types, an
-// enumeration in a branch), as "undecidable-composition". Any other
-// keyword (additionalProperties as a schema, patternProperties,
-// propertyNames, dependentRequired in draft 7 or dependencies in 2020-12,
-// where they mean nothing) is reported as a break with a code of its own,
+// enumeration in a branch), or two patterns of patternProperties that
+// meet in a region of names where the schemas change, as
+// "undecidable-composition"; a pattern of patternProperties that matches
+// a declared member whose schemas change, as "undecidable-pattern"; names
+// a changed propertyNames rejects for which no message can be shown, as
+// "undecidable-property-names". Any other keyword that changes (not, if,
+// then, else, contains, dependentSchemas, dependentRequired in draft 7
+// or dependencies in 2020-12, where they mean nothing) is reported as a
+// break with a code of its own,
 // never passed over, as is an enumeration of arrays or objects against a
 // version that enumerates none ("undecidable-enum").
 //
@@ -75,6 +93,7 @@
 //	min-length-raised, min-length-lowered, max-length-lowered, max-length-raised
 //	min-items-raised, min-items-lowered, max-items-lowered, max-items-raised
 //	additional-properties-closed, additional-properties-opened
+//	property-names-narrowed, property-names-widened
 //	multiple-of-changed a multipleOf changes, and so which numbers pass
 //	pattern-changed     the pattern changes, and so which strings pass
 //	unique-items-added, unique-items-removed
@@ -91,5 +110,6 @@
 //	undecidable-pattern a pattern that is not regular, beside a format, or beyond the bounds
 //	undecidable-composition an allOf, oneOf or anyOf that cannot be merged exactly
 //	undecidable-enum    an enumeration of arrays or objects against none
+//	undecidable-property-names a propertyNames the checker finds no message for
 //	limit-exceeded      a bound, length or number too large to reason about
 package compat

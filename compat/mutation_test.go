@@ -238,7 +238,40 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
-	switch m.pick(31) {
+	switch m.pick(35) {
+	case 34: // a keyword the checker does not decide, added to a member
+		for k, v := range m.anyOf(conjunctPool).(obj) {
+			p[k] = clone(v)
+		}
+		return name + ": conjunct added"
+	case 33: // propertyNames on the object
+		if _, ok := site["propertyNames"]; ok && m.pick(3) == 0 {
+			delete(site, "propertyNames")
+			return "propertyNames removed"
+		}
+		site["propertyNames"] = clone(m.anyOf(namesPool))
+		return "propertyNames set"
+	case 31: // additionalProperties as a schema on the object
+		if _, ok := site["additionalProperties"].(obj); ok && m.pick(3) == 0 {
+			delete(site, "additionalProperties")
+			return "additionalProperties removed"
+		}
+		site["additionalProperties"] = clone(m.anyOf(othersPool))
+		return "additionalProperties set"
+	case 32: // patternProperties on the object
+		pp, _ := site["patternProperties"].(obj)
+		if len(pp) > 0 && m.pick(3) == 0 {
+			delete(site, "patternProperties")
+			return "patternProperties removed"
+		}
+		pp, _ = clone(pp).(obj)
+		if pp == nil {
+			pp = obj{}
+		}
+		pattern := m.anyOf(namePatternPool).(string)
+		pp[pattern] = clone(m.anyOf(othersPool))
+		site["patternProperties"] = pp
+		return "patternProperties " + pattern + " set"
 	case 25: // a pattern, set or removed
 		if _, ok := p["pattern"]; ok && m.pick(3) == 0 {
 			delete(p, "pattern")
@@ -472,6 +505,22 @@ func (m *mutator) mutate(doc obj) string {
 	}
 }
 
+// othersPool and namePatternPool are the schemas and patterns of
+// members an object does not declare: no integer or date-time, which
+// the oracle cannot place there.
+var (
+	othersPool = []any{obj{"type": "string"}, obj{"type": "string", "maxLength": json.Number("2")}, obj{"type": "boolean"},
+		obj{"type": []any{"string", "null"}}, obj{"type": "number", "minimum": json.Number("0")}, obj{"enum": []any{"a", "xy"}}, obj{}}
+	conjunctPool = []any{obj{"not": obj{"enum": []any{"a", "x"}}}, obj{"if": obj{"type": "string"}, "then": obj{"maxLength": json.Number("3")}},
+		obj{"contains": obj{"type": "string"}}, obj{"not": obj{"type": "null"}}}
+	namesPool = []any{obj{"maxLength": json.Number("12")}, obj{"maxLength": json.Number("2")}, obj{"pattern": "^[a-z_]+$"}, obj{"pattern": "^[a-z]"},
+		obj{"minLength": json.Number("2")}, obj{"pattern": "^[a-z_-]+$", "maxLength": json.Number("20")}}
+	namePatternPool = []any{"^x-", "^x-[a-z]+$", "^[A-Z]+$", "^[A-C]", "x", "^y-", "^[a-z]{2}$"}
+	// undeclaredNames are names a corpus sets as members no version
+	// declares, one in each region namePatternPool cuts, or near.
+	undeclaredNames = []string{"x-a", "x-", "X", "AB", "D", "y-1", "zz", "extra"}
+)
+
 // dropMultipleOf removes every multipleOf beside a type without
 // "integer", which a mutation of a schema that holds it (an allOf's
 // branch, a definition) may leave: the oracle judges multipleOf only on
@@ -548,6 +597,19 @@ func varyObject(o obj, a, b obj, emit func(obj)) {
 			names[n.(string)] = true
 		}
 	}
+	if judgesOthers(a) || judgesOthers(b) {
+		values := []any{nil, true, json.Number("0"), json.Number("-1"), json.Number("1.5"), "", "a", "xy", "abc", []any{}, obj{}}
+		for _, name := range undeclaredNames {
+			if names[name] {
+				continue
+			}
+			for _, v := range values {
+				with := clone(o).(obj)
+				with[name] = v
+				emit(with)
+			}
+		}
+	}
 	for _, name := range slices.Sorted(keys(obj(toAny(names)))) {
 		pa, pb := sub(a, name), sub(b, name)
 		same := jsonEq(pa, pb) && inReq(a, name) == inReq(b, name)
@@ -583,6 +645,15 @@ func varyObject(o obj, a, b obj, emit func(obj)) {
 			}
 		}
 	}
+}
+
+// judgesOthers reports whether the object schema s judges members it
+// does not declare by a schema.
+func judgesOthers(s obj) bool {
+	_, addl := s["additionalProperties"].(obj)
+	_, pp := s["patternProperties"].(obj)
+	_, names := s["propertyNames"].(obj)
+	return addl || pp || names
 }
 
 func toAny(m map[string]bool) obj {

@@ -25,7 +25,8 @@ const maxRefDepth = 32
 const maxInlined = 1 << 14
 
 // inlineRefs returns doc with its own $refs inlined where the checker
-// reads schemas: at the root, in properties and in items.
+// reads schemas: at the root, in properties, patternProperties,
+// additionalProperties, propertyNames and items.
 func inlineRefs(doc value, lookup lookupFunc) value {
 	r := refs{budget: new(int), lookup: lookup}.in(doc)
 	*r.budget = maxInlined
@@ -89,7 +90,7 @@ func (r refs) schema(v value, depth int) value {
 	out := &object{members: make([]member, len(o.members))}
 	for i, m := range o.members {
 		switch m.name {
-		case "properties":
+		case "properties", "patternProperties":
 			if props, ok := m.value.(*object); ok {
 				inlined := &object{members: make([]member, len(props.members))}
 				for j, p := range props.members {
@@ -97,7 +98,7 @@ func (r refs) schema(v value, depth int) value {
 				}
 				m.value = inlined
 			}
-		case "items":
+		case "items", "additionalProperties", "propertyNames":
 			m.value = r.schema(m.value, depth)
 		case "allOf", "anyOf", "oneOf":
 			if branches, ok := m.value.([]value); ok {

@@ -323,10 +323,6 @@ func search(a, b side, goals []goal, budget *int) ([]string, []bool, error) {
 	cap := 1 + max(a.minLen, b.minLen, a.maxLen+1, b.maxLen+1)
 	alphabet := classes(a.prog, b.prog)
 	type pstate struct{ a, b, l int }
-	type visit struct {
-		from int
-		r    rune
-	}
 	found := make([]string, len(goals))
 	ok := make([]bool, len(goals))
 	left := len(goals)
@@ -340,14 +336,6 @@ func search(a, b side, goals []goal, budget *int) ([]string, []bool, error) {
 			how = append(how, v)
 		}
 	}
-	text := func(i int) string {
-		var rs []rune
-		for ; how[i].from >= 0; i = how[i].from {
-			rs = append(rs, how[i].r)
-		}
-		slices.Reverse(rs)
-		return string(rs)
-	}
 	add(pstate{0, 0, 0}, visit{from: -1})
 	for i := 0; i < len(queue) && left > 0; i++ {
 		if work > maxRegularWork || budget != nil && work > *budget {
@@ -357,7 +345,7 @@ func search(a, b side, goals []goal, budget *int) ([]string, []bool, error) {
 		aPat, bPat := da.acceptsState(s.a), db.acceptsState(s.b)
 		for g, fn := range goals {
 			if !ok[g] && fn(aPat, a.lengthOK(s.l), bPat, b.lengthOK(s.l)) {
-				found[g], ok[g] = text(i), true
+				found[g], ok[g] = pathText(how, i), true
 				left--
 			}
 		}
@@ -368,6 +356,23 @@ func search(a, b side, goals []goal, budget *int) ([]string, []bool, error) {
 		}
 	}
 	return found, ok, nil
+}
+
+// visit is how a breadth-first search reached a state: from the state
+// at index from (-1 for the start), by the code point r.
+type visit struct {
+	from int
+	r    rune
+}
+
+// pathText returns the string that leads to the state at index i.
+func pathText(how []visit, i int) string {
+	var rs []rune
+	for ; how[i].from >= 0; i = how[i].from {
+		rs = append(rs, how[i].r)
+	}
+	slices.Reverse(rs)
+	return string(rs)
 }
 
 // dfaOf returns the automaton of prog, nil for a node without pattern.

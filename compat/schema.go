@@ -83,6 +83,18 @@ type node struct {
 	// closed is additionalProperties false: no member but those the
 	// object declares.
 	closed bool
+	// addl is additionalProperties as a schema other than {}: it judges
+	// the members neither properties nor patternProperties name; nil
+	// without one.
+	addl *node
+	// patterns is patternProperties, in the schema's order.
+	patterns []patternProp
+	// raw is the schema n is read from, its $refs inlined (nil for a
+	// node the checker makes).
+	raw value
+	// propNames is propertyNames, the schema every member's name (a
+	// string) must pass; nil without one.
+	propNames *node
 	// unique is uniqueItems: no two items equal (1 equals 1.0).
 	unique bool
 	// minProps and maxProps bound an object's count of members; nil
@@ -150,11 +162,22 @@ func (n *node) member(name string) *node {
 			// An extra rule (decision 6) holds for its member whether
 			// or not a version declares it.
 			m := &node{parent: n, seg: msg.Pointer("/properties", name), types: tAll}
+			if others, _ := n.others(name); len(others) == 1 {
+				// Judged by additionalProperties or a pattern too: a
+				// copy of its node, without the answers it keeps.
+				c := *others[0]
+				c.regular, c.examples = nil, nil
+				m = &c
+			}
 			m.apply(r)
 			return m
 		}
 	}
 	if n.isReq[name] {
+		if others, _ := n.others(name); len(others) == 1 {
+			// Required, and judged as a member properties do not name.
+			return others[0]
+		}
 		return &node{parent: n, seg: "/required", types: tAll}
 	}
 	return nil
@@ -237,7 +260,7 @@ func parseSchema(data []byte, name string, lookup lookupFunc) (*node, error) {
 
 // build makes the node of the schema v found at seg under parent.
 func build(v value, parent *node, seg, name string) (*node, error) {
-	n := &node{parent: parent, seg: seg, types: tAll}
+	n := &node{parent: parent, seg: seg, types: tAll, raw: v}
 	if parent != nil {
 		n.draft7 = parent.draft7
 	} else if o, ok := v.(*object); ok {
@@ -418,11 +441,23 @@ func (n *node) keyword(kw string, v value, name string) error {
 			n.closed = !v
 		case *object:
 			if len(v.members) > 0 {
-				n.refuse(kw, "unknown-keyword", "additionalProperties as a schema, which the checker does not compare")
+				addl, err := build(v, n, "/additionalProperties", name)
+				if err != nil {
+					return err
+				}
+				n.addl = addl
 			}
 		default:
 			return errors.New("want a boolean or a schema")
 		}
+	case "patternProperties":
+		return n.readPatternProperties(v, name)
+	case "propertyNames":
+		names, err := build(v, n, "/propertyNames", name)
+		if err != nil {
+			return err
+		}
+		n.propNames = names
 	case "const":
 		// An enumeration of one value; beside an enum, the values both
 		// allow.
@@ -550,6 +585,15 @@ func (n *node) share(budget *int) {
 	}
 	if n.items != nil {
 		n.items.share(budget)
+	}
+	if n.addl != nil {
+		n.addl.share(budget)
+	}
+	for _, p := range n.patterns {
+		p.node.share(budget)
+	}
+	if n.propNames != nil {
+		n.propNames.share(budget)
 	}
 }
 

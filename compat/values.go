@@ -15,28 +15,29 @@ import (
 type reason uint32
 
 const (
-	rType       reason = 1 << iota // not one of the node's types
-	rInt64                         // an integer beyond int64 in a member typed integer (decision 2)
-	rEnum                          // not in the enumeration
-	rFormat                        // not of the format
-	rMinimum                       // below the minimum
-	rMaximum                       // above the maximum
-	rMinLength                     // shorter than the minimum length
-	rPattern                       // does not match the pattern
-	rIMEI                          // neither "" nor a valid IMEI (decision 6)
-	rRequired                      // an object lacks a required member
-	rMember                        // a member or item is rejected
-	rMaxLength                     // longer than the maximum length
-	rExMinimum                     // not above the exclusive minimum
-	rExMaximum                     // not below the exclusive maximum
-	rMinItems                      // fewer items than the minimum
-	rMaxItems                      // more items than the maximum
-	rAdditional                    // a member a closed object does not declare
-	rMultipleOf                    // not a multiple of multipleOf
-	rUnique                        // two items are equal
-	rMinProps                      // fewer members than the minimum
-	rMaxProps                      // more members than the maximum
-	rDependent                     // a member present lacks one it requires
+	rType          reason = 1 << iota // not one of the node's types
+	rInt64                            // an integer beyond int64 in a member typed integer (decision 2)
+	rEnum                             // not in the enumeration
+	rFormat                           // not of the format
+	rMinimum                          // below the minimum
+	rMaximum                          // above the maximum
+	rMinLength                        // shorter than the minimum length
+	rPattern                          // does not match the pattern
+	rIMEI                             // neither "" nor a valid IMEI (decision 6)
+	rRequired                         // an object lacks a required member
+	rMember                           // a member or item is rejected
+	rMaxLength                        // longer than the maximum length
+	rExMinimum                        // not above the exclusive minimum
+	rExMaximum                        // not below the exclusive maximum
+	rMinItems                         // fewer items than the minimum
+	rMaxItems                         // more items than the maximum
+	rAdditional                       // a member a closed object does not declare
+	rMultipleOf                       // not a multiple of multipleOf
+	rUnique                           // two items are equal
+	rMinProps                         // fewer members than the minimum
+	rMaxProps                         // more members than the maximum
+	rDependent                        // a member present lacks one it requires
+	rPropertyNames                    // a member's name is not one propertyNames allows
 )
 
 var (
@@ -55,7 +56,7 @@ func (n *node) unsure() bool {
 		return true
 	}
 	for _, r := range n.required {
-		if m := n.member(r); m != nil && m.unsure() {
+		if m := n.member(r); m != nil && m.unsure() || n.patternJudges(r) {
 			return true
 		}
 	}
@@ -189,8 +190,21 @@ func (n *node) rejects(v value) reason {
 			if p := n.member(m.name); p != nil && p.rejects(m.value) != 0 {
 				r |= rMember
 			}
-			if n.closed && n.props[m.name] == nil {
+			others, closed := n.others(m.name)
+			if closed {
 				r |= rAdditional
+			}
+			for _, p := range others {
+				if p.rejects(m.value) != 0 {
+					r |= rMember
+				}
+			}
+		}
+		if n.propNames != nil {
+			for _, m := range v.members {
+				if n.propNames.rejects(m.name) != 0 {
+					r |= rPropertyNames
+				}
 			}
 		}
 		if n.minProps != nil && len(v.members) < *n.minProps {
@@ -664,7 +678,7 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 		if name == except {
 			continue
 		}
-		if a.closed && a.props[name] == nil {
+		if a.closedTo(name) {
 			// A closed a rejects the member: if a requires it, a
 			// accepts no object at all.
 			if a.isReq[name] {
@@ -706,12 +720,15 @@ func baseObject(a, b *node, except string, strict bool) (*object, bool) {
 func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 	has := func(name string) bool { _, ok := o.get(name); return ok }
 	add := func(name string) bool {
-		if name == except || has(name) || a.closed && a.props[name] == nil {
+		if name == except || has(name) || a.closedTo(name) {
 			return false
 		}
 		an := a.member(name)
 		if an == nil {
-			an = &node{types: tAll}
+			var ok bool
+			if an, ok = a.open(name); !ok {
+				return false
+			}
 		}
 		var bn *node
 		if b != nil {
@@ -780,6 +797,11 @@ func settle(o *object, a, b *node, except string, strict bool) (*object, bool) {
 	}
 	if a.maxProps != nil && len(o.members) > *a.maxProps {
 		return nil, false
+	}
+	for _, m := range o.members {
+		if a.patternJudges(m.name) && !a.accepts(o) {
+			return nil, false // a pattern rejects a value its property allows
+		}
 	}
 	return o, true
 }
