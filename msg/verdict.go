@@ -127,7 +127,7 @@ func marshalHeader(b []byte, x VerdictHolder) ([]byte, error) {
 	case HeaderAppender:
 		return x.AppendHeader(orNew(b)), nil
 	}
-	return marshal(x)
+	return Marshal(x)
 }
 
 // orNew returns b, or if it is nil, a buffer with room for a dead
@@ -139,9 +139,13 @@ func orNew(b []byte) []byte {
 	return b
 }
 
-// marshal returns the JSON of x, without the escapes of '<', '>' and '&'
-// that json.Marshal writes for HTML, which a report has no use for.
-func marshal(x any) ([]byte, error) {
+// Marshal returns the JSON of x as json.Marshal does, but with '<', '>'
+// and '&' written as they are, not as \u003c and so on: a verdict, a
+// report or an answer is read by people and programs, not embedded in
+// HTML, and \u003c for '<' in a message or a value only hides what it
+// says. It is how the library writes its JSON: AppendJSONString writes a
+// string the same way.
+func Marshal(x any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

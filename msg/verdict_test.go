@@ -99,3 +99,17 @@ func TestMarshalHeaderOfASmallVerdictIsItsJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"schema":"core.device","valid":true}`, string(b))
 }
+
+func TestMarshalWritesHTMLCharactersAsTheyAre(t *testing.T) {
+	x := map[string]any{"value": "<b>&amp;</b>", "sep": "\u2028", "n": []int{1}}
+	got, err := msg.Marshal(x)
+	require.NoError(t, err)
+	assert.Equal(t, `{"n":[1],"sep":"\u2028","value":"<b>&amp;</b>"}`, string(got), "no newline after it either")
+	escaped, err := json.Marshal(x)
+	require.NoError(t, err)
+	assert.Contains(t, string(escaped), `\u003cb\u003e`, "what json.Marshal writes instead")
+
+	_, err = msg.Marshal(func() {})
+	var unsupported *json.UnsupportedTypeError
+	assert.ErrorAs(t, err, &unsupported)
+}
