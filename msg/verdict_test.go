@@ -113,3 +113,14 @@ func TestMarshalWritesHTMLCharactersAsTheyAre(t *testing.T) {
 	var unsupported *json.UnsupportedTypeError
 	assert.ErrorAs(t, err, &unsupported)
 }
+
+func ExampleMarshalHeader() {
+	v := msg.Verdict{Schema: "core.device", Version: "1.0"}
+	for i := range 5 {
+		v.Violations = append(v.Violations, &msg.Violation{Path: fmt.Sprintf("/tags/%d", i), Rule: msg.RuleType, Message: "want a string, got a number"})
+	}
+	b, _ := msg.MarshalHeader(&v, 256) // the room a header has
+	fmt.Println(len(b), string(b))
+	// Output:
+	// 227 {"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/tags/0","rule":"type","message":"want a string, got a number"},{"path":"/tags/1","rule":"type","message":"want a string, got a number"}],"omitted":3}
+}

@@ -64,7 +64,7 @@ func (v Verdict) AppendMembers(b []byte) []byte {
 // one for the next call to reuse.
 func (v *Verdict) fitting(size, limit int, one []byte) (int, []byte) {
 	n := len(v.Violations)
-	for k := n - 1; k >= 0; k-- { // size is that of the first k+1
+	for k := n - 1; k >= 0; k-- { // size is the length listing k+1
 		one = v.Violations[k].AppendJSON(one[:0])
 		if k > 0 {
 			size -= len(",") + len(one)
