@@ -1,10 +1,8 @@
 package api
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -528,11 +526,9 @@ func mustEncode(v any) []byte {
 // never sniffed as HTML (nosniff), and a client reads '<' in a violation
 // or a witness as it was.
 func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := msg.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return append(b, '\n'), nil
 }

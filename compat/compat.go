@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,7 +111,7 @@ type Finding struct {
 // MarshalJSON writes the finding with "breaks" as a direction name.
 func (f Finding) MarshalJSON() ([]byte, error) {
 	type plain Finding
-	return marshal(struct {
+	return msg.Marshal(struct {
 		Breaks    string `json:"breaks,omitempty"`
 		Direction string `json:"direction"`
 		plain
@@ -173,7 +172,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	if findings == nil {
 		findings = []Finding{}
 	}
-	return marshal(struct {
+	return msg.Marshal(struct {
 		Name       string    `json:"name"`
 		Old        string    `json:"old"`
 		New        string    `json:"new"`
@@ -184,20 +183,6 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Omitted    int       `json:"omitted,omitempty"`
 		Warnings   []string  `json:"warnings,omitempty"`
 	}{r.New.Name, r.Old.Version, r.New.Version, r.Options.Mode.String(), r.Options.Strict, r.Compatible(), findings, r.Omitted, r.Warnings})
-}
-
-// marshal returns the JSON of v as json.Marshal does, but with '<', '>'
-// and '&' written as they are: a report is read by people and programs,
-// not embedded in HTML, and \u003c for '<' in a witness or a message only
-// hides what it says.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // Compatible reports whether the new version is compatible with the old in

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/imei"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // reason is a set of the causes for which a node rejects a value.
@@ -820,8 +821,7 @@ func appendJSON(b []byte, v value) []byte {
 	case *big.Rat:
 		return append(b, decimal(v)...)
 	case string:
-		s, _ := marshal(v) // '<' as it is, in a witness and in a sentence
-		return append(b, s...)
+		return msg.AppendJSONString(b, v) // '<' as it is, in a witness and in a sentence
 	case []value:
 		b = append(b, '[')
 		for i, e := range v {

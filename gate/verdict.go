@@ -60,8 +60,8 @@ type Verdict struct {
 // AppendHeader appends the JSON of v to b and returns the extended
 // slice: byte for byte what encoding/json writes with SetEscapeHTML(false),
 // Place's members, then msg.Verdict's, then v's own, without reflection.
-// It makes *Verdict a msg.HeaderAppender, which msg.MarshalHeader and
-// Encode write with it. A struct that embeds a Verdict has this method
+// It makes *Verdict a msg.HeaderAppender, which msg.MarshalHeader, and
+// so Encode, write with it. A struct that embeds a Verdict has this method
 // too, which writes none of its own fields: it must implement AppendHeader
 // itself to be written by msg.MarshalHeader.
 func (v *Verdict) AppendHeader(b []byte) []byte {
@@ -105,41 +105,27 @@ func VerdictOf(m catalogue.Message, err error) Verdict {
 	return Verdict{Verdict: msg.VerdictOf(m, err)}
 }
 
-// Encode returns v as JSON, as msg.MarshalHeader writes it, its
-// violations cut to keep it within limit bytes (and msg.MaxVerdictBytes),
-// those cut counted in Omitted: half of those left at a time. With no
+// Encode returns v as JSON, as msg.MarshalHeader writes it: listing the
+// most of its violations that keep it within limit bytes (and
+// msg.MaxVerdictBytes), those left out counted in Omitted. With no
 // violation left, a long handler's Error and then a long Subject (which a
 // producer chooses) are cut too, each ending in "...". It returns an
 // error wrapping ErrTooLarge if v does not fit even then.
-//
-// Each violation is written once to measure it: a round of cuts whose
-// JSON is too long for limit, but not for MarshalHeader to cut, is
-// skipped by its length, not written.
 func (v Verdict) Encode(limit int) ([]byte, error) {
-	var size *sizer
 	for {
-		if size != nil {
-			for len(v.Violations) > 0 {
-				if n := size.of(len(v.Violations), v.Omitted); n <= limit || n > msg.MaxVerdictBytes {
-					break
-				}
-				v.halve()
-			}
-		}
-		b, err := msg.MarshalHeader(&v)
+		b, err := msg.MarshalHeader(&v, limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(b) <= limit {
 			return b, nil
 		}
+		// MarshalHeader wrote more than limit with no violation listed:
+		// leave them out here too, and cut what is the gate's own.
+		v.Omitted += len(v.Violations)
+		v.Violations = nil
 		over := len(b) - limit
 		switch {
-		case len(v.Violations) > 0:
-			if size == nil {
-				size = newSizer(v)
-			}
-			v.halve()
 		case len(v.Error) > 16:
 			v.Error = shorten(v.Error, over)
 		case len(v.Subject) > 16:
@@ -148,47 +134,6 @@ func (v Verdict) Encode(limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: a verdict of %d bytes, with room for %d", ErrTooLarge, len(b), limit)
 		}
 	}
-}
-
-// halve cuts the last half of v's violations, at least one, counted in
-// Omitted.
-func (v *Verdict) halve() {
-	cut := max(1, len(v.Violations)/2)
-	v.Omitted += cut
-	v.Violations = v.Violations[:len(v.Violations)-cut]
-}
-
-// A sizer tells the length of a verdict's JSON, uncut, with the first n
-// of its violations and a given Omitted, without writing it.
-type sizer struct {
-	base int   // the length with no violation and Omitted 0
-	sum  []int // sum[n] is the length of the first n violations' JSON
-}
-
-func newSizer(v Verdict) *sizer {
-	s := &sizer{sum: make([]int, len(v.Violations)+1)}
-	var one []byte
-	for i, x := range v.Violations {
-		one = x.AppendJSON(one[:0])
-		s.sum[i+1] = s.sum[i] + len(one)
-	}
-	v.Violations, v.Omitted = nil, 0
-	s.base = len(v.AppendHeader(one[:0]))
-	return s
-}
-
-// of returns the length of the JSON with n violations and omitted:
-// msg.Verdict.AppendMembers writes them as `,"violations":[...]` and
-// `,"omitted":N`, each left out when empty.
-func (s *sizer) of(n, omitted int) int {
-	size := s.base
-	if n > 0 {
-		size += len(`,"violations":[]`) + s.sum[n] + n - 1
-	}
-	if omitted != 0 {
-		size += len(`,"omitted":`) + len(strconv.Itoa(omitted))
-	}
-	return size
 }
 
 // shorten returns s less at least over bytes (more if its JSON escapes

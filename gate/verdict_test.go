@@ -94,6 +94,29 @@ func TestEncodeStaysWithinItsLimit(t *testing.T) {
 	assert.True(t, errors.Is(err, gate.ErrTooLarge))
 }
 
+// Encode lists the most violations that fit its limit, to the byte: a
+// cut leaves out no more of them than it must, and counts them.
+func TestEncodeListsTheMostViolationsThatFit(t *testing.T) {
+	v := verdict(40)
+	for k := range len(v.Violations) + 1 {
+		w := v
+		w.Violations, w.Omitted = v.Violations[:k], len(v.Violations)-k
+		size := len(w.AppendHeader(nil))
+		for listed, limit := range map[int]int{k: size, k - 1: size - 1} {
+			if listed < 0 {
+				continue
+			}
+			j, err := v.Encode(limit)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(j), limit)
+			got, err := gate.ParseVerdict(j)
+			require.NoError(t, err)
+			assert.Len(t, got.Violations, listed, "within %d bytes", limit)
+			assert.Equal(t, len(v.Violations)-listed, got.Omitted)
+		}
+	}
+}
+
 func ExampleFit() {
 	v := gate.VerdictOf(device.New(), &msg.Error{Violations: []*msg.Violation{{Path: "/imei", Rule: msg.RuleIMEI, Message: "not an IMEI"}}})
 	v.Place = gate.Place{Subject: "fleet.in.x", Stream: "IN", Sequence: 6}

@@ -84,17 +84,20 @@ type VerdictHolder interface{ verdict() *Verdict }
 const MaxVerdictBytes = 32 << 10
 
 // MarshalHeader returns the JSON of x, on one line, as a header carries
-// it: listing as many of its verdict's violations as keep it within
-// MaxVerdictBytes, those it leaves out counted in Omitted. Only the
-// violations are cut: the fields a binding adds are the binding's to
-// bound. x itself is left as it was. Characters are written as they are,
-// but for those encoding/json always escapes ('<', '>' and '&' are not).
+// it: listing the most of its verdict's violations, the first ones, that
+// keep it within limit bytes, and never more than MaxVerdictBytes, those
+// it leaves out counted in Omitted. Only the violations are cut: the
+// fields a binding adds are the binding's to bound, so the JSON is longer
+// than limit when it is even with no violation listed. x itself is left
+// as it was. Characters are written as they are, but for those
+// encoding/json always escapes ('<', '>' and '&' are not).
 //
 // The JSON is encoding/json's, byte for byte, written without reflection
 // for a *Verdict and a HeaderAppender, and by encoding/json for any other
-// holder. Each violation cut is measured once, not the whole written
-// again for each.
-func MarshalHeader(x VerdictHolder) ([]byte, error) {
+// holder. A cut writes the JSON twice, whole and cut, and measures once
+// each violation it leaves out.
+func MarshalHeader(x VerdictHolder, limit int) ([]byte, error) {
+	limit = min(limit, MaxVerdictBytes)
 	v := x.verdict()
 	list, omitted := v.Violations, v.Omitted
 	defer func() { v.Violations, v.Omitted = list, omitted }()
@@ -102,18 +105,14 @@ func MarshalHeader(x VerdictHolder) ([]byte, error) {
 	for {
 		var err error
 		b, err = marshalHeader(b[:0], x)
-		if err != nil || len(b) <= MaxVerdictBytes || len(v.Violations) == 0 {
+		if err != nil || len(b) <= limit || len(v.Violations) == 0 {
 			return b, err
 		}
-		// Cut, from the end, the fewest violations that bring it under
-		// the limit, with room for Omitted to grow by a member and digits.
-		over := len(b) - MaxVerdictBytes + len(`,"omitted":`) + 20
-		n := len(v.Violations)
-		for n > 0 && over > 0 {
-			n--
-			one = v.Violations[n].AppendJSON(one[:0])
-			over -= len(one) + 1 // and its comma
-		}
+		// One round does, unless x's JSON does not hold its verdict's
+		// members as AppendMembers writes them (a field of x's own
+		// shadows one): each round cuts at least one violation.
+		var n int
+		n, one = v.fitting(len(b), limit, one)
 		v.Omitted += len(v.Violations) - n
 		v.Violations = v.Violations[:n]
 	}
@@ -128,7 +127,7 @@ func marshalHeader(b []byte, x VerdictHolder) ([]byte, error) {
 	case HeaderAppender:
 		return x.AppendHeader(orNew(b)), nil
 	}
-	return marshal(x)
+	return Marshal(x)
 }
 
 // orNew returns b, or if it is nil, a buffer with room for a dead
@@ -140,9 +139,13 @@ func orNew(b []byte) []byte {
 	return b
 }
 
-// marshal returns the JSON of x, without the escapes of '<', '>' and '&'
-// that json.Marshal writes for HTML, which a report has no use for.
-func marshal(x any) ([]byte, error) {
+// Marshal returns the JSON of x as json.Marshal does, but with '<', '>'
+// and '&' written as they are, not as \u003c and so on: a verdict, a
+// report or an answer is read by people and programs, not embedded in
+// HTML, and \u003c for '<' in a message or a value only hides what it
+// says. It is how the library writes its JSON: AppendJSONString writes a
+// string the same way.
+func Marshal(x any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -76,9 +76,9 @@ func TestMarshalHeaderCapsTheViolationsOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(whole), msg.MaxVerdictBytes, "the test must need a cut")
 
-	b, err := msg.MarshalHeader(x)
+	b, err := msg.MarshalHeader(x, 1<<30)
 	require.NoError(t, err)
-	assert.LessOrEqual(t, len(b), msg.MaxVerdictBytes)
+	assert.LessOrEqual(t, len(b), msg.MaxVerdictBytes, "never more than MaxVerdictBytes")
 	assert.NotContains(t, string(b), "\n")
 	assert.Contains(t, string(b), "<x>", "no HTML escapes")
 	var back located
@@ -87,8 +87,7 @@ func TestMarshalHeaderCapsTheViolationsOnly(t *testing.T) {
 	assert.Equal(t, 2, back.Deliveries)
 	assert.NotEmpty(t, back.Violations)
 	assert.Equal(t, len(list)+5, len(back.Violations)+back.Omitted, "every violation is listed or counted")
-	one, _ := json.Marshal(list[0])
-	assert.Greater(t, len(b), msg.MaxVerdictBytes-2*len(one), "it cuts no more than it must")
+	checkHeader(t, x, &x.Verdict, msg.MaxVerdictBytes, b)
 
 	assert.Len(t, x.Violations, msg.MaxViolations, "x is left as it was")
 	assert.Equal(t, 5, x.Omitted)
@@ -96,7 +95,32 @@ func TestMarshalHeaderCapsTheViolationsOnly(t *testing.T) {
 
 func TestMarshalHeaderOfASmallVerdictIsItsJSON(t *testing.T) {
 	v := msg.Verdict{Schema: "core.device", Valid: true}
-	b, err := msg.MarshalHeader(&v)
+	b, err := msg.MarshalHeader(&v, msg.MaxVerdictBytes)
 	require.NoError(t, err)
 	assert.Equal(t, `{"schema":"core.device","valid":true}`, string(b))
+}
+
+func TestMarshalWritesHTMLCharactersAsTheyAre(t *testing.T) {
+	x := map[string]any{"value": "<b>&amp;</b>", "sep": "\u2028", "n": []int{1}}
+	got, err := msg.Marshal(x)
+	require.NoError(t, err)
+	assert.Equal(t, `{"n":[1],"sep":"\u2028","value":"<b>&amp;</b>"}`, string(got), "no newline after it either")
+	escaped, err := json.Marshal(x)
+	require.NoError(t, err)
+	assert.Contains(t, string(escaped), `\u003cb\u003e`, "what json.Marshal writes instead")
+
+	_, err = msg.Marshal(func() {})
+	var unsupported *json.UnsupportedTypeError
+	assert.ErrorAs(t, err, &unsupported)
+}
+
+func ExampleMarshalHeader() {
+	v := msg.Verdict{Schema: "core.device", Version: "1.0"}
+	for i := range 5 {
+		v.Violations = append(v.Violations, &msg.Violation{Path: fmt.Sprintf("/tags/%d", i), Rule: msg.RuleType, Message: "want a string, got a number"})
+	}
+	b, _ := msg.MarshalHeader(&v, 256) // the room a header has
+	fmt.Println(len(b), string(b))
+	// Output:
+	// 227 {"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/tags/0","rule":"type","message":"want a string, got a number"},{"path":"/tags/1","rule":"type","message":"want a string, got a number"}],"omitted":3}
 }

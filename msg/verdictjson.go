@@ -54,6 +54,41 @@ func (v Verdict) AppendMembers(b []byte) []byte {
 	return b
 }
 
+// fitting returns how many of v's violations, the first ones, its JSON
+// lists within limit bytes, when it is size bytes long listing them all:
+// the most that fit, and 0 if none do; fewer than it lists, whatever the
+// limit. It knows the size of each shorter list from that of each
+// violation it leaves out, which it writes once into one, and from how
+// AppendMembers writes the members it cuts: `,"violations":[...]`, left
+// out when empty, and `,"omitted":N`, left out when N is 0. It returns
+// one for the next call to reuse.
+func (v *Verdict) fitting(size, limit int, one []byte) (int, []byte) {
+	n := len(v.Violations)
+	for k := n - 1; k >= 0; k-- { // size is the length listing k+1
+		one = v.Violations[k].AppendJSON(one[:0])
+		if k > 0 {
+			size -= len(",") + len(one)
+		} else {
+			size -= len(`,"violations":[]`) + len(one)
+		}
+		size += omittedSize(v.Omitted+n-k) - omittedSize(v.Omitted+n-k-1)
+		if size <= limit {
+			return k, one
+		}
+	}
+	return 0, one
+}
+
+// omittedSize returns the length of the "omitted" member AppendMembers
+// writes for n: none for 0.
+func omittedSize(n int) int {
+	if n == 0 {
+		return 0
+	}
+	var digits [20]byte
+	return len(`,"omitted":`) + len(strconv.AppendInt(digits[:0], int64(n), 10))
+}
+
 // AppendJSON appends the JSON of v to b, as encoding/json writes it with
 // SetEscapeHTML(false), and returns the extended slice; a nil v is null.
 func (v *Violation) AppendJSON(b []byte) []byte {

@@ -129,8 +129,8 @@ func (x *fastLocated) AppendHeader(b []byte) []byte {
 }
 
 // The hand-written JSON of a verdict is encoding/json's, byte for byte,
-// for the verdict alone and for a struct that embeds it, whole and cut
-// by MarshalHeader as it cut them with encoding/json.
+// for the verdict alone and for a struct that embeds it, whole and cut by
+// MarshalHeader to the most violations that fit the limit.
 func TestAppendJSONIsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	cut := 0
@@ -140,59 +140,107 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 		for _, x := range v.Violations {
 			same(t, encodingJSON(t, x), x.AppendJSON(nil), "Violation.AppendJSON")
 		}
-		want := marshalHeaderByReflection(t, &v)
-		if len(want) < len(encodingJSON(t, v)) {
+		limit := msg.MaxVerdictBytes
+		if i%2 == 1 {
+			limit = r.IntN(2 * len(v.AppendJSON(nil)))
+		}
+		got, err := msg.MarshalHeader(&v, limit)
+		require.NoError(t, err)
+		checkHeader(t, &v, &v, limit, got)
+		if len(got) < len(v.AppendJSON(nil)) {
 			cut++
 		}
-		got, err := msg.MarshalHeader(&v)
-		require.NoError(t, err)
-		same(t, want, got, "MarshalHeader of a *Verdict")
 
 		l := located{Subject: hostileString(r, 5), Verdict: v, Deliveries: r.IntN(3)}
-		want = marshalHeaderByReflection(t, &l)
-		got, err = msg.MarshalHeader(&l)
+		got, err = msg.MarshalHeader(&l, limit)
 		require.NoError(t, err)
-		same(t, want, got, "MarshalHeader of a holder msg does not know of")
-		got, err = msg.MarshalHeader(&fastLocated{l})
+		checkHeader(t, &l, &l.Verdict, limit, got)
+		fast, err := msg.MarshalHeader(&fastLocated{l}, limit)
 		require.NoError(t, err)
-		same(t, want, got, "MarshalHeader of a HeaderAppender")
+		same(t, got, fast, "MarshalHeader of a HeaderAppender")
 	}
-	assert.Greater(t, cut, 20, "the test must cut some verdicts")
+	assert.Greater(t, cut, 100, "the test must cut many verdicts")
 }
 
-// marshalHeaderByReflection is MarshalHeader as it was written before it
-// wrote JSON by hand: encoding/json, again for each round of cuts.
-func marshalHeaderByReflection(t testing.TB, x msg.VerdictHolder) []byte {
-	var v *msg.Verdict
-	switch x := x.(type) {
-	case *msg.Verdict:
-		v = x
-	case *located:
-		v = &x.Verdict
+// checkHeader fails t unless got is the JSON of x, whose verdict is v,
+// that MarshalHeader(x, limit) must write: encoding/json's, byte for
+// byte, listing the first k of v's violations and counting the rest in
+// Omitted; within limit (and MaxVerdictBytes) unless k is 0; and k the
+// most that fit there.
+//
+// That no more fit, it checks for two counts only: the JSON grows with
+// each violation listed (by 5 bytes at least, as Omitted shrinks by a
+// digit at most), but where Omitted would be 0, and its member left out.
+// So listing k+1 violations, and listing as many as make Omitted 0, are
+// the shortest of those that list more than k.
+func checkHeader(t testing.TB, x msg.VerdictHolder, v *msg.Verdict, limit int, got []byte) {
+	t.Helper()
+	limit = min(limit, msg.MaxVerdictBytes)
+	var listed struct {
+		Violations []json.RawMessage `json:"violations"`
 	}
+	require.NoError(t, json.Unmarshal(got, &listed), "%s", got)
+	k := len(listed.Violations)
+	require.LessOrEqual(t, k, len(v.Violations))
+	same(t, listing(t, x, v, k), got, "MarshalHeader")
+	if k > 0 && len(got) > limit {
+		t.Fatalf("MarshalHeader listed %d violations in %d bytes, over its limit of %d", k, len(got), limit)
+	}
+	for _, more := range []int{k + 1, len(v.Violations) + v.Omitted} {
+		if more <= k || more > len(v.Violations) {
+			continue
+		}
+		if b := listing(t, x, v, more); len(b) <= limit {
+			t.Fatalf("MarshalHeader listed %d violations in %d bytes, but %d fit in %d, within %d", k, len(got), more, len(b), limit)
+		}
+	}
+}
+
+// listing returns the JSON of x, whose verdict is v, written by
+// encoding/json listing the first n of v's violations, the others counted
+// in Omitted; it leaves x as it was.
+func listing(t testing.TB, x msg.VerdictHolder, v *msg.Verdict, n int) []byte {
 	list, omitted := v.Violations, v.Omitted
 	defer func() { v.Violations, v.Omitted = list, omitted }()
-	for {
-		b := encodingJSON(t, x)
-		if len(b) <= msg.MaxVerdictBytes || len(v.Violations) == 0 {
-			return b
+	v.Omitted += len(v.Violations) - n
+	v.Violations = v.Violations[:n]
+	return encodingJSON(t, x)
+}
+
+// A cut lists the most violations that fit, the fewest left out: down to
+// the byte, and where listing fewer would be longer, as when the count of
+// those left out makes its member appear, or makes a negative Omitted 0.
+func TestMarshalHeaderListsTheMostThatFit(t *testing.T) {
+	one := &msg.Violation{Path: "/a", Rule: msg.RuleType, Message: "want a string"}
+	for _, v := range []msg.Verdict{
+		{Schema: "core.device", Violations: []*msg.Violation{one, one, one, one, one, one, one, one, one, one, one}},
+		{Schema: "core.device", Violations: []*msg.Violation{one, one, one}, Omitted: 98},
+		{Schema: "core.device", Violations: []*msg.Violation{one, nil, nil, one}, Omitted: -2},
+		{Schema: "core.device", Violations: []*msg.Violation{nil, nil, nil}},
+		{Schema: "core.device", Violations: []*msg.Violation{nil, nil, one}, Omitted: -1},
+	} {
+		for k := range len(v.Violations) + 1 {
+			size := len(listing(t, &v, &v, k))
+			for _, limit := range []int{size - 1, size, size + 1} {
+				most := -1 // listing none is the JSON MarshalHeader writes when none fit
+				for n := range len(v.Violations) + 1 {
+					if len(listing(t, &v, &v, n)) <= limit {
+						most = n
+					}
+				}
+				got, err := msg.MarshalHeader(&v, limit)
+				require.NoError(t, err)
+				same(t, listing(t, &v, &v, max(most, 0)), got, fmt.Sprintf("MarshalHeader(%s, %d)", v.AppendJSON(nil), limit))
+			}
 		}
-		over := len(b) - msg.MaxVerdictBytes + len(`,"omitted":`) + 20
-		n := len(v.Violations)
-		for n > 0 && over > 0 {
-			n--
-			over -= len(encodingJSON(t, v.Violations[n])) + 1
-		}
-		v.Omitted += len(v.Violations) - n
-		v.Violations = v.Violations[:n]
 	}
 }
 
 func FuzzAppendJSON(f *testing.F) {
-	f.Add("core.device", "1.0", false, "/imei", "imei", "not an IMEI", `"1"`, 3, uint8(2))
-	f.Add("", "", true, "", "", "", "", 0, uint8(0))
-	f.Add("<&>", "\u2028", false, "\x00\x1f\x7f", "\xff", "\"\\\b\f\n\r\t", "\xe2\x80", -1, uint8(255))
-	f.Fuzz(func(t *testing.T, schema, version string, valid bool, path, rule, message, value string, omitted int, n uint8) {
+	f.Add("core.device", "1.0", false, "/imei", "imei", "not an IMEI", `"1"`, 3, uint8(2), 32<<10)
+	f.Add("", "", true, "", "", "", "", 0, uint8(0), 0)
+	f.Add("<&>", "\u2028", false, "\x00\x1f\x7f", "\xff", "\"\\\b\f\n\r\t", "\xe2\x80", -1, uint8(255), 3000)
+	f.Fuzz(func(t *testing.T, schema, version string, valid bool, path, rule, message, value string, omitted int, n uint8, limit int) {
 		v := msg.Verdict{Schema: schema, Version: version, Valid: valid, Omitted: omitted}
 		if n&1 == 1 {
 			v.Violations = []*msg.Violation{}
@@ -208,9 +256,9 @@ func FuzzAppendJSON(f *testing.F) {
 			v.Violations = append(v.Violations, x)
 		}
 		same(t, encodingJSON(t, v), v.AppendJSON(nil), "AppendJSON")
-		got, err := msg.MarshalHeader(&v)
+		got, err := msg.MarshalHeader(&v, limit)
 		require.NoError(t, err)
-		same(t, marshalHeaderByReflection(t, &v), got, "MarshalHeader")
+		checkHeader(t, &v, &v, limit, got)
 	})
 }
 
@@ -232,7 +280,7 @@ func BenchmarkMarshalHeader(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := msg.MarshalHeader(c.x); err != nil {
+				if _, err := msg.MarshalHeader(c.x, msg.MaxVerdictBytes); err != nil {
 					b.Fatal(err)
 				}
 			}
