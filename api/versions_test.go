@@ -2,9 +2,7 @@ package api
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,9 +34,7 @@ func TestValidateJudgesByTheNamedVersion(t *testing.T) {
 		"2.0": http.StatusUnprocessableEntity,
 		"1.2": http.StatusNotFound,
 	} {
-		req := httptest.NewRequest(http.MethodPost, "/api/schemas/demo.sensor/versions/"+version+"/validate", strings.NewReader(body))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
+		w := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/"+version+"/validate", body)
 		assert.Equal(t, want, w.Code, "%s: %s", version, w.Body)
 		if want == http.StatusUnprocessableEntity {
 			assert.Contains(t, w.Body.String(), `"path":"/location"`, version)
