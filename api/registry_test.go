@@ -105,7 +105,7 @@ func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
 }
 
 func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions", "")
 	assert.JSONEq(t, `[1,2,3]`, rec.Body.String())
 
@@ -166,7 +166,7 @@ func TestRegisterReturnsTheIDOfASchemaInTheCatalogue(t *testing.T) {
 
 func TestRegisterRefusesANewVersionWithItsCompatibilityReport(t *testing.T) {
 	// The breaking 1.2, offered to the fixture catalogue, which lacks it.
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	candidate := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
 
 	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/demo.sensor/versions", schemaRequest(t, candidate)), ErrorReadOnly)
@@ -176,7 +176,7 @@ func TestRegisterRefusesANewVersionWithItsCompatibilityReport(t *testing.T) {
 }
 
 func TestRegistryCompatibilityProvesEachBreakWithAMessage(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	breaking := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
 	compatible := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
 
@@ -235,7 +235,7 @@ func TestRegistryCompatibilityProvesEachBreakWithAMessage(t *testing.T) {
 // format, as the catalogue's route does in its own, a verbose that is
 // not true or false and a comparison when every place is taken.
 func TestRegistryCompatibilityRefusesABadVerboseAndAnswers503WhenBusy(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	request := schemaRequest(t, readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
 	const path = "/api/registry/compatibility/subjects/demo.sensor/versions/1"
 
