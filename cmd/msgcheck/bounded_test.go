@@ -113,20 +113,21 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 		f.WriteString(`{"message_type":"core.association","tags":[1`)
 		repeat(",1", big/2-40)
 		f.WriteString("]}\n")
-		f.WriteString(`{"message_type":"core.association"`)
-		for i, n := 0, 40; n < big-24; i++ {
-			m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
-			f.WriteString(m)
-			n += len(m)
+		// Members named 0, 1, 2… in base 36, each with the value 0, until
+		// the line, n bytes long so far, is just below the limit.
+		distinct := func(w *bufio.Writer, n int) {
+			for i := 0; n < big-24; i++ {
+				m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
+				w.WriteString(m)
+				n += len(m)
+			}
 		}
-		f.WriteString("}\n")
 		w := bufio.NewWriter(f)
+		w.WriteString(`{"message_type":"core.association"`)
+		distinct(w, 40)
+		w.WriteString("}\n")
 		w.WriteString(`{"message_type":"core.vehicle","meta":{"_":0`)
-		for i, n := 0, 48; n < big-24; i++ {
-			m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
-			w.WriteString(m)
-			n += len(m)
-		}
+		distinct(w, 48)
 		w.WriteString("}}\n")
 		require.NoError(t, w.Flush())
 	}
