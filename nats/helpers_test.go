@@ -1,14 +1,12 @@
 package nats
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/fleetkit/catalogue/association"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -153,18 +152,7 @@ func (b *broker) count(stream string) uint64 {
 // corpus returns the non-blank lines of the sample stream, with their
 // line numbers.
 func corpus(t testing.TB) (lines [][]byte, numbers []int) {
-	f, err := os.Open("../testdata/messages.ndjson")
-	require.NoError(t, err)
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for n := 1; s.Scan(); n++ {
-		if line := s.Bytes(); len(bytes.TrimSpace(line)) > 0 {
-			lines = append(lines, bytes.Clone(line))
-			numbers = append(numbers, n)
-		}
-	}
-	require.NoError(t, s.Err())
-	return lines, numbers
+	return sample.Lines(t, "../testdata/messages.ndjson")
 }
 
 // gen makes random messages of the four schemas.
