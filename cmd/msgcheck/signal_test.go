@@ -37,6 +37,31 @@ func TestCheckStopsOnTheFirstSignalWhileOpeningAFIFO(t *testing.T) {
 	c.interrupt(t, os.Interrupt)
 }
 
+// TestCheckStopsOnTheFirstSignalWhileStdinIsIdle pins that one signal ends
+// a check whose standard input is open but quiet, as in `tail -f log |
+// msgcheck check`: exit 2, "interrupted" and the summary, at once.
+func TestCheckStopsOnTheFirstSignalWhileStdinIsIdle(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM or SIGINT to send on windows")
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(binary, "check")
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			c := startCheck(t, cmd)
+
+			// More than a pipe holds: once the write returns, check is
+			// reading, so it handles signals. Then stdin goes quiet.
+			_, err = io.WriteString(stdin, strings.Repeat(validEvent+"\n", 1<<20/len(validEvent)))
+			require.NoError(t, err)
+			time.Sleep(100 * time.Millisecond) // time to judge it all and wait in Read
+			c.interrupt(t, sig)
+		})
+	}
+}
+
 // A checkProcess is msgcheck check running in a process of its own.
 type checkProcess struct {
 	cmd            *exec.Cmd
