@@ -270,10 +270,8 @@ func (h *handler) versions(w http.ResponseWriter, r *http.Request) {
 // schema serves GET /api/schemas/{name}/versions/{version}: the file as
 // published, cacheable forever, since a published version never changes.
 func (h *handler) schema(w http.ResponseWriter, r *http.Request) {
-	name, version := r.PathValue("name"), r.PathValue("version")
-	f, ok := h.files[key{name, version}]
+	_, _, f, ok := h.file(w, r)
 	if !ok {
-		h.notFound(w, r, name, version)
 		return
 	}
 	// A 304 must carry the ETag and Cache-Control a 200 would (RFC 9110,
@@ -298,9 +296,8 @@ func (h *handler) schema(w http.ResponseWriter, r *http.Request) {
 // judged by exactly that version's file (decision 13), not by the latest.
 // Whatever the body's Content-Type, its bytes are what is judged.
 func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
-	name, version := r.PathValue("name"), r.PathValue("version")
-	if _, ok := h.files[key{name, version}]; !ok {
-		h.notFound(w, r, name, version)
+	name, version, _, ok := h.file(w, r)
+	if !ok {
 		return
 	}
 	body, release, ok := h.readBody(w, r, MaxMessageBytes, "message", "too many messages are being judged")
@@ -345,10 +342,6 @@ func (h *handler) noType(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, r, http.StatusInternalServerError, err.Error())
 }
 
-// readFailure returns the status and the text of the answer to a request
-// whose body could not be read: what went wrong, in the client's terms,
-// never the error's own text, which names socket addresses and Go's
-// internals.
 // readBody reads the request body, what (such as "message") of at most
 // limit bytes, while it holds one of the handler's places for bodies, so
 // that the memory bodies take stays bounded however many requests come.
@@ -384,6 +377,10 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, 
 	return body, release, true
 }
 
+// readFailure returns the status and the text of the answer to a request
+// whose body could not be read: what went wrong, in the client's terms,
+// never the error's own text, which names socket addresses and Go's
+// internals.
 func readFailure(err error) (int, string) {
 	const text = "the request body could not be read"
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
@@ -406,6 +403,17 @@ func hasCloudEvents(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// file returns the schema file the request's path names, with its name
+// and version, or answers 404 and returns false.
+func (h *handler) file(w http.ResponseWriter, r *http.Request) (name, version string, f file, ok bool) {
+	name, version = r.PathValue("name"), r.PathValue("version")
+	f, ok = h.files[key{name, version}]
+	if !ok {
+		h.notFound(w, r, name, version)
+	}
+	return name, version, f, ok
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not

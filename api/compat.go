@@ -21,6 +21,40 @@ const MaxSchemaBytes = 128 << 10
 // clients, served. It is the process's, like its CPUs.
 var comparing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 
+// answerFunc writes an error answer in a route's format: writeError's
+// for the catalogue's routes, registryError's for the registry's.
+type answerFunc func(w http.ResponseWriter, r *http.Request, status int, text string)
+
+// startComparing takes one of comparing's places for the request, or,
+// when none is free, answers 503 with Retry-After through answer and
+// returns false. Otherwise the caller must call release once it has
+// compared.
+func startComparing(w http.ResponseWriter, r *http.Request, answer answerFunc) (release func(), ok bool) {
+	select {
+	case comparing <- struct{}{}:
+		return func() { <-comparing }, true
+	default:
+		w.Header().Set("Retry-After", retryAfter)
+		answer(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry later")
+		return nil, false
+	}
+}
+
+// queryBool returns the value of the request's query parameter name,
+// true or false, false when absent; for any other value it answers 400
+// through answer and returns ok false.
+func queryBool(w http.ResponseWriter, r *http.Request, name string, answer answerFunc) (value, ok bool) {
+	switch q := r.URL.Query().Get(name); q {
+	case "", "false":
+		return false, true
+	case "true":
+		return true, true
+	default:
+		answer(w, r, http.StatusBadRequest, fmt.Sprintf("%s %q is not true or false", name, q))
+		return false, false
+	}
+}
+
 // compatibility serves POST
 // /api/schemas/{name}/versions/{version}/compatibility: the request body
 // is a candidate schema file, a proposed version of the named schema, and
@@ -33,10 +67,8 @@ var comparing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 // route (see MaxBodies), and the comparison one of comparing's: when
 // either is full the answer is 503 with Retry-After, at once.
 func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
-	name, version := r.PathValue("name"), r.PathValue("version")
-	f, ok := h.files[key{name, version}]
+	name, _, f, ok := h.file(w, r)
 	if !ok {
-		h.notFound(w, r, name, version)
 		return
 	}
 	opt := compat.Options{Mode: compat.Full}
@@ -49,12 +81,7 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 		}
 		opt.Mode = mode
 	}
-	switch q.Get("strict") {
-	case "", "false":
-	case "true":
-		opt.Strict = true
-	default:
-		writeError(w, r, http.StatusBadRequest, fmt.Sprintf("strict %q is not true or false", q.Get("strict")))
+	if opt.Strict, ok = queryBool(w, r, "strict", writeError); !ok {
 		return
 	}
 
@@ -66,14 +93,11 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	// Only then a place to compute, so that a slow client holds none.
-	select {
-	case comparing <- struct{}{}:
-		defer func() { <-comparing }()
-	default:
-		w.Header().Set("Retry-After", retryAfter)
-		writeError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry later")
+	done, ok := startComparing(w, r, writeError)
+	if !ok {
 		return
 	}
+	defer done()
 	candidate, err := schemas.Parse(body)
 	if err != nil {
 		writeError(w, r, http.StatusUnprocessableEntity, "not a schema file: "+err.Error())

@@ -16,14 +16,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/fixture"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
-func fixtureHandler(t *testing.T, dir string) *handler {
+// fixtureHandler serves the fixture catalogue (testdata/fixture), and
+// judges messages by its generated types, reached through their table
+// as catalogue reaches the published ones'.
+func fixtureHandler(t *testing.T) *handler {
 	t.Helper()
-	c, err := schemas.Load(os.DirFS(dir))
+	c, err := schemas.Load(os.DirFS("../testdata/fixture"))
 	require.NoError(t, err)
-	return newHandler(c.All(), catalogue.CheckAs) // the compatibility route decodes no message
+	checkAs := func(name, version string, data []byte) (*msg.Kind, error) {
+		k := fixture.Kinds.Lookup(name, version)
+		return k, k.Check(data)
+	}
+	return newHandler(c.All(), checkAs)
 }
 
 func do(h http.Handler, method, target, body string) *httptest.ResponseRecorder {
@@ -41,7 +50,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 func TestVersionsListsEveryVersionInNumericOrder(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	rec := do(h, http.MethodGet, "/api/schemas/demo.sensor/versions", "")
 	require.Equal(t, http.StatusOK, rec.Code)
 	var list []struct{ Name, Version, ID, URL string }
@@ -85,7 +94,7 @@ type report struct {
 }
 
 func TestCompatibilityAnswers200WithTheReport(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	breaking := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
 	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.1/compatibility", breaking)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -142,7 +151,7 @@ func TestCompatibilityOnThePublishedCatalogue(t *testing.T) {
 }
 
 func TestCompatibilityStatuses(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	good := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
 	for _, tc := range []struct {
 		target, body string
@@ -174,7 +183,7 @@ func TestCompatibilityStatuses(t *testing.T) {
 }
 
 func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	for range cap(comparing) {
 		comparing <- struct{}{}
 	}
@@ -191,7 +200,7 @@ func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {
 }
 
 func TestCompatibilityTakesAPlaceAmongTheBodies(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	for range cap(h.bodies) {
 		h.bodies <- struct{}{}
 	}
@@ -206,7 +215,7 @@ func TestCompatibilityTakesAPlaceAmongTheBodies(t *testing.T) {
 }
 
 func TestCompatibilityReadsAChunkedBodyOverTheLimitAs413(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	req := httptest.NewRequest(http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", strings.NewReader(strings.Repeat(" ", MaxSchemaBytes+1)))
 	req.ContentLength = -1 // unknown, as with chunked encoding: the reader must stop it
 	rec := httptest.NewRecorder()
@@ -217,7 +226,7 @@ func TestCompatibilityReadsAChunkedBodyOverTheLimitAs413(t *testing.T) {
 // TestCompatibilityReportWritesAngleBracketsAsTheyAre pins that the
 // report shows '<' as '<', not as the \u003c that HTML escaping writes.
 func TestCompatibilityReportWritesAngleBracketsAsTheyAre(t *testing.T) {
-	h := fixtureHandler(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	candidate := strings.Replace(readFile(t, "../testdata/fixture/demo.sensor-1.1.json"), `"humidity"`, `"humidity", "<b>&"`, 1)
 	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.1/compatibility", candidate)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

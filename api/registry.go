@@ -481,27 +481,19 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 		}
 		against = []*registered{v}
 	}
-	verbose := false
-	switch q := r.URL.Query().Get("verbose"); q {
-	case "", "false":
-	case "true":
-		verbose = true
-	default:
-		registryError(w, r, http.StatusBadRequest, fmt.Sprintf("verbose %s is not true or false", strconv.Quote(q)))
+	verbose, ok := queryBool(w, r, "verbose", registryError)
+	if !ok {
 		return
 	}
 	req, _, ok := g.readRequest(w, r)
 	if !ok {
 		return
 	}
-	select {
-	case comparing <- struct{}{}:
-		defer func() { <-comparing }()
-	default:
-		w.Header().Set("Retry-After", retryAfter)
-		registryError(w, r, http.StatusServiceUnavailable, "busy comparing other schemas: retry later")
+	done, ok := startComparing(w, r, registryError)
+	if !ok {
 		return
 	}
+	defer done()
 	messages, compatible, err := g.compare(s, against, []byte(req.Schema))
 	if err != nil {
 		registryError(w, r, ErrorInvalidSchema, err.Error())

@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -106,15 +104,8 @@ func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
 	assert.Panics(t, func() { Handler(Subjects(map[string]string{"t-value": "core.nothing"})) })
 }
 
-func fixtureRegistry(t *testing.T, dir string) *handler {
-	t.Helper()
-	c, err := schemas.Load(os.DirFS(dir))
-	require.NoError(t, err)
-	return newHandler(c.All(), catalogue.CheckAs)
-}
-
 func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
-	h := fixtureRegistry(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions", "")
 	assert.JSONEq(t, `[1,2,3]`, rec.Body.String())
 
@@ -175,7 +166,7 @@ func TestRegisterReturnsTheIDOfASchemaInTheCatalogue(t *testing.T) {
 
 func TestRegisterRefusesANewVersionWithItsCompatibilityReport(t *testing.T) {
 	// The breaking 1.2, offered to the fixture catalogue, which lacks it.
-	h := fixtureRegistry(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	candidate := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
 
 	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/demo.sensor/versions", schemaRequest(t, candidate)), ErrorReadOnly)
@@ -185,7 +176,7 @@ func TestRegisterRefusesANewVersionWithItsCompatibilityReport(t *testing.T) {
 }
 
 func TestRegistryCompatibilityProvesEachBreakWithAMessage(t *testing.T) {
-	h := fixtureRegistry(t, "../testdata/fixture")
+	h := fixtureHandler(t)
 	breaking := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
 	compatible := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
 
@@ -237,6 +228,30 @@ func TestRegistryCompatibilityProvesEachBreakWithAMessage(t *testing.T) {
 	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", schemaRequest(t, `{"title":"x"}`)), ErrorInvalidSchema)
 	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", schemaRequest(t, readFile(t, "../schemas/core.device-1.0.json"))), ErrorInvalidSchema)
 	wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/9", schemaRequest(t, compatible)), ErrorVersionNotFound)
+}
+
+// TestRegistryCompatibilityRefusesABadVerboseAndAnswers503WhenBusy pins
+// that the registry's compatibility route answers in the protocol's
+// format, as the catalogue's route does in its own, a verbose that is
+// not true or false and a comparison when every place is taken.
+func TestRegistryCompatibilityRefusesABadVerboseAndAnswers503WhenBusy(t *testing.T) {
+	h := fixtureHandler(t)
+	request := schemaRequest(t, readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	const path = "/api/registry/compatibility/subjects/demo.sensor/versions/1"
+
+	msg := wantError(t, do(h, http.MethodPost, path+"?verbose=yes", request), http.StatusBadRequest)
+	assert.Equal(t, `verbose "yes" is not true or false`, msg)
+
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	rec := do(h, http.MethodPost, path, request)
+	for range cap(comparing) {
+		<-comparing
+	}
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.Equal(t, "busy comparing other schemas: retry later", wantError(t, rec, http.StatusServiceUnavailable))
+	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, path, request).Code, "places are given back")
 }
 
 func TestRegistryRequestsThatAreNotJSONSchemas(t *testing.T) {

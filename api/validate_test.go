@@ -51,9 +51,7 @@ func validatePath(name, version string) string {
 // post sends body to the handler; a nil body is an empty one.
 func post(t *testing.T, path string, body io.Reader) *httptest.ResponseRecorder {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, body))
-	return rec
+	return send(t, http.MethodPost, path, body, nil)
 }
 
 // verdictOf checks that rec is a JSON answer and decodes it.
@@ -254,21 +252,7 @@ func TestValidateOtherMethodsAre405WithAllowPost(t *testing.T) {
 		validatePath("core.device", "1.0"),
 	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions}
-	for _, path := range paths {
-		for _, method := range methods {
-			t.Run(method+" "+path, func(t *testing.T) {
-				rec := serve(t, method, path, nil)
-				require.Equal(t, http.StatusMethodNotAllowed, rec.Code)
-				assert.Equal(t, "POST", rec.Header().Get("Allow"))
-				assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
-				if method != http.MethodHead {
-					assert.JSONEq(t, string(mustJSON(t, map[string]string{
-						"error": "method " + method + " not allowed: use POST",
-					})), rec.Body.String())
-				}
-			})
-		}
-	}
+	testMethodNotAllowed(t, paths, methods, "POST")
 }
 
 // TestValidateTheREADMEExample pins the answer the README shows for

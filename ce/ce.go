@@ -394,8 +394,10 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 		}
 		return false
 	}
-	add := func(path, format string, args ...any) {
-		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...)})
+	// add adds the contradiction format says, at path, of the value
+	// quoted.
+	add := func(path, quoted, format string, args ...any) {
+		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...), Value: quoted})
 	}
 	value := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
@@ -404,48 +406,39 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
 		if perr != nil || mt != ContentType {
-			add("", "%s is not %s", b.ContentType, ContentType)
-			bad[len(bad)-1].Value = value(hContentType)
+			add("", value(hContentType), "%s is not %s", b.ContentType, ContentType)
 		}
 	}
 	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
-		add("", "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
-		bad[len(bad)-1].Value = value(hSpecVersion)
+		add("", value(hSpecVersion), "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
 	}
 	if has(hType) && hs.v[hType] != name {
-		add("", "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
-		bad[len(bad)-1].Value = value(hType)
+		add("", value(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 	}
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
-		add(k.TypeMember, "message_type contradicts the headers, which name %s", name)
-		bad[len(bad)-1].Value = quote(id.Type)
+		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
 	if has(hID) && !broken(k.IDMember) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
-			add(k.IDMember, "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
-			bad[len(bad)-1].Value = value(hID)
+			add(k.IDMember, value(hID), "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
 		case hid != id.ID:
-			add(k.IDMember, "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
-			bad[len(bad)-1].Value = value(hID)
+			add(k.IDMember, value(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
 	if has(hTime) && !broken(k.TimeMember) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
-			add(k.TimeMember, "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
-			bad[len(bad)-1].Value = value(hTime)
+			add(k.TimeMember, value(hTime), "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
 		case !t.Equal(id.Time):
-			add(k.TimeMember, "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
-			bad[len(bad)-1].Value = value(hTime)
+			add(k.TimeMember, value(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
 	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
-		add("", "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
-		bad[len(bad)-1].Value = value(hSource)
+		add("", value(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
 	all := append(body, bad...)
 	if len(all) == 0 {

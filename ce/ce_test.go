@@ -1,14 +1,12 @@
 package ce_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/internal/oracle"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -36,17 +35,7 @@ func (h header) Set(key, value string)      { h[key] = []string{value} }
 
 // corpus returns the non-blank lines of the sample stream.
 func corpus(t testing.TB) [][]byte {
-	f, err := os.Open("../testdata/messages.ndjson")
-	require.NoError(t, err)
-	defer f.Close()
-	var lines [][]byte
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if line := bytes.TrimSpace(s.Bytes()); len(line) > 0 {
-			lines = append(lines, bytes.Clone(line))
-		}
-	}
-	require.NoError(t, s.Err())
+	lines, _ := sample.Lines(t, "../testdata/messages.ndjson")
 	return lines
 }
 

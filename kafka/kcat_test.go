@@ -26,14 +26,21 @@ import (
 func needKcat(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("kcat")
-	if err == nil {
-		return path
+	if err != nil {
+		missing(t, "kcat", err)
 	}
+	return path
+}
+
+// missing stops a test for want of the Debian package pkg, err saying
+// what is missing: it fails the test in CI, which installs pkg, and skips
+// it elsewhere.
+func missing(t *testing.T, pkg string, err error) {
+	t.Helper()
 	if os.Getenv("CI") != "" {
-		t.Fatalf("no kcat (%v): CI installs it", err)
+		t.Fatalf("%v: CI installs %s", err, pkg)
 	}
-	t.Skipf("no kcat: apt-get install kcat (%v)", err)
-	return ""
+	t.Skipf("%v: apt-get install %s", err, pkg)
 }
 
 func TestKcatProducesWhatTheConsumerAccepts(t *testing.T) {

@@ -1,10 +1,8 @@
 package kafka_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
@@ -25,20 +24,15 @@ import (
 // schemas, and their lines.
 func samples(t testing.TB) ([]msg.Message, [][]byte) {
 	t.Helper()
-	f, err := os.Open("../testdata/messages.ndjson")
-	require.NoError(t, err)
-	defer f.Close()
 	var ms []msg.Message
 	var lines [][]byte
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := append([]byte(nil), sc.Bytes()...)
+	all, _ := sample.Lines(t, "../testdata/messages.ndjson")
+	for _, line := range all {
 		if m, err := catalogue.DecodeOr(line, "example.event"); err == nil {
 			ms = append(ms, m)
 			lines = append(lines, line)
 		}
 	}
-	require.NoError(t, sc.Err())
 	names := map[string]bool{}
 	for _, m := range ms {
 		names[m.SchemaName()] = true

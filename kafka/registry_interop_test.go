@@ -26,13 +26,20 @@ import (
 	"github.com/fleetkit/catalogue/schemas"
 )
 
-// registry serves the catalogue's API, topic "telemetry" mapped to
-// core.device, and returns a Confluent client of its registry.
-func registry(t *testing.T) schemaregistry.Client {
+// serveRegistry serves the catalogue's API, topic "telemetry" mapped to
+// core.device, until the test ends, and returns the URL of its registry.
+func serveRegistry(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(api.Handler(api.Subjects(map[string]string{"telemetry-value": "core.device"})))
 	t.Cleanup(srv.Close)
-	client, err := schemaregistry.NewClient(schemaregistry.NewConfig(srv.URL + api.RegistryPath))
+	return srv.URL + api.RegistryPath
+}
+
+// registry serves the catalogue's API, as serveRegistry does, and
+// returns a Confluent client of its registry.
+func registry(t *testing.T) schemaregistry.Client {
+	t.Helper()
+	client, err := schemaregistry.NewClient(schemaregistry.NewConfig(serveRegistry(t)))
 	require.NoError(t, err)
 	return client
 }

@@ -53,12 +53,7 @@ func startContract(t testing.TB, cfg gatetest.Config) gatetest.Broker {
 	c := &contract{t: t, cfg: cfg, dir: t.TempDir(), port: -1}
 	c.Start(t)
 	c.port, c.url = embedded.Port(c.srv), c.srv.ClientURL()
-	nc, err := natsgo.Connect(c.url, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	c.nc = nc
-	c.js, err = jetstream.New(nc)
-	require.NoError(t, err)
+	c.nc, c.js = connect(t, c.url)
 	streams := map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"}
 	if cfg.NoOutput {
 		delete(streams, "OUT")
@@ -81,9 +76,7 @@ func startContract(t testing.TB, cfg gatetest.Config) gatetest.Broker {
 }
 
 func (c *contract) makeStream(name, subject string) {
-	_, err := c.js.CreateStream(context.Background(), jetstream.StreamConfig{
-		Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute,
-	})
+	_, err := c.js.CreateStream(context.Background(), streamConfig(name, subject))
 	require.NoError(c.t, err)
 	if name == "IN" {
 		cfg := DurableConfig("gate", subject)
@@ -110,18 +103,13 @@ func (c *contract) Publish(t testing.TB, msgs []gatetest.Message) []gate.Place {
 }
 
 func (c *contract) read(t testing.TB, stream string) []gatetest.Stored {
-	ctx := context.Background()
-	s, err := c.js.Stream(ctx, stream)
+	s, err := c.js.Stream(context.Background(), stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil
 	}
 	require.NoError(t, err)
-	info, err := s.Info(ctx)
-	require.NoError(t, err)
 	var out []gatetest.Stored
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		require.NoError(t, err)
+	for _, m := range messagesOf(t, s) {
 		st := gatetest.Stored{Header: m.Header, Body: m.Data}
 		if stream == "DEAD" {
 			v, err := ParseVerdict(m.Header)
@@ -165,12 +153,7 @@ func (c *contract) RecreateInput(t testing.TB) {
 }
 
 func (c *contract) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate {
-	nc, err := natsgo.Connect(c.url, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond),
-		natsgo.RetryOnFailedConnect(true))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
-	require.NoError(t, err)
+	nc, js := connect(t, c.url, natsgo.RetryOnFailedConnect(true))
 	// A gate whose output or dead letters the input would read.
 	out, dead := "out", "dead"
 	if c.cfg.InputCoversOutput {

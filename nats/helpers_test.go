@@ -1,14 +1,12 @@
 package nats
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/fleetkit/catalogue/association"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -47,17 +46,22 @@ func startBroker(t testing.TB) *broker {
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
 	b.nc, b.js = b.connect()
-	ctx := context.Background()
 	for name, subject := range map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"} {
-		_, err := b.js.CreateStream(ctx, jetstream.StreamConfig{
-			Name:       name,
-			Subjects:   []string{subject},
-			Storage:    jetstream.FileStorage,
-			Duplicates: 10 * time.Minute,
-		})
+		_, err := b.js.CreateStream(context.Background(), streamConfig(name, subject))
 		require.NoError(t, err)
 	}
 	return b
+}
+
+// streamConfig is the configuration of a stream of the tests: on file,
+// each message id kept ten minutes to refuse duplicates.
+func streamConfig(name, subject string) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:       name,
+		Subjects:   []string{subject},
+		Storage:    jetstream.FileStorage,
+		Duplicates: 10 * time.Minute,
+	}
 }
 
 // stop closes the client and stops the server, before the test's end;
@@ -70,11 +74,17 @@ func (b *broker) stop() {
 
 // connect returns a new client of the server, which reconnects for ever.
 func (b *broker) connect() (*natsgo.Conn, jetstream.JetStream) {
-	nc, err := natsgo.Connect(b.srv.ClientURL(), natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
-	require.NoError(b.t, err)
-	b.t.Cleanup(nc.Close)
+	return connect(b.t, b.srv.ClientURL())
+}
+
+// connect returns a new client of the server at url, closed when the
+// test ends, which reconnects for ever, with options added.
+func connect(t testing.TB, url string, options ...natsgo.Option) (*natsgo.Conn, jetstream.JetStream) {
+	nc, err := natsgo.Connect(url, append([]natsgo.Option{natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50 * time.Millisecond)}, options...)...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
-	require.NoError(b.t, err)
+	require.NoError(t, err)
 	return nc, js
 }
 
@@ -100,25 +110,33 @@ func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerC
 	return c
 }
 
+// stream returns a stream, which must exist.
+func (b *broker) stream(name string) jetstream.Stream {
+	s, err := b.js.Stream(context.Background(), name)
+	require.NoError(b.t, err)
+	return s
+}
+
 // incarnation returns the incarnation of a stream, as the ids of its
 // dead letters name it.
 func (b *broker) incarnation(stream string) string {
-	s, err := b.js.Stream(context.Background(), stream)
-	require.NoError(b.t, err)
-	return incarnation(s.CachedInfo())
+	return incarnation(b.stream(stream).CachedInfo())
 }
 
 // all reads every message of a stream.
 func (b *broker) all(stream string) []*jetstream.RawStreamMsg {
+	return messagesOf(b.t, b.stream(stream))
+}
+
+// messagesOf reads every message of stream s.
+func messagesOf(t testing.TB, s jetstream.Stream) []*jetstream.RawStreamMsg {
 	ctx := context.Background()
-	s, err := b.js.Stream(ctx, stream)
-	require.NoError(b.t, err)
 	info, err := s.Info(ctx)
-	require.NoError(b.t, err)
+	require.NoError(t, err)
 	var out []*jetstream.RawStreamMsg
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := s.GetMsg(ctx, seq)
-		require.NoError(b.t, err)
+		require.NoError(t, err)
 		out = append(out, m)
 	}
 	return out
@@ -126,9 +144,7 @@ func (b *broker) all(stream string) []*jetstream.RawStreamMsg {
 
 // count returns the number of messages in a stream.
 func (b *broker) count(stream string) uint64 {
-	s, err := b.js.Stream(context.Background(), stream)
-	require.NoError(b.t, err)
-	info, err := s.Info(context.Background())
+	info, err := b.stream(stream).Info(context.Background())
 	require.NoError(b.t, err)
 	return info.State.Msgs
 }
@@ -136,18 +152,7 @@ func (b *broker) count(stream string) uint64 {
 // corpus returns the non-blank lines of the sample stream, with their
 // line numbers.
 func corpus(t testing.TB) (lines [][]byte, numbers []int) {
-	f, err := os.Open("../testdata/messages.ndjson")
-	require.NoError(t, err)
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for n := 1; s.Scan(); n++ {
-		if line := s.Bytes(); len(bytes.TrimSpace(line)) > 0 {
-			lines = append(lines, bytes.Clone(line))
-			numbers = append(numbers, n)
-		}
-	}
-	require.NoError(t, s.Err())
-	return lines, numbers
+	return sample.Lines(t, "../testdata/messages.ndjson")
 }
 
 // gen makes random messages of the four schemas.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,20 +57,12 @@ func TestCheckSaysHowManyViolationsItOmits(t *testing.T) {
 	assert.Equal(t, 50, got.Omitted)
 }
 
-// peakRSS runs cmd to its end and returns the peak resident memory of
-// the process, in bytes: of the child or, if larger, of this process
+// peakRSS returns the peak resident memory of the process cmd ran, in
+// bytes, once it has exited: of the child or, if larger, of this process
 // before it started the child, which Linux counts in the child's (its
 // memory is the child's until exec). Callers keep this process small.
-func peakRSS(t *testing.T, cmd *exec.Cmd) int64 {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("Maxrss is in kilobytes on Linux only")
-	}
-	err := cmd.Run()
-	if err != nil {
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit)
-	}
+// Maxrss is in kilobytes on Linux only: callers run elsewhere skip.
+func peakRSS(cmd *exec.Cmd) int64 {
 	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 }
 
@@ -83,6 +74,9 @@ func peakRSS(t *testing.T, cmd *exec.Cmd) int64 {
 func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and judges 300 MB")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("Maxrss is in kilobytes on Linux only")
 	}
 	file := filepath.Join(t.TempDir(), "hostile.ndjson")
 	f, err := os.Create(file)
@@ -119,20 +113,21 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 		f.WriteString(`{"message_type":"core.association","tags":[1`)
 		repeat(",1", big/2-40)
 		f.WriteString("]}\n")
-		f.WriteString(`{"message_type":"core.association"`)
-		for i, n := 0, 40; n < big-24; i++ {
-			m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
-			f.WriteString(m)
-			n += len(m)
+		// Members named 0, 1, 2… in base 36, each with the value 0, until
+		// the line, n bytes long so far, is just below the limit.
+		distinct := func(w *bufio.Writer, n int) {
+			for i := 0; n < big-24; i++ {
+				m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
+				w.WriteString(m)
+				n += len(m)
+			}
 		}
-		f.WriteString("}\n")
 		w := bufio.NewWriter(f)
+		w.WriteString(`{"message_type":"core.association"`)
+		distinct(w, 40)
+		w.WriteString("}\n")
 		w.WriteString(`{"message_type":"core.vehicle","meta":{"_":0`)
-		for i, n := 0, 48; n < big-24; i++ {
-			m := `,"` + strconv.FormatInt(int64(i), 36) + `":0`
-			w.WriteString(m)
-			n += len(m)
-		}
+		distinct(w, 48)
 		w.WriteString("}}\n")
 		require.NoError(t, w.Flush())
 	}
@@ -143,28 +138,26 @@ func TestCheckMemoryIsBoundedOnHostileStreams(t *testing.T) {
 	f.WriteString(`":2}` + "\n")
 	require.NoError(t, f.Close())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, binary, "check", file)
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=8")
-	rss := peakRSS(t, cmd)
-	require.NoError(t, ctx.Err())
-	assert.Equal(t, 1, cmd.ProcessState.ExitCode(), errOut.String())
-	assert.Equal(t, 4*len(hostile.Messages())+5, strings.Count(out.String(), "\n"), "every message is reported")
+	var cmd *exec.Cmd
+	r := runMsgcheck(t, 2*time.Minute, func(c *exec.Cmd) {
+		cmd = c
+		c.Env = append(os.Environ(), "GOMAXPROCS=8")
+	}, "check", file)
+	rss := peakRSS(cmd)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, 4*len(hostile.Messages())+5, strings.Count(r.stdout, "\n"), "every message is reported")
 	meta := fmt.Sprintf("%s:%d: core.vehicle: ", file, 4*len(hostile.Messages())+4)
-	for line := range strings.SplitSeq(out.String(), "\n") {
+	for line := range strings.SplitSeq(r.stdout, "\n") {
 		if rest, ok := strings.CutPrefix(line, meta); ok {
 			assert.NotContains(t, rest, "duplicate", "the free object's names are all distinct")
 			meta = ""
 		}
 	}
 	assert.Empty(t, meta, "the free object's message is reported")
-	assert.NotContains(t, out.String(), "line longer than", "every line is below the limit")
-	t.Logf("peak RSS %.1f MB, stdout %d bytes", float64(rss)/1e6, out.Len())
+	assert.NotContains(t, r.stdout, "line longer than", "every line is below the limit")
+	t.Logf("peak RSS %.1f MB, stdout %d bytes", float64(rss)/1e6, len(r.stdout))
 	assert.Less(t, rss, int64(200e6), "peak RSS")
-	assert.Less(t, out.Len(), (4*len(hostile.Messages())+5)*64<<10, "each report is at most 64 KiB")
+	assert.Less(t, len(r.stdout), (4*len(hostile.Messages())+5)*64<<10, "each report is at most 64 KiB")
 }
 
 func TestCheckShortensALongUnknownMessageType(t *testing.T) {
@@ -200,16 +193,9 @@ func TestServeMemoryIsBoundedUnderHostileLoad(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	defer r.Close()
 	cmd := exec.Command(binary, "serve", "-addr", "127.0.0.1:0")
-	cmd.Stderr = w
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=8")
-	exited := start(t, cmd)
-	w.Close()
-	log := lines(r)
-	base := servingURL(t, log)
+	s := startServer(t, cmd)
 
 	messages := hostile.Messages()
 	const inFlight = 64
@@ -224,7 +210,7 @@ func TestServeMemoryIsBoundedUnderHostileLoad(t *testing.T) {
 	for i := range inFlight {
 		m := messages[i%len(messages)]
 		go func() {
-			resp, err := client.Post(base+"/api/schemas/"+m.Schema+"/versions/1.0/validate", "application/json", bytes.NewReader(m.Body))
+			resp, err := client.Post(s.base+"/api/schemas/"+m.Schema+"/versions/1.0/validate", "application/json", bytes.NewReader(m.Body))
 			if err != nil {
 				answers <- answer{err: err}
 				return
@@ -249,10 +235,7 @@ func TestServeMemoryIsBoundedUnderHostileLoad(t *testing.T) {
 	assert.Less(t, rss, int64(300e6))
 	assert.Greater(t, judged, inFlight/2, "most were judged, not turned away")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	err, ok := exited(15 * time.Second)
-	require.True(t, ok)
+	s.signal(t, syscall.SIGTERM)
+	_, err := s.wait(t, 15*time.Second)
 	assert.NoError(t, err)
-	for range log {
-	}
 }

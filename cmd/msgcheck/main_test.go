@@ -59,18 +59,31 @@ func buildAndRun(m *testing.M) int {
 // runBinary runs msgcheck with args to completion, within a time limit.
 func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	r := runMsgcheck(t, 10*time.Second, nil, args...)
+	return r.stdout, r.stderr, r.code
+}
+
+// runMsgcheck runs msgcheck with args to completion, within limit, once
+// setup (unless nil) has given the command what else it needs, such as
+// its standard input; a run that fails to start or is killed fails the
+// test.
+func runMsgcheck(t *testing.T, limit time.Duration, setup func(*exec.Cmd), args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if setup != nil {
+		setup(cmd)
+	}
 	err := cmd.Run()
 	require.NoError(t, ctx.Err(), "msgcheck %v did not finish in time", args)
 	if err != nil {
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit)
 	}
-	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	return result{out.String(), errOut.String(), cmd.ProcessState.ExitCode()}
 }
 
 func TestSchemasPrintsTheCatalogueAsAnAlignedTable(t *testing.T) {
@@ -199,28 +212,55 @@ func TestServeServesUntilSignalledThenExits0(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			r, w, err := os.Pipe()
-			require.NoError(t, err)
-			defer r.Close()
-			cmd := exec.Command(binary, "serve", "-addr", "127.0.0.1:0")
-			cmd.Stderr = w
-			exited := start(t, cmd)
-			w.Close() // the child holds its own copy; EOF comes when it exits
-			log := lines(r)
+			s := startServer(t, exec.Command(binary, "serve", "-addr", "127.0.0.1:0"))
+			checkServes(t, s.base)
 
-			checkServes(t, servingURL(t, log))
-
-			require.NoError(t, cmd.Process.Signal(sig))
-			err, ok := exited(5 * time.Second)
-			require.True(t, ok, "msgcheck serve did not exit in time after %v", sig)
+			s.signal(t, sig)
+			rest, err := s.wait(t, 5*time.Second)
 			require.NoError(t, err, "msgcheck serve should exit 0 on %v", sig)
-			var rest []string
-			for line := range log {
-				rest = append(rest, line)
-			}
 			assert.Equal(t, []string{"msgcheck: stopped"}, rest)
 		})
 	}
+}
+
+// A server is msgcheck serve running in a process of its own.
+type server struct {
+	cmd    *exec.Cmd
+	base   string        // the URL it logged it serves on
+	log    <-chan string // the lines it logs after that, closed when it exits
+	exited func(timeout time.Duration) (error, bool)
+}
+
+// startServer starts cmd, a msgcheck serve, with its stderr read line by
+// line, and waits for it to log the URL it serves on.
+func startServer(t *testing.T, cmd *exec.Cmd) *server {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	cmd.Stderr = w
+	exited := start(t, cmd)
+	w.Close() // the child holds its own copy; EOF comes when it exits
+	log := lines(r)
+	return &server{cmd: cmd, base: servingURL(t, log), log: log, exited: exited}
+}
+
+// signal sends sig to the server.
+func (s *server) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	require.NoError(t, s.cmd.Process.Signal(sig))
+}
+
+// wait waits up to timeout for the server to exit, and returns the lines
+// it logged after its URL and how it exited.
+func (s *server) wait(t *testing.T, timeout time.Duration) (rest []string, err error) {
+	t.Helper()
+	err, ok := s.exited(timeout)
+	require.True(t, ok, "msgcheck serve did not exit in time")
+	for line := range s.log {
+		rest = append(rest, line)
+	}
+	return rest, err
 }
 
 // The tests below call run in the process: quicker, and they reach what a
@@ -306,17 +346,7 @@ func start(t *testing.T, cmd *exec.Cmd) (exited func(timeout time.Duration) (err
 }
 
 func TestRunServeMapsTopicSubjectsToSchemas(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, w := io.Pipe()
-	defer r.Close()
-	code := make(chan int, 1)
-	go func() {
-		defer w.Close()
-		code <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-subject", "telemetry-value=core.device"}, nil, io.Discard, w)
-	}()
-	log := lines(r)
-	base := servingURL(t, log)
+	base, stop := serveInProcess(t, "-subject", "telemetry-value=core.device")
 	res, err := http.Get(base + "/api/registry/subjects/telemetry-value/versions/latest")
 	require.NoError(t, err)
 	var v struct {
@@ -329,10 +359,7 @@ func TestRunServeMapsTopicSubjectsToSchemas(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "telemetry-value", v.Subject)
 	assert.Equal(t, device.RegistryID, v.ID)
-	cancel()
-	assert.Equal(t, 0, <-code)
-	for range log {
-	}
+	assert.Equal(t, 0, stop())
 }
 
 func TestRunServeRefusesASubjectOfNoSchema(t *testing.T) {

@@ -32,20 +32,66 @@ func TestCheckStopsOnTheFirstSignalWhileOpeningAFIFO(t *testing.T) {
 	}
 	fifo := filepath.Join(t.TempDir(), "quiet.fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(binary, "check", fifo)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	exited := start(t, cmd)
-	waitInOpen(t, cmd.Process.Pid)
+	c := startCheck(t, exec.Command(binary, "check", fifo))
+	waitInOpen(t, c.cmd.Process.Pid)
+	c.interrupt(t, os.Interrupt)
+}
 
-	require.NoError(t, cmd.Process.Signal(os.Interrupt))
-	err, ok := exited(5 * time.Second)
-	require.True(t, ok, "msgcheck check did not stop on the first SIGINT while opening a FIFO")
+// TestCheckStopsOnTheFirstSignalWhileStdinIsIdle pins that one signal ends
+// a check whose standard input is open but quiet, as in `tail -f log |
+// msgcheck check`: exit 2, "interrupted" and the summary, at once.
+func TestCheckStopsOnTheFirstSignalWhileStdinIsIdle(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM or SIGINT to send on windows")
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(binary, "check")
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			c := startCheck(t, cmd)
+
+			// More than a pipe holds: once the write returns, check is
+			// reading, so it handles signals. Then stdin goes quiet.
+			_, err = io.WriteString(stdin, strings.Repeat(validEvent+"\n", 1<<20/len(validEvent)))
+			require.NoError(t, err)
+			time.Sleep(100 * time.Millisecond) // time to judge it all and wait in Read
+			c.interrupt(t, sig)
+		})
+	}
+}
+
+// A checkProcess is msgcheck check running in a process of its own.
+type checkProcess struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	exited         func(timeout time.Duration) (error, bool)
+}
+
+// startCheck starts cmd, a msgcheck check, with its output kept in
+// buffers to read once it exits.
+func startCheck(t *testing.T, cmd *exec.Cmd) *checkProcess {
+	t.Helper()
+	c := &checkProcess{cmd: cmd}
+	cmd.Stdout, cmd.Stderr = &c.stdout, &c.stderr
+	c.exited = start(t, cmd)
+	return c
+}
+
+// interrupt sends sig to the check and checks that it stops at once,
+// as interrupted: exit status 2, "interrupted" and the summary on
+// stderr, nothing on stdout.
+func (c *checkProcess) interrupt(t *testing.T, sig os.Signal) {
+	t.Helper()
+	require.NoError(t, c.cmd.Process.Signal(sig))
+	err, ok := c.exited(5 * time.Second)
+	require.True(t, ok, "msgcheck check did not stop on the first signal %v", sig)
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
-	assert.Equal(t, 2, exit.ExitCode(), "killed by the signal, not stopped: %v; stderr: %s", exit, stderr.String())
-	result{stderr: stderr.String()}.summary(t, "msgcheck: interrupted")
-	assert.Empty(t, stdout.String())
+	assert.Equal(t, 2, exit.ExitCode(), "killed by the signal, not stopped: %v; stderr: %s", exit, c.stderr.String())
+	result{stderr: c.stderr.String()}.summary(t, "msgcheck: interrupted")
+	assert.Empty(t, c.stdout.String())
 }
 
 // waitInOpen waits until a thread of process pid is in the openat system
@@ -104,16 +150,10 @@ func TestServeShutdownWaitsForASlowBody(t *testing.T) {
 		t.Skip("no SIGTERM on windows")
 	}
 	const readTimeout = time.Second
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	defer r.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeHelper$")
 	cmd.Env = append(os.Environ(), serveHelperEnv+"="+readTimeout.String())
-	cmd.Stderr = w
-	exited := start(t, cmd)
-	w.Close()
-	log := lines(r)
-	u, err := url.Parse(servingURL(t, log))
+	s := startServer(t, cmd)
+	u, err := url.Parse(s.base)
 	require.NoError(t, err)
 
 	conn, err := net.Dial("tcp", u.Host)
@@ -137,7 +177,7 @@ func TestServeShutdownWaitsForASlowBody(t *testing.T) {
 		}
 	}()
 	time.Sleep(readTimeout / 4) // the request is in flight
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	s.signal(t, syscall.SIGTERM)
 
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	close(answered)
@@ -147,12 +187,7 @@ func TestServeShutdownWaitsForASlowBody(t *testing.T) {
 	assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
 	assert.JSONEq(t, `{"error":"the request body could not be read: timed out"}`, string(body))
 
-	err, ok := exited(10 * readTimeout)
-	require.True(t, ok, "serve did not exit")
-	var rest []string
-	for line := range log {
-		rest = append(rest, line)
-	}
+	rest, err := s.wait(t, 10*readTimeout)
 	require.NoError(t, err, "serve exits 0 once everything in flight is answered: %q", rest)
 	assert.Equal(t, []string{"msgcheck: stopped"}, rest)
 }

@@ -27,9 +27,9 @@ var base = map[string]string{
 	"example.event": `{"id":"` + uuid1 + `","type":"created","occurred_at":"2019-01-01T00:00:00Z"`,
 }
 
-// msg returns a message of schema name with the given members added; members
+// message returns a message of schema name with the given members added; members
 // is raw JSON text such as `"priority":1`, or "" for none.
-func msg(name, members string) []byte {
+func message(name, members string) []byte {
 	if members == "" {
 		return []byte(base[name] + "}")
 	}
@@ -64,7 +64,7 @@ func runVerdicts(t *testing.T, cases []verdictCase) {
 
 func TestVerdictAcceptsTheMinimalMessages(t *testing.T) {
 	for name := range base {
-		ok, why := Verdict(name, msg(name, ""))
+		ok, why := Verdict(name, message(name, ""))
 		assert.True(t, ok, "%s: %v", name, why)
 	}
 }
@@ -86,27 +86,27 @@ func TestSchemaIsTheRawValidatorWithFormatsAsserted(t *testing.T) {
 
 func TestVerdictRejectsRepeatedMemberNames(t *testing.T) {
 	runVerdicts(t, []verdictCase{
-		{note: "top level", schema: "example.event", data: msg("example.event", `"priority":1,"priority":2`), why: `(root): member name "priority" repeated`},
-		{note: "top level, same value", schema: "example.event", data: msg("example.event", `"priority":1,"priority":1`), why: "decision 12"},
+		{note: "top level", schema: "example.event", data: message("example.event", `"priority":1,"priority":2`), why: `(root): member name "priority" repeated`},
+		{note: "top level, same value", schema: "example.event", data: message("example.event", `"priority":1,"priority":1`), why: "decision 12"},
 		{note: "required member repeated", schema: "example.event", data: []byte(`{"id":"` + uuid1 + `","type":"created","type":"deleted","occurred_at":"2019-01-01T00:00:00Z"}`), why: `"type" repeated`},
-		{note: "unknown member repeated", schema: "example.event", data: msg("example.event", `"x":1,"x":null`), why: `"x" repeated`},
-		{note: "nested object", schema: "example.event", data: msg("example.event", `"actor":{"name":"a","name":"b"}`), why: `/actor: member name "name" repeated`},
-		{note: "object in array in object", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"a":[1,{"k":1,"k":2}]}`), why: `/meta/a/1: member name "k" repeated`},
-		{note: "object in array in unknown member", schema: "core.device", data: msg("core.device", `"extra":[[{"k":1,"k":2}]]`), why: `/extra/0/0`},
-		{note: "escaped name equals plain name", schema: "example.event", data: msg("example.event", `"a":1,"\u0061":2`), why: `"a" repeated`},
-		{note: "both names escaped differently", schema: "example.event", data: msg("example.event", `"\u00e9":1,"\u00E9":2`), why: `"é" repeated`},
-		{note: "escaped solidus equals solidus", schema: "example.event", data: msg("example.event", `"a/b":1,"a\/b":2`), why: `"a/b" repeated`},
-		{note: "escaped surrogate pair equals the raw character", schema: "example.event", data: msg("example.event", `"😀":1,"\ud83d\ude00":2`), why: `repeated`},
-		{note: "escaped required name repeats it", schema: "example.event", data: msg("example.event", `"\u0069d":"`+uuid2+`"`), why: `"id" repeated`},
-		{note: "same name in sibling objects", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"k":1},"specification":{"k":1}`), valid: true},
-		{note: "same name at two depths", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"meta":{"meta":null}}`), valid: true},
-		{note: "names differing in case", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"k":1,"K":2}`), valid: true},
-		{note: "names differing in normalisation", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"\u00e9":1,"e\u0301":2}`), valid: true},
+		{note: "unknown member repeated", schema: "example.event", data: message("example.event", `"x":1,"x":null`), why: `"x" repeated`},
+		{note: "nested object", schema: "example.event", data: message("example.event", `"actor":{"name":"a","name":"b"}`), why: `/actor: member name "name" repeated`},
+		{note: "object in array in object", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"a":[1,{"k":1,"k":2}]}`), why: `/meta/a/1: member name "k" repeated`},
+		{note: "object in array in unknown member", schema: "core.device", data: message("core.device", `"extra":[[{"k":1,"k":2}]]`), why: `/extra/0/0`},
+		{note: "escaped name equals plain name", schema: "example.event", data: message("example.event", `"a":1,"\u0061":2`), why: `"a" repeated`},
+		{note: "both names escaped differently", schema: "example.event", data: message("example.event", `"\u00e9":1,"\u00E9":2`), why: `"é" repeated`},
+		{note: "escaped solidus equals solidus", schema: "example.event", data: message("example.event", `"a/b":1,"a\/b":2`), why: `"a/b" repeated`},
+		{note: "escaped surrogate pair equals the raw character", schema: "example.event", data: message("example.event", `"😀":1,"\ud83d\ude00":2`), why: `repeated`},
+		{note: "escaped required name repeats it", schema: "example.event", data: message("example.event", `"\u0069d":"`+uuid2+`"`), why: `"id" repeated`},
+		{note: "same name in sibling objects", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"k":1},"specification":{"k":1}`), valid: true},
+		{note: "same name at two depths", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"meta":{"meta":null}}`), valid: true},
+		{note: "names differing in case", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"k":1,"K":2}`), valid: true},
+		{note: "names differing in normalisation", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"\u00e9":1,"e\u0301":2}`), valid: true},
 	})
 }
 
 func TestVerdictRejectsWhatEncodingJSONWouldRepair(t *testing.T) {
-	m := func(members string) []byte { return msg("core.vehicle", members) }
+	m := func(members string) []byte { return message("core.vehicle", members) }
 	runVerdicts(t, []verdictCase{
 		{note: "invalid byte in a value", schema: "core.vehicle", data: m("\"make\":\"\xff\""), why: "invalid UTF-8 at byte offset"},
 		{note: "invalid byte in a member name", schema: "core.vehicle", data: m("\"\xfe\":1"), why: "invalid UTF-8"},
@@ -133,7 +133,7 @@ func TestVerdictRejectsWhatEncodingJSONWouldRepair(t *testing.T) {
 }
 
 func TestVerdictRequiresExactlyOneDocument(t *testing.T) {
-	v := string(msg("example.event", ""))
+	v := string(message("example.event", ""))
 	runVerdicts(t, []verdictCase{
 		{note: "trailing garbage", schema: "example.event", data: []byte(v + "x"), why: "not one JSON document"},
 		{note: "second document", schema: "example.event", data: []byte(v + v), why: "after top-level value"},
@@ -152,7 +152,7 @@ func TestVerdictRequiresExactlyOneDocument(t *testing.T) {
 }
 
 func TestVerdictChecksIMEI(t *testing.T) {
-	m := func(members string) []byte { return msg("core.device", members) }
+	m := func(members string) []byte { return message("core.device", members) }
 	runVerdicts(t, []verdictCase{
 		{note: "empty", schema: "core.device", data: m(`"imei":""`), valid: true},
 		{note: "valid", schema: "core.device", data: m(`"imei":"` + goodIMEI + `"`), valid: true},
@@ -160,12 +160,12 @@ func TestVerdictChecksIMEI(t *testing.T) {
 		{note: "14 digits", schema: "core.device", data: m(`"imei":"49015420323751"`), why: "decision 6"},
 		{note: "escaped digits are still digits", schema: "core.device", data: m(`"imei":"\u0034` + goodIMEI[1:] + `"`), valid: true},
 		{note: "not a string is the schema's business", schema: "core.device", data: m(`"imei":490154203237518`), why: "schema: at '/imei'"},
-		{note: "imei elsewhere is not checked", schema: "core.vehicle", data: msg("core.vehicle", `"imei":"1"`), valid: true},
+		{note: "imei elsewhere is not checked", schema: "core.vehicle", data: message("core.vehicle", `"imei":"1"`), valid: true},
 	})
 }
 
 func TestVerdictHoldsIntegersToInt64(t *testing.T) {
-	m := func(members string) []byte { return msg("core.association", members) }
+	m := func(members string) []byte { return message("core.association", members) }
 	runVerdicts(t, []verdictCase{
 		{note: "max int64", schema: "core.association", data: m(`"offset":9223372036854775807`), valid: true},
 		{note: "max int64 plus one", schema: "core.association", data: m(`"offset":9223372036854775808`), why: "/offset: integer 9223372036854775808 does not fit in an int64 (decision 2)"},
@@ -177,40 +177,40 @@ func TestVerdictHoldsIntegersToInt64(t *testing.T) {
 		{note: "1e19", schema: "core.association", data: m(`"offset":1e19`), why: "decision 2"},
 		{note: "huge negative", schema: "core.association", data: m(`"offset":-1e300`), why: "decision 2"},
 		{note: "big non-integer is the schema's business", schema: "core.association", data: m(`"offset":10000000000000000000.5`), why: "schema: at '/offset'"},
-		{note: "seed_odo 1e18", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e18`), valid: true},
-		{note: "seed_odo 1e20", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e20`), why: "/seed_odo"},
-		{note: "priority 1e20 breaks both rules", schema: "example.event", data: msg("example.event", `"priority":1e20`), why: "decision 2"},
+		{note: "seed_odo 1e18", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e18`), valid: true},
+		{note: "seed_odo 1e20", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e20`), why: "/seed_odo"},
+		{note: "priority 1e20 breaks both rules", schema: "example.event", data: message("example.event", `"priority":1e20`), why: "decision 2"},
 		{note: "unknown member out of range", schema: "core.association", data: m(`"big":1e300`), valid: true},
-		{note: "meta value out of range", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"n":-1e300}`), valid: true},
+		{note: "meta value out of range", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"n":-1e300}`), valid: true},
 	})
 }
 
 func TestVerdictSurvivesHugeNumbers(t *testing.T) {
 	nines := "9" + strings.Repeat("0", 1500)
 	runVerdicts(t, []verdictCase{
-		{note: "seed_odo 1e999999", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e999999`), why: "decision 2"},
-		{note: "seed_odo 1e999999999", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e999999999`), why: "decision 2"},
-		{note: "seed_odo exponent beyond int64", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e99999999999999999999999`), why: "decision 2"},
-		{note: "seed_odo negative huge", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":-1e999999`), why: "minimum"},
-		{note: "seed_odo tiny", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":1e-999999999`), why: "schema: at '/seed_odo'"},
-		{note: "seed_odo zero with a huge exponent", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":0e999999999`), valid: true},
-		{note: "seed_odo negative zero with a huge negative exponent", schema: "core.vehicle", data: msg("core.vehicle", `"seed_odo":-0.0e-999999999`), valid: true},
-		{note: "priority 9 written with 1500 zeros and a big exponent", schema: "example.event", data: msg("example.event", `"priority":`+nines+`e-1500`), valid: true},
-		{note: "priority 9 with a 2000-digit zero fraction", schema: "example.event", data: msg("example.event", `"priority":9.`+strings.Repeat("0", 2000)), valid: true},
-		{note: "priority 9 plus a tiny fraction", schema: "example.event", data: msg("example.event", `"priority":9.`+strings.Repeat("0", 2000)+"1"), why: "schema: at '/priority'"},
-		{note: "priority 10 written long", schema: "example.event", data: msg("example.event", `"priority":1`+strings.Repeat("0", 1500)+`e-1499`), why: "maximum"},
-		{note: "offset huge with many digits", schema: "core.association", data: msg("core.association", `"offset":`+strings.Repeat("7", 5000)), why: "decision 2"},
-		{note: "meta huge", schema: "core.vehicle", data: msg("core.vehicle", `"meta":{"a":1e999999999,"b":-1e-999999999,"c":[1E+999999]}`), valid: true},
-		{note: "unknown member huge", schema: "example.event", data: msg("example.event", `"x":1e999999999`), valid: true},
-		{note: "tags item huge is still not a string", schema: "example.event", data: msg("example.event", `"tags":[1e999999999]`), why: "schema: at '/tags/0'"},
+		{note: "seed_odo 1e999999", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e999999`), why: "decision 2"},
+		{note: "seed_odo 1e999999999", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e999999999`), why: "decision 2"},
+		{note: "seed_odo exponent beyond int64", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e99999999999999999999999`), why: "decision 2"},
+		{note: "seed_odo negative huge", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":-1e999999`), why: "minimum"},
+		{note: "seed_odo tiny", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":1e-999999999`), why: "schema: at '/seed_odo'"},
+		{note: "seed_odo zero with a huge exponent", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":0e999999999`), valid: true},
+		{note: "seed_odo negative zero with a huge negative exponent", schema: "core.vehicle", data: message("core.vehicle", `"seed_odo":-0.0e-999999999`), valid: true},
+		{note: "priority 9 written with 1500 zeros and a big exponent", schema: "example.event", data: message("example.event", `"priority":`+nines+`e-1500`), valid: true},
+		{note: "priority 9 with a 2000-digit zero fraction", schema: "example.event", data: message("example.event", `"priority":9.`+strings.Repeat("0", 2000)), valid: true},
+		{note: "priority 9 plus a tiny fraction", schema: "example.event", data: message("example.event", `"priority":9.`+strings.Repeat("0", 2000)+"1"), why: "schema: at '/priority'"},
+		{note: "priority 10 written long", schema: "example.event", data: message("example.event", `"priority":1`+strings.Repeat("0", 1500)+`e-1499`), why: "maximum"},
+		{note: "offset huge with many digits", schema: "core.association", data: message("core.association", `"offset":`+strings.Repeat("7", 5000)), why: "decision 2"},
+		{note: "meta huge", schema: "core.vehicle", data: message("core.vehicle", `"meta":{"a":1e999999999,"b":-1e-999999999,"c":[1E+999999]}`), valid: true},
+		{note: "unknown member huge", schema: "example.event", data: message("example.event", `"x":1e999999999`), valid: true},
+		{note: "tags item huge is still not a string", schema: "example.event", data: message("example.event", `"tags":[1e999999999]`), why: "schema: at '/tags/0'"},
 	})
 }
 
 func TestVerdictIsFastOnHugeExponents(t *testing.T) {
 	start := time.Now()
 	for range 20 {
-		Verdict("core.vehicle", msg("core.vehicle", `"seed_odo":1e999999,"meta":{"a":1e999999}`))
-		Verdict("example.event", msg("example.event", `"priority":-1e-999999`))
+		Verdict("core.vehicle", message("core.vehicle", `"seed_odo":1e999999,"meta":{"a":1e999999}`))
+		Verdict("example.event", message("example.event", `"priority":-1e-999999`))
 	}
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
@@ -232,7 +232,7 @@ func TestVerdictCorrectsTheValidatorsDateTimes(t *testing.T) {
 				"the validator now rejects %q: the correction may no longer be needed", s)
 			for _, name := range []string{"example.event", "core.device", "core.vehicle", "core.association"} {
 				field := map[string]string{"example.event": "occurred_at", "core.device": "created", "core.vehicle": "seed_odo_time", "core.association": "time"}[name]
-				data := msg(name, `"`+field+`":"`+s+`"`)
+				data := message(name, `"`+field+`":"`+s+`"`)
 				if name == "core.association" {
 					data = []byte(strings.Replace(base[name], "2019-01-01T00:00:00Z", s, 1) + "}")
 				}
@@ -243,12 +243,12 @@ func TestVerdictCorrectsTheValidatorsDateTimes(t *testing.T) {
 		})
 	}
 	runVerdicts(t, []verdictCase{
-		{note: "lower case t and z", schema: "core.vehicle", data: msg("core.vehicle", `"year":"2019-01-01t00:00:00z"`), valid: true},
-		{note: "leap second", schema: "core.vehicle", data: msg("core.vehicle", `"year":"2016-12-31T23:59:60Z"`), valid: true},
-		{note: "long fraction", schema: "core.vehicle", data: msg("core.vehicle", `"year":"2016-12-31T23:59:59.123456789012Z"`), valid: true},
-		{note: "escaped T", schema: "core.vehicle", data: msg("core.vehicle", `"year":"2016-12-31\u005423:59:59Z"`), valid: true},
-		{note: "non-ASCII digit", schema: "core.vehicle", data: msg("core.vehicle", `"year":"２016-12-31T23:59:59Z"`), why: "/year"},
-		{note: "null year is the schema's business", schema: "core.vehicle", data: msg("core.vehicle", `"year":null`), valid: true},
+		{note: "lower case t and z", schema: "core.vehicle", data: message("core.vehicle", `"year":"2019-01-01t00:00:00z"`), valid: true},
+		{note: "leap second", schema: "core.vehicle", data: message("core.vehicle", `"year":"2016-12-31T23:59:60Z"`), valid: true},
+		{note: "long fraction", schema: "core.vehicle", data: message("core.vehicle", `"year":"2016-12-31T23:59:59.123456789012Z"`), valid: true},
+		{note: "escaped T", schema: "core.vehicle", data: message("core.vehicle", `"year":"2016-12-31\u005423:59:59Z"`), valid: true},
+		{note: "non-ASCII digit", schema: "core.vehicle", data: message("core.vehicle", `"year":"２016-12-31T23:59:59Z"`), why: "/year"},
+		{note: "null year is the schema's business", schema: "core.vehicle", data: message("core.vehicle", `"year":null`), valid: true},
 	})
 }
 

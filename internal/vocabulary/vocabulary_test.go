@@ -101,26 +101,15 @@ func TestEveryKeywordAgreesWithTheOracle(t *testing.T) {
 	valid := 0
 	rules := map[msg.Rule]bool{}
 	for _, data := range corpus.Messages() {
-		want, why := judge.Verdict(name, version, data)
-		m := k.New()
-		err := m.UnmarshalJSON(data)
-		if !assert.Equal(t, want, err == nil, "%s: oracle says %v (%v), decoding says %v", data, want, why, err) {
-			continue
+		ok, err := judge.Hold(t, k, data)
+		if ok {
+			valid++
 		}
-		if !want {
-			var e *msg.Error
-			require.True(t, errors.As(err, &e), "%s", data)
+		if e, isMsg := errors.AsType[*msg.Error](err); isMsg {
 			for _, v := range e.Violations {
 				rules[v.Rule] = true
 			}
-			continue
 		}
-		valid++
-		assert.NoError(t, m.Validate(), "%s", data)
-		out, err := m.MarshalJSON()
-		require.NoError(t, err, "%s", data)
-		ok, why := judge.Verdict(name, version, out)
-		assert.True(t, ok, "%s re-encodes as %s: %v", data, out, why)
 	}
 	t.Logf("%d messages, %d valid", len(corpus.Messages()), valid)
 	assert.Greater(t, valid, 100)
