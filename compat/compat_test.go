@@ -153,54 +153,52 @@ func codes(r *compat.Report) []string {
 	return out
 }
 
-func TestFixtureMinorIsCompatibleWithWarnings(t *testing.T) {
-	c := load(t, "../testdata/fixture")
-	old, new := lookup(t, c, "demo.sensor", "1.0"), lookup(t, c, "demo.sensor", "1.1")
-	r, err := compat.Compare(old, new, compat.Options{})
+// compareFixture compares two versions of demo.sensor in the fixture
+// catalogue at dir, and holds every witness of the report to the oracle.
+func compareFixture(t *testing.T, dir, from, to string, opt compat.Options) *compat.Report {
+	t.Helper()
+	c := load(t, dir)
+	old, new := lookup(t, c, "demo.sensor", from), lookup(t, c, "demo.sensor", to)
+	r, err := compat.Compare(old, new, opt)
 	require.NoError(t, err)
+	newJudge(t, old, new).checkWitnesses(t, r)
+	return r
+}
+
+func TestFixtureMinorIsCompatibleWithWarnings(t *testing.T) {
+	r := compareFixture(t, "../testdata/fixture", "1.0", "1.1", compat.Options{})
 	assert.True(t, r.Compatible())
 	assert.Equal(t, []string{
 		"open-content /location warning",
 		"open-content /calibrated warning",
 	}, codes(r))
-	newJudge(t, old, new).checkWitnesses(t, r)
 
-	strict, err := compat.Compare(old, new, compat.Options{Strict: true})
-	require.NoError(t, err)
+	strict := compareFixture(t, "../testdata/fixture", "1.0", "1.1", compat.Options{Strict: true})
 	assert.False(t, strict.Compatible(), "strict mode counts open content as a break")
 	assert.Equal(t, []string{
 		"open-content /location backward",
 		"open-content /calibrated backward",
 	}, codes(strict))
-	newJudge(t, old, new).checkWitnesses(t, strict)
 }
 
 func TestFixtureBreakingMinorIsRefusedWithEveryBreak(t *testing.T) {
-	c := load(t, "../testdata/fixture-breaking")
-	old, new := lookup(t, c, "demo.sensor", "1.1"), lookup(t, c, "demo.sensor", "1.2")
-	r, err := compat.Compare(old, new, compat.Options{})
-	require.NoError(t, err)
+	r := compareFixture(t, "../testdata/fixture-breaking", "1.1", "1.2", compat.Options{})
 	assert.False(t, r.Compatible())
 	assert.Equal(t, []string{
 		"enum-value-removed /kind backward",
 		"maximum-lowered /level backward",
 		"default-changed /unit full",
 	}, codes(r))
-	newJudge(t, old, new).checkWitnesses(t, r)
 }
 
 func TestFixtureMajorBreaksBothWays(t *testing.T) {
-	c := load(t, "../testdata/fixture")
-	old, new := lookup(t, c, "demo.sensor", "1.1"), lookup(t, c, "demo.sensor", "2.0")
-	r, err := compat.Compare(old, new, compat.Options{})
-	require.NoError(t, err)
+	r := compareFixture(t, "../testdata/fixture", "1.1", "2.0", compat.Options{})
 	assert.False(t, r.Compatible())
 	assert.Equal(t, []string{
 		"required-added /level backward",
 		"enum-value-added /kind forward",
 		"maximum-raised /level forward",
 	}, codes(r))
-	newJudge(t, old, new).checkWitnesses(t, r)
 
 	for _, tc := range []struct {
 		mode compat.Mode
@@ -209,8 +207,7 @@ func TestFixtureMajorBreaksBothWays(t *testing.T) {
 		{compat.Backward, []string{"required-added /level backward"}},
 		{compat.Forward, []string{"enum-value-added /kind forward", "maximum-raised /level forward"}},
 	} {
-		r, err := compat.Compare(old, new, compat.Options{Mode: tc.mode})
-		require.NoError(t, err)
+		r := compareFixture(t, "../testdata/fixture", "1.1", "2.0", compat.Options{Mode: tc.mode})
 		assert.Equal(t, tc.want, codes(r), "%v", tc.mode)
 		assert.False(t, r.Compatible())
 	}
