@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -850,21 +851,13 @@ func memberOrder(raw json.RawMessage) ([]string, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
+	members, err := jsonobject.Members(raw)
+	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
+	for _, m := range members {
+		names = append(names, m.Name)
 	}
 	return names, nil
 }

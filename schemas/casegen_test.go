@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/cases from casegen_test.go")
@@ -139,17 +141,13 @@ func (t *table) withMembers(extra ...member) string {
 }
 
 func jsonMembers(obj string) []member {
-	dec := json.NewDecoder(strings.NewReader(obj))
-	dec.UseNumber()
-	var ms []member
-	dec.Token() // '{'
-	for dec.More() {
-		tok, _ := dec.Token()
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			panic(err)
-		}
-		ms = append(ms, member{tok.(string), string(raw)})
+	list, err := jsonobject.Members([]byte(obj))
+	if err != nil {
+		panic(err)
+	}
+	ms := make([]member, len(list))
+	for i, m := range list {
+		ms[i] = member{m.Name, string(m.Value)}
 	}
 	return ms
 }

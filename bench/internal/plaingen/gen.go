@@ -7,6 +7,8 @@ import (
 	"go/format"
 	"slices"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 )
 
 // schema is the part of a JSON Schema that decides a plain struct's shape.
@@ -67,19 +69,14 @@ func (s *schema) properties() ([]property, error) {
 	if len(s.Properties) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(s.Properties))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("properties is not an object")
+	members, err := jsonobject.Members(s.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("properties: %v", err)
 	}
 	var props []property
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var p property
-		p.name = tok.(string)
-		if err := dec.Decode(&p.schema); err != nil {
+	for _, m := range members {
+		p := property{name: m.Name}
+		if err := json.Unmarshal(m.Value, &p.schema); err != nil {
 			return nil, fmt.Errorf("properties/%s: %v", p.name, err)
 		}
 		props = append(props, p)
