@@ -172,16 +172,7 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 
 // wrap returns the expression that stores x in a member of f's repr.
 func (f *field) wrap(x string) string {
-	switch f.Repr {
-	case reprNullable:
-		return "msg.Of(" + x + ")"
-	case reprPointer:
-		if f.row().Held {
-			return x
-		}
-		return "&" + x
-	}
-	return x
+	return f.inRepr(x, "msg.Of(%s)", "&")
 }
 
 // decodeEnum writes the decoding of an enum: the string, matched against
