@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fleetkit/catalogue/internal/goname"
 	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
@@ -273,7 +274,7 @@ func build(s input) (*schemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
-	root, err := b.buildMessage(exportName(pkg), "", s.Data)
+	root, err := b.buildMessage(goname.Exported(pkg), "", s.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
@@ -441,7 +442,7 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		// The decoder matches declared names byte for byte.
 		return nil, fmt.Errorf("%s: a member name JSON must escape is not supported", path)
 	}
-	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
+	if goName := goname.Exported(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
 		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
 	}
 	return b.buildValue(path, name, raw, required)
@@ -483,7 +484,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 	}
 	f := &field{
 		JSON:        name,
-		GoName:      exportName(name),
+		GoName:      goname.Exported(name),
 		Description: description,
 		Required:    required,
 		Default:     node["default"],
@@ -862,27 +863,6 @@ func memberOrder(raw json.RawMessage) ([]string, error) {
 	return names, nil
 }
 
-// initialisms are written in capitals in Go names, as Go writes ID and URL.
-var initialisms = map[string]bool{
-	"id": true, "imei": true, "iccid": true, "vin": true, "uuid": true,
-	"url": true, "uri": true, "json": true, "http": true, "api": true,
-}
-
-// exportName turns a snake_case member name into an exported Go name.
-func exportName(name string) string {
-	var b strings.Builder
-	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		if initialisms[part] {
-			b.WriteString(strings.ToUpper(part))
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(part)
-		b.WriteRune(unicode.ToUpper(r))
-		b.WriteString(part[n:])
-	}
-	return b.String()
-}
-
 // checkDefault returns what of f's schema its default breaks, if
 // anything; the default is already known to be of f's kind.
 func (f *field) checkDefault() error {
@@ -960,7 +940,7 @@ func (f *field) nameEnum() {
 	// EnumType+"Values" is the function that lists them.
 	seen := map[string]bool{f.EnumType + "Values": true}
 	for i, v := range f.Enum {
-		c := f.EnumType + exportName(v)
+		c := f.EnumType + goname.Exported(v)
 		if v == "" || !token.IsIdentifier(c) || seen[c] {
 			for i := range f.Enum {
 				f.EnumConsts[i] = f.EnumType + "Value" + strconv.Itoa(i+1)
@@ -1076,9 +1056,9 @@ func (b *builder) buildUnion(f *field, path, u string, node node) error {
 		if br.Default != nil || br.Nullable || br.Kind != kindObject && (br.row().Reader == "" || br.Kind == kindEnum) {
 			return fmt.Errorf("%s/%s/%d: a branch of kind %s, or with a default, is not supported by the generator", path, u, i, br.row().What)
 		}
-		br.GoName = exportName(t)
+		br.GoName = goname.Exported(t)
 		if br.Object != nil {
-			br.Object.GoName = f.GoName + exportName(t)
+			br.Object.GoName = f.GoName + goname.Exported(t)
 		}
 		f.Branches = append(f.Branches, br)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetkit/catalogue/internal/goname"
 	"github.com/fleetkit/catalogue/internal/jsonobject"
 )
 
@@ -146,7 +147,7 @@ func (g *generator) object(name string, s *schema) error {
 	g.comment(s.Description)
 	g.p("type %s struct {", name)
 	for i, p := range props {
-		field := goName(p.name)
+		field := goname.Exported(p.name)
 		t, err := g.goType(name+field, p.schema, slices.Contains(s.Required, p.name))
 		if err != nil {
 			return fmt.Errorf("%s: %v", p.name, err)
@@ -227,30 +228,4 @@ func (g *generator) comment(text string) {
 	if line != "" {
 		g.p("// %s", line)
 	}
-}
-
-// initialisms are the words Go spells in capitals.
-var initialisms = map[string]string{
-	"id":    "ID",
-	"imei":  "IMEI",
-	"iccid": "ICCID",
-	"vin":   "VIN",
-	"uuid":  "UUID",
-	"url":   "URL",
-}
-
-// goName returns the Go field name of a snake_case member name.
-func goName(member string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(member, "_") {
-		if w == "" {
-			continue
-		}
-		if up, ok := initialisms[w]; ok {
-			b.WriteString(up)
-			continue
-		}
-		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-	}
-	return b.String()
 }
