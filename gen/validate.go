@@ -448,11 +448,7 @@ func validateUnion(g *generator, f *field, name, x string, _ bool) {
 		g.p("if y := (%s).%s; y != nil {", x, b.GoName)
 		g.p("n++")
 		if validate := b.row().Validate; validate != nil {
-			y := "*y"
-			if b.row().Held || b.Kind == kindObject {
-				y = "y"
-			}
-			validate(g, b, name, y, false)
+			validate(g, b, name, b.pointee("y"), false)
 		}
 		g.p("}")
 	}
