@@ -35,6 +35,20 @@ const (
 	reprNullable
 )
 
+// reprOf returns the repr of a member: required or not, nullable or not,
+// with a default or not (a null default included).
+func reprOf(required, nullable, hasDefault bool) repr {
+	switch {
+	case required && nullable, !required && nullable && hasDefault:
+		return reprPointer
+	case required, hasDefault:
+		return reprValue
+	case nullable:
+		return reprNullable
+	}
+	return reprPointer
+}
+
 // A message is one generated struct: a schema's root object, or an object
 // member with declared members.
 type message struct {
@@ -771,16 +785,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		}
 		f.IMEI = true
 	}
-	switch {
-	case required && f.Nullable, !required && f.Nullable && f.Default != nil:
-		f.Repr = reprPointer
-	case required, f.Default != nil:
-		f.Repr = reprValue
-	case f.Nullable:
-		f.Repr = reprNullable
-	default:
-		f.Repr = reprPointer
-	}
+	f.Repr = reprOf(required, f.Nullable, f.Default != nil)
 	if f.Default != nil && string(f.Default) != "null" {
 		if f.row().Default == nil {
 			return nil, fmt.Errorf("%s: defaults are not supported on this kind of member", path)
@@ -1066,16 +1071,7 @@ func (b *builder) buildUnion(f *field, path, u string, node node) error {
 		return fmt.Errorf("%s: a %s of null alone", path, u)
 	}
 	f.Kind, f.Union, f.EnumType = kindUnion, u, f.GoName
-	switch {
-	case f.Required && f.Nullable, !f.Required && f.Nullable && f.Default != nil:
-		f.Repr = reprPointer
-	case f.Required:
-		f.Repr = reprValue
-	case f.Nullable:
-		f.Repr = reprNullable
-	default:
-		f.Repr = reprPointer
-	}
+	f.Repr = reprOf(f.Required, f.Nullable, f.Default != nil)
 	if f.Default != nil && string(f.Default) != "null" {
 		return fmt.Errorf("%s: a default on a %s is not supported by the generator", path, u)
 	}
