@@ -158,6 +158,7 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"additionalProperties object": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "object", "required": ["c"]}}}`,
 		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
 		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
+		"properties not an object":    `{"a": {"type": "object", "properties": [1]}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testSchema(t, props)

@@ -330,7 +330,7 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	m := &message{GoName: goName, Path: path, Description: description}
 	order, err := memberOrder(node["properties"])
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: properties is not an object", orRoot(path))
 	}
 	var props map[string]json.RawMessage
 	if err := json.Unmarshal(node["properties"], &props); err != nil && node["properties"] != nil {
