@@ -1,11 +1,9 @@
 package catalogue_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,39 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/casetable"
 	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
-// A testCase is one line of the case table in schemas/testdata/cases.
-type testCase struct {
-	Valid   bool            `json:"valid"`
-	Note    string          `json:"note"`
-	Message json.RawMessage `json:"message"`
-}
-
 // loadCases reads the case table of a schema.
-func loadCases(t testing.TB, name string) []testCase {
+func loadCases(t testing.TB, name string) []casetable.Case {
 	t.Helper()
-	f, err := os.Open(filepath.Join("schemas", "testdata", "cases", name+".ndjson"))
-	require.NoError(t, err)
-	defer f.Close()
-	var cases []testCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var c testCase
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c), sc.Text())
-		cases = append(cases, c)
-	}
-	require.NoError(t, sc.Err())
-	require.NotEmpty(t, cases)
-	return cases
+	return casetable.Read(t, filepath.Join("schemas", "testdata", "cases"), name)
 }
 
 // names returns the catalogue's schema names.

@@ -8,12 +8,10 @@ package compat_test
 // its witness must hold (checkWitnesses).
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/casetable"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -56,20 +55,9 @@ const (
 // caseBases returns the valid messages of the case table of the named
 // schema that set every member or only the required ones.
 func caseBases(t testing.TB, name string) []obj {
-	f, err := os.Open("../schemas/testdata/cases/" + name + ".ndjson")
-	require.NoError(t, err)
-	defer f.Close()
 	var bases []obj
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c struct {
-			Valid   bool
-			Note    string
-			Message json.RawMessage
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		if c.Valid && (strings.HasPrefix(c.Note, "every ")) {
+	for _, c := range casetable.Read(t, "../schemas/testdata/cases", name) {
+		if c.Valid && strings.HasPrefix(c.Note, "every ") {
 			bases = append(bases, decode(t, c.Message))
 		}
 	}
