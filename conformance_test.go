@@ -1,11 +1,9 @@
 package catalogue_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,38 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/casetable"
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
-// A testCase is one line of the case table in schemas/testdata/cases.
-type testCase struct {
-	Valid   bool            `json:"valid"`
-	Note    string          `json:"note"`
-	Message json.RawMessage `json:"message"`
-}
-
 // loadCases reads the case table of a schema.
-func loadCases(t testing.TB, name string) []testCase {
+func loadCases(t testing.TB, name string) []casetable.Case {
 	t.Helper()
-	f, err := os.Open(filepath.Join("schemas", "testdata", "cases", name+".ndjson"))
-	require.NoError(t, err)
-	defer f.Close()
-	var cases []testCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var c testCase
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c), sc.Text())
-		cases = append(cases, c)
-	}
-	require.NoError(t, sc.Err())
-	require.NotEmpty(t, cases)
-	return cases
+	return casetable.Read(t, filepath.Join("schemas", "testdata", "cases"), name)
 }
 
 // names returns the catalogue's schema names.
@@ -167,31 +144,13 @@ func richestSeeds(t testing.TB, name string, n int) [][]byte {
 }
 
 // A member is one member of an object, its value as JSON text.
-type member struct {
-	key   string
-	value json.RawMessage
-}
+type member = jsonobject.Member
 
 // members returns the members of the object data, in order, or false if
 // data is not an object.
 func members(data []byte) ([]member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	var list []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		list = append(list, member{tok.(string), v})
-	}
-	return list, true
+	list, err := jsonobject.Members(data)
+	return list, err == nil
 }
 
 // writeObject writes members as an object, keys as given (raw, unquoted).
@@ -202,10 +161,10 @@ func writeObject(list []member) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.key)
+		k, _ := json.Marshal(m.Name)
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(m.value)
+		b.Write(m.Value)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -216,12 +175,12 @@ func writeObject(list []member) []byte {
 func withMember(seed []byte, key, raw string) []byte {
 	list, _ := members(seed)
 	for i, m := range list {
-		if m.key == key {
-			list[i].value = json.RawMessage(raw)
+		if m.Name == key {
+			list[i].Value = json.RawMessage(raw)
 			return writeObject(list)
 		}
 	}
-	return writeObject(append(list, member{key, json.RawMessage(raw)}))
+	return writeObject(append(list, member{Name: key, Value: json.RawMessage(raw)}))
 }
 
 // values are the replacement values every member is tried with: each JSON
@@ -261,29 +220,29 @@ func mutations(seed []byte) [][]byte {
 		add(append(clone(list[:i]), list[i+1:]...))
 		for _, v := range values {
 			c := clone(list)
-			c[i].value = json.RawMessage(v)
+			c[i].Value = json.RawMessage(v)
 			add(c)
 		}
 		upper := clone(list)
-		upper = append(upper, member{strings.ToUpper(m.key), json.RawMessage(`null`)})
+		upper = append(upper, member{Name: strings.ToUpper(m.Name), Value: json.RawMessage(`null`)})
 		add(upper)
 		title := clone(list)
-		title = append(title, member{strings.ToUpper(m.key[:1]) + m.key[1:], list[i].value})
+		title = append(title, member{Name: strings.ToUpper(m.Name[:1]) + m.Name[1:], Value: list[i].Value})
 		add(title)
 		add(append(clone(list), m))
-		if inner, ok := members(m.value); ok {
+		if inner, ok := members(m.Value); ok {
 			for j := range inner {
 				add(with(list, i, writeObject(append(clone(inner[:j]), inner[j+1:]...))))
 				for _, v := range values {
 					c := clone(inner)
-					c[j].value = json.RawMessage(v)
+					c[j].Value = json.RawMessage(v)
 					add(with(list, i, writeObject(c)))
 				}
 				add(with(list, i, writeObject(append(clone(inner), inner[j]))))
 			}
 		}
 		var items []json.RawMessage
-		if json.Unmarshal(m.value, &items) == nil && len(items) > 0 {
+		if json.Unmarshal(m.Value, &items) == nil && len(items) > 0 {
 			for _, v := range []string{`1`, `null`, `""`, `"x"`, `{}`} {
 				c := append(append([]json.RawMessage(nil), items...), json.RawMessage(v))
 				b, _ := json.Marshal(c)
@@ -291,7 +250,7 @@ func mutations(seed []byte) [][]byte {
 			}
 		}
 	}
-	add(append(clone(list), member{"unknown", json.RawMessage(`{"nested":[1,{"deep":null}]}`)}))
+	add(append(clone(list), member{Name: "unknown", Value: json.RawMessage(`{"nested":[1,{"deep":null}]}`)}))
 	// The decoders guess that each member is the one after the last in
 	// the schema's order: the members reversed, and reversed with the
 	// first repeated, defeat the guess every time.
@@ -310,7 +269,7 @@ func clone(list []member) []member { return append([]member(nil), list...) }
 
 func with(list []member, i int, value []byte) []member {
 	c := clone(list)
-	c[i].value = value
+	c[i].Value = value
 	return c
 }
 
@@ -332,9 +291,9 @@ func TestRawRules(t *testing.T) {
 		{"lone high surrogate", withMember(seed, "x", `"\ud800"`), "lone surrogate"},
 		{"lone low surrogate", withMember(seed, "x", `"\udc00x"`), "lone surrogate"},
 		{"reversed pair", withMember(seed, "x", `"\udc00\ud800"`), "lone surrogate"},
-		{"duplicate declared member", writeObject(append(clone(list), list[0])), "/" + list[0].key + ": member appears more than once"},
-		{"duplicate extra member", writeObject(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"x", json.RawMessage(`2`)})), "/x: member appears more than once"},
-		{"duplicate by escape", []byte(strings.Replace(string(writeObject(append(clone(list), member{"x", json.RawMessage(`1`)}, member{"Y", json.RawMessage(`2`)}))), `"Y"`, `"\u0078"`, 1)), "/x: member appears more than once"},
+		{"duplicate declared member", writeObject(append(clone(list), list[0])), "/" + list[0].Name + ": member appears more than once"},
+		{"duplicate extra member", writeObject(append(clone(list), member{Name: "x", Value: json.RawMessage(`1`)}, member{Name: "x", Value: json.RawMessage(`2`)})), "/x: member appears more than once"},
+		{"duplicate by escape", []byte(strings.Replace(string(writeObject(append(clone(list), member{Name: "x", Value: json.RawMessage(`1`)}, member{Name: "Y", Value: json.RawMessage(`2`)}))), `"Y"`, `"\u0078"`, 1)), "/x: member appears more than once"},
 		{"duplicate nested in an extra member", withMember(seed, "x", `[{"a":1,"b":2,"a":3}]`), `duplicate member name "a"`},
 		{"control character", withMember(seed, "x", "\"a\tb\""), "control character"},
 		{"trailing comma", []byte(strings.TrimSuffix(string(seed), "}") + ",}"), "trailing comma"},
@@ -360,13 +319,13 @@ func TestMarshalRoundTripsRawValues(t *testing.T) {
 	for _, name := range names() {
 		t.Run(name, func(t *testing.T) {
 			list, _ := members(richestSeeds(t, name, 1)[0])
-			list = append(list, member{"x", json.RawMessage(raw)})
+			list = append(list, member{Name: "x", Value: json.RawMessage(raw)})
 			for i, m := range list {
-				switch m.key {
+				switch m.Name {
 				case "meta", "specification":
-					list[i].value = json.RawMessage(raw)
+					list[i].Value = json.RawMessage(raw)
 				case "actor":
-					list[i].value = json.RawMessage(`{"name": "n", "y": ` + raw + `}`)
+					list[i].Value = json.RawMessage(`{"name": "n", "y": ` + raw + `}`)
 				}
 			}
 			data := writeObject(list)

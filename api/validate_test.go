@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/api"
+	"github.com/fleetkit/catalogue/internal/casetable"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -135,21 +135,7 @@ func TestValidateGivesTheLibrarysVerdict(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".ndjson")
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(file)
-			require.NoError(t, err)
-			defer f.Close()
-			s := bufio.NewScanner(f)
-			s.Buffer(nil, 1<<20)
-			n := 0
-			for s.Scan() {
-				var c struct {
-					Valid   bool            `json:"valid"`
-					Note    string          `json:"note"`
-					Message json.RawMessage `json:"message"`
-				}
-				require.NoError(t, json.Unmarshal(s.Bytes(), &c))
-				n++
-
+			for _, c := range casetable.Read(t, filepath.Dir(file), name) {
 				rec := post(t, validatePath(name, "1.0"), bytes.NewReader(c.Message))
 				got := verdictOf(t, rec)
 				_, err := catalogue.DecodeAs(name, "1.0", c.Message)
@@ -168,8 +154,6 @@ func TestValidateGivesTheLibrarysVerdict(t *testing.T) {
 				require.Equal(t, want, got, c.Note)
 				require.Equal(t, c.Valid, got.Valid, c.Note)
 			}
-			require.NoError(t, s.Err())
-			require.Positive(t, n)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,13 +42,17 @@ func changed(t *testing.T, name string, edit func(doc obj), opt compat.Options) 
 	return r, old, new
 }
 
+// editCase is a change to a published schema and what comparing it with
+// the schema finds.
+type editCase struct {
+	note   string
+	schema string // the published schema changed
+	edit   func(doc obj)
+	want   []string
+}
+
 func TestDecidedChangesAreFoundAndProved(t *testing.T) {
-	for _, tc := range []struct {
-		note   string
-		schema string
-		edit   func(doc obj)
-		want   []string
-	}{
+	for _, tc := range []editCase{
 		{"maximum lowered", "example.event", func(d obj) { prop(d, "priority")["maximum"] = json.Number("5") },
 			[]string{"maximum-lowered /priority backward"}},
 		{"minimum lowered", "example.event", func(d obj) { prop(d, "priority")["minimum"] = json.Number("-1") },
@@ -115,19 +120,10 @@ func TestDecidedChangesAreFoundAndProved(t *testing.T) {
 			r, old, new := changed(t, tc.schema, tc.edit, compat.Options{})
 			assert.ElementsMatch(t, tc.want, codes(r))
 			newJudge(t, old, new).checkWitnesses(t, r)
-			breaks := slicesContainsFunc(r.Findings, func(f compat.Finding) bool { return f.Breaks != 0 })
+			breaks := slices.ContainsFunc(r.Findings, func(f compat.Finding) bool { return f.Breaks != 0 })
 			assert.Equal(t, !breaks, r.Compatible())
 		})
 	}
-}
-
-func slicesContainsFunc(fs []compat.Finding, fn func(compat.Finding) bool) bool {
-	for _, f := range fs {
-		if fn(f) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestWitnessesNameTheMemberAndTheValue(t *testing.T) {
@@ -141,12 +137,7 @@ func TestWitnessesNameTheMemberAndTheValue(t *testing.T) {
 }
 
 func TestUndecidableChangesAreRefusedWithTheirCodes(t *testing.T) {
-	for _, tc := range []struct {
-		note   string
-		schema string
-		edit   func(doc obj)
-		want   []string
-	}{
+	for _, tc := range []editCase{
 		{"unknown keyword at the root", "example.event", func(d obj) { d["not"] = obj{"required": []any{"x"}} },
 			[]string{"unknown-keyword /not"}},
 		{"unknown keyword on a member", "example.event", func(d obj) { prop(d, "tags")["minContains"] = json.Number("2") },

@@ -239,6 +239,28 @@ func (c *checker) differs(d direction, s, t *node, path []step, v value, why rea
 // is rejected for several.
 var precedence = []reason{rType, rInt64, rEnum, rFormat, rPattern, rMinimum, rMaximum, rExMinimum, rExMaximum, rMinLength, rMaxLength, rMinItems, rMaxItems, rUnique, rMultipleOf, rRequired, rDependent, rMinProps, rMaxProps, rAdditional, rPropertyNames, rIMEI, rMember}
 
+// valueKeywords are the keywords whose findings say only that the
+// keyword's value changes: for each, the codes of its findings backward
+// and forward, what the message calls it, and its value in a version.
+var valueKeywords = map[reason]struct {
+	backCode, fwdCode, what string
+	value                   func(*node) string
+}{
+	rFormat:     {"format-changed", "format-changed", "format", formatText},
+	rPattern:    {"pattern-changed", "pattern-changed", "pattern", patternText},
+	rMinimum:    {"minimum-raised", "minimum-lowered", "minimum", func(n *node) string { return ratText(n.min) }},
+	rMaximum:    {"maximum-lowered", "maximum-raised", "maximum", func(n *node) string { return ratText(n.max) }},
+	rExMinimum:  {"exclusive-minimum-raised", "exclusive-minimum-lowered", "exclusive minimum", func(n *node) string { return ratText(n.exMin) }},
+	rExMaximum:  {"exclusive-maximum-lowered", "exclusive-maximum-raised", "exclusive maximum", func(n *node) string { return ratText(n.exMax) }},
+	rMultipleOf: {"multiple-of-changed", "multiple-of-changed", "multipleOf", func(n *node) string { return ratText(n.mult) }},
+	rMinLength:  {"min-length-raised", "min-length-lowered", "minimum length", func(n *node) string { return strconv.Itoa(n.minLen) }},
+	rMaxLength:  {"max-length-lowered", "max-length-raised", "maximum length", func(n *node) string { return lengthText(n.maxLen) }},
+	rMinItems:   {"min-items-raised", "min-items-lowered", "minimum number of items", func(n *node) string { return lengthText(n.minItems) }},
+	rMaxItems:   {"max-items-lowered", "max-items-raised", "maximum number of items", func(n *node) string { return lengthText(n.maxItems) }},
+	rMinProps:   {"min-properties-raised", "min-properties-lowered", "minimum number of members", func(n *node) string { return lengthText(n.minProps) }},
+	rMaxProps:   {"max-properties-lowered", "max-properties-raised", "maximum number of members", func(n *node) string { return lengthText(n.maxProps) }},
+}
+
 // explain names the difference: its code, its key among findings (one
 // finding per code and member, and per value for enumerations and types),
 // and its message.
@@ -260,11 +282,10 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		return fwdCode
 	}
 	text := jsonText(v)
-	// changed says that the keyword what changes from one value to the
-	// other, and what the witness shows of it.
-	changed := func(what, from, to string) string {
-		return fmt.Sprintf("the %s changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the %s, or publish a new major version",
-			what, from, ov, to, nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv), what)
+	if k, ok := valueKeywords[first]; ok {
+		msg = fmt.Sprintf("the %s changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the %s, or publish a new major version",
+			k.what, k.value(o), ov, k.value(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv), k.what)
+		return pick(k.backCode, k.fwdCode), key, msg
 	}
 	switch first {
 	case rType, rInt64:
@@ -294,28 +315,6 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 			code = "enum-removed"
 			msg = fmt.Sprintf("%s drops the enumeration, so accepts %s, which consumers of %s reject; keep the enumeration, or publish a new major version", nv, text, ov)
 		}
-	case rFormat:
-		code = "format-changed"
-		msg = changed("format", formatText(o), formatText(n))
-	case rPattern:
-		code = "pattern-changed"
-		msg = fmt.Sprintf("the pattern changes from %s in %s to %s in %s, so %s accepts %s and %s does not; keep the pattern, or publish a new major version",
-			patternText(o), ov, patternText(n), nv, versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
-	case rMinimum:
-		code = pick("minimum-raised", "minimum-lowered")
-		msg = changed("minimum", boundText(o.min), boundText(n.min))
-	case rMaximum:
-		code = pick("maximum-lowered", "maximum-raised")
-		msg = changed("maximum", boundText(o.max), boundText(n.max))
-	case rMinLength:
-		code = pick("min-length-raised", "min-length-lowered")
-		msg = changed("minimum length", strconv.Itoa(o.minLen), strconv.Itoa(n.minLen))
-	case rExMinimum:
-		code = pick("exclusive-minimum-raised", "exclusive-minimum-lowered")
-		msg = changed("exclusive minimum", boundText(o.exMin), boundText(n.exMin))
-	case rExMaximum:
-		code = pick("exclusive-maximum-lowered", "exclusive-maximum-raised")
-		msg = changed("exclusive maximum", boundText(o.exMax), boundText(n.exMax))
 	case rAdditional:
 		name := memberNamed(named, v, func(name string) bool { return t.props[name] == nil })
 		key = name
@@ -328,28 +327,10 @@ func (c *checker) explain(d direction, s, t *node, v value, why reason, named []
 		code = pick("property-names-narrowed", "property-names-widened")
 		msg = fmt.Sprintf("%s accepts a member named %s here and %s, whose propertyNames rejects the name, does not; keep propertyNames as it was, or publish a new major version",
 			versionOf(back, ov, nv), strconv.Quote(name), versionOf(!back, ov, nv))
-	case rMultipleOf:
-		code = pick("multiple-of-changed", "multiple-of-changed")
-		msg = changed("multipleOf", multText(o.mult), multText(n.mult))
-	case rMinItems:
-		code = pick("min-items-raised", "min-items-lowered")
-		msg = changed("minimum number of items", lengthText(o.minItems), lengthText(n.minItems))
-	case rMaxItems:
-		code = pick("max-items-lowered", "max-items-raised")
-		msg = changed("maximum number of items", lengthText(o.maxItems), lengthText(n.maxItems))
-	case rMaxLength:
-		code = pick("max-length-lowered", "max-length-raised")
-		msg = changed("maximum length", lengthText(o.maxLen), lengthText(n.maxLen))
 	case rUnique:
 		code = pick("unique-items-added", "unique-items-removed")
 		msg = fmt.Sprintf("%s requires the items to be unique and %s does not, so %s accepts %s and %s does not; keep uniqueItems as it was, or publish a new major version",
 			versionOf(!back, ov, nv), versionOf(back, ov, nv), versionOf(back, ov, nv), text, versionOf(!back, ov, nv))
-	case rMinProps:
-		code = pick("min-properties-raised", "min-properties-lowered")
-		msg = changed("minimum number of members", lengthText(o.minProps), lengthText(n.minProps))
-	case rMaxProps:
-		code = pick("max-properties-lowered", "max-properties-raised")
-		msg = changed("maximum number of members", lengthText(o.maxProps), lengthText(n.maxProps))
 	case rDependent:
 		if len(named) < 2 {
 			panic("compat: a dependency's finding without its members")
@@ -427,7 +408,7 @@ func formatText(n *node) string {
 	return n.format
 }
 
-func boundText(r *big.Rat) string {
+func ratText(r *big.Rat) string {
 	if r == nil {
 		return "none"
 	}
@@ -788,13 +769,6 @@ func extraName(a, b *node) string {
 			return name
 		}
 	}
-}
-
-func multText(m *big.Rat) string {
-	if m == nil {
-		return "none"
-	}
-	return decimal(m)
 }
 
 func patternText(n *node) string {

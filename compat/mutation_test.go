@@ -8,12 +8,10 @@ package compat_test
 // its witness must hold (checkWitnesses).
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/casetable"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -56,20 +55,9 @@ const (
 // caseBases returns the valid messages of the case table of the named
 // schema that set every member or only the required ones.
 func caseBases(t testing.TB, name string) []obj {
-	f, err := os.Open("../schemas/testdata/cases/" + name + ".ndjson")
-	require.NoError(t, err)
-	defer f.Close()
 	var bases []obj
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c struct {
-			Valid   bool
-			Note    string
-			Message json.RawMessage
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		if c.Valid && (strings.HasPrefix(c.Note, "every ")) {
+	for _, c := range casetable.Read(t, "../schemas/testdata/cases", name) {
+		if c.Valid && strings.HasPrefix(c.Note, "every ") {
 			bases = append(bases, decode(t, c.Message))
 		}
 	}
@@ -238,6 +226,9 @@ func (m *mutator) mutate(doc obj) string {
 			return name + ": multipleOf set"
 		}
 	}
+	// A number of numberPool, and a whole number below n.
+	number := func() any { return m.anyOf(numberPool) }
+	count := func(n int) func() any { return func() any { return json.Number(fmt.Sprint(m.pick(n))) } }
 	switch m.pick(35) {
 	case 34: // a keyword the checker does not decide, added to a member
 		for k, v := range m.anyOf(conjunctPool).(obj) {
@@ -245,12 +236,7 @@ func (m *mutator) mutate(doc obj) string {
 		}
 		return name + ": conjunct added"
 	case 33: // propertyNames on the object
-		if _, ok := site["propertyNames"]; ok && m.pick(3) == 0 {
-			delete(site, "propertyNames")
-			return "propertyNames removed"
-		}
-		site["propertyNames"] = clone(m.anyOf(namesPool))
-		return "propertyNames set"
+		return m.setOrRemove(site, "", "propertyNames", func() any { return clone(m.anyOf(namesPool)) })
 	case 31: // additionalProperties as a schema on the object
 		if _, ok := site["additionalProperties"].(obj); ok && m.pick(3) == 0 {
 			delete(site, "additionalProperties")
@@ -273,12 +259,7 @@ func (m *mutator) mutate(doc obj) string {
 		site["patternProperties"] = pp
 		return "patternProperties " + pattern + " set"
 	case 25: // a pattern, set or removed
-		if _, ok := p["pattern"]; ok && m.pick(3) == 0 {
-			delete(p, "pattern")
-			return name + ": pattern removed"
-		}
-		p["pattern"] = m.anyOf(patternPool)
-		return name + ": pattern set"
+		return m.setOrRemove(p, name+": ", "pattern", func() any { return m.anyOf(patternPool) })
 	case 26: // uniqueItems
 		if p["uniqueItems"] == true {
 			delete(p, "uniqueItems")
@@ -288,12 +269,7 @@ func (m *mutator) mutate(doc obj) string {
 		return name + ": uniqueItems set"
 	case 27: // minProperties or maxProperties on the object
 		kw := []string{"minProperties", "maxProperties"}[m.pick(2)]
-		if _, ok := site[kw]; ok && m.pick(3) == 0 {
-			delete(site, kw)
-			return kw + " removed"
-		}
-		site[kw] = json.Number(fmt.Sprint(m.pick(4) + 4*m.pick(2)))
-		return kw + " set"
+		return m.setOrRemove(site, "", kw, func() any { return json.Number(fmt.Sprint(m.pick(4) + 4*m.pick(2))) })
 	case 28: // a dependency between two members
 		kw := "dependentRequired"
 		if s, _ := doc["$schema"].(string); strings.Contains(s, "draft-07") {
@@ -388,20 +364,9 @@ func (m *mutator) mutate(doc obj) string {
 		p["enum"] = e
 		return name + ": enum added"
 	case 6, 7: // move, add or remove a bound
-		kw := []string{"minimum", "maximum"}[m.pick(2)]
-		if _, ok := p[kw]; ok && m.pick(3) == 0 {
-			delete(p, kw)
-			return name + ": " + kw + " removed"
-		}
-		p[kw] = m.anyOf(numberPool)
-		return name + ": " + kw + " set"
+		return m.setOrRemove(p, name+": ", []string{"minimum", "maximum"}[m.pick(2)], number)
 	case 8: // minLength
-		if _, ok := p["minLength"]; ok && m.pick(3) == 0 {
-			delete(p, "minLength")
-			return name + ": minLength removed"
-		}
-		p["minLength"] = json.Number(fmt.Sprint(m.pick(4)))
-		return name + ": minLength set"
+		return m.setOrRemove(p, name+": ", "minLength", count(4))
 	case 24: // move the member's schema into definitions, behind a $ref
 		if p == nil || name == "added" || strings.HasSuffix(name, "[]") {
 			return "nothing"
@@ -423,28 +388,11 @@ func (m *mutator) mutate(doc obj) string {
 		site["additionalProperties"] = false
 		return "object closed"
 	case 21, 22: // minItems or maxItems
-		kw := []string{"minItems", "maxItems"}[m.pick(2)]
-		if _, ok := p[kw]; ok && m.pick(3) == 0 {
-			delete(p, kw)
-			return name + ": " + kw + " removed"
-		}
-		p[kw] = json.Number(fmt.Sprint(m.pick(4)))
-		return name + ": " + kw + " set"
+		return m.setOrRemove(p, name+": ", []string{"minItems", "maxItems"}[m.pick(2)], count(4))
 	case 17: // maxLength
-		if _, ok := p["maxLength"]; ok && m.pick(3) == 0 {
-			delete(p, "maxLength")
-			return name + ": maxLength removed"
-		}
-		p["maxLength"] = json.Number(fmt.Sprint(m.pick(5)))
-		return name + ": maxLength set"
+		return m.setOrRemove(p, name+": ", "maxLength", count(5))
 	case 18, 19: // move, add or remove an exclusive bound
-		kw := []string{"exclusiveMinimum", "exclusiveMaximum"}[m.pick(2)]
-		if _, ok := p[kw]; ok && m.pick(3) == 0 {
-			delete(p, kw)
-			return name + ": " + kw + " removed"
-		}
-		p[kw] = m.anyOf(numberPool)
-		return name + ": " + kw + " set"
+		return m.setOrRemove(p, name+": ", []string{"exclusiveMinimum", "exclusiveMaximum"}[m.pick(2)], number)
 	case 20: // const
 		if _, ok := p["const"]; ok && m.pick(2) == 0 {
 			delete(p, "const")
@@ -503,6 +451,18 @@ func (m *mutator) mutate(doc obj) string {
 		p["description"] = "changed"
 		return name + ": description changed"
 	}
+}
+
+// setOrRemove removes the keyword kw of o, one time in three where o has
+// it, and otherwise sets it to a value next makes; it says which, after
+// the name of the place.
+func (m *mutator) setOrRemove(o obj, place, kw string, next func() any) string {
+	if _, ok := o[kw]; ok && m.pick(3) == 0 {
+		delete(o, kw)
+		return place + kw + " removed"
+	}
+	o[kw] = next()
+	return place + kw + " set"
 }
 
 // othersPool and namePatternPool are the schemas and patterns of

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/goname"
 )
 
 // A oneOf or an anyOf beside a type ({"type": "integer", "oneOf": [...]})
@@ -289,7 +291,7 @@ func (g *generator) cases(f *field, e, name, x string) {
 		}
 		g.p("%s := 0", n)
 		g.buf.Write(body)
-		g.p("%s.Cases(base, %s, msg.Rule%s, %s, %d)", e, name, exportName(cs.Rule), n, len(cs.Cases))
+		g.p("%s.Cases(base, %s, msg.Rule%s, %s, %d)", e, name, goname.Exported(cs.Rule), n, len(cs.Cases))
 		g.p("}")
 		g.depth--
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/goname"
 )
 
 // pointees returns the members held through a pointer to a scalar: when
@@ -106,7 +108,7 @@ func (g *generator) unmarshal(m *message) {
 	}
 	for _, dep := range m.Dependents {
 		g.p("if seen.Bits&%#x != 0 && seen.Bits&%#x == 0 && !d.Failed() {", uint64(1)<<m.index(dep.If), uint64(1)<<m.index(dep.Then))
-		g.p("d.Dependent(base, %q, msg.Rule%s, %q)", "/"+dep.Then.JSON, exportName(m.DependentRule), dep.If.JSON)
+		g.p("d.Dependent(base, %q, msg.Rule%s, %q)", "/"+dep.Then.JSON, goname.Exported(m.DependentRule), dep.If.JSON)
 		g.p("}")
 	}
 	if required != 0 {
@@ -172,16 +174,7 @@ func (g *generator) decodeField(m *message, f *field, name string) {
 
 // wrap returns the expression that stores x in a member of f's repr.
 func (f *field) wrap(x string) string {
-	switch f.Repr {
-	case reprNullable:
-		return "msg.Of(" + x + ")"
-	case reprPointer:
-		if f.row().Held {
-			return x
-		}
-		return "&" + x
-	}
-	return x
+	return f.inRepr(x, "msg.Of(%s)", "&")
 }
 
 // decodeEnum writes the decoding of an enum: the string, matched against
@@ -283,7 +276,7 @@ func (g *generator) readItems(f *field, name, list string, depth int) {
 		g.readItems(it, "name", x, depth+1)
 	case kindNever:
 		g.p("if x, ok := d.AnyValue(base, name); ok {")
-		g.p("d.Never(base, name, msg.Rule%s)", exportName(it.Never))
+		g.p("d.Never(base, name, msg.Rule%s)", goname.Exported(it.Never))
 	case kindStrings:
 		// An item the list's checks may read: gathered even by a
 		// decoder that keeps nothing.
@@ -359,7 +352,7 @@ func decodeUnion(g *generator, _ *message, f *field, name string) {
 func decodeNever(g *generator, _ *message, f *field, name string) {
 	g.p("if x, ok := d.AnyValue(base, %s); ok {", name)
 	g.p("v.%s = x", f.GoName)
-	g.p("d.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("d.Never(base, %s, msg.Rule%s)", name, goname.Exported(f.Never))
 	g.p("}")
 }
 

@@ -184,17 +184,23 @@ func (f *field) pointeeType() string {
 
 // fieldType returns the Go type of a member in its struct.
 func (f *field) fieldType() string {
-	t := f.goType()
+	return f.inRepr(f.goType(), "msg.Nullable[%s]", "*")
+}
+
+// inRepr returns s, a Go type or a value of it, as f's repr holds it:
+// through nullable, a format with one %s, or behind pointer, the prefix
+// that makes one a pointer, except for a kind that is Held (a slice),
+// which is nil when absent.
+func (f *field) inRepr(s, nullable, pointer string) string {
 	switch f.Repr {
 	case reprNullable:
-		return "msg.Nullable[" + t + "]"
+		return fmt.Sprintf(nullable, s)
 	case reprPointer:
-		if f.row().Held {
-			return t
+		if !f.row().Held {
+			return pointer + s
 		}
-		return "*" + t
 	}
-	return t
+	return s
 }
 
 // comment writes a doc comment, wrapped.

@@ -104,10 +104,7 @@ func (g *generator) marshal(m *message, root bool) {
 				g.p("switch {")
 				for _, b := range f.Branches {
 					g.p("case %s.%s != nil:", x, b.GoName)
-					y := "*" + x + "." + b.GoName
-					if b.row().Held || b.Kind == kindObject {
-						y = x + "." + b.GoName
-					}
+					y := b.pointee(x + "." + b.GoName)
 					switch {
 					case b.Kind == kindObject:
 						g.p("%s.encode(e)", y)
@@ -146,20 +143,12 @@ func (g *generator) marshal(m *message, root bool) {
 			g.p("if %s == nil {", x)
 			g.p("e.Null()")
 			g.p("} else {")
-			if f.row().Held || f.Kind == kindObject {
-				write(x)
-			} else {
-				write("*" + x)
-			}
+			write(f.pointee(x))
 			g.p("}")
 		default:
 			g.p("if %s != nil {", x)
 			g.p("e.Member(%s)", member)
-			if f.row().Held || f.Kind == kindObject {
-				write(x)
-			} else {
-				write("*" + x)
-			}
+			write(f.pointee(x))
 			g.p("}")
 		}
 	}
@@ -194,4 +183,14 @@ func (g *generator) encodeItems(it *field, x string, depth int) {
 	}
 	g.p("}")
 	g.p("e.B = append(e.B, ']')")
+}
+
+// pointee returns the value that x, a pointer to a member of f's kind,
+// points to: x itself for a kind that is Held, a slice, and for an
+// object, whose encode method takes its pointer.
+func (f *field) pointee(x string) string {
+	if f.row().Held || f.Kind == kindObject {
+		return x
+	}
+	return "*" + x
 }

@@ -117,23 +117,6 @@ func TestMajorsArePackages(t *testing.T) {
 	assert.NotRegexp(t, `(?m)^\s+[A-Z]\w* \w+ = "`, string(files["sensor/sensor_1_0_gen.go"]), "no exported constants")
 }
 
-func TestExportName(t *testing.T) {
-	for in, want := range map[string]string{
-		"message_id":    "MessageID",
-		"tenant_id":     "TenantID",
-		"imei":          "IMEI",
-		"iccid":         "ICCID",
-		"vin":           "VIN",
-		"seed_odo":      "SeedOdo",
-		"seed_odo_time": "SeedOdoTime",
-		"licence_plate": "LicencePlate",
-		"id":            "ID",
-		"occurred_at":   "OccurredAt",
-	} {
-		assert.Equal(t, want, exportName(in), in)
-	}
-}
-
 // TestSentenceKeepsNames pins how a description continues a generated
 // doc comment: lower-cased, unless it begins with a name, which keeps its
 // capitals.
@@ -175,6 +158,7 @@ func TestRefusesWhatItDoesNotImplement(t *testing.T) {
 		"additionalProperties object": `{"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "object", "required": ["c"]}}}`,
 		"dependencies on a schema":    `{"a": {"type": "object", "dependencies": {"b": {"required": ["c"]}}}}`,
 		"maxProperties and a default": `{"a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}, "maxProperties": 1}}`,
+		"properties not an object":    `{"a": {"type": "object", "properties": [1]}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testSchema(t, props)

@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fleetkit/catalogue/internal/goname"
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -32,6 +34,20 @@ const (
 	// without a default, where absent and null differ.
 	reprNullable
 )
+
+// reprOf returns the repr of a member: required or not, nullable or not,
+// with a default or not (a null default included).
+func reprOf(required, nullable, hasDefault bool) repr {
+	switch {
+	case required && nullable, !required && nullable && hasDefault:
+		return reprPointer
+	case required, hasDefault:
+		return reprValue
+	case nullable:
+		return reprNullable
+	}
+	return reprPointer
+}
 
 // A message is one generated struct: a schema's root object, or an object
 // member with declared members.
@@ -272,7 +288,7 @@ func build(s input) (*schemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
-	root, err := b.buildMessage(exportName(pkg), "", s.Data)
+	root, err := b.buildMessage(goname.Exported(pkg), "", s.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.File, err)
 	}
@@ -314,7 +330,7 @@ func (b *builder) buildMessage(goName, path string, raw json.RawMessage) (*messa
 	m := &message{GoName: goName, Path: path, Description: description}
 	order, err := memberOrder(node["properties"])
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: properties is not an object", orRoot(path))
 	}
 	var props map[string]json.RawMessage
 	if err := json.Unmarshal(node["properties"], &props); err != nil && node["properties"] != nil {
@@ -440,7 +456,7 @@ func (b *builder) buildField(base, name string, raw json.RawMessage, required bo
 		// The decoder matches declared names byte for byte.
 		return nil, fmt.Errorf("%s: a member name JSON must escape is not supported", path)
 	}
-	if goName := exportName(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
+	if goName := goname.Exported(name); !token.IsIdentifier(goName) || !unicode.IsUpper([]rune(goName)[0]) {
 		return nil, fmt.Errorf("%s: the member name makes no exported Go name", path)
 	}
 	return b.buildValue(path, name, raw, required)
@@ -482,7 +498,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 	}
 	f := &field{
 		JSON:        name,
-		GoName:      exportName(name),
+		GoName:      goname.Exported(name),
 		Description: description,
 		Required:    required,
 		Default:     node["default"],
@@ -769,16 +785,7 @@ func (b *builder) buildValue(path, name string, raw json.RawMessage, required bo
 		}
 		f.IMEI = true
 	}
-	switch {
-	case required && f.Nullable, !required && f.Nullable && f.Default != nil:
-		f.Repr = reprPointer
-	case required, f.Default != nil:
-		f.Repr = reprValue
-	case f.Nullable:
-		f.Repr = reprNullable
-	default:
-		f.Repr = reprPointer
-	}
+	f.Repr = reprOf(required, f.Nullable, f.Default != nil)
 	if f.Default != nil && string(f.Default) != "null" {
 		if f.row().Default == nil {
 			return nil, fmt.Errorf("%s: defaults are not supported on this kind of member", path)
@@ -850,44 +857,15 @@ func memberOrder(raw json.RawMessage) ([]string, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
+	members, err := jsonobject.Members(raw)
+	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
+	for _, m := range members {
+		names = append(names, m.Name)
 	}
 	return names, nil
-}
-
-// initialisms are written in capitals in Go names, as Go writes ID and URL.
-var initialisms = map[string]bool{
-	"id": true, "imei": true, "iccid": true, "vin": true, "uuid": true,
-	"url": true, "uri": true, "json": true, "http": true, "api": true,
-}
-
-// exportName turns a snake_case member name into an exported Go name.
-func exportName(name string) string {
-	var b strings.Builder
-	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		if initialisms[part] {
-			b.WriteString(strings.ToUpper(part))
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(part)
-		b.WriteRune(unicode.ToUpper(r))
-		b.WriteString(part[n:])
-	}
-	return b.String()
 }
 
 // checkDefault returns what of f's schema its default breaks, if
@@ -967,7 +945,7 @@ func (f *field) nameEnum() {
 	// EnumType+"Values" is the function that lists them.
 	seen := map[string]bool{f.EnumType + "Values": true}
 	for i, v := range f.Enum {
-		c := f.EnumType + exportName(v)
+		c := f.EnumType + goname.Exported(v)
 		if v == "" || !token.IsIdentifier(c) || seen[c] {
 			for i := range f.Enum {
 				f.EnumConsts[i] = f.EnumType + "Value" + strconv.Itoa(i+1)
@@ -1083,9 +1061,9 @@ func (b *builder) buildUnion(f *field, path, u string, node node) error {
 		if br.Default != nil || br.Nullable || br.Kind != kindObject && (br.row().Reader == "" || br.Kind == kindEnum) {
 			return fmt.Errorf("%s/%s/%d: a branch of kind %s, or with a default, is not supported by the generator", path, u, i, br.row().What)
 		}
-		br.GoName = exportName(t)
+		br.GoName = goname.Exported(t)
 		if br.Object != nil {
-			br.Object.GoName = f.GoName + exportName(t)
+			br.Object.GoName = f.GoName + goname.Exported(t)
 		}
 		f.Branches = append(f.Branches, br)
 	}
@@ -1093,16 +1071,7 @@ func (b *builder) buildUnion(f *field, path, u string, node node) error {
 		return fmt.Errorf("%s: a %s of null alone", path, u)
 	}
 	f.Kind, f.Union, f.EnumType = kindUnion, u, f.GoName
-	switch {
-	case f.Required && f.Nullable, !f.Required && f.Nullable && f.Default != nil:
-		f.Repr = reprPointer
-	case f.Required:
-		f.Repr = reprValue
-	case f.Nullable:
-		f.Repr = reprNullable
-	default:
-		f.Repr = reprPointer
-	}
+	f.Repr = reprOf(f.Required, f.Nullable, f.Default != nil)
 	if f.Default != nil && string(f.Default) != "null" {
 		return fmt.Errorf("%s: a default on a %s is not supported by the generator", path, u)
 	}

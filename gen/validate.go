@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/goname"
 )
 
 // checks writes the checks of a value x beyond its type and format, which
@@ -52,7 +54,7 @@ func (g *generator) checks(f *field, e, name, x string) {
 	}
 	if f.ValuesVar != "" {
 		check := map[kind]string{kindNumber: "NumberValues", kindRawArray: "ArrayValues", kindRawObject: "ObjectValues", kindAny: "RawValues"}[f.Kind]
-		g.p("%s.%s(base, %s, %s, %s, msg.Rule%s)", e, check, name, x, f.ValuesVar, exportName(f.Values))
+		g.p("%s.%s(base, %s, %s, %s, msg.Rule%s)", e, check, name, x, f.ValuesVar, goname.Exported(f.Values))
 	}
 	if f.MinItems != nil {
 		g.p("%s.MinItems(base, %s, len(%s), %d)", e, name, x, *f.MinItems)
@@ -391,7 +393,7 @@ func (g *generator) objectChecks(m *message) {
 	}
 	for _, d := range m.Dependents {
 		g.p("if %s && !(%s) {", d.If.present("v."+d.If.GoName), d.Then.present("v."+d.Then.GoName))
-		g.p("e.Dependent(base, %q, msg.Rule%s, %q)", "/"+d.Then.JSON, exportName(m.DependentRule), d.If.JSON)
+		g.p("e.Dependent(base, %q, msg.Rule%s, %q)", "/"+d.Then.JSON, goname.Exported(m.DependentRule), d.If.JSON)
 		g.p("}")
 	}
 }
@@ -413,7 +415,7 @@ func validateArray(g *generator, f *field, name, x string, _ bool) {
 		g.p("%s[i].validate(e, wire.Join(base, name))", x)
 	} else if it.Kind == kindNever {
 		// Any item at all breaks the rule, nil as much as a value.
-		g.p("e.Never(base, name, msg.Rule%s)", exportName(it.Never))
+		g.p("e.Never(base, name, msg.Rule%s)", goname.Exported(it.Never))
 	} else if validate := it.row().Validate; validate != nil {
 		validate(g, it, "name", "x", false)
 		if g.buf.Len() > 0 {
@@ -446,16 +448,12 @@ func validateUnion(g *generator, f *field, name, x string, _ bool) {
 		g.p("if y := (%s).%s; y != nil {", x, b.GoName)
 		g.p("n++")
 		if validate := b.row().Validate; validate != nil {
-			y := "*y"
-			if b.row().Held || b.Kind == kindObject {
-				y = "y"
-			}
-			validate(g, b, name, y, false)
+			validate(g, b, name, b.pointee("y"), false)
 		}
 		g.p("}")
 	}
 	g.p("if n != 1 {")
-	g.p("e.Union(base, %s, msg.Rule%s, n)", name, exportName(f.Union))
+	g.p("e.Union(base, %s, msg.Rule%s, n)", name, goname.Exported(f.Union))
 	g.p("}")
 	g.p("}")
 }
@@ -464,6 +462,6 @@ func validateUnion(g *generator, f *field, name, x string, _ bool) {
 // value for is absent.
 func validateNever(g *generator, f *field, name, x string, _ bool) {
 	g.p("if %s != nil {", x)
-	g.p("e.Never(base, %s, msg.Rule%s)", name, exportName(f.Never))
+	g.p("e.Never(base, %s, msg.Rule%s)", name, goname.Exported(f.Never))
 	g.p("}")
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -33,38 +34,20 @@ type member struct {
 }
 
 // A keyword is one member of a schema object, in the order written.
-type keyword struct {
-	name  string
-	value json.RawMessage
-}
+type keyword = jsonobject.Member
 
 // object reads a JSON object into its members in the order written, so
 // that the table lists members as the schema does. It reports false for
 // anything but an object.
 func object(raw json.RawMessage) ([]keyword, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var kws []keyword
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, false
-		}
-		kws = append(kws, keyword{t.(string), v})
-	}
-	return kws, true
+	kws, err := jsonobject.Members(raw)
+	return kws, err == nil
 }
 
 func lookup(kws []keyword, name string) (json.RawMessage, bool) {
 	for _, k := range kws {
-		if k.name == name {
-			return k.value, true
+		if k.Name == name {
+			return k.Value, true
 		}
 	}
 	return nil, false
@@ -111,19 +94,19 @@ func appendMembers(rows *[]*member, schema string, obj []keyword, prefix string,
 	}
 	for _, name := range required {
 		if _, declared := lookup(props, name); !declared {
-			props = append(props, keyword{name, json.RawMessage(`{}`)})
+			props = append(props, keyword{Name: name, Value: json.RawMessage(`{}`)})
 		}
 	}
 	for _, p := range props {
-		ptr := prefix + "/" + pointerEscaper.Replace(p.name)
-		kws, ok := object(p.value)
+		ptr := prefix + "/" + pointerEscaper.Replace(p.Name)
+		kws, ok := object(p.Value)
 		if !ok {
 			// A boolean schema: true takes any value, false none.
 			kws = nil
 		}
 		m := describe(schema, ptr, kws)
 		m.Depth = depth
-		m.Required = slices.Contains(required, p.name)
+		m.Required = slices.Contains(required, p.Name)
 		*rows = append(*rows, m)
 		if _, ok := lookup(kws, "properties"); ok {
 			if err := appendMembers(rows, schema, kws, ptr, depth+1); err != nil {
@@ -197,10 +180,10 @@ func describe(schema, ptr string, kws []keyword) *member {
 	}
 	for _, k := range kws {
 		switch {
-		case k.name == "minimum" || k.name == "maximum" || k.name == "minLength":
-			m.Bounds = append(m.Bounds, k.name+" "+compact(k.value))
-		case !shown[k.name]:
-			m.Bounds = append(m.Bounds, k.name+": "+compact(k.value))
+		case k.Name == "minimum" || k.Name == "maximum" || k.Name == "minLength":
+			m.Bounds = append(m.Bounds, k.Name+" "+compact(k.Value))
+		case !shown[k.Name]:
+			m.Bounds = append(m.Bounds, k.Name+": "+compact(k.Value))
 		}
 	}
 	m.Rules = extraRules(schema, ptr)

@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/cases from casegen_test.go")
@@ -139,17 +141,13 @@ func (t *table) withMembers(extra ...member) string {
 }
 
 func jsonMembers(obj string) []member {
-	dec := json.NewDecoder(strings.NewReader(obj))
-	dec.UseNumber()
-	var ms []member
-	dec.Token() // '{'
-	for dec.More() {
-		tok, _ := dec.Token()
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			panic(err)
-		}
-		ms = append(ms, member{tok.(string), string(raw)})
+	list, err := jsonobject.Members([]byte(obj))
+	if err != nil {
+		panic(err)
+	}
+	ms := make([]member, len(list))
+	for i, m := range list {
+		ms[i] = member{m.Name, string(m.Value)}
 	}
 	return ms
 }
@@ -388,6 +386,17 @@ func (t *table) integers(name string) {
 	}
 }
 
+// enumeration adds the cases of a string field that is an enumeration of
+// values (as the spec says where), and of strings near them it rejects.
+func (t *table) enumeration(name, where string, values, near []string) {
+	for _, v := range values {
+		t.set(true, name, q(v), "is a member of the enumeration ("+where+")")
+	}
+	for _, v := range near {
+		t.set(false, name, q(v), "is not a member of the enumeration (section 8)")
+	}
+}
+
 func specTables() []*table {
 	return []*table{deviceTable(), vehicleTable(), associationTable(), eventTable()}
 }
@@ -562,12 +571,8 @@ func init() {
 		for _, v := range []string{"x", " ", "é", "😀"} {
 			t.set(true, "fuel_type", q(v), "is one character: at least the minimum length 1 (section 8)")
 		}
-		for _, v := range []string{"approved", "suspended", "revoked"} {
-			t.set(true, "consent_status", q(v), "is a member of the enumeration (section 3)")
-		}
-		for _, v := range []string{"Approved", "APPROVED", " approved", "approved ", "", "approve", "pending", "null"} {
-			t.set(false, "consent_status", q(v), "is not a member of the enumeration (section 8)")
-		}
+		t.enumeration("consent_status", "section 3", []string{"approved", "suspended", "revoked"},
+			[]string{"Approved", "APPROVED", " approved", "approved ", "", "approve", "pending", "null"})
 		for _, name := range []string{"meta", "specification"} {
 			t.set(true, name, "{}", "is an empty object (decision 5)")
 			t.set(true, name, `{"a":null}`, "holds a null value (decision 5)")
@@ -604,12 +609,8 @@ func init() {
 	extras["example.event"] = func(t *table) {
 		t.uuids("id", true)
 		t.dateTimes("occurred_at", true)
-		for _, v := range []string{"created", "updated", "deleted"} {
-			t.set(true, "type", q(v), "is a member of the enumeration (spec 2.5)")
-		}
-		for _, v := range []string{"Created", "CREATED", " created", "created ", "", "create", "removed", "example.event"} {
-			t.set(false, "type", q(v), "is not a member of the enumeration (section 8)")
-		}
+		t.enumeration("type", "spec 2.5", []string{"created", "updated", "deleted"},
+			[]string{"Created", "CREATED", " created", "created ", "", "create", "removed", "example.event"})
 		for _, v := range []string{"0", "1", "9"} {
 			t.set(true, "priority", v, "is within 0 to 9 (section 8)")
 		}

@@ -1,8 +1,6 @@
 package schemas_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,46 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue/internal/casetable"
 	"github.com/fleetkit/catalogue/internal/oracle"
 	"github.com/fleetkit/catalogue/schemas"
 )
-
-// caseLine is one line of testdata/cases/<schema name>.ndjson.
-type caseLine struct {
-	Valid   *bool           `json:"valid"`
-	Note    string          `json:"note"`
-	Message json.RawMessage `json:"message"` // the message's exact bytes
-}
-
-type loadedCase struct {
-	line int
-	caseLine
-}
-
-// readCases reads a case file strictly: every line one case, with the three
-// members and nothing else.
-func readCases(t *testing.T, name string) []loadedCase {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "cases", name+".ndjson"))
-	require.NoError(t, err)
-	defer f.Close()
-	var cases []loadedCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		var c caseLine
-		require.NoError(t, dec.Decode(&c), "%s line %d", name, n)
-		require.False(t, dec.More(), "%s line %d: more than one case", name, n)
-		require.NotNil(t, c.Valid, "%s line %d: no valid", name, n)
-		require.NotEmpty(t, c.Note, "%s line %d: no note", name, n)
-		require.NotEmpty(t, c.Message, "%s line %d: no message", name, n)
-		cases = append(cases, loadedCase{n, c})
-	}
-	require.NoError(t, sc.Err())
-	return cases
-}
 
 func TestCaseFilesCoverTheCatalogue(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("testdata", "cases"))
@@ -70,11 +32,11 @@ func TestCaseFilesCoverTheCatalogue(t *testing.T) {
 func TestCasesAgreeWithTheOracle(t *testing.T) {
 	for _, s := range schemas.All() {
 		t.Run(s.Name, func(t *testing.T) {
-			for _, c := range readCases(t, s.Name) {
+			for _, c := range casetable.Read(t, filepath.Join("testdata", "cases"), s.Name) {
 				ok, why := oracle.Verdict(s.Name, c.Message)
-				if ok != *c.Valid {
+				if ok != c.Valid {
 					t.Errorf("line %d: %s\nwant valid=%t, oracle says %t\nwhy: %s\nmessage: %s",
-						c.line, c.Note, *c.Valid, ok, strings.Join(why, "; "), c.Message)
+						c.Line, c.Note, c.Valid, ok, strings.Join(why, "; "), c.Message)
 				}
 			}
 		})
@@ -93,7 +55,7 @@ func TestCasesKeepTheirCoverage(t *testing.T) {
 				Required   []string                   `json:"required"`
 			}
 			require.NoError(t, json.Unmarshal(s.JSON(), &sch))
-			cases := readCases(t, s.Name)
+			cases := casetable.Read(t, filepath.Join("testdata", "cases"), s.Name)
 
 			notes := map[string]int{}
 			seen := map[bool]map[string]bool{true: {}, false: {}}
@@ -101,10 +63,10 @@ func TestCasesKeepTheirCoverage(t *testing.T) {
 			var valid, invalid int
 			for _, c := range cases {
 				if prev, dup := notes[c.Note]; dup {
-					t.Errorf("line %d repeats the note of line %d: %s", c.line, prev, c.Note)
+					t.Errorf("line %d repeats the note of line %d: %s", c.Line, prev, c.Note)
 				}
-				notes[c.Note] = c.line
-				if *c.Valid {
+				notes[c.Note] = c.Line
+				if c.Valid {
 					valid++
 				} else {
 					invalid++
@@ -114,9 +76,9 @@ func TestCasesKeepTheirCoverage(t *testing.T) {
 					continue // a document that is not an object
 				}
 				for name := range msg {
-					seen[*c.Valid][name] = true
+					seen[c.Valid][name] = true
 				}
-				if !*c.Valid {
+				if !c.Valid {
 					for _, r := range sch.Required {
 						if _, ok := msg[r]; !ok && len(msg) == len(sch.Required)-1 {
 							absentInvalid[r] = true

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -115,55 +116,17 @@ var pow10 = [10]int64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
 // reason is empty on success and otherwise says what is wrong.
 func ParseDateTime(b []byte) (t time.Time, reason string) {
 	if len(b) < 20 {
-		return t, dateTimeShortReason(b)
+		return t, dateTimeLayoutReason(b)
 	}
-	// Each digit minus '0' is above 9 unless it is an ASCII digit.
-	y0, y1, y2, y3 := b[0]-'0', b[1]-'0', b[2]-'0', b[3]-'0'
-	if y0 > 9 || y1 > 9 || y2 > 9 || y3 > 9 {
-		return t, reasonDTYear
+	// Each field is -1 unless both its characters are digits.
+	century, yy := twoDigits(b[0:]), twoDigits(b[2:])
+	month, day := twoDigits(b[5:]), twoDigits(b[8:])
+	hour, minute, sec := twoDigits(b[11:]), twoDigits(b[14:]), twoDigits(b[17:])
+	if century|yy|month|day|hour|minute|sec < 0 ||
+		b[4] != '-' || b[7] != '-' || b[10] != 'T' && b[10] != 't' || b[13] != ':' || b[16] != ':' {
+		return t, dateTimeLayoutReason(b)
 	}
-	if b[4] != '-' {
-		return t, reasonDTDash1
-	}
-	mo0, mo1 := b[5]-'0', b[6]-'0'
-	if mo0 > 9 || mo1 > 9 {
-		return t, reasonDTMonth
-	}
-	if b[7] != '-' {
-		return t, reasonDTDash2
-	}
-	d0, d1 := b[8]-'0', b[9]-'0'
-	if d0 > 9 || d1 > 9 {
-		return t, reasonDTDay
-	}
-	if b[10] != 'T' && b[10] != 't' {
-		return t, reasonDTT
-	}
-	h0, h1 := b[11]-'0', b[12]-'0'
-	if h0 > 9 || h1 > 9 {
-		return t, reasonDTHour
-	}
-	if b[13] != ':' {
-		return t, reasonDTColon1
-	}
-	mi0, mi1 := b[14]-'0', b[15]-'0'
-	if mi0 > 9 || mi1 > 9 {
-		return t, reasonDTMinute
-	}
-	if b[16] != ':' {
-		return t, reasonDTColon2
-	}
-	s0, s1 := b[17]-'0', b[18]-'0'
-	if s0 > 9 || s1 > 9 {
-		return t, reasonDTSecond
-	}
-
-	year := int(y0)*1000 + int(y1)*100 + int(y2)*10 + int(y3)
-	month := int(mo0)*10 + int(mo1)
-	day := int(d0)*10 + int(d1)
-	hour := int(h0)*10 + int(h1)
-	minute := int(mi0)*10 + int(mi1)
-	sec := int(s0)*10 + int(s1)
+	year := century*100 + yy
 
 	// Fraction: keep nine digits, check and drop the rest.
 	i := 19
@@ -202,20 +165,12 @@ func ParseDateTime(b []byte) (t time.Time, reason string) {
 		i++
 	case '+', '-':
 		if len(b)-i < 6 {
-			return time.Time{}, reasonDTOffShort(b[i+1:])
+			return time.Time{}, offsetReason(b[i+1:])
 		}
-		oh0, oh1 := b[i+1]-'0', b[i+2]-'0'
-		if oh0 > 9 || oh1 > 9 {
-			return time.Time{}, reasonDTOffHour
+		oh, om := twoDigits(b[i+1:]), twoDigits(b[i+4:])
+		if oh < 0 || om < 0 || b[i+3] != ':' {
+			return time.Time{}, offsetReason(b[i+1:])
 		}
-		if b[i+3] != ':' {
-			return time.Time{}, reasonDTOffColon
-		}
-		om0, om1 := b[i+4]-'0', b[i+5]-'0'
-		if om0 > 9 || om1 > 9 {
-			return time.Time{}, reasonDTOffMinute
-		}
-		oh, om := int(oh0)*10+int(oh1), int(om0)*10+int(om1)
 		if oh > 23 {
 			return time.Time{}, reasonDTOffHRange
 		}
@@ -285,9 +240,21 @@ var dateTimeLayoutReasons = [len(dateTimeLayout)]string{
 	reasonDTSecond, reasonDTSecond,
 }
 
-// dateTimeShortReason explains why b, shorter than any date-time, is not
-// one: the first character that breaks the layout, or what is missing.
-func dateTimeShortReason(b []byte) string {
+// twoDigits returns the number b[0] and b[1] write in decimal, or -1
+// unless both are ASCII digits.
+func twoDigits(b []byte) int {
+	// Each digit minus '0' is above 9 unless it is an ASCII digit.
+	d0, d1 := b[0]-'0', b[1]-'0'
+	if d0 > 9 || d1 > 9 {
+		return -1
+	}
+	return int(d0)*10 + int(d1)
+}
+
+// dateTimeLayoutReason explains why b is not a date-time: the first
+// character that breaks the layout, or, when b is too short for one,
+// what is missing.
+func dateTimeLayoutReason(b []byte) string {
 	for i, c := range b {
 		if i >= len(dateTimeLayout) {
 			break
@@ -311,8 +278,9 @@ func dateTimeShortReason(b []byte) string {
 	return reasonDTShort
 }
 
-// reasonDTOffShort explains an offset cut short; rest follows the sign.
-func reasonDTOffShort(rest []byte) string {
+// offsetReason explains an offset that is not hh:mm, cut short or not;
+// rest follows the sign.
+func offsetReason(rest []byte) string {
 	switch {
 	case len(rest) < 2 || rest[0]-'0' > 9 || rest[1]-'0' > 9:
 		return reasonDTOffHour
@@ -408,11 +376,7 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 
 	const maxLen = len("2006-01-02T15:04:05.999999999-07:00")
 	n := len(dst)
-	if cap(dst)-n < maxLen {
-		dst = append(dst, make([]byte, maxLen)...)
-	} else {
-		dst = dst[:n+maxLen]
-	}
+	dst = slices.Grow(dst, maxLen)
 	out := dst[n : n+maxLen : n+maxLen]
 	put2(out[0:2], year/100)
 	put2(out[2:4], year%100)

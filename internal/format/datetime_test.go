@@ -485,10 +485,7 @@ func randomDateTimeText(r *rand.Rand) string {
 
 func TestParseDateTimeRandomAgreesWithOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	n := 200000
-	if testing.Short() {
-		n = 20000
-	}
+	n := randomRounds()
 	valid := 0
 	for range n {
 		s := randomDateTimeText(r)
@@ -593,10 +590,7 @@ func randomTime(r *rand.Rand) time.Time {
 
 func TestDateTimeRandomRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	n := 200000
-	if testing.Short() {
-		n = 20000
-	}
+	n := randomRounds()
 	for range n {
 		ts := randomTime(r)
 		if reason := DateTimeReason(ts); reason != "" {

@@ -215,10 +215,7 @@ func randomNumberText(r *rand.Rand) string {
 
 func TestParseIntRandomAgreesWithOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	n := 200000
-	if testing.Short() {
-		n = 20000
-	}
+	n := randomRounds()
 	var ints, inRange int
 	for range n {
 		s := randomNumberText(r)

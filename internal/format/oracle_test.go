@@ -11,6 +11,15 @@ import (
 	validator "github.com/fleetkit/catalogue/internal/oracle"
 )
 
+// randomRounds is how many random inputs a test tries: fewer under
+// -short.
+func randomRounds() int {
+	if testing.Short() {
+		return 20000
+	}
+	return 200000
+}
+
 // The oracle is santhosh-tekuri/jsonschema with format assertion on: an
 // independent implementation of the same JSON Schema rules. Where it is wrong
 // against RFC 3339, the exception is named and kept narrow below.

@@ -1,6 +1,9 @@
 package format
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // uuidLen is the length of the textual 8-4-4-4-12 form.
 const uuidLen = 36
@@ -96,11 +99,7 @@ func uuidReason(b []byte) string {
 // for 36 more bytes.
 func AppendUUID(dst []byte, u [16]byte) []byte {
 	n := len(dst)
-	if cap(dst)-n < uuidLen {
-		dst = append(dst, make([]byte, uuidLen)...)
-	} else {
-		dst = dst[:n+uuidLen]
-	}
+	dst = slices.Grow(dst, uuidLen)[:n+uuidLen]
 	out := dst[n : n+uuidLen : n+uuidLen]
 	for i, p := range uuidHex {
 		out[p] = hexDigits[u[i]>>4]

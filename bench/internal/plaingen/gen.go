@@ -7,6 +7,9 @@ import (
 	"go/format"
 	"slices"
 	"strings"
+
+	"github.com/fleetkit/catalogue/internal/goname"
+	"github.com/fleetkit/catalogue/internal/jsonobject"
 )
 
 // schema is the part of a JSON Schema that decides a plain struct's shape.
@@ -67,19 +70,14 @@ func (s *schema) properties() ([]property, error) {
 	if len(s.Properties) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(s.Properties))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("properties is not an object")
+	members, err := jsonobject.Members(s.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("properties: %v", err)
 	}
 	var props []property
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var p property
-		p.name = tok.(string)
-		if err := dec.Decode(&p.schema); err != nil {
+	for _, m := range members {
+		p := property{name: m.Name}
+		if err := json.Unmarshal(m.Value, &p.schema); err != nil {
 			return nil, fmt.Errorf("properties/%s: %v", p.name, err)
 		}
 		props = append(props, p)
@@ -149,7 +147,7 @@ func (g *generator) object(name string, s *schema) error {
 	g.comment(s.Description)
 	g.p("type %s struct {", name)
 	for i, p := range props {
-		field := goName(p.name)
+		field := goname.Exported(p.name)
 		t, err := g.goType(name+field, p.schema, slices.Contains(s.Required, p.name))
 		if err != nil {
 			return fmt.Errorf("%s: %v", p.name, err)
@@ -230,30 +228,4 @@ func (g *generator) comment(text string) {
 	if line != "" {
 		g.p("// %s", line)
 	}
-}
-
-// initialisms are the words Go spells in capitals.
-var initialisms = map[string]string{
-	"id":    "ID",
-	"imei":  "IMEI",
-	"iccid": "ICCID",
-	"vin":   "VIN",
-	"uuid":  "UUID",
-	"url":   "URL",
-}
-
-// goName returns the Go field name of a snake_case member name.
-func goName(member string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(member, "_") {
-		if w == "" {
-			continue
-		}
-		if up, ok := initialisms[w]; ok {
-			b.WriteString(up)
-			continue
-		}
-		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-	}
-	return b.String()
 }

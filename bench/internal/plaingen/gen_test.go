@@ -36,22 +36,6 @@ func TestCommittedPeersAreUpToDate(t *testing.T) {
 	}
 }
 
-func TestGoNameSpellsInitialismsAsGoDoes(t *testing.T) {
-	for member, want := range map[string]string{
-		"message_id":        "MessageID",
-		"imei":              "IMEI",
-		"iccid":             "ICCID",
-		"vin":               "VIN",
-		"seed_odo_time":     "SeedOdoTime",
-		"data_provider_key": "DataProviderKey",
-		"id":                "ID",
-	} {
-		if got := goName(member); got != want {
-			t.Errorf("goName(%q) = %q, want %q", member, got, want)
-		}
-	}
-}
-
 func TestGenerateRejectsAmbiguousTypes(t *testing.T) {
 	schema := []byte(`{"type":"object","properties":{"x":{"type":["string","integer"]}}}`)
 	if _, err := Generate(schema, "x.json", "x", "X"); err == nil {
