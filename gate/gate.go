@@ -91,7 +91,9 @@ type Stored struct {
 // dead letter of the batch (Forward, DeadLetter), calls Commit, and only
 // then waits for their Pendings, which resolve as the commit did.
 //
-// Ack is then a no-op: a committed batch is acknowledged. Retry, called
+// Its Forward and DeadLetter may return a nil Pending: the copy or dead
+// letter is then stored as the batch commits, or not at all. Ack is a
+// no-op: a committed batch is acknowledged. Retry, called
 // for a message of the batch under way, before Commit, means that the
 // batch must not commit: Commit aborts it, and every message of it comes
 // again (it counts each in Stats.Retries). Called after Commit, for the
@@ -444,11 +446,14 @@ type judged struct {
 
 // inflight is a delivery whose copy or dead letter is being stored.
 type inflight struct {
-	d       Delivery
-	p       Pending // nil for a redelivery found in the gate's window
-	forward bool
-	id      uuid.UUID // for a copy, when the gate keeps a window
-	sum     digest
+	d Delivery
+	// p is nil for a copy or dead letter a Transactional broker stores
+	// as the batch commits, and for a redelivery found in the window.
+	p          Pending
+	forward    bool
+	redelivery bool      // found in the window: nothing to store
+	id         uuid.UUID // for a copy, when the gate keeps a window
+	sum        digest
 }
 
 // store starts storing d's copy or dead letter. forwarded holds the ids
@@ -462,7 +467,7 @@ func (g *Gate) store(d Delivery, j judged, forwarded map[uuid.UUID]digest) (infl
 		}
 		switch {
 		case ok && sum == j.sum:
-			return inflight{d: d, forward: true}, nil
+			return inflight{d: d, forward: true, redelivery: true}, nil
 		case ok:
 			v := reusedID(j.m, j.id, "another message, with another body, was forwarded under its id")
 			j.verdict = &v
@@ -503,7 +508,7 @@ func (g *Gate) deadLetter(d Delivery, v Verdict) (Pending, error) {
 // confirm waits for the copies of a batch to be stored and acknowledges
 // their messages, and returns what it counted. committed is what
 // committing the batch gave, for a Transactional broker: the outcome of
-// the redeliveries found in the window, which stored nothing.
+// what has no Pending of its own.
 func (g *Gate) confirm(ctx context.Context, batch []inflight, committed error) Stats {
 	var done Stats
 	timeout := g.StoreTimeout
@@ -514,7 +519,7 @@ func (g *Gate) confirm(ctx context.Context, batch []inflight, committed error) S
 	defer cancel()
 	var firstErr error
 	for _, f := range batch {
-		s, err := Stored{Duplicate: true}, committed
+		s, err := Stored{Duplicate: f.redelivery}, committed
 		forward := f.forward
 		if f.p != nil {
 			s, err = f.p.Wait(wait)

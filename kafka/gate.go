@@ -155,7 +155,9 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 			try = 1 // it worked for a while: back off from the start again
 		}
 		wait := gate.Backoff(try)
-		g.log(slog.LevelWarn, "the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
+		if g.Log != nil {
+			g.Log.Warn("the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
+		}
 		select {
 		case <-ctx.Done():
 			return st, nil
@@ -178,12 +180,6 @@ func (g *Gate) runOn(ctx context.Context, sess *kgo.GroupTransactSession, before
 	st, err := g.core.Run(ctx)
 	st.Add(before)
 	return st, err
-}
-
-func (g *Gate) log(level slog.Level, text string, args ...any) {
-	if g.Log != nil {
-		g.Log.Log(context.Background(), level, text, args...)
-	}
 }
 
 // abortOpen aborts the transaction the gate's last session left open,
@@ -250,8 +246,9 @@ var (
 	_ gate.Decoder       = (*broker)(nil)
 )
 
-// A txn is a batch's transaction. It is the gate.Pending of each copy
-// and dead letter produced in it, which are stored when it commits.
+// A txn is a batch's transaction, in which its copies and dead letters
+// are produced: they are stored when it commits (their gate.Pending is
+// nil).
 type txn struct {
 	ctx    context.Context // the records' context, done StopTimeout after the gate's
 	cancel context.CancelFunc
@@ -259,8 +256,6 @@ type txn struct {
 
 	mu     sync.Mutex
 	failed error // the first record that could not be produced, or a retry asked for
-	done   chan struct{}
-	err    error // set before done is closed: nil if it committed
 }
 
 // errRetry is the error of a batch aborted because the gate left one of
@@ -277,16 +272,6 @@ func (t *txn) fail(err error) {
 func (t *txn) promise(_ *kgo.Record, err error) {
 	if err != nil {
 		t.fail(err)
-	}
-}
-
-// Wait waits for the transaction to end, and returns nil if it committed.
-func (t *txn) Wait(ctx context.Context) (gate.Stored, error) {
-	select {
-	case <-t.done:
-		return gate.Stored{}, t.err
-	case <-ctx.Done():
-		return gate.Stored{}, ctx.Err()
 	}
 }
 
@@ -364,7 +349,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// have: what it fetched is settled, not left for the broker to time
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
-	t := &txn{copies: make([]kgo.Record, 0, len(records)), done: make(chan struct{})}
+	t := &txn{copies: make([]kgo.Record, 0, len(records))}
 	t.ctx, t.cancel = afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
 	b.txn = t
 	ds := make([]delivery, len(records))
@@ -405,14 +390,14 @@ func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error
 		return nil, gate.TooLarge(size, b.limit)
 	}
 	b.sess.Produce(t.ctx, out, t.promise)
-	return t, nil
+	return nil, nil
 }
 
 // DeadLetter produces the dead letter of d into its transaction.
 func (b *broker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
 	d := gd.(*delivery)
 	b.sess.Produce(d.txn.ctx, b.deadLetter(d.r, v), d.txn.promise)
-	return d.txn, nil
+	return nil, nil
 }
 
 // Ack does nothing: the transaction commits the offsets of its records.
@@ -437,18 +422,17 @@ func (b *broker) Commit(context.Context) error {
 	t.mu.Unlock()
 	committed, err := b.sess.End(t.ctx, kgo.TransactionEndTry(commit))
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	switch {
 	case err != nil:
 		// The transactional producer is fenced or failed: no
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
-		t.err = gate.Fatal(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+		return gate.Fatal(fmt.Errorf("kafka gate: ending a transaction: %w", err))
 	case !committed || t.failed != nil:
-		t.err = fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
+		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
-	t.mu.Unlock()
-	close(t.done)
-	return t.err
+	return nil
 }
 
 // errAborted is the error of a transaction the session aborted (its
