@@ -37,8 +37,9 @@ type Delivery interface {
 type Broker interface {
 	// Start checks, before the first fetch, that the gate can work. An
 	// error wrapping ErrRefused (it cannot store its output or dead
-	// letters, or would read them back) stops the gate; any other (the
-	// broker down) is waited out, with back-off.
+	// letters, or would read them back), or wrapped by Fatal, stops the
+	// gate; any other (the broker down) is waited out, with back-off.
+	// It is called again after an error wrapped by Restart.
 	Start(ctx context.Context) error
 	// Fetch returns the next input messages, at most max of them. With
 	// wait it waits a while for the first one when there is none;
@@ -146,9 +147,21 @@ const (
 )
 
 // Fatal marks err as one that stops a gate: Run returns it.
-func Fatal(err error) error { return &fatalError{err} }
+func Fatal(err error) error { return &fatalError{err: err} }
 
-type fatalError struct{ err error }
+// Restart marks err, returned by Fetch or a Transactional broker's
+// Commit, as one after which the broker cannot go on as it is, but can
+// start again (its connection failed for good, and a new one would not):
+// the gate stops fetching, settles what it holds, backs off as it does
+// at start, and calls Start again, which makes the broker anew. Stats go
+// on from one start to the next.
+func Restart(err error) error { return &fatalError{err: err, restart: true} }
+
+// fatalError is the error of Fatal and Restart.
+type fatalError struct {
+	err     error
+	restart bool
+}
 
 func (e *fatalError) Error() string { return e.err.Error() }
 func (e *fatalError) Unwrap() error { return e.err }
@@ -243,27 +256,41 @@ type Gate struct {
 // broker refuses returns an error wrapping ErrRefused. When ctx is done
 // it stops fetching and settles what it holds: the batches in flight are
 // confirmed and acknowledged. Errors from the broker are waited out, not
-// returned, except those marked Fatal.
+// returned, except those marked Fatal; after one marked Restart, the
+// broker is started again as at first, with back-off.
 func (g *Gate) Run(ctx context.Context) (Stats, error) {
+	var st Stats
 	for try := 1; ; try++ {
 		err := g.Broker.Start(ctx)
 		if err == nil {
 			if try > 1 {
 				g.log(slog.LevelInfo, "the broker is back; starting")
 			}
-			break
+			before := st.Messages
+			st, err = g.run(ctx, st)
+			if e, ok := errors.AsType[*fatalError](err); !ok || !e.restart || ctx.Err() != nil {
+				return st, err
+			}
+			if st.Messages > before {
+				try = 1 // it worked for a while: back off from the start again
+			}
+			wait := Backoff(try)
+			g.log(slog.LevelWarn, "the broker cannot go on; starting it again", "in", wait.Round(time.Millisecond), "error", err)
+			if pause(ctx, wait); ctx.Err() != nil {
+				return st, nil
+			}
+			continue
 		}
-		if errors.Is(err, ErrRefused) {
-			return Stats{}, err
+		if _, ok := errors.AsType[*fatalError](err); ok || errors.Is(err, ErrRefused) {
+			return st, err
 		}
 		if ctx.Err() != nil {
-			return Stats{}, nil // stopped before it started
+			return st, nil // stopped before it started
 		}
 		wait := Backoff(try)
 		g.log(slog.LevelWarn, "cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
 		pause(ctx, wait)
 	}
-	return g.run(ctx)
 }
 
 // Backoff returns how long a gate waits before its nth attempt (from 1)
@@ -274,18 +301,16 @@ func Backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// run runs the gate once it has started.
-func (g *Gate) run(ctx context.Context) (Stats, error) {
+// run runs the gate once it has started, and returns its totals: what
+// it did added to st.
+func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 	// Judging and storing one batch overlaps with waiting for the broker
 	// to store the one before: confirm waits and acknowledges, in a
 	// goroutine of its own, up to two batches behind. A broker that
 	// commits a batch whole, and a gate that keeps the ids it forwarded,
 	// store one at a time instead: the next batch is judged against the
 	// ids of the last.
-	var (
-		mu sync.Mutex
-		st Stats
-	)
+	var mu sync.Mutex
 	count := func(done Stats, progress bool) {
 		mu.Lock()
 		st.Add(done)

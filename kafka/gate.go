@@ -106,8 +106,6 @@ type Gate struct {
 	// UntilIdle makes Run return once the group has nothing left to
 	// consume: every partition of its input committed to its end.
 	UntilIdle bool
-
-	core gate.Gate // kept from one Run to the next, with its window
 }
 
 // Run checks that the gate can work (decision 16: its output and dead
@@ -124,61 +122,14 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
-	g.core.Binding, g.core.Kinds, g.core.Batch, g.core.UntilIdle, g.core.Log =
-		ce.Kafka, g.Kinds, g.Batch, g.UntilIdle, g.Log
-	g.core.Judges = runtime.GOMAXPROCS(0)
-	g.core.DuplicateWindow = g.DuplicateWindow
-	if g.DuplicateWindow <= 0 {
-		g.core.DuplicateWindow = 100_000
+	b := &broker{g: g, sess: g.Session}
+	core := gate.Gate{Broker: b, Binding: ce.Kafka, Kinds: g.Kinds, Batch: g.Batch,
+		Judges: runtime.GOMAXPROCS(0), DuplicateWindow: cmp.Or(g.DuplicateWindow, 100_000),
+		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
+	st, err := core.Run(ctx)
+	if g.NewSession != nil && b.sess != nil {
+		b.sess.Close()
 	}
-	if g.NewSession == nil {
-		return g.runOn(ctx, g.Session, gate.Stats{})
-	}
-	var st gate.Stats
-	for try, first := 1, true; ; try, first = try+1, false {
-		sess, err := g.NewSession()
-		if err != nil {
-			return st, fmt.Errorf("kafka gate: making a session: %w", err)
-		}
-		if !first {
-			err = abortOpen(ctx, sess.Client())
-		}
-		before := st.Messages
-		if err == nil {
-			st, err = g.runOn(ctx, sess, st)
-		}
-		sess.Close()
-		if err == nil || ctx.Err() != nil || !transient(err) {
-			return st, err
-		}
-		if st.Messages > before {
-			try = 1 // it worked for a while: back off from the start again
-		}
-		wait := gate.Backoff(try)
-		if g.Log != nil {
-			g.Log.Warn("the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return st, nil
-		case <-time.After(wait):
-		}
-	}
-}
-
-// runOn runs the gate on sess, and returns what it did added to before,
-// the totals of the sessions before.
-func (g *Gate) runOn(ctx context.Context, sess *kgo.GroupTransactSession, before gate.Stats) (gate.Stats, error) {
-	g.core.Broker = &broker{g: g, sess: sess}
-	g.core.Progress = nil
-	if g.Progress != nil {
-		g.core.Progress = func(s gate.Stats) {
-			s.Add(before)
-			g.Progress(s)
-		}
-	}
-	st, err := g.core.Run(ctx)
-	st.Add(before)
 	return st, err
 }
 
@@ -192,27 +143,18 @@ func abortOpen(ctx context.Context, cl *kgo.Client) error {
 	if txnID == "" {
 		return fmt.Errorf("%w: its session has no transactional id", gate.ErrRefused)
 	}
-	for try := 1; ; try++ {
-		req := kmsg.NewPtrInitProducerIDRequest()
-		req.TransactionalID = &txnID
-		req.TransactionTimeoutMillis = 60_000
-		if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
-			req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
-		}
-		req.ProducerID, req.ProducerEpoch = -1, -1
-		resp, err := req.RequestWith(ctx, cl)
-		if err == nil {
-			err = kerr.ErrorForCode(resp.ErrorCode)
-		}
-		if err == nil || !transient(err) || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
-		}
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID = &txnID
+	req.TransactionTimeoutMillis = 60_000
+	if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
+		req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
 	}
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	return err
 }
 
 // transient reports whether err, the error a gate stopped on, is one of
@@ -231,10 +173,14 @@ func transient(err error) bool {
 // broker adapts a transactional session to gate.Broker: each batch it
 // fetches is a transaction, begun by Fetch and ended by Commit.
 type broker struct {
-	g     *Gate
-	sess  *kgo.GroupTransactSession
-	limit int  // the size a record it produces must keep within (recordLimit)
-	txn   *txn // the transaction under way, or nil
+	g    *Gate
+	sess *kgo.GroupTransactSession
+	// failed says that sess failed on an error of the connection, and
+	// abort that the one made after it is to abort the transaction it
+	// left open.
+	failed, abort bool
+	limit         int  // the size a record it produces must keep within (recordLimit)
+	txn           *txn // the transaction under way, or nil
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -291,11 +237,34 @@ func (d *delivery) Place() gate.Place {
 }
 
 // Start checks that the output and dead-letter topics exist, and that
-// the gate does not consume them.
+// the gate does not consume them. With NewSession, it makes the first
+// session, and a new one after one that failed, which first aborts the
+// transaction the one before left open.
 func (b *broker) Start(ctx context.Context) error {
 	g := b.g
 	if g.Output == "" || g.DeadLetters == "" || g.Output == g.DeadLetters {
 		return fmt.Errorf("%w: the output (%q) and dead-letter (%q) topics must be named, and differ", gate.ErrRefused, g.Output, g.DeadLetters)
+	}
+	if g.NewSession != nil && (b.sess == nil || b.failed) {
+		if b.sess != nil {
+			b.sess.Close()
+		}
+		sess, err := g.NewSession()
+		if err != nil {
+			return gate.Fatal(fmt.Errorf("kafka gate: making a session: %w", err))
+		}
+		b.abort = b.sess != nil
+		b.sess, b.failed = sess, false
+	}
+	if b.abort {
+		if err := abortOpen(ctx, b.sess.Client()); err != nil {
+			err = fmt.Errorf("aborting the transaction the session before left open: %w", err)
+			if transient(err) || ctx.Err() != nil {
+				return err // waited out
+			}
+			return gate.Fatal(err)
+		}
+		b.abort = false
 	}
 	cl := b.sess.Client()
 	for _, t := range cl.GetConsumeTopics() {
@@ -343,7 +312,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, failed
 	}
 	if err := b.sess.Begin(); err != nil {
-		return nil, gate.Fatal(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
+		return nil, b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
 	}
 	// A gate told to stop ends the transaction under way, as it would
 	// have: what it fetched is settled, not left for the broker to time
@@ -428,11 +397,22 @@ func (b *broker) Commit(context.Context) error {
 		// The transactional producer is fenced or failed: no
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
-		return gate.Fatal(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
 	case !committed || t.failed != nil:
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
 	return nil
+}
+
+// stop returns err, on which the session failed, as the gate is to take
+// it: with NewSession, an error of the connection makes the gate start
+// again on a new session (gate.Restart); anything else stops it.
+func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && transient(err) {
+		b.failed = true
+		return gate.Restart(err)
+	}
+	return gate.Fatal(err)
 }
 
 // errAborted is the error of a transaction the session aborted (its
