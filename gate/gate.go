@@ -214,11 +214,11 @@ type Gate struct {
 	Batch int
 	// Judges is how many goroutines judge the messages of a batch at
 	// once, each a run of at least 32 of them; 0 means 1. Judging a
-	// message takes a few microseconds: more than one pays where the
-	// broker's own work is as cheap (Kafka's in-process kfake, where
-	// GOMAXPROCS doubled the Kafka gate's pace on two free cores), not
-	// where it is dearer (the NATS binding's BenchmarkGate spent more
-	// CPU time than it gained). More gates use more cores too.
+	// message takes a few microseconds: more than one pays only where
+	// storing a copy costs the gate's process as little (the Kafka
+	// binding sets GOMAXPROCS); on NATS, spreading a batch over two cores
+	// cost more CPU time than it gained (its BenchmarkGate). More gates
+	// use more cores too.
 	Judges int
 	// DuplicateWindow is, for a broker that does not drop a second copy
 	// stored under one id (Kafka has no such window), how many of the
