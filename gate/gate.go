@@ -93,12 +93,12 @@ type Stored struct {
 // then waits for their Pendings, which resolve as the commit did.
 //
 // Its Forward and DeadLetter may return a nil Pending: the copy or dead
-// letter is then stored as the batch commits, or not at all. Ack is a
-// no-op: a committed batch is acknowledged. Retry, called
-// for a message of the batch under way, before Commit, means that the
-// batch must not commit: Commit aborts it, and every message of it comes
-// again (it counts each in Stats.Retries). Called after Commit, for the
-// messages of an aborted batch, it does nothing more.
+// letter is then stored as the batch commits, or not at all. Its Ack is
+// a no-op: a committed batch is acknowledged. Retry, called for a
+// message of the batch under way, before Commit, means that the batch
+// must not commit: Commit aborts it, and every message of it comes again
+// (the Gate counts each in Stats.Retries). Called after Commit, for the
+// messages of an aborted batch, it has nothing left to do.
 type Transactional interface {
 	// Commit stores, in one step, every copy and dead letter issued
 	// since the last Fetch, with the acknowledgement of every message
