@@ -326,6 +326,10 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 		g.window = newWindow(g.DuplicateWindow)
 	}
 	oneAtATime := transactional || g.window != nil
+	var forwarded map[uuid.UUID]digest // in the batch under way, when the gate keeps a window
+	if g.window != nil {
+		forwarded = make(map[uuid.UUID]digest)
+	}
 	batches := make(chan []inflight, 2)
 	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
 	confirmed := make(chan struct{})
@@ -375,10 +379,7 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 		pending := make([]inflight, 0, len(ds))
 		var retries Stats
 		var firstErr error
-		var forwarded map[uuid.UUID]digest // in this batch, when the gate keeps a window
-		if g.window != nil {
-			forwarded = make(map[uuid.UUID]digest)
-		}
+		clear(forwarded)
 		for i, d := range ds {
 			f, err := g.store(d, judged[i], forwarded)
 			if err != nil {
