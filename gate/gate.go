@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
@@ -34,8 +37,9 @@ type Delivery interface {
 type Broker interface {
 	// Start checks, before the first fetch, that the gate can work. An
 	// error wrapping ErrRefused (it cannot store its output or dead
-	// letters, or would read them back) stops the gate; any other (the
-	// broker down) is waited out, with back-off.
+	// letters, or would read them back), or wrapped by Fatal, stops the
+	// gate; any other (the broker down) is waited out, with back-off.
+	// It is called again after an error wrapped by Restart.
 	Start(ctx context.Context) error
 	// Fetch returns the next input messages, at most max of them. With
 	// wait it waits a while for the first one when there is none;
@@ -80,6 +84,49 @@ type Stored struct {
 	Previous func(ctx context.Context) ([]byte, error)
 }
 
+// A Transactional broker stores a batch whole or not at all: the copies
+// and dead letters of the batch last fetched, and the acknowledgement of
+// every message in it, as a Kafka transaction commits produced records
+// and consumed offsets together. The Gate finds out whether its Broker is
+// one, and then stores one batch at a time: it issues every copy and
+// dead letter of the batch (Forward, DeadLetter), calls Commit, and only
+// then waits for their Pendings, which resolve as the commit did.
+//
+// Its Forward and DeadLetter may return a nil Pending: the copy or dead
+// letter is then stored as the batch commits, or not at all. Its Ack is
+// a no-op: a committed batch is acknowledged. Retry, called for a
+// message of the batch under way, before Commit, means that the batch
+// must not commit: Commit aborts it, and every message of it comes again
+// (the Gate counts each in Stats.Retries). Called after Commit, for the
+// messages of an aborted batch, it has nothing left to do.
+type Transactional interface {
+	// Commit stores, in one step, every copy and dead letter issued
+	// since the last Fetch, with the acknowledgement of every message
+	// that Fetch returned; or, when one could not be issued or stored,
+	// or Retry was called for one of them, none of it. It returns nil
+	// if the batch committed; an error if it did not, its messages to
+	// come again; or an error wrapped by Fatal if no batch can follow,
+	// which stops the gate. ctx is the gate's: a gate told to stop
+	// still commits the batch it holds, and the broker decides how long
+	// it may take.
+	Commit(ctx context.Context) error
+}
+
+// A Decoder is a Broker whose deliveries say more about the schema of
+// their message than their headers do, such as Kafka's records framed in
+// the schema-registry wire format. The Gate judges a delivery with its
+// DecodeIdentity, which must give what the Gate's Binding gives for a
+// delivery without such a framing, instead of the Binding's. It is
+// called from several goroutines at once when Gate.Judges is more than
+// 1.
+type Decoder interface {
+	// DecodeIdentity decodes d as the message it holds, borrowing from
+	// its body (see ce.Binding's Borrowing), among the kinds of the
+	// table kinds, and returns it with its identity, as ce.Binding's
+	// DecodeIdentity does.
+	DecodeIdentity(kinds *msg.Kinds, d Delivery) (msg.Message, msg.Identity, error)
+}
+
 // ErrRefused is the error of a gate that refuses to start, because it
 // could not store its output or dead letters, or would read them back as
 // input (decision 16).
@@ -100,9 +147,21 @@ const (
 )
 
 // Fatal marks err as one that stops a gate: Run returns it.
-func Fatal(err error) error { return &fatalError{err} }
+func Fatal(err error) error { return &fatalError{err: err} }
 
-type fatalError struct{ err error }
+// Restart marks err, returned by Fetch or a Transactional broker's
+// Commit, as one after which the broker cannot go on as it is, but can
+// start again (its connection failed for good, and a new one would not):
+// the gate stops fetching, settles what it holds, backs off as it does
+// at start, and calls Start again, which makes the broker anew. Stats go
+// on from one start to the next.
+func Restart(err error) error { return &fatalError{err: err, restart: true} }
+
+// fatalError is the error of Fatal and Restart.
+type fatalError struct {
+	err     error
+	restart bool
+}
 
 func (e *fatalError) Error() string { return e.err.Error() }
 func (e *fatalError) Unwrap() error { return e.err }
@@ -138,10 +197,12 @@ func (s *Stats) Add(o Stats) {
 //
 // A copy too large for the broker is dead-lettered (msg.RuleTooLarge),
 // and a dead letter too large is cut to fit (Fit). A copy the broker
-// drops as a duplicate of one stored under the same id is compared with
-// it: the same body is a redelivery, another is dead-lettered
-// (msg.RuleDuplicateID).
+// drops as a duplicate of one stored under the same id, or whose id the
+// gate's own DuplicateWindow holds, is compared with that one: the same
+// body is a redelivery, another is dead-lettered (msg.RuleDuplicateID).
 type Gate struct {
+	// Broker is the binding's broker; a Transactional one stores a
+	// batch whole or not at all, and a Decoder judges its deliveries.
 	Broker Broker
 	// Binding names the headers of decision 14 on the broker.
 	Binding ce.Binding
@@ -151,6 +212,25 @@ type Gate struct {
 	// Batch is the most messages to fetch and store at a time; 0 means
 	// 256.
 	Batch int
+	// Judges is how many goroutines judge the messages of a batch at
+	// once, each a run of at least 32 of them; 0 means 1. Judging a
+	// message takes a few microseconds: more than one pays only where
+	// storing a copy costs the gate's process as little (the Kafka
+	// binding sets GOMAXPROCS); on NATS, spreading a batch over two cores
+	// cost more CPU time than it gained (its BenchmarkGate). More gates
+	// use more cores too.
+	Judges int
+	// DuplicateWindow is, for a broker that does not drop a second copy
+	// stored under one id (Kafka has no such window), how many of the
+	// ids it forwarded last the gate keeps itself, each with a digest
+	// (SHA-256) of the message's body, to tell a redelivery of a message
+	// forwarded (the same body) from another message that reuses its id;
+	// 0 means none, the broker dropping duplicates (Forward's
+	// Stored.Duplicate). A gate that keeps a window stores one batch at
+	// a time: the ids of a batch are in the window before the next is
+	// judged. The window is kept from one Run to the next, and an id
+	// enters it only once its copy is stored.
+	DuplicateWindow int
 	// UntilIdle makes Run return once the input has nothing left to
 	// deliver or waiting for an acknowledgement.
 	UntilIdle bool
@@ -164,6 +244,9 @@ type Gate struct {
 	// means 10 seconds. A message whose copy is not confirmed in time
 	// comes again.
 	StoreTimeout time.Duration
+
+	window  *window // the ids forwarded last, with DuplicateWindow
+	decoder Decoder // Broker, if it is one
 }
 
 // Run starts the gate (Broker.Start) and runs it until ctx is done, or
@@ -173,24 +256,41 @@ type Gate struct {
 // broker refuses returns an error wrapping ErrRefused. When ctx is done
 // it stops fetching and settles what it holds: the batches in flight are
 // confirmed and acknowledged. Errors from the broker are waited out, not
-// returned, except those marked Fatal.
+// returned, except those marked Fatal; after one marked Restart, the
+// broker is started again as at first, with back-off.
 func (g *Gate) Run(ctx context.Context) (Stats, error) {
+	var st Stats
 	for try := 1; ; try++ {
 		err := g.Broker.Start(ctx)
 		if err == nil {
-			break
+			if try > 1 {
+				g.log(slog.LevelInfo, "the broker is back; starting")
+			}
+			before := st.Messages
+			st, err = g.run(ctx, st)
+			if e, ok := errors.AsType[*fatalError](err); !ok || !e.restart || ctx.Err() != nil {
+				return st, err
+			}
+			if st.Messages > before {
+				try = 1 // it worked for a while: back off from the start again
+			}
+			wait := Backoff(try)
+			g.log(slog.LevelWarn, "the broker cannot go on; starting it again", "in", wait.Round(time.Millisecond), "error", err)
+			if pause(ctx, wait); ctx.Err() != nil {
+				return st, nil
+			}
+			continue
 		}
-		if errors.Is(err, ErrRefused) {
-			return Stats{}, err
+		if _, ok := errors.AsType[*fatalError](err); ok || errors.Is(err, ErrRefused) {
+			return st, err
 		}
 		if ctx.Err() != nil {
-			return Stats{}, nil // stopped before it started
+			return st, nil // stopped before it started
 		}
 		wait := Backoff(try)
 		g.log(slog.LevelWarn, "cannot start yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
 		pause(ctx, wait)
 	}
-	return g.run(ctx)
 }
 
 // Backoff returns how long a gate waits before its nth attempt (from 1)
@@ -201,15 +301,35 @@ func Backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// run runs the gate once it has started.
-func (g *Gate) run(ctx context.Context) (Stats, error) {
+// run runs the gate once it has started, and returns its totals: what
+// it did added to st.
+func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 	// Judging and storing one batch overlaps with waiting for the broker
 	// to store the one before: confirm waits and acknowledges, in a
-	// goroutine of its own, up to two batches behind.
-	var (
-		mu sync.Mutex
-		st Stats
-	)
+	// goroutine of its own, up to two batches behind. A broker that
+	// commits a batch whole, and a gate that keeps the ids it forwarded,
+	// store one at a time instead: the next batch is judged against the
+	// ids of the last.
+	var mu sync.Mutex
+	count := func(done Stats, progress bool) {
+		mu.Lock()
+		st.Add(done)
+		now := st
+		mu.Unlock()
+		if progress && g.Progress != nil {
+			g.Progress(now)
+		}
+	}
+	txn, transactional := g.Broker.(Transactional)
+	g.decoder, _ = g.Broker.(Decoder)
+	if g.DuplicateWindow > 0 && g.window == nil {
+		g.window = newWindow(g.DuplicateWindow)
+	}
+	oneAtATime := transactional || g.window != nil
+	var forwarded map[uuid.UUID]digest // in the batch under way, when the gate keeps a window
+	if g.window != nil {
+		forwarded = make(map[uuid.UUID]digest)
+	}
 	batches := make(chan []inflight, 2)
 	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
 	confirmed := make(chan struct{})
@@ -218,19 +338,13 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 	go func() {
 		defer close(confirmed)
 		for batch := range batches {
-			done := g.confirm(settle, batch)
+			done := g.confirm(settle, batch, nil)
 			unconfirmed.Add(-1)
 			select {
 			case confirmedOne <- struct{}{}:
 			default:
 			}
-			mu.Lock()
-			st.Add(done)
-			now := st
-			mu.Unlock()
-			if g.Progress != nil {
-				g.Progress(now)
-			}
+			count(done, true)
 		}
 	}()
 	finish := func(err error) (Stats, error) {
@@ -265,21 +379,39 @@ func (g *Gate) run(ctx context.Context) (Stats, error) {
 		pending := make([]inflight, 0, len(ds))
 		var retries Stats
 		var firstErr error
+		clear(forwarded)
 		for i, d := range ds {
-			p, err := g.store(d, judged[i])
+			f, err := g.store(d, judged[i], forwarded)
 			if err != nil {
 				retries.Retries++
 				firstErr = cmpOr(firstErr, err)
 				g.Broker.Retry(d)
 				continue
 			}
-			pending = append(pending, p)
+			pending = append(pending, f)
 		}
 		if firstErr != nil {
 			g.log(slog.LevelWarn, "copies not stored, left to come again", "count", retries.Retries, "error", firstErr)
-			mu.Lock()
-			st.Add(retries)
-			mu.Unlock()
+			count(retries, false)
+		}
+		if oneAtATime {
+			if len(ds) == 0 {
+				if g.UntilIdle && g.idle(ctx, &unconfirmed) {
+					break
+				}
+				waited = false
+				continue
+			}
+			var err error
+			if transactional {
+				err = txn.Commit(ctx)
+			}
+			count(g.confirm(settle, pending, err), true)
+			if _, ok := errors.AsType[*fatalError](err); ok {
+				return finish(err)
+			}
+			waited = true
+			continue
 		}
 		waited = len(pending) > 0
 		if waited {
@@ -328,27 +460,52 @@ func (g *Gate) idle(ctx context.Context, unconfirmed *atomic.Int32) bool {
 	return s == Idle
 }
 
-// judged is the judgement on one delivery: the message to forward and
-// its identity, or the verdict of its dead letter.
+// judged is the judgement on one delivery: the message to forward, its
+// identity and the digest of its body (when the gate keeps a window), or
+// the verdict of its dead letter.
 type judged struct {
 	m       catalogue.Message
 	id      msg.Identity
+	sum     digest
 	verdict *Verdict
 }
 
 // inflight is a delivery whose copy or dead letter is being stored.
 type inflight struct {
-	d       Delivery
-	p       Pending
-	forward bool
+	d Delivery
+	// p is nil for a copy or dead letter a Transactional broker stores
+	// as the batch commits, and for a redelivery found in the window.
+	p          Pending
+	forward    bool
+	redelivery bool      // found in the window: nothing to store
+	id         uuid.UUID // for a copy, when the gate keeps a window
+	sum        digest
 }
 
-// store starts storing d's copy or dead letter.
-func (g *Gate) store(d Delivery, j judged) (inflight, error) {
+// store starts storing d's copy or dead letter. forwarded holds the ids
+// forwarded so far in the batch, when the gate keeps a window, and gets
+// d's if it is forwarded.
+func (g *Gate) store(d Delivery, j judged, forwarded map[uuid.UUID]digest) (inflight, error) {
+	if j.verdict == nil && g.window != nil {
+		sum, ok := forwarded[j.id.ID]
+		if !ok {
+			sum, ok = g.window.get(j.id.ID)
+		}
+		switch {
+		case ok && sum == j.sum:
+			return inflight{d: d, forward: true, redelivery: true}, nil
+		case ok:
+			v := reusedID(j.m, j.id, "another message, with another body, was forwarded under its id")
+			j.verdict = &v
+		}
+	}
 	if j.verdict == nil {
 		p, err := g.Broker.Forward(d, j.id)
 		if err == nil {
-			return inflight{d, p, true}, nil
+			if forwarded != nil {
+				forwarded[j.id.ID] = j.sum
+			}
+			return inflight{d: d, p: p, forward: true, id: j.id.ID, sum: j.sum}, nil
 		}
 		var v Verdict
 		if _, ok := errors.AsType[*msg.Error](err); ok {
@@ -364,7 +521,7 @@ func (g *Gate) store(d Delivery, j judged) (inflight, error) {
 		j.verdict = &v
 	}
 	p, err := g.deadLetter(d, *j.verdict)
-	return inflight{d, p, false}, err
+	return inflight{d: d, p: p}, err
 }
 
 // deadLetter starts storing d's dead letter with verdict v, its place and
@@ -375,8 +532,10 @@ func (g *Gate) deadLetter(d Delivery, v Verdict) (Pending, error) {
 }
 
 // confirm waits for the copies of a batch to be stored and acknowledges
-// their messages, and returns what it counted.
-func (g *Gate) confirm(ctx context.Context, batch []inflight) Stats {
+// their messages, and returns what it counted. committed is what
+// committing the batch gave, for a Transactional broker: the outcome of
+// what has no Pending of its own.
+func (g *Gate) confirm(ctx context.Context, batch []inflight, committed error) Stats {
 	var done Stats
 	timeout := g.StoreTimeout
 	if timeout == 0 {
@@ -386,11 +545,14 @@ func (g *Gate) confirm(ctx context.Context, batch []inflight) Stats {
 	defer cancel()
 	var firstErr error
 	for _, f := range batch {
-		s, err := f.p.Wait(wait)
+		s, err := Stored{Duplicate: f.redelivery}, committed
 		forward := f.forward
-		if err == nil && forward && s.Duplicate {
-			// Stored under its id already: by this message, or another.
-			s, forward, err = g.compare(wait, f.d, s)
+		if f.p != nil {
+			s, err = f.p.Wait(wait)
+			if err == nil && forward && s.Duplicate {
+				// Stored under its id already: by this message, or another.
+				s, forward, err = g.compare(wait, f.d, s)
+			}
 		}
 		switch {
 		case err != nil:
@@ -405,6 +567,9 @@ func (g *Gate) confirm(ctx context.Context, batch []inflight) Stats {
 			done.Bytes += int64(len(f.d.Body()))
 			if forward {
 				done.Forwarded++
+				if g.window != nil {
+					g.window.add(f.id, f.sum)
+				}
 			} else {
 				done.DeadLetters++
 			}
@@ -433,18 +598,14 @@ func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, for
 	case err != nil && !errors.Is(err, ErrGone):
 		return Stored{}, true, err
 	}
-	m, id, jerr := g.Binding.Borrowing().DecodeIdentity(g.kinds(), d.Header(), d.Body())
-	v := VerdictOf(m, jerr)
 	why := "another message, with another body, was forwarded under its id"
 	if err != nil {
 		why = "a message was forwarded under its id, and is no longer stored to be compared with"
 	}
-	v.Violations = []*msg.Violation{{Rule: msg.RuleDuplicateID, Message: why}}
-	if id.Kind != nil {
-		v.Violations[0].Path = id.Kind.IDMember
-		v.Violations[0].Value = `"` + id.ID.String() + `"`
-	}
-	p, err := g.deadLetter(d, v)
+	// The message was valid: read again, it is the same message, its
+	// identity the same.
+	m, id, _ := g.decode(d)
+	p, err := g.deadLetter(d, reusedID(m, id, why))
 	if err != nil {
 		return Stored{}, false, err
 	}
@@ -452,18 +613,46 @@ func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, for
 	return s, false, err
 }
 
-// judgeAll judges ds, one after the other. Judging a message takes a few
-// microseconds, a small part of what the broker takes to store its copy,
-// and the batch before is being confirmed meanwhile: spreading a batch
-// over every core cost more CPU time (BenchmarkGate of the NATS binding,
-// on two cores) than it gained. More gates use more cores.
+// reusedID returns the verdict on m, a valid message of identity id whose
+// id was forwarded with another message: why says how the gate knows.
+func reusedID(m catalogue.Message, id msg.Identity, why string) Verdict {
+	v := VerdictOf(m, nil)
+	v.Violations = []*msg.Violation{{Rule: msg.RuleDuplicateID, Message: why}}
+	if id.Kind != nil {
+		v.Violations[0].Path = id.Kind.IDMember
+		v.Violations[0].Value = `"` + id.ID.String() + `"`
+	}
+	return v
+}
+
+// judgeAll judges ds: on Judges goroutines, each a run of at least
+// minRun of them, or one after the other. What depends on their order
+// (the window, the batch's own ids) is store's, in the order of ds.
 func (g *Gate) judgeAll(ds []Delivery) []judged {
 	out := make([]judged, len(ds))
-	for i, d := range ds {
-		out[i] = g.judge(d)
+	workers := min(g.Judges, len(ds)/minRun)
+	if workers <= 1 {
+		for i, d := range ds {
+			out[i] = g.judge(d)
+		}
+		return out
 	}
+	var wg sync.WaitGroup
+	size := (len(ds) + workers - 1) / workers
+	for lo := 0; lo < len(ds); lo += size {
+		hi := min(lo+size, len(ds))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				out[i] = g.judge(ds[i])
+			}
+		})
+	}
+	wg.Wait()
 	return out
 }
+
+// minRun is the fewest messages judgeAll gives a goroutine of its own.
+const minRun = 32
 
 // judge decodes d as the message its headers name, and returns it if it
 // is valid, or its verdict.
@@ -474,12 +663,25 @@ func (g *Gate) judge(d Delivery) judged {
 	// dead letter is stored: the body is forwarded byte for byte, so that
 	// the message is read only for its verdict and its identity, and a
 	// copy of it would be waste.
-	m, id, err := g.Binding.Borrowing().DecodeIdentity(g.kinds(), d.Header(), d.Body())
-	if err == nil {
-		return judged{m: m, id: id}
+	m, id, err := g.decode(d)
+	if err != nil {
+		v := VerdictOf(m, err)
+		return judged{verdict: &v}
 	}
-	v := VerdictOf(m, err)
-	return judged{verdict: &v}
+	j := judged{m: m, id: id}
+	if g.window != nil {
+		j.sum = sha256.Sum256(d.Body())
+	}
+	return j
+}
+
+// decode decodes d, by the Broker if it is a Decoder, else by the
+// Binding's headers.
+func (g *Gate) decode(d Delivery) (catalogue.Message, msg.Identity, error) {
+	if g.decoder != nil {
+		return g.decoder.DecodeIdentity(g.kinds(), d)
+	}
+	return g.Binding.Borrowing().DecodeIdentity(g.kinds(), d.Header(), d.Body())
 }
 
 // kinds returns the table of kinds to judge by.
@@ -518,4 +720,40 @@ func pause(ctx context.Context, d time.Duration) {
 // bytes where the broker stores at most limit.
 func TooLarge(size, limit int) error {
 	return fmt.Errorf("%d bytes with its headers, %w (%d)", size, ErrTooLarge, limit)
+}
+
+// A digest is the SHA-256 of a message's body.
+type digest = [sha256.Size]byte
+
+// window holds the last n message ids forwarded, each with the digest of
+// its body.
+type window struct {
+	sums  map[uuid.UUID]digest
+	order []uuid.UUID // a ring of the ids, oldest at next
+	next  int
+}
+
+func newWindow(n int) *window {
+	return &window{sums: make(map[uuid.UUID]digest, n), order: make([]uuid.UUID, 0, n)}
+}
+
+func (w *window) get(id uuid.UUID) (digest, bool) {
+	s, ok := w.sums[id]
+	return s, ok
+}
+
+// add adds id, forwarded with a body of digest sum, forgetting the oldest
+// id if the window is full.
+func (w *window) add(id uuid.UUID, sum digest) {
+	if _, ok := w.sums[id]; ok {
+		return
+	}
+	if len(w.order) < cap(w.order) {
+		w.order = append(w.order, id)
+	} else {
+		delete(w.sums, w.order[w.next])
+		w.order[w.next] = id
+		w.next = (w.next + 1) % len(w.order)
+	}
+	w.sums[id] = sum
 }

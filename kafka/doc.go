@@ -34,9 +34,14 @@
 // each batch of input records, their copies or dead letters and the
 // input's offsets commit together, so that a read_committed consumer sees
 // every input exactly once (decision 16); gates scale out as a consumer
-// group. A gate given NewSession, a way to make its sessions, starts
-// again on a new one when its brokers are lost while it ends a
-// transaction, as kafka/cmd/gate does.
+// group. It is package gate's Gate over a transactional session: judging,
+// the dead letter's verdict, the rules for a reused id and a copy too
+// large, the duplicate window, the counts, the back-off and the graceful
+// stop are the core's, and this package adds what Kafka shapes (the
+// transaction, record sizes, ce_ headers, keys, framing). A gate given
+// NewSession, a way to make its sessions, starts again on a new one when
+// its brokers are lost while it ends a transaction, as kafka/cmd/gate
+// does.
 //
 // It is a module of its own, github.com/fleetkit/catalogue/kafka, so that
 // the message types' module stays free of Kafka clients.

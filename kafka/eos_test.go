@@ -86,9 +86,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			}
 			mu.Lock()
 			stats = append(stats, fmt.Sprintf("%s %+v", id, st))
-			total.Messages += st.Messages
-			total.Forwarded += st.Forwarded
-			total.DeadLetters += st.DeadLetters
+			total.Add(st)
 			mu.Unlock()
 			return st, err
 		}, d.kill)
@@ -136,6 +134,9 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	// what is there, a message aborted with its transaction not counted.
 	assert.Equal(t, n, total.Messages, "messages counted by the gates")
 	assert.Equal(t, n*4/5, total.Forwarded)
+	// Every input is a message of its own: one whose transaction was
+	// aborted comes again as a retry, not as a redelivery.
+	assert.Zero(t, total.Redeliveries, "redeliveries counted")
 	for i, f := range faults {
 		assert.Equal(t, 1, f.Hits(), "fault %d injected", i)
 	}

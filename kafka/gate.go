@@ -2,8 +2,8 @@ package kafka
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -14,13 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
@@ -35,24 +33,31 @@ const VerdictHeader = "catalogue-verdict"
 const batchOverhead = 61
 
 // A Gate keeps invalid messages out of a topic (decision 16), in Kafka
-// transactions: it consumes its input as a consumer group, judges each
-// record (Decode), and produces a valid message to Output, byte for byte
-// with its ce_ headers written, and anything else to DeadLetters, with
-// its verdict. Each batch of records is one transaction: the copies, the
-// dead letters and the input's offsets commit together, so that a
-// read_committed consumer of the output and dead letters sees every input
-// once, whatever fails, and a batch that fails is aborted and read again.
-// Gates scale out as the members of the group; within one, a batch's
-// records are judged on as many goroutines as GOMAXPROCS allows, and
-// settled in their order.
+// transactions: it is package gate's Gate over a consumer group's
+// transactional session. It consumes its input as a member of the group,
+// judges each record as DecodeIdentity does (plain or framed), and
+// produces a valid message to Output, byte for byte with its ce_ headers
+// written, and anything else to DeadLetters, with its verdict. Each batch
+// of records is one transaction: the copies, the dead letters and the
+// input's offsets commit together, so that a read_committed consumer of
+// the output and dead letters sees every input once, whatever fails, and
+// a batch that fails is aborted and read again. Gates scale out as the
+// members of the group; within one, a batch's records are judged on as
+// many goroutines as GOMAXPROCS allows (gate.Gate's Judges).
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
 // fit (gate.Fit). A message whose id was forwarded in the last
-// DuplicateWindow ids is a redelivery if its body is the same (counted,
-// not forwarded again) and a dead letter of rule msg.RuleDuplicateID if
-// not; the window is the gate's own, kept for the partitions it holds,
-// and starts empty when it starts.
+// DuplicateWindow ids is a redelivery if its body (the message, without
+// the registry framing) is the same, counted and not forwarded again,
+// and a dead letter of rule msg.RuleDuplicateID if not; the window is
+// the gate's own (gate.Gate's DuplicateWindow), kept for the partitions
+// it holds, and starts empty when it starts.
+//
+// A retry, on Kafka, is a batch aborted: its records come again, each
+// counted once in gate.Stats.Retries, and then once more where they end.
+// A batch is aborted when a copy or a dead letter could not be produced,
+// or its transaction could not commit.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -90,8 +95,8 @@ type Gate struct {
 	// Log, if not nil, is told of aborted transactions and of the broker
 	// lost and found.
 	Log *slog.Logger
-	// Progress, if not nil, is called after every transaction that
-	// committed with the totals so far.
+	// Progress, if not nil, is called after every transaction, committed
+	// or aborted, with the totals so far.
 	Progress func(gate.Stats)
 	// StopTimeout is how long a gate told to stop takes, at most, to end
 	// the transaction under way; 0 means 10 seconds. Past it, the broker
@@ -101,10 +106,6 @@ type Gate struct {
 	// UntilIdle makes Run return once the group has nothing left to
 	// consume: every partition of its input committed to its end.
 	UntilIdle bool
-
-	sess   *kgo.GroupTransactSession // the session Run runs on
-	window *window
-	limit  int // recordLimit, read once: the client's options are read by reflection
 }
 
 // Run checks that the gate can work (decision 16: its output and dead
@@ -121,84 +122,15 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
-	g.window = newWindow(orDefault(g.DuplicateWindow, 100_000))
-	if g.NewSession == nil {
-		g.sess = g.Session
-		var st gate.Stats
-		err := g.run(ctx, &st)
-		return st, err
+	b := &broker{g: g, sess: g.Session}
+	core := gate.Gate{Broker: b, Binding: ce.Kafka, Kinds: g.Kinds, Batch: g.Batch,
+		Judges: runtime.GOMAXPROCS(0), DuplicateWindow: cmp.Or(g.DuplicateWindow, 100_000),
+		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
+	st, err := core.Run(ctx)
+	if g.NewSession != nil && b.sess != nil {
+		b.sess.Close()
 	}
-	var st gate.Stats
-	for try, first := 1, true; ; try, first = try+1, false {
-		sess, err := g.NewSession()
-		if err != nil {
-			return st, fmt.Errorf("kafka gate: making a session: %w", err)
-		}
-		g.sess = sess
-		if !first {
-			err = abortOpen(ctx, sess.Client())
-		}
-		before := st.Messages
-		if err == nil {
-			err = g.run(ctx, &st)
-		}
-		sess.Close()
-		g.sess = nil
-		if err == nil || ctx.Err() != nil || !transient(err) {
-			return st, err
-		}
-		if st.Messages > before {
-			try = 1 // it worked for a while: back off from the start again
-		}
-		wait := gate.Backoff(try)
-		g.log(slog.LevelWarn, "the session failed on an error of the connection; starting again on a new one", "in", wait.Round(time.Millisecond), "error", err)
-		select {
-		case <-ctx.Done():
-			return st, nil
-		case <-time.After(wait):
-		}
-	}
-}
-
-// run runs the gate on its session, adding what it does to st.
-func (g *Gate) run(ctx context.Context, st *gate.Stats) error {
-	if err := g.start(ctx); err != nil || ctx.Err() != nil {
-		return err
-	}
-	g.limit = g.recordLimit()
-	for ctx.Err() == nil {
-		poll := ctx
-		var cancel context.CancelFunc = func() {}
-		if g.UntilIdle {
-			poll, cancel = context.WithTimeout(ctx, 250*time.Millisecond)
-		}
-		fs := g.sess.PollRecords(poll, orDefault(g.Batch, 256))
-		cancel()
-		if fs.IsClientClosed() {
-			break
-		}
-		fs.EachError(func(topic string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				g.log(slog.LevelWarn, "fetching failed; trying again", "topic", topic, "partition", p, "error", err)
-			}
-		})
-		records := fs.Records()
-		if len(records) == 0 {
-			if g.UntilIdle && g.idle(ctx) {
-				break
-			}
-			continue
-		}
-		done, err := g.transact(ctx, records)
-		st.Add(done)
-		if err != nil {
-			return err
-		}
-		if done.Retries == 0 && g.Progress != nil {
-			g.Progress(*st)
-		}
-	}
-	return nil
+	return st, err
 }
 
 // abortOpen aborts the transaction the gate's last session left open,
@@ -211,27 +143,18 @@ func abortOpen(ctx context.Context, cl *kgo.Client) error {
 	if txnID == "" {
 		return fmt.Errorf("%w: its session has no transactional id", gate.ErrRefused)
 	}
-	for try := 1; ; try++ {
-		req := kmsg.NewPtrInitProducerIDRequest()
-		req.TransactionalID = &txnID
-		req.TransactionTimeoutMillis = 60_000
-		if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
-			req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
-		}
-		req.ProducerID, req.ProducerEpoch = -1, -1
-		resp, err := req.RequestWith(ctx, cl)
-		if err == nil {
-			err = kerr.ErrorForCode(resp.ErrorCode)
-		}
-		if err == nil || !transient(err) || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(min(time.Second, 50*time.Millisecond*time.Duration(try))):
-		}
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID = &txnID
+	req.TransactionTimeoutMillis = 60_000
+	if timeout, ok := cl.OptValue(kgo.TransactionTimeout).(time.Duration); ok && timeout > 0 {
+		req.TransactionTimeoutMillis = int32(timeout.Milliseconds())
 	}
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	return err
 }
 
 // transient reports whether err, the error a gate stopped on, is one of
@@ -247,13 +170,103 @@ func transient(err error) bool {
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
 }
 
-// start checks, until ctx is done, that the output and dead-letter topics
-// exist and that the gate does not consume them.
-func (g *Gate) start(ctx context.Context) error {
+// broker adapts a transactional session to gate.Broker: each batch it
+// fetches is a transaction, begun by Fetch and ended by Commit.
+type broker struct {
+	g    *Gate
+	sess *kgo.GroupTransactSession
+	// failed says that sess failed on an error of the connection, and
+	// abort that the one made after it is to abort the transaction it
+	// left open.
+	failed, abort bool
+	limit         int  // the size a record it produces must keep within (recordLimit)
+	txn           *txn // the transaction under way, or nil
+	// scratch is a buffer withIdentity may use, from one copy to the
+	// next.
+	scratch []byte
+}
+
+var (
+	_ gate.Broker        = (*broker)(nil)
+	_ gate.Transactional = (*broker)(nil)
+	_ gate.Decoder       = (*broker)(nil)
+)
+
+// A txn is a batch's transaction, in which its copies and dead letters
+// are produced: they are stored when it commits (their gate.Pending is
+// nil).
+type txn struct {
+	ctx    context.Context // the records' context, done StopTimeout after the gate's
+	cancel context.CancelFunc
+	copies []kgo.Record // the batch's copies, in one allocation
+
+	mu     sync.Mutex
+	failed error // the first record that could not be produced, or a retry asked for
+}
+
+// errRetry is the error of a batch aborted because the gate left one of
+// its records to come again.
+var errRetry = errors.New("a record of the batch is left to come again")
+
+// fail marks t as not to commit, for err.
+func (t *txn) fail(err error) {
+	t.mu.Lock()
+	t.failed = cmp.Or(t.failed, err)
+	t.mu.Unlock()
+}
+
+func (t *txn) promise(_ *kgo.Record, err error) {
+	if err != nil {
+		t.fail(err)
+	}
+}
+
+// delivery is a record as the session delivered it, in the transaction
+// of its batch.
+type delivery struct {
+	r    *kgo.Record
+	body []byte // the message: the value, unframed
+	txn  *txn
+}
+
+func (d *delivery) Header() ce.Header  { return Header{Record: d.r} }
+func (d *delivery) Body() []byte       { return d.body }
+func (d *delivery) Deliveries() uint64 { return 1 }
+func (d *delivery) Place() gate.Place {
+	return gate.Place{Subject: d.r.Topic, Partition: d.r.Partition, Sequence: uint64(d.r.Offset)}
+}
+
+// Start checks that the output and dead-letter topics exist, and that
+// the gate does not consume them. With NewSession, it makes the first
+// session, and a new one after one that failed, which first aborts the
+// transaction the one before left open.
+func (b *broker) Start(ctx context.Context) error {
+	g := b.g
 	if g.Output == "" || g.DeadLetters == "" || g.Output == g.DeadLetters {
 		return fmt.Errorf("%w: the output (%q) and dead-letter (%q) topics must be named, and differ", gate.ErrRefused, g.Output, g.DeadLetters)
 	}
-	cl := g.sess.Client()
+	if g.NewSession != nil && (b.sess == nil || b.failed) {
+		if b.sess != nil {
+			b.sess.Close()
+		}
+		sess, err := g.NewSession()
+		if err != nil {
+			return gate.Fatal(fmt.Errorf("kafka gate: making a session: %w", err))
+		}
+		b.abort = b.sess != nil
+		b.sess, b.failed = sess, false
+	}
+	if b.abort {
+		if err := abortOpen(ctx, b.sess.Client()); err != nil {
+			err = fmt.Errorf("aborting the transaction the session before left open: %w", err)
+			if transient(err) || ctx.Err() != nil {
+				return err // waited out
+			}
+			return gate.Fatal(err)
+		}
+		b.abort = false
+	}
+	cl := b.sess.Client()
 	for _, t := range cl.GetConsumeTopics() {
 		switch t {
 		case g.Output:
@@ -262,246 +275,172 @@ func (g *Gate) start(ctx context.Context) error {
 			return fmt.Errorf("%w: it consumes its dead-letter topic %q: it would judge its own dead letters", gate.ErrRefused, t)
 		}
 	}
-	adm := kadm.NewClient(cl)
-	for try := 1; ; try++ {
-		topics, err := adm.ListTopics(ctx, g.Output, g.DeadLetters)
-		if err == nil {
-			for _, t := range [][2]string{{"output", g.Output}, {"dead-letter", g.DeadLetters}} {
-				if !topics.Has(t[1]) {
-					return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
-				}
-			}
-			if try > 1 {
-				g.log(slog.LevelInfo, "the broker is back")
-			}
-			return nil
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		wait := gate.Backoff(try)
-		g.log(slog.LevelWarn, "cannot reach the broker yet; trying again", "in", wait.Round(time.Millisecond), "error", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
+	topics, err := kadm.NewClient(cl).ListTopics(ctx, g.Output, g.DeadLetters)
+	if err != nil {
+		return fmt.Errorf("cannot reach the broker: %w", err)
+	}
+	for _, t := range [][2]string{{"output", g.Output}, {"dead-letter", g.DeadLetters}} {
+		if !topics.Has(t[1]) {
+			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 		}
 	}
+	b.limit = b.recordLimit()
+	return nil
 }
 
-// idle reports whether the gate's group has committed every partition of
-// its input to its end: whether nothing is left for any gate of it.
-func (g *Gate) idle(ctx context.Context) bool {
-	cl := g.sess.Client()
-	group, _ := cl.OptValue(kgo.ConsumerGroup).(string)
-	adm := kadm.NewClient(cl)
-	ends, err := adm.ListEndOffsets(ctx, cl.GetConsumeTopics()...)
-	if err != nil || ends.Error() != nil {
-		return false
-	}
-	committed, err := adm.FetchOffsets(ctx, group)
-	if err != nil || committed.Error() != nil {
-		return false
-	}
-	idle := true
-	ends.Each(func(end kadm.ListedOffset) {
-		c, ok := committed.Lookup(end.Topic, end.Partition)
-		if end.Offset > 0 && (!ok || c.At < end.Offset) {
-			idle = false
-		}
-	})
-	return idle
-}
+// pollWait is how long Fetch waits for records when there are none.
+const pollWait = 250 * time.Millisecond
 
-// transact judges records and produces what becomes of each in one
-// transaction with their offsets, and returns what it counted: the
-// records' outcomes if it committed, else as many retries.
-func (g *Gate) transact(ctx context.Context, records []*kgo.Record) (gate.Stats, error) {
-	if err := g.sess.Begin(); err != nil {
-		return gate.Stats{}, fmt.Errorf("kafka gate: beginning a transaction: %w", err)
+// Fetch polls the next records, and begins their transaction. It polls
+// for a while whether or not wait is set: a poll returns what has been
+// fetched as soon as there is some.
+func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, error) {
+	poll, cancel := context.WithTimeout(ctx, pollWait)
+	fs := b.sess.PollRecords(poll, max)
+	cancel()
+	if fs.IsClientClosed() {
+		return nil, gate.Fatal(kgo.ErrClientClosed)
+	}
+	records := fs.Records()
+	if len(records) == 0 {
+		var failed error
+		fs.EachError(func(topic string, p int32, err error) {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				failed = cmp.Or(failed, fmt.Errorf("topic %s, partition %d: %w", topic, p, err))
+			}
+		})
+		return nil, failed
+	}
+	if err := b.sess.Begin(); err != nil {
+		return nil, b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
 	}
 	// A gate told to stop ends the transaction under way, as it would
 	// have: what it fetched is settled, not left for the broker to time
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
-	ctx, cancel := afterStop(ctx, orDuration(g.StopTimeout, 10*time.Second))
-	defer cancel()
-	var (
-		st      gate.Stats
-		forward []forwarded
-		mu      sync.Mutex
-		failed  error
-	)
-	promise := func(_ *kgo.Record, err error) {
-		if err != nil {
-			mu.Lock()
-			failed = cmpErr(failed, err)
-			mu.Unlock()
-		}
-	}
-	seen := map[uuid.UUID][sha256.Size]byte{} // ids forwarded in this batch
-	js := g.judgeAll(records)
-	for i := range js {
-		j := &js[i]
-		out, dead, fw := g.settle(j, seen)
-		switch {
-		case out != nil:
-			g.sess.Produce(ctx, out, promise)
-			forward = append(forward, fw)
-			seen[fw.id] = fw.sum
-			st.Forwarded++
-		case dead != nil:
-			g.sess.Produce(ctx, dead, promise)
-			st.DeadLetters++
-		default:
-			st.Redeliveries++
-			continue
-		}
-		st.Messages++
-		st.Bytes += int64(len(j.r.Value))
-	}
-	// End flushes, then commits the produced records and the offsets
-	// together, or aborts both.
-	mu.Lock()
-	commit := failed == nil
-	mu.Unlock()
-	committed, err := g.sess.End(ctx, kgo.TransactionEndTry(commit))
-	mu.Lock()
-	commit = committed && failed == nil
-	why := cmpErr(failed, err)
-	mu.Unlock()
-	if err != nil {
-		// The transactional producer is fenced or failed: no
-		// transaction can follow (see kgo.GroupTransactSession.End). Its
-		// records come again, to this gate started anew or another.
-		return gate.Stats{Retries: len(records)}, fmt.Errorf("kafka gate: ending a transaction: %w", err)
-	}
-	if !commit {
-		g.log(slog.LevelWarn, "transaction aborted; its records come again", "records", len(records), "error", why)
-		return gate.Stats{Retries: len(records)}, nil
-	}
-	for _, f := range forward {
-		g.window.add(f.id, f.sum)
-	}
-	return st, nil
-}
-
-// forwarded is a message forwarded in the transaction under way.
-type forwarded struct {
-	id  uuid.UUID
-	sum [sha256.Size]byte
-}
-
-// judgeAll judges records, on as many goroutines as the process runs
-// Go code on (GOMAXPROCS) for a batch large enough: judging a record
-// (decoding it exactly, validating it, writing its copy's headers) is
-// most of the gate's work, and needs nothing of the others. What depends
-// on the order of the records, the duplicate window, is settle's.
-func (g *Gate) judgeAll(records []*kgo.Record) []judgement {
-	js := make([]judgement, len(records))
-	workers := min(runtime.GOMAXPROCS(0), len(records)/minChunk)
-	if workers <= 1 {
-		g.judgeRange(records, js)
-		return js
-	}
-	var wg sync.WaitGroup
-	size := (len(records) + workers - 1) / workers
-	for lo := 0; lo < len(records); lo += size {
-		hi := min(lo+size, len(records))
-		wg.Go(func() { g.judgeRange(records[lo:hi], js[lo:hi]) })
-	}
-	wg.Wait()
-	return js
-}
-
-// minChunk is the fewest records judgeAll gives a goroutine of its own.
-const minChunk = 32
-
-// judgeRange judges records into js, one for one.
-func (g *Gate) judgeRange(records []*kgo.Record, js []judgement) {
-	scratch := make([]byte, 0, 512)
+	t := &txn{copies: make([]kgo.Record, 0, len(records))}
+	t.ctx, t.cancel = afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
+	b.txn = t
+	ds := make([]delivery, len(records))
+	out := make([]gate.Delivery, len(records))
 	for i, r := range records {
-		scratch = g.judge(&js[i], r, scratch)
+		_, body, _, err := Unframe(r.Value)
+		if err != nil {
+			body = r.Value // DecodeIdentity says why
+		}
+		ds[i] = delivery{r: r, body: body, txn: t}
+		out[i] = &ds[i]
 	}
+	return out, nil
 }
 
-// A judgement is what a record is, judged alone: a dead letter if it is
-// invalid; else its copy (or, if the copy cannot be made, its dead
-// letter), which settle forwards unless its id was forwarded before.
-type judgement struct {
-	r    *kgo.Record
-	m    msg.Message
-	id   msg.Identity
-	dead *kgo.Record // the dead letter of an invalid record
-	out  *kgo.Record // the copy of a valid one, or nil if it has none
-	late *kgo.Record // the dead letter of a valid record without a copy
-	fw   forwarded
-	copy kgo.Record // out's memory, allocated with the batch's
+// DecodeIdentity judges d as the package's DecodeIdentity does, plain
+// or framed, borrowing from its value.
+func (b *broker) DecodeIdentity(kinds *msg.Kinds, d gate.Delivery) (msg.Message, msg.Identity, error) {
+	return decodeIdentity(kinds, d.(*delivery).r, ce.Kafka.Borrowing())
 }
 
-// judge judges r alone into j; scratch is a buffer it may use, returned
-// for the next record. It changes nothing of g's: records are judged at
-// once.
-func (g *Gate) judge(j *judgement, r *kgo.Record, scratch []byte) []byte {
-	j.r = r
-	m, id, err := decodeIdentity(g.kinds(), r, ce.Kafka.Borrowing())
-	if err != nil {
-		j.dead = g.deadLetter(r, gate.VerdictOf(m, err))
-		return scratch
-	}
-	j.m, j.id = m, id
-	_, body, _, _ := Unframe(r.Value)
-	j.fw = forwarded{id: id.ID, sum: sha256.Sum256(body)}
-	j.copy = kgo.Record{Topic: g.Output, Key: r.Key, Value: r.Value}
-	out := &j.copy
+// Forward produces the copy of d into its transaction: its value as it
+// came, its key (the entity's id if it had none), and its headers with
+// the ce_ ones written for id.
+func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	d := gd.(*delivery)
+	t := d.txn
+	t.copies = append(t.copies, kgo.Record{Topic: b.g.Output, Key: d.r.Key, Value: d.r.Value})
+	out := &t.copies[len(t.copies)-1]
 	if len(out.Key) == 0 {
 		out.Key = id.Key.Append(nil)
 	}
-	if out.Headers, scratch, err = withIdentity(r.Headers, id, scratch); err != nil {
-		j.late = g.deadLetter(r, gate.VerdictOf(m, err))
-		return scratch
+	var err error
+	if out.Headers, b.scratch, err = withIdentity(d.r.Headers, id, b.scratch); err != nil {
+		return nil, err
 	}
-	if size := recordSize(out); size > g.maxRecord() {
-		v := gate.VerdictOf(m, nil)
-		v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: fmt.Sprintf("its copy is %d bytes with its headers, more than the %d the broker stores", size, g.maxRecord())}}
-		j.late = g.deadLetter(r, v)
-		return scratch
+	if size := recordSize(out); size > b.limit {
+		return nil, gate.TooLarge(size, b.limit)
 	}
-	j.out = out
-	return scratch
+	b.sess.Produce(t.ctx, out, t.promise)
+	return nil, nil
 }
 
-// settle returns what becomes of a judged record, in the order of the
-// input: its copy for the output, or its dead letter, or neither for a
-// redelivery of a message already forwarded (in this batch, seen, or in
-// the window).
-func (g *Gate) settle(j *judgement, seen map[uuid.UUID][sha256.Size]byte) (out, dead *kgo.Record, fw forwarded) {
-	if j.dead != nil {
-		return nil, j.dead, fw
+// DeadLetter produces the dead letter of d into its transaction.
+func (b *broker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	d := gd.(*delivery)
+	b.sess.Produce(d.txn.ctx, b.deadLetter(d.r, v), d.txn.promise)
+	return nil, nil
+}
+
+// Ack does nothing: the transaction commits the offsets of its records.
+func (b *broker) Ack(gate.Delivery) error { return nil }
+
+// Retry aborts the transaction of d, if it is under way: its records
+// come again. One that has ended has been aborted already.
+func (b *broker) Retry(gd gate.Delivery) {
+	if t := gd.(*delivery).txn; t == b.txn {
+		t.fail(errRetry)
 	}
-	fw = j.fw
-	prev, ok := seen[fw.id]
-	if !ok {
-		prev, ok = g.window.get(fw.id)
+}
+
+// Commit ends the transaction under way: it flushes its records, and
+// commits them with the offsets of the batch, or aborts both.
+func (b *broker) Commit(context.Context) error {
+	t := b.txn
+	b.txn = nil
+	defer t.cancel()
+	t.mu.Lock()
+	commit := t.failed == nil
+	t.mu.Unlock()
+	committed, err := b.sess.End(t.ctx, kgo.TransactionEndTry(commit))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case err != nil:
+		// The transactional producer is fenced or failed: no
+		// transaction can follow (see kgo.GroupTransactSession.End). Its
+		// records come again, to this gate started anew or another.
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	case !committed || t.failed != nil:
+		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
-	if ok {
-		if prev == fw.sum {
-			return nil, nil, fw
+	return nil
+}
+
+// stop returns err, on which the session failed, as the gate is to take
+// it: with NewSession, an error of the connection makes the gate start
+// again on a new session (gate.Restart); anything else stops it.
+func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && transient(err) {
+		b.failed = true
+		return gate.Restart(err)
+	}
+	return gate.Fatal(err)
+}
+
+// errAborted is the error of a transaction the session aborted (its
+// group rebalanced, or committing its offsets failed).
+var errAborted = errors.New("the session aborted it")
+
+// State says whether the gate's group has committed every partition of
+// its input to its end: whether nothing is left for any gate of it.
+func (b *broker) State(ctx context.Context) gate.State {
+	cl := b.sess.Client()
+	group, _ := cl.OptValue(kgo.ConsumerGroup).(string)
+	adm := kadm.NewClient(cl)
+	ends, err := adm.ListEndOffsets(ctx, cl.GetConsumeTopics()...)
+	if err != nil || ends.Error() != nil {
+		return gate.AcksAwaited
+	}
+	committed, err := adm.FetchOffsets(ctx, group)
+	if err != nil || committed.Error() != nil {
+		return gate.AcksAwaited
+	}
+	state := gate.Idle
+	ends.Each(func(end kadm.ListedOffset) {
+		c, ok := committed.Lookup(end.Topic, end.Partition)
+		if end.Offset > 0 && (!ok || c.At < end.Offset) {
+			state = gate.Waiting
 		}
-		v := gate.VerdictOf(j.m, nil)
-		v.Valid = true
-		v.Violations = []*msg.Violation{{
-			Path:    j.id.Kind.IDMember,
-			Rule:    msg.RuleDuplicateID,
-			Message: "another message, with another body, was forwarded under its id",
-			Value:   `"` + fw.id.String() + `"`,
-		}}
-		return nil, g.deadLetter(j.r, v), fw
-	}
-	if j.out == nil {
-		return nil, j.late, fw
-	}
-	return j.out, nil, fw
+	})
+	return state
 }
 
 // withIdentity returns the headers of a copy: those of hs that are not
@@ -546,17 +485,16 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 }
 
 // deadLetter returns the dead letter of r with verdict v: r's key, its
-// headers and the verdict's, and as much of its value as fits.
-func (g *Gate) deadLetter(r *kgo.Record, v gate.Verdict) *kgo.Record {
-	v.Place = gate.Place{Subject: r.Topic, Partition: r.Partition, Sequence: uint64(r.Offset)}
-	v.Deliveries = 1
-	dead := &kgo.Record{Topic: g.DeadLetters, Key: r.Key, Headers: slices.Clone(r.Headers)}
-	room := g.maxRecord() - recordSize(dead) - len(VerdictHeader)
-	if room < g.maxRecord()/2 {
+// headers and the verdict's (whose Place the gate filled in), and as
+// much of its value as fits.
+func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) *kgo.Record {
+	dead := &kgo.Record{Topic: b.g.DeadLetters, Key: r.Key, Headers: slices.Clone(r.Headers)}
+	room := b.limit - recordSize(dead) - len(VerdictHeader)
+	if room < b.limit/2 {
 		// Headers that leave the verdict no room are dropped: the
 		// verdict and the body say more.
 		dead.Headers, v.HeadersDropped = nil, true
-		room = g.maxRecord() - recordSize(dead) - len(VerdictHeader)
+		room = b.limit - recordSize(dead) - len(VerdictHeader)
 	}
 	verdict, body, err := gate.Fit(v, r.Value, room)
 	if err != nil {
@@ -582,78 +520,15 @@ func recordSize(r *kgo.Record) int {
 	return n
 }
 
-// maxRecord returns the size a record the gate produces must keep within.
-func (g *Gate) maxRecord() int { return g.limit }
-
 // recordLimit returns the size a record the gate produces must keep
 // within: MaxRecordBytes, and no more than the client puts in a batch.
-func (g *Gate) recordLimit() int {
-	batch, _ := g.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+func (b *broker) recordLimit() int {
+	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
 	limit := int(batch) - batchOverhead
-	if g.MaxRecordBytes > 0 {
-		limit = min(limit, g.MaxRecordBytes)
+	if b.g.MaxRecordBytes > 0 {
+		limit = min(limit, b.g.MaxRecordBytes)
 	}
 	return limit
-}
-
-func (g *Gate) kinds() *msg.Kinds {
-	if g.Kinds == nil {
-		return catalogue.Kinds
-	}
-	return g.Kinds
-}
-
-func (g *Gate) log(level slog.Level, text string, args ...any) {
-	if g.Log != nil {
-		g.Log.Log(context.Background(), level, text, args...)
-	}
-}
-
-// window remembers the last n message ids forwarded, each with the digest
-// of its body.
-type window struct {
-	sums  map[uuid.UUID][sha256.Size]byte
-	order []uuid.UUID // a ring of the ids, oldest at next
-	next  int
-}
-
-func newWindow(n int) *window {
-	return &window{sums: make(map[uuid.UUID][sha256.Size]byte, n), order: make([]uuid.UUID, 0, n)}
-}
-
-func (w *window) get(id uuid.UUID) ([sha256.Size]byte, bool) {
-	s, ok := w.sums[id]
-	return s, ok
-}
-
-func (w *window) add(id uuid.UUID, sum [sha256.Size]byte) {
-	if _, ok := w.sums[id]; ok {
-		return
-	}
-	if len(w.order) < cap(w.order) {
-		w.order = append(w.order, id)
-	} else {
-		delete(w.sums, w.order[w.next])
-		w.order[w.next] = id
-		w.next = (w.next + 1) % len(w.order)
-	}
-	w.sums[id] = sum
-}
-
-// orDefault returns n, or def if n is not positive.
-func orDefault(n, def int) int {
-	if n > 0 {
-		return n
-	}
-	return def
-}
-
-// cmpErr returns a if it is not nil, else b.
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // afterStop returns a context that is done grace after ctx is.
@@ -675,11 +550,4 @@ func afterStop(ctx context.Context, grace time.Duration) (context.Context, conte
 		mu.Unlock()
 		cancel()
 	}
-}
-
-func orDuration(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }

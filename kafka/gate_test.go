@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -268,4 +272,41 @@ func (k *killable) killed() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.dead
+}
+
+// The Kafka gate is package gate's Gate over a Kafka session, not a copy
+// of it: the batches it counts are counted by gate.Gate's loop, which
+// calls Progress.
+func TestGateRunsOnTheGateCore(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	produceInput(t, addrs, 10)
+	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
+		kgo.ConsumerGroup("core"), kgo.ConsumeTopics(inTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.TransactionalID("core"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	require.NoError(t, err)
+	defer sess.Close()
+	var callers []string
+	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, UntilIdle: true,
+		Progress: func(gate.Stats) {
+			if callers != nil {
+				return
+			}
+			pcs := make([]uintptr, 32)
+			frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+			for f, more := frames.Next(); more; f, more = frames.Next() {
+				callers = append(callers, f.Function)
+			}
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 10, st.Messages)
+	assert.True(t, slices.ContainsFunc(callers, func(f string) bool {
+		return strings.HasPrefix(f, "github.com/fleetkit/catalogue/gate.(*Gate).")
+	}), "Progress called by %v", callers)
 }

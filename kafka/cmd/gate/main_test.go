@@ -355,7 +355,7 @@ func TestGateStopsGracefullyOnSignals(t *testing.T) {
 func TestGateWaitsForItsBrokersAndLogsLosingThem(t *testing.T) {
 	c := newCluster(t)
 	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
-	cmd.WaitLog(t, "cannot reach the broker yet")
+	cmd.WaitLog(t, "cannot start yet")
 	c.up(t, "in", "out", "dead")
 	cmd.WaitLog(t, "connected to a broker")
 	cmd.WaitLog(t, "the broker is back")
