@@ -8,10 +8,6 @@ import (
 // uuidLen is the length of the textual 8-4-4-4-12 form.
 const uuidLen = 36
 
-// uuidHex holds the index of the first hex digit of each of the 16 bytes of
-// a UUID in its textual form.
-var uuidHex = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
-
 // hexVal maps a byte to its hexadecimal value, or to 0xff when it is not a
 // hex digit, so that a single OR over all lookups detects any bad byte.
 var hexVal = func() (t [256]uint8) {
@@ -100,11 +96,37 @@ func uuidReason(b []byte) string {
 func AppendUUID(dst []byte, u [16]byte) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, uuidLen)[:n+uuidLen]
-	out := dst[n : n+uuidLen : n+uuidLen]
-	for i, p := range uuidHex {
-		out[p] = hexDigits[u[i]>>4]
-		out[p+1] = hexDigits[u[i]&0xf]
-	}
-	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
+	out := (*[uuidLen]byte)(dst[n:])
+	// Unrolled, with constant indexes, so that no access is bounds-checked,
+	// and each byte written as its pair of digits at once.
+	pair := func(i int, b byte) { *(*[2]byte)(out[i:]) = hexPairs[b] }
+	pair(0, u[0])
+	pair(2, u[1])
+	pair(4, u[2])
+	pair(6, u[3])
+	out[8] = '-'
+	pair(9, u[4])
+	pair(11, u[5])
+	out[13] = '-'
+	pair(14, u[6])
+	pair(16, u[7])
+	out[18] = '-'
+	pair(19, u[8])
+	pair(21, u[9])
+	out[23] = '-'
+	pair(24, u[10])
+	pair(26, u[11])
+	pair(28, u[12])
+	pair(30, u[13])
+	pair(32, u[14])
+	pair(34, u[15])
 	return dst
 }
+
+// hexPairs holds each byte's two lower-case hexadecimal digits.
+var hexPairs = func() (t [256][2]byte) {
+	for b := range t {
+		t[b] = [2]byte{hexDigits[b>>4], hexDigits[b&0xf]}
+	}
+	return t
+}()
