@@ -227,7 +227,7 @@ func (b Binding) Decode(kinds *msg.Kinds, h Header, body []byte) (msg.Message, e
 // it computed to check the headers: a gate passes it to WriteIdentity,
 // so that it looks the message's schema up and reads its identity once.
 // The identity is the zero Identity when there is no message.
-func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Message, msg.Identity, error) {
+func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.Message, id msg.Identity, _ error) {
 	var hs headers
 	bad := b.read(h, &hs)
 	var k *msg.Kind
@@ -245,10 +245,12 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Me
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
-		return b.check(m, err, &hs, bad)
+		m, err = b.check(m, err, &hs, bad, &id)
+		return m, id, err
 	}
 	m, err := b.decode(k, body)
-	return b.check(m, err, &hs, bad)
+	m, err = b.check(m, err, &hs, bad, &id)
+	return m, id, err
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -272,7 +274,7 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 // table kinds, also returning the message's identity, as DecodeIdentity
 // does: how a binding that chose the schema by other means than the
 // headers (the Kafka framing's registry id) reads them.
-func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (msg.Message, msg.Identity, error) {
+func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (_ msg.Message, id msg.Identity, _ error) {
 	var hs headers
 	bad := b.read(h, &hs)
 	if hs.set&(1<<hDataSchema) != 0 {
@@ -287,7 +289,8 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		}
 	}
 	m, err := b.decode(k, body)
-	return b.check(m, err, &hs, bad)
+	m, err = b.check(m, err, &hs, bad, &id)
+	return m, id, err
 }
 
 // The headers read and written, by index into Binding.keys and
@@ -368,22 +371,24 @@ func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 }
 
 // check compares the headers with the decoded message m, whose decoding
-// gave err, and returns m, its identity, and every violation: the body's,
+// gave err, and returns m, with its identity in *id (which a gate's
+// judging returns, and is not copied on the way), and every violation:
+// the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
 // list: a header that contradicts the body is not to be counted away.
-func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
+func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
 		e, ok := errors.AsType[*msg.Error](err)
 		if !ok {
-			return nil, msg.Identity{}, err
+			return nil, err
 		}
 		body, omitted = e.Violations, e.Omitted
 	}
-	id := m.Identity()
+	*id = m.Identity()
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
 	// contradict: its decoded value is not the message's.
@@ -439,15 +444,15 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], &id) {
+	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
-		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], &id))
+		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
 	all := append(body, bad...)
 	if len(all) == 0 {
-		return m, id, nil
+		return m, nil
 	}
-	return m, id, &msg.Error{Violations: all, Omitted: omitted}
+	return m, &msg.Error{Violations: all, Omitted: omitted}
 }
 
 // appendSource appends ce-source, derived from the source members of
