@@ -116,7 +116,8 @@ func writable(id *msg.Identity) error {
 // first. Every value it writes is printable ASCII, whatever the message
 // holds. A header that already holds its value is left as it is, and
 // Write then allocates nothing: a gate writes the headers of every message
-// it passes on, most of which came with them.
+// it passes on, most of which came with them. The values it sets share one
+// string.
 func (b Binding) Write(h Header, m msg.Message) error {
 	return b.WriteIdentity(h, m.Identity())
 }
@@ -129,16 +130,22 @@ func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
 	if err := writable(&id); err != nil {
 		return err
 	}
-	// The values are built here and compared with what h holds; a string
-	// is made only for one that differs.
+	// The values are built here and compared with what h holds; one
+	// string is made for all of them, only if one differs.
 	var scratch [256]byte
-	keys := b.keys()
-	for i := range nHeaders {
-		if constant, built := value(i, scratch[:0], &id); built == nil {
-			set(h, keys[i], constant)
-		} else {
-			setBytes(h, keys[i], built)
+	var end [nHeaders]int
+	values := appendValues(scratch[:0], &id, &end)
+	var made string
+	start := 0
+	for i, key := range b.keys() {
+		v := values[start:end[i]]
+		if vs := h.Values(key); len(vs) != 1 || vs[0] != string(v) {
+			if made == "" {
+				made = string(values)
+			}
+			h.Set(key, made[start:end[i]])
 		}
+		start = end[i]
 	}
 	return nil
 }
@@ -154,57 +161,35 @@ func (b Binding) AppendHeaders(buf []byte, id msg.Identity, add func(key string,
 	if err := writable(&id); err != nil {
 		return buf, err
 	}
-	keys := b.keys()
-	for i := range nHeaders {
-		start := len(buf)
-		if constant, built := value(i, buf, &id); built == nil {
-			buf = append(buf, constant...)
-		} else {
-			buf = built // appended to buf
-		}
-		add(keys[i], buf[start:len(buf):len(buf)])
+	var end [nHeaders]int
+	start := len(buf)
+	buf = appendValues(buf, &id, &end)
+	for i, key := range b.keys() {
+		add(key, buf[start:end[i]:end[i]])
+		start = end[i]
 	}
 	return buf, nil
 }
 
-// value returns the value of the header at index i of Binding.keys, which
-// Write sets in that order, for the message of identity id: a constant,
-// or, for a value it builds, built, appended to dst.
-func value(i int, dst []byte, id *msg.Identity) (constant string, built []byte) {
-	switch i {
-	case hContentType:
-		return ContentType, nil
-	case hSpecVersion:
-		return SpecVersion, nil
-	case hID:
-		return "", format.AppendUUID(dst, id.ID)
-	case hType:
-		return id.Kind.Name, nil
-	case hSource:
-		return "", appendSource(dst, id)
-	case hTime:
-		return "", format.AppendDateTime(dst, id.Time)
-	default:
-		return id.Kind.ID, nil
-	}
-}
-
-// set sets the header key to value, unless it holds that value alone
-// already: a gate rewriting the headers a Publisher wrote leaves them be.
-func set(h Header, key, value string) {
-	if vs := h.Values(key); len(vs) == 1 && vs[0] == value {
-		return
-	}
-	h.Set(key, value)
-}
-
-// setBytes is set for a value built in a buffer: the string is made only
-// when the header does not hold it already.
-func setBytes(h Header, key string, value []byte) {
-	if vs := h.Values(key); len(vs) == 1 && vs[0] == string(value) {
-		return
-	}
-	h.Set(key, string(value))
+// appendValues appends the value of each header Write sets for the
+// message of identity id to dst, one after the other in the order of
+// Binding.keys, and sets end[i] to where the value at index i ends.
+func appendValues(dst []byte, id *msg.Identity, end *[nHeaders]int) []byte {
+	dst = append(dst, ContentType...)
+	end[hContentType] = len(dst)
+	dst = append(dst, SpecVersion...)
+	end[hSpecVersion] = len(dst)
+	dst = format.AppendUUID(dst, id.ID)
+	end[hID] = len(dst)
+	dst = append(dst, id.Kind.Name...)
+	end[hType] = len(dst)
+	dst = appendSource(dst, id)
+	end[hSource] = len(dst)
+	dst = format.AppendDateTime(dst, id.Time)
+	end[hTime] = len(dst)
+	dst = append(dst, id.Kind.ID...)
+	end[hDataSchema] = len(dst)
+	return dst
 }
 
 // Decode decodes body as the message its headers name, among the kinds
