@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/fleetkit/catalogue/internal/format"
 )
 
 // A Kind describes the messages of one schema at one version, as the
@@ -137,7 +135,14 @@ func (t Text) Append(b []byte) []byte {
 	if !t.isUUID {
 		return append(b, t.s...)
 	}
-	return format.AppendUUID(b, t.u)
+	const hex = "0123456789abcdef"
+	for i, c := range t.u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hex[c>>4], hex[c&0xf])
+	}
+	return b
 }
 
 // Equal reports whether s is a text of t's value: for a string, s itself;
