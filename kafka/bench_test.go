@@ -153,6 +153,8 @@ type usage struct {
 	wall, cpu, brokerCPU time.Duration
 }
 
+// newMeter returns a meter of benchmark bench, against k, whose rounds
+// handle records records each.
 func newMeter(k *benchBroker, bench string, records int) *meter {
 	return &meter{bench: bench, broker: k, records: records, rounds: map[string][]usage{}}
 }
@@ -181,7 +183,9 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 		for _, s := range []string{base, side} {
 			once(s, true)
 		}
+		b.StopTimer()
 		between()
+		b.StartTimer()
 	}
 	b.StopTimer()
 	m.report(b, base, side)
