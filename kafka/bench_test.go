@@ -169,7 +169,7 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 	once := func(s string, measure bool) {
 		round, end := start(s)
 		if measure {
-			m.measure(s, round)
+			m.measure(b, s, round)
 		} else {
 			round()
 		}
@@ -192,22 +192,22 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 }
 
 // measure runs f, a round of side, and records its times.
-func (m *meter) measure(side string, f func()) {
-	broker := m.brokerCPU()
+func (m *meter) measure(b *testing.B, side string, f func()) {
+	broker := m.brokerCPU(b)
 	cpu, start := cpuTime(), time.Now()
 	f()
 	u := usage{wall: time.Since(start), cpu: cpuTime() - cpu}
-	u.brokerCPU = m.brokerCPU() - broker
+	u.brokerCPU = m.brokerCPU(b) - broker
 	m.rounds[side] = append(m.rounds[side], u)
 }
 
 // brokerCPU returns the CPU time the broker's process has spent, or 0
 // when the broker runs in the benchmark's.
-func (m *meter) brokerCPU() time.Duration {
+func (m *meter) brokerCPU(b *testing.B) time.Duration {
 	if m.broker.proc == nil {
 		return 0
 	}
-	return m.broker.proc.cpuTime()
+	return m.broker.proc.cpuTime(b)
 }
 
 // report reports, as medians over the rounds: side's pace as a fraction

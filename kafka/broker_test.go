@@ -123,18 +123,19 @@ func startBroker(tb testing.TB, procs, brokers int, partitions int32, topics ...
 }
 
 // cpuTime returns the CPU time the broker process has spent, in user and
-// system mode, as it reports it, or 0 when it cannot.
-func (p *brokerProcess) cpuTime() time.Duration {
+// system mode, as it reports it; tb fails when it reports none.
+func (p *brokerProcess) cpuTime(tb testing.TB) time.Duration {
+	tb.Helper()
 	if _, err := io.WriteString(p.in, "cpu\n"); err != nil {
-		return 0
+		tb.Fatalf("the broker process: %v", err)
 	}
 	line, err := p.out.ReadString('\n')
 	if err != nil {
-		return 0
+		tb.Fatalf("the broker process reports no CPU time: %v", err)
 	}
 	ns, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
 	if err != nil {
-		return 0
+		tb.Fatalf("the broker process reports no CPU time: %v", err)
 	}
 	return time.Duration(ns)
 }
@@ -173,7 +174,7 @@ func procs() int { return runtime.GOMAXPROCS(0) }
 // it spends, and it ends, successfully, when its input is closed.
 func TestBrokerProcess(t *testing.T) {
 	p := startBroker(t, 1, 1, 1, "smoke")
-	before := p.cpuTime()
+	before := p.cpuTime(t)
 	require.Positive(t, before, "the broker's CPU time")
 
 	ms, _ := samples(t)
@@ -191,7 +192,7 @@ func TestBrokerProcess(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ms[0], got)
 
-	assert.Greater(t, p.cpuTime(), before, "the broker's CPU time after serving")
+	assert.Greater(t, p.cpuTime(t), before, "the broker's CPU time after serving")
 	p.stop()
 	assert.True(t, p.cmd.ProcessState.Success(), p.cmd.ProcessState.String())
 }
