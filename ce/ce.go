@@ -133,7 +133,7 @@ func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
 	// is made only for one that differs.
 	var scratch [256]byte
 	for i := range written {
-		key, constant, built := b.value(i, scratch[:0], id)
+		key, constant, built := b.value(i, scratch[:0], &id)
 		if built == nil {
 			set(h, key, constant)
 		} else {
@@ -156,7 +156,7 @@ func (b Binding) AppendHeaders(buf []byte, id msg.Identity, add func(key string,
 	}
 	for i := range written {
 		start := len(buf)
-		key, constant, built := b.value(i, buf, id)
+		key, constant, built := b.value(i, buf, &id)
 		if built == nil {
 			buf = append(buf, constant...)
 		} else {
@@ -172,8 +172,9 @@ const written = nHeaders
 
 // value returns the name of the i-th header that Write sets, in order
 // (Content-Type first), and its value: a constant, or, for a value it
-// builds, built, appended to dst.
-func (b Binding) value(i int, dst []byte, id msg.Identity) (key, constant string, built []byte) {
+// builds, built, appended to dst. It takes the identity by reference:
+// a copy for each header cost more than building the header.
+func (b Binding) value(i int, dst []byte, id *msg.Identity) (key, constant string, built []byte) {
 	switch i {
 	case 0:
 		return b.ContentType, ContentType, nil
@@ -184,7 +185,7 @@ func (b Binding) value(i int, dst []byte, id msg.Identity) (key, constant string
 	case 3:
 		return b.key(hType), id.Kind.Name, nil
 	case 4:
-		return b.key(hSource), "", appendSource(dst, id)
+		return b.key(hSource), "", appendSource(dst, *id)
 	case 5:
 		return b.key(hTime), "", format.AppendDateTime(dst, id.Time)
 	default:
