@@ -23,10 +23,14 @@ import (
 // same run: gate/raw. The input comes with the headers of decision 14
 // (headers) or without them (bare: the body and a Nats-Msg-Id, as a
 // producer that knows nothing of the catalogue sends it), when the gate
-// adds them; on bare input a third peer, rawhdrs, is the raw copy adding
-// the very headers the gate writes, made before the clock starts: what
-// carrying them costs, apart from working them out. The server runs in
-// the process, so -cpu limits all.
+// adds them. A third peer, rawhdrs, is the raw copy giving each copy the
+// very headers the gate writes, made before the clock starts: on bare
+// input, what carrying them costs, apart from working them out; with
+// headers, the headers it came with again, so the same work as raw, and
+// the ratio to it a measure of the noise. The server runs in the process,
+// so -cpu limits all, and the process's CPU time is the server's too:
+// BenchmarkGateApart runs it in a process of its own, as an operator
+// does.
 //
 // Each peer runs in rounds, each over b.N messages with a server of its
 // own, their order turned every round so that a drift in the machine's
@@ -36,48 +40,82 @@ import (
 // process's CPU time a message of each (the server's included), which
 // bounds the rate on a core of its own and drifts less with the machine's
 // load than the elapsed time, and their ratio: cpu-raw/gate.
-func BenchmarkGate(b *testing.B) {
+func BenchmarkGate(b *testing.B) { benchGate(b, startBroker) }
+
+// BenchmarkGateApart is BenchmarkGate with the server in a process of its
+// own (startBrokerProcess), as an operator runs a gate: the gate and the
+// raw copies are its clients, in the benchmark's process, and the server
+// has as many cores (GOMAXPROCS) as they do, on a machine whose cores
+// both processes share. It reports, besides the rates and their ratios,
+// the CPU time a message of the benchmark's process (cpu-µs/msg, the
+// client's alone now) and of the server's (srv-µs/msg), read from the
+// server process before and after each round.
+func BenchmarkGateApart(b *testing.B) { benchGate(b, startBrokerProcess) }
+
+// gatePeers are the peers BenchmarkGate and BenchmarkGateApart compare.
+var gatePeers = []string{"gate", "raw", "rawhdrs"}
+
+// benchGate runs BenchmarkGate, each pipeline with a server that start
+// starts.
+func benchGate(b *testing.B, start func(testing.TB) *broker) {
 	for _, input := range []string{"headers", "bare"} {
 		b.Run(input, func(b *testing.B) {
 			const rounds = 4
 			bare := input == "bare"
-			peers := []string{"gate", "raw"}
-			if bare {
-				peers = append(peers, "rawhdrs")
+			for _, p := range gatePeers {
+				benchPipeline(b, start, bare, p, false)
 			}
-			for _, p := range peers {
-				benchPipeline(b, bare, p, false)
+			total := map[string]*pipelineTimes{}
+			for _, p := range gatePeers {
+				total[p] = new(pipelineTimes)
 			}
-			elapsed, cpu := map[string]time.Duration{}, map[string]time.Duration{}
 			var size int64
 			for r := range rounds {
-				for i := range peers {
-					p := peers[(r+i)%len(peers)]
-					d, c, n := benchPipeline(b, bare, p, true)
-					elapsed[p], cpu[p], size = elapsed[p]+d, cpu[p]+c, n
+				for i := range gatePeers {
+					p := gatePeers[(r+i)%len(gatePeers)]
+					t := benchPipeline(b, start, bare, p, true)
+					total[p].add(t)
+					size = t.size
 				}
 			}
 			n := float64(b.N * rounds)
+			gate := total["gate"]
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(float64(size)*rounds/elapsed["gate"].Seconds()/1e6, "gate-MB/s")
-			for _, p := range peers {
-				b.ReportMetric(n/elapsed[p].Seconds(), p+"-msgs/s")
-				b.ReportMetric(float64(cpu[p].Microseconds())/n, p+"-cpu-µs/msg")
+			b.ReportMetric(float64(size)*rounds/gate.elapsed.Seconds()/1e6, "gate-MB/s")
+			for _, p := range gatePeers {
+				t := total[p]
+				b.ReportMetric(n/t.elapsed.Seconds(), p+"-msgs/s")
+				b.ReportMetric(float64(t.cpu.Microseconds())/n, p+"-cpu-µs/msg")
+				if t.server > 0 {
+					b.ReportMetric(float64(t.server.Microseconds())/n, p+"-srv-µs/msg")
+				}
 				if p != "gate" {
-					b.ReportMetric(elapsed[p].Seconds()/elapsed["gate"].Seconds(), "gate/"+p)
-					b.ReportMetric(cpu[p].Seconds()/cpu["gate"].Seconds(), "cpu-"+p+"/gate")
+					b.ReportMetric(t.elapsed.Seconds()/gate.elapsed.Seconds(), "gate/"+p)
+					b.ReportMetric(t.cpu.Seconds()/gate.cpu.Seconds(), "cpu-"+p+"/gate")
 				}
 			}
 		})
 	}
 }
 
-// benchPipeline runs a peer of BenchmarkGate once over n messages, with a
-// server of its own that it stops after, and returns how long it took,
-// the process's CPU time, and the size of the bodies.
-func benchPipeline(b *testing.B, bare bool, peer string, timed bool) (time.Duration, time.Duration, int64) {
+// pipelineTimes are what benchPipeline measures of a pipeline: how long
+// it took, the CPU time of the benchmark's process and of the server's,
+// if it has one of its own, and the size of the bodies it copied.
+type pipelineTimes struct {
+	elapsed, cpu, server time.Duration
+	size                 int64
+}
+
+func (t *pipelineTimes) add(u pipelineTimes) {
+	t.elapsed, t.cpu, t.server = t.elapsed+u.elapsed, t.cpu+u.cpu, t.server+u.server
+}
+
+// benchPipeline runs a peer of BenchmarkGate once over b.N messages, with
+// a server that launch starts and that it stops after, and returns what
+// it measured.
+func benchPipeline(b *testing.B, launch func(testing.TB) *broker, bare bool, peer string, timed bool) pipelineTimes {
 	b.StopTimer()
-	br := startBroker(b)
+	br := launch(b)
 	defer br.stop()
 	size, hdrs := publishBench(b, br, b.N, bare)
 	if peer != "rawhdrs" {
@@ -85,6 +123,15 @@ func benchPipeline(b *testing.B, bare bool, peer string, timed bool) (time.Durat
 	}
 	cons := br.durable("gate", "in.>")
 	ctx := context.Background()
+	server := func() time.Duration {
+		if br.proc == nil {
+			return 0
+		}
+		c, err := br.proc.cpu()
+		require.NoError(b, err)
+		return c
+	}
+	srv := server()
 	if timed {
 		b.StartTimer()
 	}
@@ -97,9 +144,10 @@ func benchPipeline(b *testing.B, bare bool, peer string, timed bool) (time.Durat
 	} else {
 		require.NoError(b, rawCopy(ctx, br.js, cons, "out", b.N, hdrs))
 	}
-	d, c := time.Since(start), cpuTime()-cpu
+	t := pipelineTimes{elapsed: time.Since(start), cpu: cpuTime() - cpu, size: size}
 	b.StopTimer()
-	return d, c, size
+	t.server = server() - srv
+	return t
 }
 
 // cpuTime returns the CPU time the process has used, user and system.
@@ -173,9 +221,9 @@ func rawCopy(ctx context.Context, js jetstream.JetStream, cons jetstream.Consume
 
 // publishBench publishes n messages to in.x, one in eight invalid, with
 // the headers of decision 14 or bare, and returns the size of their bodies
-// and, for bare valid messages, by their Nats-Msg-Id, the headers a gate
+// and, for valid messages, by their Nats-Msg-Id, the headers a gate
 // writes on their copies.
-func publishBench(b *testing.B, br *broker, n int, bare bool) (int64, map[string]natsgo.Header) {
+func publishBench(b testing.TB, br *broker, n int, bare bool) (int64, map[string]natsgo.Header) {
 	g := newGen(uint64(n))
 	var size int64
 	hdrs := make(map[string]natsgo.Header)
@@ -188,11 +236,11 @@ func publishBench(b *testing.B, br *broker, n int, bare bool) (int64, map[string
 			m, err = newMsg("in.x", g.valid())
 			require.NoError(b, err)
 		}
+		id := m.Header.Get(jetstream.MsgIDHeader)
+		if i%8 != 7 {
+			hdrs[id] = m.Header // Nats-Msg-Id the message's id: the gate keeps no other
+		}
 		if bare {
-			id := m.Header.Get(jetstream.MsgIDHeader)
-			if i%8 != 7 {
-				hdrs[id] = m.Header // Nats-Msg-Id the message's id: the gate keeps no other
-			}
 			m.Header = natsgo.Header{jetstream.MsgIDHeader: {id}}
 		}
 		size += int64(len(m.Data))

@@ -31,11 +31,13 @@ import (
 // broker is a NATS server with JetStream, run by a test, with its store in
 // a temporary folder, and a client of it.
 type broker struct {
-	t   testing.TB
-	dir string
-	srv *server.Server
-	nc  *natsgo.Conn
-	js  jetstream.JetStream
+	t    testing.TB
+	dir  string
+	srv  *server.Server
+	proc *serverProcess // instead of srv, a server in a process of its own
+	url  string
+	nc   *natsgo.Conn
+	js   jetstream.JetStream
 }
 
 // startBroker starts a server, connects to it and makes the streams IN
@@ -46,6 +48,15 @@ func startBroker(t testing.TB) *broker {
 	b.srv, err = embedded.Start(b.dir, -1, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
+	b.url = b.srv.ClientURL()
+	b.makeStreams()
+	return b
+}
+
+// makeStreams connects to the server and makes the streams of
+// startBroker.
+func (b *broker) makeStreams() {
+	t := b.t
 	b.nc, b.js = b.connect()
 	ctx := context.Background()
 	for name, subject := range map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"} {
@@ -57,20 +68,23 @@ func startBroker(t testing.TB) *broker {
 		})
 		require.NoError(t, err)
 	}
-	return b
 }
 
 // stop closes the client and stops the server, before the test's end;
 // the cleanups that would do it then find it done.
 func (b *broker) stop() {
 	b.nc.Close()
+	if b.proc != nil {
+		b.proc.stop()
+		return
+	}
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
 }
 
 // connect returns a new client of the server, which reconnects for ever.
 func (b *broker) connect() (*natsgo.Conn, jetstream.JetStream) {
-	nc, err := natsgo.Connect(b.srv.ClientURL(), natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
+	nc, err := natsgo.Connect(b.url, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond))
 	require.NoError(b.t, err)
 	b.t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
