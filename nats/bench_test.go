@@ -50,7 +50,9 @@ func BenchmarkGate(b *testing.B) { benchGate(b, startBroker) }
 // both processes share. It reports, besides the rates and their ratios,
 // the CPU time a message of the benchmark's process (cpu-µs/msg, the
 // client's alone now) and of the server's (srv-µs/msg), read from the
-// server process before and after each round.
+// server process before and after each round, and the ratio of the two
+// together (both-raw/gate), which bounds the ratio of rates when the two
+// processes must share their cores.
 func BenchmarkGateApart(b *testing.B) { benchGate(b, startBrokerProcess) }
 
 // gatePeers are the peers BenchmarkGate and BenchmarkGateApart compare.
@@ -96,6 +98,9 @@ func benchGate(b *testing.B, start func(testing.TB) *broker) {
 				if p != "gate" {
 					b.ReportMetric(t.elapsed.Seconds()/gate.elapsed.Seconds(), "gate/"+p)
 					b.ReportMetric(t.cpu.Seconds()/gate.cpu.Seconds(), "cpu-"+p+"/gate")
+					if t.server > 0 {
+						b.ReportMetric((t.cpu+t.server).Seconds()/(gate.cpu+gate.server).Seconds(), "both-"+p+"/gate")
+					}
 				}
 			}
 		})
