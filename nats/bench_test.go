@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 	"testing"
@@ -158,6 +159,7 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 		require.NoError(b, err)
 		return c
 	}
+	runtime.GC() // the publishing's garbage, not the peer's to collect
 	srv := server()
 	if timed {
 		b.StartTimer()
