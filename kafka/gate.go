@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,13 @@ import (
 // gate.Verdict's JSON on one line, its Place the input's topic, partition
 // and offset.
 const VerdictHeader = "catalogue-verdict"
+
+// OriginalPrefix goes before the name of an input's header that a dead
+// letter must not carry as it is: one named VerdictHeader (in any case),
+// which would stand beside the gate's verdict as a second one, written by
+// whoever produced the input. It is kept, renamed, and no longer read as
+// a verdict.
+const OriginalPrefix = "catalogue-original-"
 
 // batchOverhead is what a record batch adds to its records: its header.
 const batchOverhead = 61
@@ -501,18 +509,37 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) {
 	dead := &kgo.Record{Topic: b.g.DeadLetters, Headers: []kgo.RecordHeader{{Key: VerdictHeader}}}
 	overhead := recordSize(dead)
-	original := recordSize(&kgo.Record{Key: r.Key, Headers: r.Headers}) - recordSize(&kgo.Record{})
+	kept := keptHeaders(r.Headers)
+	original := recordSize(&kgo.Record{Key: r.Key, Headers: kept}) - recordSize(&kgo.Record{})
 	d, err := gate.FitDeadLetter(v, r.Value, gate.DeadLetterSize{Limit: b.limit, Overhead: overhead, Headers: original})
 	if err != nil {
 		return nil, err
 	}
 	if d.KeepHeaders {
 		dead.Key = r.Key
-		dead.Headers = append(slices.Clip(r.Headers), dead.Headers...)
+		dead.Headers = append(kept, dead.Headers...)
 	}
 	dead.Headers[len(dead.Headers)-1].Value = d.Verdict
 	dead.Value = d.Body
 	return dead, nil
+}
+
+// keptHeaders returns the headers of an input that its dead letter keeps:
+// all of them, each one named VerdictHeader renamed with OriginalPrefix,
+// so that the one verdict a consumer finds is the gate's. It returns hs
+// itself, clipped, when none is.
+func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
+	forged := func(h kgo.RecordHeader) bool { return strings.EqualFold(h.Key, VerdictHeader) }
+	if !slices.ContainsFunc(hs, forged) {
+		return slices.Clip(hs)
+	}
+	out := slices.Clone(hs)
+	for i, h := range out {
+		if forged(h) {
+			out[i].Key = OriginalPrefix + h.Key
+		}
+	}
+	return slices.Clip(out)
 }
 
 // recordOverhead is a generous bound on what a record adds to its key,

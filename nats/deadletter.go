@@ -17,8 +17,9 @@ import (
 const VerdictHeader = "Catalogue-Verdict"
 
 // OriginalPrefix goes before the name of each JetStream header (Nats-*)
-// of a message that is published again, as a dead letter or by a gate:
-// kept, but no longer obeyed.
+// of a message that is published again, as a dead letter or by a gate,
+// and of a header of a dead letter's original named VerdictHeader (in any
+// case): kept, but no longer obeyed, nor read as the dead letter's verdict.
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
@@ -88,6 +89,14 @@ func deadLetterID(incarnation string, seq uint64) string {
 func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
 	h := forwardHeaders(m.Headers(), "", 2) // Nats-Msg-Id and the verdict
+	for k, vs := range h {
+		// A verdict of the original's own, in any case, is kept renamed,
+		// so that the one a consumer finds is the gate's.
+		if strings.EqualFold(k, VerdictHeader) {
+			delete(h, k)
+			h[OriginalPrefix+k] = append(slices.Clip(h[OriginalPrefix+k]), vs...)
+		}
+	}
 	h.Set(jetstream.MsgIDHeader, id)
 	verdictField := fieldSize(VerdictHeader, "")
 	overhead := len(headerFraming) + fieldSize(jetstream.MsgIDHeader, id) + verdictField
