@@ -1,10 +1,11 @@
 // Package gate is the part of a gate that no broker shapes: judging each
 // message (decoding it by the schema its CloudEvents headers name, and
 // checking the headers against it, package ce), choosing the output or
-// the dead letters, building the dead letter (its Verdict, and as much
-// of the body as the broker's limit leaves room for, see Fit), the rule
-// for a reused id (msg.RuleDuplicateID) and for a copy too large
-// (msg.RuleTooLarge), and counting what became of every message (Stats).
+// the dead letters, building the dead letter (its Verdict, and what of
+// the original's headers and body the broker's limit leaves room for,
+// see FitDeadLetter), the rule for a reused id (msg.RuleDuplicateID)
+// and for a copy too large (msg.RuleTooLarge), and counting what became
+// of every message (Stats).
 // It keeps decision 16: whatever an input message is, it ends forwarded,
 // stored as a dead letter with its verdict, or acknowledged as a
 // redelivery of a message already stored; never held, dropped in silence

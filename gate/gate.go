@@ -54,9 +54,11 @@ type Broker interface {
 	// dead-letters d.
 	Forward(d Delivery, id msg.Identity) (Pending, error)
 	// DeadLetter starts storing the dead letter of d, with its verdict v
-	// and as much of its body as fits (see Fit), under a key that names
-	// d's place in this incarnation of its stream, so that the dead
-	// letter of a redelivery is dropped as a duplicate.
+	// and what of d's headers and body fits (FitDeadLetter), under a key
+	// that names d's place in this incarnation of its stream, so that the
+	// dead letter of a redelivery is dropped as a duplicate. An error
+	// (wrapping ErrTooLarge if not even the verdict fits) leaves d to
+	// come again.
 	DeadLetter(d Delivery, v Verdict) (Pending, error)
 	// Ack acknowledges d: it is not to come again.
 	Ack(d Delivery) error
@@ -196,7 +198,7 @@ func (s *Stats) Add(o Stats) {
 // stored; one that could not be stored is left to come again.
 //
 // A copy too large for the broker is dead-lettered (msg.RuleTooLarge),
-// and a dead letter too large is cut to fit (Fit). A copy the broker
+// and a dead letter too large is cut to fit (FitDeadLetter). A copy the broker
 // drops as a duplicate of one stored under the same id, or whose id the
 // gate's own DuplicateWindow holds, is compared with that one: the same
 // body is a redelivery, another is dead-lettered (msg.RuleDuplicateID).

@@ -53,7 +53,8 @@ type Verdict struct {
 	Truncated bool `json:"truncated,omitempty"`
 	BodySize  int  `json:"body_size,omitempty"`
 	// HeadersDropped says that the dead letter does not carry the
-	// message's own headers, which left no room for the verdict.
+	// message's own headers (on Kafka, nor its key), which would have
+	// crowded out the verdict and the body (see FitDeadLetter).
 	HeadersDropped bool `json:"headers_dropped,omitempty"`
 }
 
@@ -156,26 +157,3 @@ func ParseVerdict(data []byte) (Verdict, error) {
 // ErrTooLarge is the error of a copy or a dead letter larger than the
 // broker stores.
 var ErrTooLarge = errors.New("larger than the broker stores")
-
-// Fit returns the verdict's JSON and the body of a dead letter with room
-// bytes for the two together: the whole body if it fits beside the
-// verdict; else as much of it as fits beside the verdict marked
-// Truncated, its violations cut if need be to leave the body at least
-// half the room. It returns ErrTooLarge if not even a verdict with no
-// violation listed fits.
-func Fit(v Verdict, body []byte, room int) (verdict, cut []byte, err error) {
-	j, err := v.Encode(room)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(j)+len(body) <= room {
-		return j, body, nil
-	}
-	v.Truncated, v.BodySize = true, len(body)
-	if j, err = v.Encode(room / 2); err != nil {
-		if j, err = v.Encode(room); err != nil {
-			return nil, nil, err
-		}
-	}
-	return j, body[:max(0, min(len(body), room-len(j)))], nil
-}

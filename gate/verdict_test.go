@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,43 +25,6 @@ func verdict(n int) gate.Verdict {
 	v.Place = gate.Place{Subject: "in.x", Stream: "IN", Sequence: 7}
 	v.Deliveries = 1
 	return v
-}
-
-func TestFitKeepsAWholeBodyThatFits(t *testing.T) {
-	body := []byte(`{"a":1}`)
-	j, cut, err := gate.Fit(verdict(2), body, 1000)
-	require.NoError(t, err)
-	assert.Equal(t, body, cut)
-	v, err := gate.ParseVerdict(j)
-	require.NoError(t, err)
-	assert.False(t, v.Truncated)
-	assert.Zero(t, v.BodySize)
-	assert.Len(t, v.Violations, 2)
-}
-
-// A dead letter that cannot hold its verdict and its whole body holds the
-// start of the body, as much as fits, and says so; its verdict gives up
-// violations, counted, to leave the body at least half the room.
-func TestFitCutsTheBodyAndSaysSo(t *testing.T) {
-	body := bytes.Repeat([]byte("b"), 5000)
-	for _, room := range []int{1000, 3000, 5000} {
-		j, cut, err := gate.Fit(verdict(50), body, room)
-		require.NoError(t, err, "room %d", room)
-		assert.LessOrEqual(t, len(j)+len(cut), room)
-		assert.GreaterOrEqual(t, len(cut), room/2, "room %d", room)
-		assert.Equal(t, body[:len(cut)], cut)
-		v, err := gate.ParseVerdict(j)
-		require.NoError(t, err)
-		assert.True(t, v.Truncated)
-		assert.Equal(t, len(body), v.BodySize)
-		assert.Equal(t, 50, len(v.Violations)+v.Omitted, "every violation listed or counted")
-		assert.Equal(t, gate.Place{Subject: "in.x", Stream: "IN", Sequence: 7}, v.Place)
-	}
-}
-
-func TestFitRefusesWhenNotEvenTheVerdictFits(t *testing.T) {
-	_, _, err := gate.Fit(verdict(3), []byte("{}"), 50)
-	assert.ErrorIs(t, err, gate.ErrTooLarge)
 }
 
 // The verdict's JSON is msg.Verdict's with, around it, where the message
@@ -115,18 +77,6 @@ func TestEncodeListsTheMostViolationsThatFit(t *testing.T) {
 			assert.Equal(t, len(v.Violations)-listed, got.Omitted)
 		}
 	}
-}
-
-func ExampleFit() {
-	v := gate.VerdictOf(device.New(), &msg.Error{Violations: []*msg.Violation{{Path: "/imei", Rule: msg.RuleIMEI, Message: "not an IMEI"}}})
-	v.Place = gate.Place{Subject: "fleet.in.x", Stream: "IN", Sequence: 6}
-	body := []byte(`{"message_type":"core.device","imei":"` + strings.Repeat("1", 800) + `"}`)
-	verdict, cut, _ := gate.Fit(v, body, 700) // the room the broker's limit leaves
-	fmt.Println(string(verdict))
-	fmt.Println(len(cut), "of", len(body), "bytes")
-	// Output:
-	// {"subject":"fleet.in.x","stream":"IN","sequence":6,"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI"}],"deliveries":0,"truncated":true,"body_size":840}
-	// 478 of 840 bytes
 }
 
 // A subject a producer chose, or a handler's error, as long as it likes,

@@ -6,7 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 func TestFrameRoundTrips(t *testing.T) {
@@ -21,6 +24,30 @@ func TestFrameRoundTrips(t *testing.T) {
 		assert.Equal(t, body, msg)
 	}
 	assert.Equal(t, []byte{0, 0, 0, 1, 2}, kafka.AppendFrame(nil, 258))
+}
+
+// TestRegistryLookupAllocatesNothing pins the issue's "a registry lookup
+// by id: no allocation on the hot path": a consumer of framed records
+// reads the id from the frame and looks its schema up, record after
+// record, in the generated kinds table.
+func TestRegistryLookupAllocatesNothing(t *testing.T) {
+	ids := map[int32]bool{}
+	for _, s := range schemas.All() {
+		ids[s.RegistryID] = true
+		value := append(kafka.AppendFrame(nil, s.RegistryID), `{}`...)
+		var k *msg.Kind
+		allocs := testing.AllocsPerRun(100, func() {
+			id, _, _, err := kafka.Unframe(value)
+			if err != nil {
+				panic(err)
+			}
+			k = catalogue.Kinds.LookupRegistryID(id)
+		})
+		assert.Zero(t, allocs, s.Name)
+		require.NotNil(t, k, s.Name)
+		assert.Equal(t, s.RegistryID, k.RegistryID)
+	}
+	assert.Len(t, ids, len(schemas.All()), "one id a schema version")
 }
 
 func TestUnframeLeavesJSONAsItIs(t *testing.T) {

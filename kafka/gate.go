@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,13 @@ import (
 // gate.Verdict's JSON on one line, its Place the input's topic, partition
 // and offset.
 const VerdictHeader = "catalogue-verdict"
+
+// OriginalPrefix goes before the name of an input's header that a dead
+// letter must not carry as it is: one named VerdictHeader (in any case),
+// which would stand beside the gate's verdict as a second one, written by
+// whoever produced the input. It is kept, renamed, and no longer read as
+// a verdict.
+const OriginalPrefix = "catalogue-original-"
 
 // batchOverhead is what a record batch adds to its records: its header.
 const batchOverhead = 61
@@ -47,7 +55,7 @@ const batchOverhead = 61
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
-// fit (gate.Fit). A message whose id was forwarded in the last
+// fit (gate.FitDeadLetter). A message whose id was forwarded in the last
 // DuplicateWindow ids is a redelivery if its body (the message, without
 // the registry framing) is the same, counted and not forwarded again,
 // and a dead letter of rule msg.RuleDuplicateID if not; the window is
@@ -87,7 +95,7 @@ type Gate struct {
 	// as the broker's limit (message.max.bytes) does; 0 means the most
 	// the session's client puts in a batch (kgo.ProducerBatchMaxBytes,
 	// whose default is below Kafka's default limit), which it must not
-	// exceed.
+	// exceed. A gate does not start with less than gate.MinLimit.
 	MaxRecordBytes int
 	// DuplicateWindow is how many forwarded message ids the gate keeps to
 	// tell a redelivery from a reused id; 0 means 100,000.
@@ -109,10 +117,11 @@ type Gate struct {
 }
 
 // Run checks that the gate can work (decision 16: its output and dead
-// letters exist, and it does not consume them), waiting with back-off for
-// a broker that is down, and then runs it until ctx is done (or, with
-// UntilIdle, until the group has committed its whole input), ending the
-// transaction under way, and returns what it did. It returns an error
+// letters exist, it does not consume them, and its records may hold at
+// least gate.MinLimit bytes), waiting with back-off for a broker that is
+// down, and then runs it until ctx is done (or, with UntilIdle, until
+// the group has committed its whole input), ending the transaction under
+// way, and returns what it did. It returns an error
 // wrapping gate.ErrRefused for a gate that must not start, and the error
 // of a transaction that could not be ended: its producer fenced by
 // another with its transactional id, or, without NewSession, the brokers
@@ -266,6 +275,9 @@ func (b *broker) Start(ctx context.Context) error {
 		}
 		b.abort = false
 	}
+	if b.limit = b.recordLimit(); b.limit < gate.MinLimit {
+		return fmt.Errorf("%w: it may produce records of at most %d bytes, below %d: too few for a dead letter's verdict and some of its body", gate.ErrRefused, b.limit, gate.MinLimit)
+	}
 	cl := b.sess.Client()
 	for _, t := range cl.GetConsumeTopics() {
 		switch t {
@@ -284,7 +296,6 @@ func (b *broker) Start(ctx context.Context) error {
 			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 		}
 	}
-	b.limit = b.recordLimit()
 	return nil
 }
 
@@ -362,10 +373,16 @@ func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error
 	return nil, nil
 }
 
-// DeadLetter produces the dead letter of d into its transaction.
+// DeadLetter produces the dead letter of d into its transaction, or
+// returns the error of one whose verdict does not fit (see deadLetter),
+// which aborts the transaction.
 func (b *broker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
 	d := gd.(*delivery)
-	b.sess.Produce(d.txn.ctx, b.deadLetter(d.r, v), d.txn.promise)
+	dead, err := b.deadLetter(d.r, v)
+	if err != nil {
+		return nil, err
+	}
+	b.sess.Produce(d.txn.ctx, dead, d.txn.promise)
 	return nil, nil
 }
 
@@ -484,27 +501,45 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	return append(out, written...), scratch, nil
 }
 
-// deadLetter returns the dead letter of r with verdict v: r's key, its
-// headers and the verdict's (whose Place the gate filled in), and as
-// much of its value as fits.
-func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) *kgo.Record {
-	dead := &kgo.Record{Topic: b.g.DeadLetters, Key: r.Key, Headers: slices.Clone(r.Headers)}
-	room := b.limit - recordSize(dead) - len(VerdictHeader)
-	if room < b.limit/2 {
-		// Headers that leave the verdict no room are dropped: the
-		// verdict and the body say more.
-		dead.Headers, v.HeadersDropped = nil, true
-		room = b.limit - recordSize(dead) - len(VerdictHeader)
-	}
-	verdict, body, err := gate.Fit(v, r.Value, room)
+// deadLetter returns the dead letter of r with verdict v (whose Place
+// the gate filled in): r's key and headers, the verdict's header, and
+// r's value, the key and headers dropped and the value cut as
+// gate.FitDeadLetter decides. It returns an error wrapping
+// gate.ErrTooLarge if not even the verdict fits.
+func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) {
+	dead := &kgo.Record{Topic: b.g.DeadLetters, Headers: []kgo.RecordHeader{{Key: VerdictHeader}}}
+	overhead := recordSize(dead)
+	kept := keptHeaders(r.Headers)
+	original := recordSize(&kgo.Record{Key: r.Key, Headers: kept}) - recordSize(&kgo.Record{})
+	d, err := gate.FitDeadLetter(v, r.Value, gate.DeadLetterSize{Limit: b.limit, Overhead: overhead, Headers: original})
 	if err != nil {
-		// Not even a verdict without violations fits in half the
-		// limit: say so in the fewest bytes.
-		verdict, body = []byte(`{"truncated":true,"valid":false}`), nil
+		return nil, err
 	}
-	dead.Value = body
-	dead.Headers = append(dead.Headers, kgo.RecordHeader{Key: VerdictHeader, Value: verdict})
-	return dead
+	if d.KeepHeaders {
+		dead.Key = r.Key
+		dead.Headers = append(kept, dead.Headers...)
+	}
+	dead.Headers[len(dead.Headers)-1].Value = d.Verdict
+	dead.Value = d.Body
+	return dead, nil
+}
+
+// keptHeaders returns the headers of an input that its dead letter keeps:
+// all of them, each one named VerdictHeader renamed with OriginalPrefix,
+// so that the one verdict a consumer finds is the gate's. It returns hs
+// itself, clipped, when none is.
+func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
+	forged := func(h kgo.RecordHeader) bool { return strings.EqualFold(h.Key, VerdictHeader) }
+	if !slices.ContainsFunc(hs, forged) {
+		return slices.Clip(hs)
+	}
+	out := slices.Clone(hs)
+	for i, h := range out {
+		if forged(h) {
+			out[i].Key = OriginalPrefix + h.Key
+		}
+	}
+	return slices.Clip(out)
 }
 
 // recordOverhead is a generous bound on what a record adds to its key,

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
@@ -18,18 +17,12 @@ import (
 // their ce_ headers, through the Kafka gate and through a raw
 // transactional copy that uses none of the library (consume a batch,
 // produce each record as it is, commit the batch's offsets with it), each
-// as a consumer group of its own on one in-process cluster (kfake), in
-// alternating rounds of one run; it reports gate/raw, the gate's pace as a
-// fraction of the copy's, and cpu-gate/raw, the CPU time the process
-// spent on the copy over what it spent on the gate.
+// as a consumer group of its own, on a new session, in alternating rounds
+// of one run. It runs against a cluster (kfake) in the benchmark's
+// process and against one in a process of its own (see eachBroker and
+// meter.report for what it reports).
 func BenchmarkGate(b *testing.B) {
 	const n = 20_000
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	addrs := c.ListenAddrs()
 	_, lines := samples(b)
 	records := make([]*kgo.Record, n)
 	for i := range n {
@@ -43,80 +36,69 @@ func BenchmarkGate(b *testing.B) {
 		}
 		records[i] = r
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
-		b.Fatal(err)
-	}
-	cl.Close()
-
-	round := 0
-	session := func(mode string) *kgo.GroupTransactSession {
-		round++
-		s, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
-			kgo.ConsumerGroup(fmt.Sprintf("%s-%d", mode, round)), kgo.ConsumeTopics(inTopic),
-			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-			kgo.TransactionalID(mode+"-"+strconv.Itoa(round)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	eachBroker(b, 1, []string{inTopic, outTopic, deadTopic}, func(b *testing.B, k *benchBroker) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
 		if err != nil {
 			b.Fatal(err)
 		}
-		return s
-	}
-	// Each drains the input on a session of its own, made and closed
-	// outside the time measured.
-	drain := map[string]func(s *kgo.GroupTransactSession){
-		"raw": func(s *kgo.GroupTransactSession) {
-			for done := 0; done < n; {
-				rs := s.PollRecords(context.Background(), 256).Records()
-				if err := s.Begin(); err != nil {
-					b.Fatal(err)
-				}
-				for _, r := range rs {
-					s.Produce(context.Background(), &kgo.Record{Topic: outTopic, Key: r.Key, Value: r.Value, Headers: r.Headers}, nil)
-				}
-				ok, err := s.End(context.Background(), kgo.TryCommit)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if ok {
-					done += len(rs)
-				}
-			}
-		},
-		"gate": func(s *kgo.GroupTransactSession) {
-			// Stopped once it has stored all: UntilIdle would add the
-			// time it takes to be sure nothing is left.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			g := &kafka.Gate{Session: s, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: func(st gate.Stats) {
-				if st.Messages == n {
-					cancel()
-				}
-			}}
-			st, err := g.Run(ctx)
-			if err != nil || st.Forwarded != n {
-				b.Fatalf("gate: %+v, %v", st, err)
-			}
-		},
-	}
-	// Warm both, then alternate, so that neither pays for going first.
-	run := func(mode string, m *meter) {
-		s := session(mode)
-		defer s.Close()
-		m.measure(mode, func() { drain[mode](s) })
-	}
-	run("raw", &meter{})
-	run("gate", &meter{})
-	var m meter
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, mode := range []string{"raw", "gate"} {
-			run(mode, &m)
+		defer cl.Close()
+		if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
+			b.Fatal(err)
 		}
-	}
-	b.StopTimer()
-	m.report(b, "raw", "gate")
-	b.ReportMetric(float64(b.N*n)/m.wall["gate"].Seconds(), "msgs/s")
+
+		round := 0
+		session := func(mode string) *kgo.GroupTransactSession {
+			round++
+			s, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(k.addrs...),
+				kgo.ConsumerGroup(fmt.Sprintf("%s-%d", mode, round)), kgo.ConsumeTopics(inTopic),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+				kgo.TransactionalID(mode+"-"+strconv.Itoa(round)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}
+		// Each drains the input on a session of its own, made and closed
+		// outside the time measured.
+		drain := map[string]func(s *kgo.GroupTransactSession){
+			"raw": func(s *kgo.GroupTransactSession) {
+				for done := 0; done < n; {
+					rs := s.PollRecords(context.Background(), 256).Records()
+					if err := s.Begin(); err != nil {
+						b.Fatal(err)
+					}
+					for _, r := range rs {
+						s.Produce(context.Background(), &kgo.Record{Topic: outTopic, Key: r.Key, Value: r.Value, Headers: r.Headers}, nil)
+					}
+					ok, err := s.End(context.Background(), kgo.TryCommit)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ok {
+						done += len(rs)
+					}
+				}
+			},
+			"gate": func(s *kgo.GroupTransactSession) {
+				// Stopped once it has stored all: UntilIdle would add the
+				// time it takes to be sure nothing is left.
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				g := &kafka.Gate{Session: s, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: func(st gate.Stats) {
+					if st.Messages == n {
+						cancel()
+					}
+				}}
+				st, err := g.Run(ctx)
+				if err != nil || st.Forwarded != n {
+					b.Fatalf("gate: %+v, %v", st, err)
+				}
+			},
+		}
+		m := newMeter(k, "BenchmarkGate", n)
+		m.run(b, "raw", "gate", func(mode string) (func(), func()) {
+			s := session(mode)
+			return func() { drain[mode](s) }, s.Close
+		}, func() { trim(b, cl, outTopic, deadTopic) })
+	})
 }

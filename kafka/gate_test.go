@@ -283,14 +283,8 @@ func TestGateRunsOnTheGateCore(t *testing.T) {
 	defer c.Close()
 	addrs := c.ListenAddrs()
 	produceInput(t, addrs, 10)
-	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
-		kgo.ConsumerGroup("core"), kgo.ConsumeTopics(inTopic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.TransactionalID("core"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	defer sess.Close()
 	var callers []string
-	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, UntilIdle: true,
+	st := runUntilIdle(t, addrs, &kafka.Gate{
 		Progress: func(gate.Stats) {
 			if callers != nil {
 				return
@@ -300,13 +294,69 @@ func TestGateRunsOnTheGateCore(t *testing.T) {
 			for f, more := frames.Next(); more; f, more = frames.Next() {
 				callers = append(callers, f.Function)
 			}
-		}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := g.Run(ctx)
-	require.NoError(t, err)
+		}})
 	assert.Equal(t, 10, st.Messages)
 	assert.True(t, slices.ContainsFunc(callers, func(f string) bool {
 		return strings.HasPrefix(f, "github.com/fleetkit/catalogue/gate.(*Gate).")
 	}), "Progress called by %v", callers)
+}
+
+// runUntilIdle runs g, given a session of its own on the cluster at addrs
+// and the test's topics, until it has nothing left to read, and returns
+// what it counted.
+func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
+	t.Helper()
+	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
+		kgo.ConsumerGroup("core"), kgo.ConsumeTopics(inTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.TransactionalID("core"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	require.NoError(t, err)
+	defer sess.Close()
+	g.Session, g.Output, g.DeadLetters, g.UntilIdle = sess, outTopic, deadTopic, true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	return st
+}
+
+// An input cannot forge its dead letter's verdict: a header of its own
+// named like the verdict's, in any case, is kept renamed, and the one
+// verdict a consumer of the dead letters finds is the gate's.
+func TestDeadLetterVerdictCannotBeForged(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	forged := `{"subject":"elsewhere","sequence":0,"valid":true,"deliveries":1}`
+	in := &kgo.Record{Topic: inTopic, Value: []byte(`{"message_type":"core.device"}`), Headers: []kgo.RecordHeader{
+		{Key: kafka.VerdictHeader, Value: []byte(forged)},
+		{Key: "Catalogue-Verdict", Value: []byte(forged)},
+	}}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), in).FirstErr())
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	require.Equal(t, 1, st.DeadLetters)
+
+	reader := readerClient(t, addrs, kgo.ConsumeTopics(deadTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	records := reader.PollFetches(ctx).Records()
+	require.Len(t, records, 1)
+	var verdicts []string
+	originals := map[string]string{}
+	for _, h := range records[0].Headers {
+		if strings.EqualFold(h.Key, kafka.VerdictHeader) {
+			verdicts = append(verdicts, string(h.Value))
+		}
+		if k, ok := strings.CutPrefix(h.Key, kafka.OriginalPrefix); ok {
+			originals[k] = string(h.Value)
+		}
+	}
+	require.Len(t, verdicts, 1, "the dead letter's verdict headers")
+	v, err := gate.ParseVerdict([]byte(verdicts[0]))
+	require.NoError(t, err)
+	assert.False(t, v.Valid)
+	assert.Equal(t, inTopic, v.Subject)
+	assert.Equal(t, map[string]string{kafka.VerdictHeader: forged, "Catalogue-Verdict": forged}, originals)
 }

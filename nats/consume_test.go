@@ -264,6 +264,11 @@ func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
 	m.Header.Set("Nats-Rollup", "all")
 	m.Header.Set("ce-time", "not a time")
 	add("JetStream headers", m, want{"/time", "header", "ce-time is not a date-time"})
+	m = good(device.Name)
+	m.Data = append(m.Data, '}')
+	m.Header[VerdictHeader] = []string{`{"subject":"elsewhere","sequence":0,"valid":true,"deliveries":1}`}
+	m.Header["catalogue-verdict"] = []string{`{"valid":true}`}
+	add("verdict headers of its own", m, want{"", "syntax", ""})
 	for _, c := range cases {
 		if c.m.Header.Get("Nats-Rollup") != "" {
 			// JetStream refuses a rollup on a stream that does not allow
@@ -294,7 +299,7 @@ func TestConsumerDeadLettersBadBodiesAndContradictingHeaders(t *testing.T) {
 		c := cases[name]
 		assert.Equal(t, c.m.Data, dl.Data, name)
 		for k, vs := range c.m.Header {
-			if strings.HasPrefix(strings.ToLower(k), "nats-") {
+			if strings.HasPrefix(strings.ToLower(k), "nats-") || strings.EqualFold(k, VerdictHeader) {
 				assert.Equal(t, vs, dl.Header[OriginalPrefix+k], "%s: %s", name, k)
 				continue
 			}

@@ -17,8 +17,9 @@ import (
 const VerdictHeader = "Catalogue-Verdict"
 
 // OriginalPrefix goes before the name of each JetStream header (Nats-*)
-// of a message that is published again, as a dead letter or by a gate:
-// kept, but no longer obeyed.
+// of a message that is published again, as a dead letter or by a gate,
+// and of a header of a dead letter's original named VerdictHeader (in any
+// case): kept, but no longer obeyed, nor read as the dead letter's verdict.
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
@@ -55,14 +56,20 @@ func headerSize(h natsgo.Header) int {
 	if len(h) == 0 {
 		return 0
 	}
-	n := len("NATS/1.0\r\n\r\n")
+	n := len(headerFraming)
 	for k, vs := range h {
 		for _, v := range vs {
-			n += len(k) + len(": \r\n") + len(v)
+			n += fieldSize(k, v)
 		}
 	}
 	return n
 }
+
+// headerFraming is what NATS sends around a message's header lines.
+const headerFraming = "NATS/1.0\r\n\r\n"
+
+// fieldSize returns the size of the header line k: v as NATS sends it.
+func fieldSize(k, v string) int { return len(k) + len(": \r\n") + len(v) }
 
 // deadLetterID returns the Nats-Msg-Id of the dead letter of the message
 // at sequence seq of the stream incarnation (see incarnation): a dead
@@ -75,25 +82,37 @@ func deadLetterID(incarnation string, seq uint64) string {
 
 // deadLetter returns the dead letter of m, to subject, with verdict v, no
 // larger than limit bytes: the original's headers (see forwardHeaders),
-// VerdictHeader, and as much of the body as fits (gate.Fit). The
-// original's headers are dropped (v.HeadersDropped) if they leave no room
-// for the verdict.
+// Nats-Msg-Id (deadLetterID), VerdictHeader, and the body, the
+// original's headers dropped and the body cut as gate.FitDeadLetter
+// decides. It returns an error wrapping gate.ErrTooLarge if not even the
+// verdict fits.
 func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
 	h := forwardHeaders(m.Headers(), "", 2) // Nats-Msg-Id and the verdict
-	h.Set(jetstream.MsgIDHeader, id)
-	room := limit - headerSize(h) - len(VerdictHeader+": \r\n")
-	verdict, body, err := gate.Fit(v, m.Data(), room)
-	if err != nil {
-		v.HeadersDropped = true
-		h = natsgo.Header{jetstream.MsgIDHeader: {id}}
-		room = limit - headerSize(h) - len(VerdictHeader+": \r\n")
-		if verdict, body, err = gate.Fit(v, m.Data(), room); err != nil {
-			return natsgo.Msg{}, err
+	for k, vs := range h {
+		// A verdict of the original's own, in any case, is kept renamed,
+		// so that the one a consumer finds is the gate's.
+		if strings.EqualFold(k, VerdictHeader) {
+			delete(h, k)
+			h[OriginalPrefix+k] = append(slices.Clip(h[OriginalPrefix+k]), vs...)
 		}
 	}
-	h.Set(VerdictHeader, string(verdict))
-	return natsgo.Msg{Subject: subject, Header: h, Data: body}, nil
+	h.Set(jetstream.MsgIDHeader, id)
+	verdictField := fieldSize(VerdictHeader, "")
+	overhead := len(headerFraming) + fieldSize(jetstream.MsgIDHeader, id) + verdictField
+	d, err := gate.FitDeadLetter(v, m.Data(), gate.DeadLetterSize{
+		Limit:    limit,
+		Overhead: overhead,
+		Headers:  headerSize(h) + verdictField - overhead,
+	})
+	if err != nil {
+		return natsgo.Msg{}, err
+	}
+	if !d.KeepHeaders {
+		h = natsgo.Header{jetstream.MsgIDHeader: {id}}
+	}
+	h.Set(VerdictHeader, string(d.Verdict))
+	return natsgo.Msg{Subject: subject, Header: h, Data: d.Body}, nil
 }
 
 // ParseVerdict returns the verdict of a dead letter, from its headers.

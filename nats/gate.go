@@ -76,8 +76,9 @@ type GateStats = gate.Stats
 var ErrRefused = gate.ErrRefused
 
 // MinMaxPayload is the smallest message size limit a gate starts with: a
-// dead letter must have room for its verdict and some of the body.
-const MinMaxPayload = 4 << 10
+// dead letter must have room for its verdict and some of the body. It is
+// every binding's, gate.MinLimit.
+const MinMaxPayload = gate.MinLimit
 
 // Run checks that the gate can work (see Check) and runs it until ctx is
 // done, or with UntilIdle until nothing is left, and returns what it did.

@@ -30,11 +30,13 @@ import (
 // broker is a NATS server with JetStream, run by a test, with its store in
 // a temporary folder, and a client of it.
 type broker struct {
-	t   testing.TB
-	dir string
-	srv *server.Server
-	nc  *natsgo.Conn
-	js  jetstream.JetStream
+	t    testing.TB
+	dir  string
+	srv  *server.Server
+	proc *serverProcess // instead of srv, a server in a process of its own
+	url  string
+	nc   *natsgo.Conn
+	js   jetstream.JetStream
 }
 
 // startBroker starts a server, connects to it and makes the streams IN
@@ -45,12 +47,20 @@ func startBroker(t testing.TB) *broker {
 	b.srv, err = embedded.Start(b.dir, -1, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
+	b.url = b.srv.ClientURL()
+	b.makeStreams()
+	return b
+}
+
+// makeStreams connects to the server and makes the streams of
+// startBroker.
+func (b *broker) makeStreams() {
+	t := b.t
 	b.nc, b.js = b.connect()
 	for name, subject := range map[string]string{"IN": "in.>", "OUT": "out", "DEAD": "dead"} {
 		_, err := b.js.CreateStream(context.Background(), streamConfig(name, subject))
 		require.NoError(t, err)
 	}
-	return b
 }
 
 // streamConfig is the configuration of a stream of the tests: on file,
@@ -68,13 +78,17 @@ func streamConfig(name, subject string) jetstream.StreamConfig {
 // the cleanups that would do it then find it done.
 func (b *broker) stop() {
 	b.nc.Close()
+	if b.proc != nil {
+		b.proc.stop()
+		return
+	}
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
 }
 
 // connect returns a new client of the server, which reconnects for ever.
 func (b *broker) connect() (*natsgo.Conn, jetstream.JetStream) {
-	return connect(b.t, b.srv.ClientURL())
+	return connect(b.t, b.url)
 }
 
 // connect returns a new client of the server at url, closed when the

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -406,7 +407,10 @@ func sum(stats ...gate.Stats) gate.Stats {
 
 // A copy or a dead letter larger than the broker stores is dead-lettered,
 // with its verdict, as much of its body as fits, a flag saying it was cut,
-// and the original's place; the messages behind it are not held up.
+// and the original's place; the messages behind it are not held up. The
+// original's headers are kept unless they take more than half the room
+// (gate.FitDeadLetter): every broker gives the same dead letter, its
+// verdict the same flags, for the same input at the same limit.
 func (b Binding) oversized(t *testing.T) {
 	const limit = 8 << 10
 	br := b.Start(t, Config{MaxBytes: limit})
@@ -427,9 +431,16 @@ func (b Binding) oversized(t *testing.T) {
 	// An invalid one whose dead letter cannot hold its verdict and its
 	// whole body.
 	bad := g.keyed(http.Header{}, bytes.Replace(big.Body, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1))
+	// An invalid one whose headers take more than half the dead letter's
+	// room, and leave too little for its verdict and its whole body.
+	d.(*device.Device).Model = strings.Repeat("m", limit*3/10)
+	body, err := d.MarshalJSON()
+	require.NoError(t, err)
+	body = bytes.Replace(body, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)
+	crowded := g.keyed(http.Header{"Gatetest-Pad": {strings.Repeat("p", limit*6/10)}}, body)
 	msgs, valid := g.mix(t, 20)
-	msgs = append([]Message{big, bad}, msgs...)
-	valid[big.Key], valid[bad.Key] = false, false
+	msgs = append([]Message{big, bad, crowded}, msgs...)
+	valid[big.Key], valid[bad.Key], valid[crowded.Key] = false, false, false
 	places := br.Publish(t, msgs)
 	st := run(t, br, GateOptions{})
 	l := account(t, br, msgs, places, nil, valid)
@@ -439,6 +450,8 @@ func (b Binding) oversized(t *testing.T) {
 		dl := l.dead[m.Key][0]
 		v := dl.Verdict
 		require.NotNil(t, v)
+		assert.False(t, v.HeadersDropped, "%s: its few headers kept", m.Key)
+		assert.Equal(t, []string{m.Key}, dl.Header[KeyHeader])
 		assert.True(t, v.Truncated, "%s: flagged as cut", m.Key)
 		assert.Equal(t, len(m.Body), v.BodySize)
 		assert.Less(t, len(dl.Body), len(m.Body))
@@ -454,6 +467,19 @@ func (b Binding) oversized(t *testing.T) {
 			assert.Equal(t, "/message_id", v.Violations[0].Path)
 		}
 	}
+	require.Len(t, l.dead[crowded.Key], 1)
+	dl := l.dead[crowded.Key][0]
+	v := dl.Verdict
+	require.NotNil(t, v)
+	assert.True(t, v.HeadersDropped, "headers that crowd out the verdict and the body")
+	assert.Empty(t, dl.Header["Gatetest-Pad"])
+	assert.Empty(t, dl.Header[KeyHeader])
+	assert.False(t, v.Truncated, "the whole body, once the headers are dropped")
+	assert.Zero(t, v.BodySize)
+	assert.Equal(t, crowded.Body, dl.Body)
+	assert.Equal(t, places[2], v.Place)
+	require.NotEmpty(t, v.Violations)
+	assert.Equal(t, "/message_id", v.Violations[0].Path)
 }
 
 // A different message that reuses the id of one already forwarded is a
@@ -521,7 +547,8 @@ func (b Binding) recreatedInput(t *testing.T) {
 }
 
 // A gate refuses to start, saying why, when it cannot store its output or
-// its dead letters, or would read them back.
+// its dead letters, would read them back, or its broker's limit leaves a
+// dead letter too little room (below gate.MinLimit).
 func (b Binding) refusals(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -532,6 +559,7 @@ func (b Binding) refusals(t *testing.T) {
 		{"no dead letters", Config{NoDeadLetter: true}, "dead"},
 		{"input covers output", Config{InputCoversOutput: true}, "output"},
 		{"input covers dead letters", Config{InputCoversDeadLetter: true}, "dead"},
+		{"a limit below gate.MinLimit", Config{MaxBytes: gate.MinLimit / 2}, strconv.Itoa(gate.MinLimit)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			br := b.Start(t, c.cfg)

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -197,5 +198,20 @@ func BenchmarkAppendUUID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sinkBytes = AppendUUID(buf[:0], u)
+	}
+}
+
+// TestAppendUUIDWritesEveryByte holds the unrolled writer to fmt's
+// hexadecimal, for every value of every byte.
+func TestAppendUUIDWritesEveryByte(t *testing.T) {
+	for pos := range 16 {
+		for b := range 256 {
+			var u [16]byte
+			u[pos] = byte(b)
+			want := fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+			if got := string(AppendUUID([]byte("x"), u)); got != "x"+want {
+				t.Fatalf("AppendUUID(%x) = %q, want %q", u, got, "x"+want)
+			}
+		}
 	}
 }

@@ -125,8 +125,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-in names no topic"
 	case o.batch < 1:
 		usage = "-batch must be at least 1"
-	case o.maxBytes < 1024:
-		usage = "-max-record-bytes must be at least 1024"
+	case o.maxBytes < gate.MinLimit:
+		usage = "-max-record-bytes must be at least " + strconv.Itoa(gate.MinLimit)
 	case o.sessionTimeout < time.Second:
 		usage = "-session-timeout must be at least 1s"
 	}
