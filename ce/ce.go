@@ -295,11 +295,12 @@ const (
 // type's place.
 var attrNames = [nHeaders]string{"", AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
 
-// natsKeys and kafkaKeys hold the header names of the bindings defined
-// here, so that reading and writing headers does not build them for
-// every message.
+// natsKeys (NATS's and HTTP's) and kafkaKeys hold the header names of the
+// bindings defined here, so that reading and writing headers does not
+// build them for every message.
 var natsKeys, kafkaKeys = keysOf(NATS), keysOf(Kafka)
 
+// keysOf builds the header names of b, by index.
 func keysOf(b Binding) *[nHeaders]string {
 	var k [nHeaders]string
 	k[hContentType] = b.ContentType
@@ -309,7 +310,8 @@ func keysOf(b Binding) *[nHeaders]string {
 	return &k
 }
 
-// keys returns the header names of b, by index (hContentType first).
+// keys returns the header names of b, by index (hContentType first):
+// from a table for the bindings defined here, built for another.
 func (b Binding) keys() *[nHeaders]string {
 	switch {
 	case b.Prefix == "ce-" && b.ContentType == "Content-Type":
