@@ -80,14 +80,14 @@ type Attributes struct {
 // of rule msg.RuleHeader at /message_type.
 func AttributesOf(m msg.Message) (Attributes, error) {
 	id := m.Identity()
-	if err := writable(id); err != nil {
+	if err := writable(&id); err != nil {
 		return Attributes{}, err
 	}
 	var scratch [256]byte
 	return Attributes{
 		ID:         id.ID.String(),
 		Type:       id.Kind.Name,
-		Source:     string(appendSource(scratch[:0], id)),
+		Source:     string(appendSource(scratch[:0], &id)),
 		Time:       id.Time,
 		DataSchema: id.Kind.ID,
 	}, nil
@@ -95,7 +95,7 @@ func AttributesOf(m msg.Message) (Attributes, error) {
 
 // writable returns nil if headers can be written for a message of
 // identity id, or the error of AttributesOf.
-func writable(id msg.Identity) error {
+func writable(id *msg.Identity) error {
 	k := id.Kind
 	if k == nil {
 		return errors.New("ce: an identity without its kind")
@@ -116,7 +116,8 @@ func writable(id msg.Identity) error {
 // first. Every value it writes is printable ASCII, whatever the message
 // holds. A header that already holds its value is left as it is, and
 // Write then allocates nothing: a gate writes the headers of every message
-// it passes on, most of which came with them.
+// it passes on, most of which came with them. The values it sets share one
+// string.
 func (b Binding) Write(h Header, m msg.Message) error {
 	return b.WriteIdentity(h, m.Identity())
 }
@@ -126,19 +127,25 @@ func (b Binding) Write(h Header, m msg.Message) error {
 // message with DecodeIdentity writes its headers without reading the
 // message again.
 func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
-	if err := writable(id); err != nil {
+	if err := writable(&id); err != nil {
 		return err
 	}
-	// The values are built here and compared with what h holds; a string
-	// is made only for one that differs.
+	// The values are built here and compared with what h holds; one
+	// string is made for all of them, only if one differs.
 	var scratch [256]byte
-	for i := range written {
-		key, constant, built := b.value(i, scratch[:0], &id)
-		if built == nil {
-			set(h, key, constant)
-		} else {
-			setBytes(h, key, built)
+	var end [nHeaders]int
+	values := appendValues(scratch[:0], &id, &end)
+	var made string
+	start := 0
+	for i, key := range b.keys() {
+		v := values[start:end[i]]
+		if vs := h.Values(key); len(vs) != 1 || vs[0] != string(v) {
+			if made == "" {
+				made = string(values)
+			}
+			h.Set(key, made[start:end[i]])
 		}
+		start = end[i]
 	}
 	return nil
 }
@@ -151,64 +158,38 @@ func (b Binding) WriteIdentity(h Header, id msg.Identity) error {
 // transport whose headers hold bytes, such as Kafka's: its values can
 // share one allocation.
 func (b Binding) AppendHeaders(buf []byte, id msg.Identity, add func(key string, value []byte)) ([]byte, error) {
-	if err := writable(id); err != nil {
+	if err := writable(&id); err != nil {
 		return buf, err
 	}
-	for i := range written {
-		start := len(buf)
-		key, constant, built := b.value(i, buf, &id)
-		if built == nil {
-			buf = append(buf, constant...)
-		} else {
-			buf = built // appended to buf
-		}
-		add(key, buf[start:len(buf):len(buf)])
+	var end [nHeaders]int
+	start := len(buf)
+	buf = appendValues(buf, &id, &end)
+	for i, key := range b.keys() {
+		add(key, buf[start:end[i]:end[i]])
+		start = end[i]
 	}
 	return buf, nil
 }
 
-// written is the number of headers Write sets.
-const written = nHeaders
-
-// value returns the name of the i-th header that Write sets, in order
-// (Content-Type first), and its value: a constant, or, for a value it
-// builds, built, appended to dst. It takes the identity by reference:
-// a copy for each header cost more than building the header.
-func (b Binding) value(i int, dst []byte, id *msg.Identity) (key, constant string, built []byte) {
-	switch i {
-	case 0:
-		return b.ContentType, ContentType, nil
-	case 1:
-		return b.key(hSpecVersion), SpecVersion, nil
-	case 2:
-		return b.key(hID), "", format.AppendUUID(dst, id.ID)
-	case 3:
-		return b.key(hType), id.Kind.Name, nil
-	case 4:
-		return b.key(hSource), "", appendSource(dst, *id)
-	case 5:
-		return b.key(hTime), "", format.AppendDateTime(dst, id.Time)
-	default:
-		return b.key(hDataSchema), id.Kind.ID, nil
-	}
-}
-
-// set sets the header key to value, unless it holds that value alone
-// already: a gate rewriting the headers a Publisher wrote leaves them be.
-func set(h Header, key, value string) {
-	if vs := h.Values(key); len(vs) == 1 && vs[0] == value {
-		return
-	}
-	h.Set(key, value)
-}
-
-// setBytes is set for a value built in a buffer: the string is made only
-// when the header does not hold it already.
-func setBytes(h Header, key string, value []byte) {
-	if vs := h.Values(key); len(vs) == 1 && vs[0] == string(value) {
-		return
-	}
-	h.Set(key, string(value))
+// appendValues appends the value of each header Write sets for the
+// message of identity id to dst, one after the other in the order of
+// Binding.keys, and sets end[i] to where the value at index i ends.
+func appendValues(dst []byte, id *msg.Identity, end *[nHeaders]int) []byte {
+	dst = append(dst, ContentType...)
+	end[hContentType] = len(dst)
+	dst = append(dst, SpecVersion...)
+	end[hSpecVersion] = len(dst)
+	dst = format.AppendUUID(dst, id.ID)
+	end[hID] = len(dst)
+	dst = append(dst, id.Kind.Name...)
+	end[hType] = len(dst)
+	dst = appendSource(dst, id)
+	end[hSource] = len(dst)
+	dst = format.AppendDateTime(dst, id.Time)
+	end[hTime] = len(dst)
+	dst = append(dst, id.Kind.ID...)
+	end[hDataSchema] = len(dst)
+	return dst
 }
 
 // Decode decodes body as the message its headers name, among the kinds
@@ -231,8 +212,9 @@ func (b Binding) Decode(kinds *msg.Kinds, h Header, body []byte) (msg.Message, e
 // it computed to check the headers: a gate passes it to WriteIdentity,
 // so that it looks the message's schema up and reads its identity once.
 // The identity is the zero Identity when there is no message.
-func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Message, msg.Identity, error) {
-	hs, bad := b.read(h)
+func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.Message, id msg.Identity, _ error) {
+	var hs headers
+	bad := b.read(h, &hs)
 	var k *msg.Kind
 	switch {
 	case hs.set&(1<<hDataSchema) != 0:
@@ -248,10 +230,12 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (msg.Me
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
-		return b.check(m, err, hs, bad)
+		m, err = b.check(m, err, &hs, bad, &id)
+		return m, id, err
 	}
 	m, err := b.decode(k, body)
-	return b.check(m, err, hs, bad)
+	m, err = b.check(m, err, &hs, bad, &id)
+	return m, id, err
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -275,8 +259,9 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 // table kinds, also returning the message's identity, as DecodeIdentity
 // does: how a binding that chose the schema by other means than the
 // headers (the Kafka framing's registry id) reads them.
-func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (msg.Message, msg.Identity, error) {
-	hs, bad := b.read(h)
+func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (_ msg.Message, id msg.Identity, _ error) {
+	var hs headers
+	bad := b.read(h, &hs)
 	if hs.set&(1<<hDataSchema) != 0 {
 		ds := hs.v[hDataSchema]
 		if kinds.LookupID(ds) != k {
@@ -289,45 +274,52 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		}
 	}
 	m, err := b.decode(k, body)
-	return b.check(m, err, hs, bad)
+	m, err = b.check(m, err, &hs, bad, &id)
+	return m, id, err
 }
 
-// The headers read, by index into headers.v.
+// The headers read and written, by index into Binding.keys and
+// headers.v, in the order Write sets them.
 const (
-	hSpecVersion = iota
+	hContentType = iota
+	hSpecVersion
 	hID
 	hType
 	hSource
 	hTime
 	hDataSchema
-	hContentType
 	nHeaders
 )
 
-var attrNames = [nHeaders - 1]string{AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
+// attrNames are the names of the attributes, by index, after the content
+// type's place.
+var attrNames = [nHeaders]string{"", AttrSpecVersion, AttrID, AttrType, AttrSource, AttrTime, AttrDataSchema}
 
-// dashKeys and underscoreKeys hold the header names of the attributes for
-// the prefixes of the bindings defined here, so that reading and writing
-// headers does not build them for every message.
-var dashKeys, underscoreKeys = keysOf("ce-"), keysOf("ce_")
+// natsKeys (NATS's and HTTP's) and kafkaKeys hold the header names of the
+// bindings defined here, so that reading and writing headers does not
+// build them for every message.
+var natsKeys, kafkaKeys = keysOf(NATS), keysOf(Kafka)
 
-func keysOf(prefix string) *[nHeaders - 1]string {
-	var k [nHeaders - 1]string
-	for i, name := range attrNames {
-		k[i] = prefix + name
+// keysOf builds the header names of b, by index.
+func keysOf(b Binding) *[nHeaders]string {
+	var k [nHeaders]string
+	k[hContentType] = b.ContentType
+	for i := hSpecVersion; i < nHeaders; i++ {
+		k[i] = b.Prefix + attrNames[i]
 	}
 	return &k
 }
 
-// key returns the header name of the attribute at index i of attrNames.
-func (b Binding) key(i int) string {
-	switch b.Prefix {
-	case "ce-":
-		return dashKeys[i]
-	case "ce_":
-		return underscoreKeys[i]
+// keys returns the header names of b, by index (hContentType first):
+// from a table for the bindings defined here, built for another.
+func (b Binding) keys() *[nHeaders]string {
+	switch {
+	case b.Prefix == "ce-" && b.ContentType == "Content-Type":
+		return natsKeys
+	case b.Prefix == "ce_" && b.ContentType == "content-type":
+		return kafkaKeys
 	}
-	return b.Prefix + attrNames[i]
+	return keysOf(b)
 }
 
 // headers holds the values of the headers read, and which were present.
@@ -336,19 +328,19 @@ type headers struct {
 	set uint8
 }
 
-// read reads the headers from h. A header given more than once is a
-// violation, and is then treated as absent.
-func (b Binding) read(h Header) (headers, []*msg.Violation) {
-	var hs headers
-	var bad []*msg.Violation
+// readOrder is the order read reads the headers in, and so lists those
+// given twice in: the attributes, then the content type.
+var readOrder = [nHeaders]int{hSpecVersion, hID, hType, hSource, hTime, hDataSchema, hContentType}
+
+// read reads the headers from h into hs. A header given more than once
+// is a violation, and is then treated as absent.
+func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 	if h == nil {
-		return hs, nil
+		return nil
 	}
-	for i := range nHeaders {
-		key := b.ContentType
-		if i < hContentType {
-			key = b.key(i)
-		}
+	keys := b.keys()
+	for _, i := range readOrder {
+		key := keys[i]
 		switch vs := h.Values(key); len(vs) {
 		case 0:
 		case 1:
@@ -362,26 +354,28 @@ func (b Binding) read(h Header) (headers, []*msg.Violation) {
 			})
 		}
 	}
-	return hs, bad
+	return bad
 }
 
 // check compares the headers with the decoded message m, whose decoding
-// gave err, and returns m, its identity, and every violation: the body's,
+// gave err, and returns m, with its identity in *id (which a gate's
+// judging returns, and is not copied on the way), and every violation:
+// the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
 // list: a header that contradicts the body is not to be counted away.
-func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
+func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
 		e, ok := errors.AsType[*msg.Error](err)
 		if !ok {
-			return nil, msg.Identity{}, err
+			return nil, err
 		}
 		body, omitted = e.Violations, e.Omitted
 	}
-	id := m.Identity()
+	*id = m.Identity()
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
 	// contradict: its decoded value is not the message's.
@@ -400,21 +394,21 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 	add := func(path, quoted, format string, args ...any) {
 		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...), Value: quoted})
 	}
-	value := func(i int) string { return quote(hs.v[i]) }
+	quoted := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := k.Name
 
 	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
 		if perr != nil || mt != ContentType {
-			add("", value(hContentType), "%s is not %s", b.ContentType, ContentType)
+			add("", quoted(hContentType), "%s is not %s", b.ContentType, ContentType)
 		}
 	}
 	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
-		add("", value(hSpecVersion), "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
+		add("", quoted(hSpecVersion), "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
 	}
 	if has(hType) && hs.v[hType] != name {
-		add("", value(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
+		add("", quoted(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 	}
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
@@ -423,34 +417,34 @@ func (b Binding) check(m msg.Message, err error, hs headers, bad []*msg.Violatio
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
-			add(k.IDMember, value(hID), "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
+			add(k.IDMember, quoted(hID), "%s%s is not a uuid: %s", b.Prefix, AttrID, reason)
 		case hid != id.ID:
-			add(k.IDMember, value(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
+			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
 	if has(hTime) && !broken(k.TimeMember) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
-			add(k.TimeMember, value(hTime), "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
+			add(k.TimeMember, quoted(hTime), "%s%s is not a date-time: %s", b.Prefix, AttrTime, reason)
 		case !t.Equal(id.Time):
-			add(k.TimeMember, value(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
+			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
 	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
-		add("", value(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
+		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
 	all := append(body, bad...)
 	if len(all) == 0 {
-		return m, id, nil
+		return m, nil
 	}
-	return m, id, &msg.Error{Violations: all, Omitted: omitted}
+	return m, &msg.Error{Violations: all, Omitted: omitted}
 }
 
 // appendSource appends ce-source, derived from the source members of
 // the message of identity id, to dst: see the package doc.
-func appendSource(dst []byte, id msg.Identity) []byte {
+func appendSource(dst []byte, id *msg.Identity) []byte {
 	if id.Kind.SourceMembers == nil {
 		return append(dst, id.Kind.Source...)
 	}
@@ -467,9 +461,9 @@ func appendSource(dst []byte, id msg.Identity) []byte {
 // appendSegment appends the value of a source member to dst as a path
 // segment.
 func appendSegment(dst []byte, t msg.Text) []byte {
-	if _, ok := t.UUID(); ok {
+	if u, ok := t.UUID(); ok {
 		// Hexadecimal digits and hyphens, which PathEscape leaves.
-		return t.Append(dst)
+		return format.AppendUUID(dst, u)
 	}
 	return appendPathEscape(dst, t.String())
 }
@@ -481,7 +475,7 @@ func appendSegment(dst []byte, t msg.Text) []byte {
 // none is the character), and a uuid member by its value, in either case:
 // a producer that wrote ce-source from a mixed-case source_id agrees with
 // the message.
-func sourceIs(source string, id msg.Identity) bool {
+func sourceIs(source string, id *msg.Identity) bool {
 	var scratch [256]byte
 	if source == string(appendSource(scratch[:0], id)) {
 		return true
@@ -518,12 +512,21 @@ func sourceIs(source string, id msg.Identity) bool {
 // appended without building a string.
 func appendPathEscape(dst []byte, s string) []byte {
 	for i := range len(s) {
-		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+		if !unreserved[s[i]] {
 			return append(dst, url.PathEscape(s)...)
 		}
 	}
 	return append(dst, s...)
 }
+
+// unreserved holds the bytes PathEscape leaves as they are in every
+// segment: letters, digits and -._~.
+var unreserved = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+	}
+	return t
+}()
 
 // quote returns s as JSON text, a string, as a violation's Value holds
 // it.

@@ -410,3 +410,42 @@ func TestDecodeKeepsTheCountOfViolationsPastTheCap(t *testing.T) {
 	assert.Equal(t, msg.RuleHeader, e.Violations[msg.MaxViolations].Rule)
 	assert.Equal(t, "/message_id", e.Violations[msg.MaxViolations].Path)
 }
+
+// AppendHeaders gives exactly the headers Write sets, Content-Type first
+// and then the attributes in the order of decision 14, for every binding,
+// one of a caller's own among them (whose names are built, not taken from
+// a table).
+func TestAppendHeadersGivesWhatWriteSets(t *testing.T) {
+	custom := ce.Binding{Prefix: "x-ce-", ContentType: "x-content-type"}
+	n := 0
+	for _, line := range corpus(t) {
+		m, err := catalogue.Decode(line)
+		if err != nil {
+			continue
+		}
+		for _, b := range []ce.Binding{ce.NATS, ce.Kafka, ce.HTTP, custom} {
+			written := header{}
+			require.NoError(t, b.Write(written, m))
+			var keys []string
+			var values [][]byte // as handed over, not copied
+			_, err := b.AppendHeaders(make([]byte, 0, 8), m.Identity(), func(key string, value []byte) {
+				keys = append(keys, key)
+				values = append(values, value)
+			})
+			require.NoError(t, err)
+
+			want := []string{b.ContentType}
+			for _, a := range []string{ce.AttrSpecVersion, ce.AttrID, ce.AttrType, ce.AttrSource, ce.AttrTime, ce.AttrDataSchema} {
+				want = append(want, b.Prefix+a)
+			}
+			require.Equal(t, want, keys)
+			got := header{}
+			for i, k := range keys {
+				got[k] = []string{string(values[i])}
+			}
+			assert.Equal(t, written, got, "%s", line)
+		}
+		n++
+	}
+	require.NotZero(t, n)
+}
