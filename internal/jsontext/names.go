@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -162,11 +163,14 @@ type nameTable struct {
 	// from is the offset of the opening quote of the object's first
 	// name, once names are gathered.
 	from int
-	// Scratch for checkGathered: a run of equal hashes, where each
-	// chunk's merge has reached, and sortKeys's.
-	run     []uint64
-	heads   []int
-	sorting []uint64
+	// Scratch for checkGathered: the counts and ends of the buckets of
+	// each chunk, a bucket's table, a bucket's part of each chunk, a
+	// run of equal hashes, and where each chunk's merge has reached.
+	counts, ends []int
+	slotsOf      []uint64
+	parts        [][]uint64
+	run          []uint64
+	heads        []int
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -250,9 +254,10 @@ func (ts *nameTables) release() {
 		if cap(t.run) > maxPooledNames {
 			t.run = nil
 		}
-		if cap(t.sorting) > maxPooledNames {
-			t.sorting = nil
+		if cap(t.slotsOf) > maxPooledNames {
+			t.slotsOf = nil
 		}
+		clear(t.parts[:cap(t.parts)]) // holds no chunk
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
 		ts.arena = nil
@@ -306,43 +311,34 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 	return true
 }
 
-// gather adds the name key, whose opening quote is at start, to t
-// without looking it up: the object's names are checked when it ends, by
-// checkGathered.
-func (ts *nameTables) gather(t *nameTable, key []byte, start int) {
-	if len(t.gathered) == cap(t.gathered) || !t.gathering {
-		ts.moreRoom(t, start)
+// startGathering readies t to gather the names of its object from the
+// one whose opening quote is at start on, not looking them up: they are
+// checked when the object ends, by checkGathered, with those of t's
+// entries, which it gathers first, into the buffer kept from an object
+// before if there is room there.
+func (ts *nameTables) startGathering(t *nameTable, start int) {
+	t.gathering = true
+	t.from = start
+	if len(t.entries) > 0 {
+		t.from = ts.quote(t.entries[0])
 	}
-	t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(start))
+	if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
+		// No larger than a pool keeps, so that the next message
+		// gathers into it again.
+		n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
+		if testChunk > 0 {
+			n = len(t.entries) + 1
+		}
+		t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
+	}
+	for _, r := range t.entries {
+		t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
+	}
 }
 
-// moreRoom makes room in t for names gathered from start on: at the
-// first, it gathers the names of t's entries too, into the buffer kept
-// from an object before, if there is room there; then, at each chunk
-// filled, it starts another.
+// moreRoom makes room in t, its chunk of names gathered being full, for
+// those from start on: it starts another chunk.
 func (ts *nameTables) moreRoom(t *nameTable, start int) {
-	if !t.gathering {
-		t.gathering = true
-		t.from = start
-		if len(t.entries) > 0 {
-			t.from = ts.quote(t.entries[0])
-		}
-		if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
-			// No larger than a pool keeps, so that the next message
-			// gathers into it again.
-			n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
-			if testChunk > 0 {
-				n = len(t.entries) + 1
-			}
-			t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
-		}
-		for _, r := range t.entries {
-			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
-		}
-		if len(t.gathered) < cap(t.gathered) {
-			return
-		}
-	}
 	t.chunks = append(t.chunks, t.gathered)
 	t.inChunks += len(t.gathered)
 	n := ts.estimate(t.inChunks, start-t.from, start)
@@ -401,18 +397,230 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 //
 // A table of millions of slots costs a cache miss a name, which made a
 // message of megabytes scan at a tenth of the speed of one of kilobytes.
-// Instead the names gathered are sorted by hash, and by place among
-// equal hashes, in place (a radix sort, which reads and writes memory
-// in runs), and only names of equal hashes are compared: those of a run
-// of a few one with another, those of a longer run, which only colliding
-// hashes make, by sorting it by name, so that even an input crafted to
-// collide costs O(n log n) comparisons.
+// Instead the names gathered are partitioned, in place, into buckets by
+// the top bits of their hashes (see partition), so many that a bucket's
+// names fit a small table, which stays in the fastest cache; each
+// bucket's names then go through a table of their own, where only names
+// of equal hashes are compared. Sorting every bucket instead, as this
+// did before, cost four times as much.
+//
+// A bucket's names are not in the order of the input once partitioned,
+// yet the first repeat is found all the same: a name met again is a
+// repeat, of place the greater of the two, and the table keeps, of each
+// name, the least place met, so that the second least place of a name,
+// its first repeat, is the greater of a pair that meets (whichever of
+// the two comes first, the table holds the least then). A name whose
+// place is past a repeat found already cannot come first, and is passed
+// over.
+//
+// A table's probes are bounded, as insert's are, and so is its size: a
+// bucket whose hashes collide, by chance or by a craft that guessed the
+// seed, falls back to sorting its names by hash and then comparing those
+// of equal hashes, those of a long run by sorting it by name, so that
+// even an input crafted to collide costs O(n log n) comparisons.
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	chunks := append(t.chunks, t.gathered)
-	for _, c := range chunks {
-		t.sorting = sortKeys(c, t.sorting)
+	n := t.inChunks + len(t.gathered)
+	b := bucketBits(n)
+	nb := 1 << b
+	t.counts = slices.Grow(t.counts[:0], nb)[:nb]
+	t.ends = slices.Grow(t.ends[:0], nb*len(chunks))[:nb*len(chunks)]
+	for c, keys := range chunks {
+		partition(keys, b, t.counts, t.ends[c*nb:][:nb])
 	}
+	// A bucket of more than eight times the names of a bucket on
+	// average, whose hashes collide, is sorted instead.
+	maxSlots := 16 * max(n>>b, 8)
 	first := -1
+	for j := range nb {
+		first = ts.checkBucket(t, chunks, j, nb, maxSlots, first)
+	}
+	if first < 0 {
+		return -1, nil
+	}
+	return first, ts.gatheredName(first, 0)
+}
+
+// bucketBits returns how many of the top bits of the hashes of n names
+// gathered pick their bucket: so many that a bucket holds between 64 and
+// 128 names on average (a table of 2 KiB or less), up to maxBucketBits
+// (past half a million names, whose buckets then grow).
+func bucketBits(n int) int {
+	return min(bits.Len(uint(n>>7)), maxBucketBits)
+}
+
+// maxBucketBits bounds the bits that pick a bucket.
+const maxBucketBits = 12
+
+// passBits is how many bits a pass of partition sorts by: its buckets'
+// fronts, where it writes, stay in the fastest cache.
+const passBits = 8
+
+// partition puts keys in order of the top b bits of their hashes, in
+// place, and sets ends[d] to the end of bucket d; counts is scratch space,
+// of as many ints as buckets. Keys that fit the second-level cache are
+// sorted in one pass; more, by passBits bits first and then each bucket
+// by the rest, so that a pass writes to few places at once: in one pass,
+// a million keys cost a cache miss each, carried one after another.
+func partition(keys []uint64, b int, counts, ends []int) {
+	if b <= passBits || len(keys) <= 1<<17 {
+		partitionPass(keys, 64-b, b, counts, ends)
+		return
+	}
+	b2 := b - passBits
+	partitionPass(keys, 64-passBits, passBits, counts, ends[:1<<passBits])
+	// The first level's ends, moved to the end of ends, where the
+	// second level's overwrite each only once it is read.
+	top := ends[len(ends)-1<<passBits:]
+	copy(top, ends[:1<<passBits])
+	lo := 0
+	for d, hi := range top {
+		sub := ends[d<<b2:][:1<<b2]
+		partitionPass(keys[lo:hi], 64-b, b2, counts, sub)
+		for i := range sub {
+			sub[i] += lo
+		}
+		lo = hi
+	}
+}
+
+// partitionPass is a pass of partition: it puts keys in order of the b
+// bits of their hashes from bit shift on, which must be the lowest of
+// those left to sort, as an American flag sort's pass does (each key is
+// carried to its bucket, and the one it displaces to its own, until one
+// belongs where it was taken from).
+func partitionPass(keys []uint64, shift, b int, counts, ends []int) {
+	if b == 0 {
+		ends[0] = len(keys)
+		return
+	}
+	sh, mask := uint(shift)&63, uint64(1)<<b-1
+	counts = counts[:1<<b]
+	clear(counts)
+	for _, k := range keys {
+		counts[k>>sh&mask]++
+	}
+	sum := 0
+	for d, c := range counts {
+		counts[d] = sum // now where the next key of bucket d goes
+		sum += c
+		ends[d] = sum
+	}
+	for d, end := range ends[:1<<b] {
+		for counts[d] < end {
+			k := keys[counts[d]]
+			for e := k >> sh & mask; e != uint64(d); e = k >> sh & mask {
+				keys[counts[e]], k = k, keys[counts[e]]
+				counts[e]++
+			}
+			keys[counts[d]] = k
+			counts[d]++
+		}
+	}
+}
+
+// checkBucket is checkGathered for the j-th of nb buckets of chunks,
+// with a table of at most maxSlots slots: it returns the least of first
+// (-1 for none yet) and the place of the first repeat among the
+// bucket's names.
+func (ts *nameTables) checkBucket(t *nameTable, chunks [][]uint64, j, nb, maxSlots, first int) int {
+	m := 0
+	for c := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		m += hi - lo
+	}
+	switch {
+	case m < 2:
+		return first
+	case 2*m > maxSlots:
+		// Far more names than a bucket holds on average: hashes that
+		// collide, or a name repeated throughout.
+		return ts.sortBucket(t, chunks, j, nb, first)
+	}
+	// Twice as many slots as names, so that few probes go past the first.
+	size := max(1<<bits.Len(uint(2*m-1)), 16)
+	t.slotsOf = slices.Grow(t.slotsOf[:0], size)[:size]
+	tab := t.slotsOf
+	clear(tab)
+	mask := uint32(size - 1)
+	// Only a name placed before limit can be a repeat found first.
+	limit := uint32(first)
+	if first < 0 {
+		limit = math.MaxUint32
+	}
+	for c, keys := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		for _, k := range keys[lo:hi] {
+			// A key is never 0: a name's place is past its object's
+			// opening brace.
+			if i := uint32(k>>32) & mask; tab[i] == 0 && uint32(k) < limit {
+				tab[i] = k
+				continue
+			}
+			if !ts.probe(tab, k, &limit) {
+				return ts.sortBucket(t, chunks, j, nb, first)
+			}
+		}
+	}
+	if limit == math.MaxUint32 {
+		return first
+	}
+	return int(limit)
+}
+
+// probe is checkBucket's look-up of k in tab past an empty first slot:
+// it adds k if its name is not there, and lowers *limit to the place of
+// the repeat if it is and that is lower. It reports false, leaving the
+// bucket to be sorted, if neither an empty slot nor the name is found
+// within maxProbe slots.
+func (ts *nameTables) probe(tab []uint64, k uint64, limit *uint32) bool {
+	if uint32(k) >= *limit {
+		return true
+	}
+	mask := uint32(len(tab) - 1)
+	i := uint32(k>>32) & mask
+	for range maxProbe {
+		e := tab[i]
+		switch {
+		case e == 0:
+			tab[i] = k
+			return true
+		case (e^k)>>32 == 0 && ts.sameGathered(e, k):
+			*limit = min(*limit, max(uint32(e), uint32(k)))
+			tab[i] = min(e, k) // the least place, under equal hashes
+			return true
+		}
+		i = (i + 1) & mask
+	}
+	return false
+}
+
+// testSorting, when set, is called by sortBucket, for tests that make
+// buckets fall back to it.
+var testSorting func()
+
+// bucketOf returns the bounds of bucket j in a chunk partitioned with
+// ends.
+func bucketOf(ends []int, j int) (lo, hi int) {
+	if j > 0 {
+		lo = ends[j-1]
+	}
+	return lo, ends[j]
+}
+
+// sameGathered reports whether the gathered names of keys a and b are
+// the same.
+func (ts *nameTables) sameGathered(a, b uint64) bool {
+	return string(ts.gatheredName(int(uint32(a)), 0)) == string(ts.gatheredName(int(uint32(b)), 1))
+}
+
+// sortBucket is checkBucket by sorting the bucket's names, in each chunk,
+// by hash and by place among equal hashes, and comparing only those of
+// equal hashes, of a chunk or, merged, of all.
+func (ts *nameTables) sortBucket(t *nameTable, chunks [][]uint64, j, nb, first int) int {
+	if testSorting != nil {
+		testSorting()
+	}
 	visit := func(run []uint64) {
 		if len(run) > 1 {
 			if i := ts.firstRepeat(run); i >= 0 && (first < 0 || i < first) {
@@ -420,23 +628,27 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 			}
 		}
 	}
-	if len(chunks) == 1 {
-		keys := chunks[0]
-		for lo := 0; lo < len(keys); {
-			hi := lo + 1
-			for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
-				hi++
-			}
-			visit(keys[lo:hi])
-			lo = hi
+	parts := t.parts[:0]
+	for c, keys := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		slices.Sort(keys[lo:hi])
+		parts = append(parts, keys[lo:hi])
+	}
+	t.parts = parts
+	if len(parts) > 1 {
+		ts.mergeRuns(t, parts, visit)
+		return first
+	}
+	keys := parts[0]
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
 		}
-	} else {
-		ts.mergeRuns(t, chunks, visit)
+		visit(keys[lo:hi])
+		lo = hi
 	}
-	if first < 0 {
-		return -1, nil
-	}
-	return first, ts.gatheredName(first, 0)
+	return first
 }
 
 // mergeRuns merges chunks, each sorted, and calls visit with each run of
@@ -542,101 +754,6 @@ func (ts *nameTables) firstRepeatIn(run []uint64) int {
 		}
 	}
 	return -1
-}
-
-// sortKeys sorts keys in place, by hash and by place among equal hashes,
-// with scratch space for at most a 64th of them: by the top byte of the
-// hash, in place (an American flag sort), then each of these 256 buckets
-// by the hash's other three bytes, through scratch (a radix sort, whose
-// passes read and write memory in runs), then each run of equal hashes
-// by place. It returns the scratch space, grown if need be.
-func sortKeys(keys, scratch []uint64) []uint64 {
-	if len(keys) <= 32 {
-		insertionSort(keys)
-		return scratch
-	}
-	var next, end [256]int
-	for _, k := range keys {
-		next[k>>56]++
-	}
-	sum := 0
-	for d, c := range next {
-		next[d] = sum
-		sum += c
-		end[d] = sum
-	}
-	for d := range next {
-		for next[d] < end[d] {
-			// Carry keys[next[d]] to its bucket, and the key it
-			// displaces to its own, until one belongs here.
-			k := keys[next[d]]
-			for e := int(k >> 56); e != d; e = int(k >> 56) {
-				keys[next[e]], k = k, keys[next[e]]
-				next[e]++
-			}
-			keys[next[d]] = k
-			next[d]++
-		}
-	}
-	lo := 0
-	for _, e := range end {
-		bucket := keys[lo:e]
-		lo = e
-		if len(bucket) <= 32 {
-			insertionSort(bucket)
-			continue
-		}
-		if len(bucket) > len(keys)/64+1024 {
-			// Four times the share of a bucket, or more: hashes met
-			// often, as those of a name repeated throughout an object
-			// are, which a sort by comparison puts in order without
-			// scratch space.
-			slices.Sort(bucket)
-			continue
-		}
-		scratch = slices.Grow(scratch[:0], len(bucket))[:len(bucket)]
-		from, to := bucket, scratch
-		for shift := 32; shift < 56; shift += 8 {
-			var count [256]int
-			for _, k := range from {
-				count[k>>shift&0xff]++
-			}
-			sum := 0
-			for i, c := range count {
-				count[i] = sum
-				sum += c
-			}
-			for _, k := range from {
-				d := k >> shift & 0xff
-				to[count[d]] = k
-				count[d]++
-			}
-			from, to = to, from
-		}
-		copy(bucket, from) // three passes: from is scratch
-		for i := 0; i < len(bucket); {
-			j := i + 1
-			for j < len(bucket) && bucket[j]>>32 == bucket[i]>>32 {
-				j++
-			}
-			if j-i > 1 {
-				slices.Sort(bucket[i:j])
-			}
-			i = j
-		}
-	}
-	return scratch
-}
-
-// insertionSort sorts a few keys.
-func insertionSort(keys []uint64) {
-	for i := 1; i < len(keys); i++ {
-		k, j := keys[i], i
-		for ; j > 0 && keys[j-1] > k; j-- {
-			keys[j] = keys[j-1]
-		}
-		keys[j] = k
-	}
 }
 
 // store appends the name at r, or, if escaped, key copied to the arena

@@ -408,18 +408,30 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 	if uint64(len(s.Buf)) > maxGathered {
 		gatherFrom = math.MaxInt
 	}
-	for i := len(first); ; i++ {
+	i := len(first)
+	for ; len(t.entries) < gatherFrom; i++ {
 		r := nameRef{off: s.StrStart, n: len(key)}
 		if s.Escaped {
 			r.off = keyStart // for store
 		}
-		switch {
-		case len(t.entries) >= gatherFrom:
-			ts.gather(t, key, keyStart)
-		case !ts.add(t, r, key, s.Escaped):
+		if !ts.add(t, r, key, s.Escaped) {
 			s.duplicate(keyStart, key)
 			return
 		}
+		s.Skip()
+		var ok bool
+		if keyStart, key, ok = s.member(i + 1); !ok {
+			return
+		}
+	}
+	// The rest of the names are gathered, to be checked when the object
+	// ends (see checkGathered), here rather than in a call a name.
+	ts.startGathering(t, keyStart)
+	for ; ; i++ {
+		if len(t.gathered) == cap(t.gathered) {
+			ts.moreRoom(t, keyStart)
+		}
+		t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(keyStart))
 		s.Skip()
 		var ok bool
 		if keyStart, key, ok = s.member(i + 1); !ok {
