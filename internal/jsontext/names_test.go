@@ -554,3 +554,41 @@ func TestBucketsFallBackToSorting(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeObjectsAgreeWithOldDetector holds the scanner to the detector
+// it replaced on objects large enough that checkGathered partitions
+// their names into many buckets, with repeats, escaped or not, at random
+// places, gathered in one chunk or in many.
+func TestLargeObjectsAgreeWithOldDetector(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 24 {
+		n := 1000 + r.IntN(30000)
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "k" + strconv.Itoa(i)
+		}
+		for range trial % 4 { // none, one, two or three repeats
+			i := r.IntN(n)
+			names[i] = names[r.IntN(n)]
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, name := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(spelling(r, name))
+			fmt.Fprintf(&b, ":%d", i)
+		}
+		b.WriteByte('}')
+		doc := []byte(b.String())
+		for _, d := range []deferral{{deferAfter, 0}, {9, 0}, {9, 1000}} {
+			withDefer(d, func() {
+				want := scanWith(doc, refSkip)
+				if got := scanWith(doc, (*Scanner).Skip); got != want {
+					t.Errorf("%d names, %v: got %+v, want %+v", n, d, got, want)
+				}
+			})
+		}
+	}
+}
