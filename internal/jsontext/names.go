@@ -257,6 +257,9 @@ func (ts *nameTables) release() {
 		if cap(t.slotsOf) > maxPooledNames {
 			t.slotsOf = nil
 		}
+		if cap(t.ends) > maxPooledNames {
+			t.ends = nil
+		}
 		clear(t.parts[:cap(t.parts)]) // holds no chunk
 	}
 	if cap(ts.arena) > maxPooledNames*16 {

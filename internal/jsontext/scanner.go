@@ -492,8 +492,7 @@ func (s *Scanner) Number() []byte {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	default:
 		s.Fail(i, "want a digit in number, got "+Describe(b, i))
 		return nil
@@ -504,8 +503,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit after decimal point, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
@@ -516,11 +514,36 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit in exponent, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	}
 	s.Pos = i
 	return b[start:i]
+}
+
+// digitsEnd returns the index of the first byte of b from i on that is
+// not a decimal digit, or len(b). It looks at eight bytes at a time, so
+// that the loop's end, at a number's length, which a branch predictor
+// cannot guess where numbers vary, is mostly its first word.
+func digitsEnd(b []byte, i int) int {
+	for ; len(b)-i >= 8; i += 8 {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+	}
+	return i
+}
+
+// nonDigits flags, in the high bit of each byte, the bytes of w that are
+// not decimal digits. As in needsLook, the lowest flagged byte is always
+// one, and the flags above it may be false: below it, every byte is a
+// digit, which neither the subtraction borrows from nor the addition
+// carries from. A byte below '0' is flagged by subtracting '0', which
+// wraps it past 0x80, one above '9' by adding 0x7f-'9', which takes it
+// to 0x80 or past, and one outside ASCII by its own high bit.
+func nonDigits(w uint64) uint64 {
+	return ((w - 0x3030303030303030) | (w + 0x4646464646464646) | w) & msb
 }
 
 // Str reads a string whose opening quote is at Pos and returns its
