@@ -170,7 +170,7 @@ type nameTable struct {
 	slotsOf      []uint64
 	parts        [][]uint64
 	run          []uint64
-	heads        []int
+	heads, heap  []int
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -235,6 +235,7 @@ func (t *nameTable) dropGathered() {
 	}
 	clear(t.chunks)
 	t.chunks, t.gathered, t.inChunks, t.gathering = t.chunks[:0], t.gathered[:0], 0, false
+	t.ends = t.ends[:0]
 }
 
 // release returns ts to the pool, without the tables too large to keep.
@@ -332,7 +333,7 @@ func (ts *nameTables) startGathering(t *nameTable, start int) {
 		if testChunk > 0 {
 			n = len(t.entries) + 1
 		}
-		t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
+		t.gathered = make([]uint64, 0, min(n, max(chunkKeys, len(t.entries)+1)))
 	}
 	for _, r := range t.entries {
 		t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
@@ -340,16 +341,34 @@ func (ts *nameTables) startGathering(t *nameTable, start int) {
 }
 
 // moreRoom makes room in t, its chunk of names gathered being full, for
-// those from start on: it starts another chunk.
+// those from start on: it partitions the chunk (see checkGathered), and
+// starts another, of chunkKeys names or as many as the rest of the input
+// can hold if fewer.
 func (ts *nameTables) moreRoom(t *nameTable, start int) {
+	ends := len(t.ends)
+	t.ends = slices.Grow(t.ends, 1<<fillBits)[:ends+1<<fillBits]
+	t.counts = slices.Grow(t.counts[:0], 1<<fillBits)
+	partition(t.gathered, fillBits, t.counts[:1<<fillBits], t.ends[ends:])
 	t.chunks = append(t.chunks, t.gathered)
 	t.inChunks += len(t.gathered)
-	n := ts.estimate(t.inChunks, start-t.from, start)
+	n := min(chunkKeys, (len(ts.buf)-start)/minMember+1)
 	if testChunk > 0 {
 		n = min(n, testChunk)
 	}
 	t.gathered = make([]uint64, 0, n)
 }
+
+// chunkKeys is how many names a chunk of those gathered holds, but for
+// the first, which may hold those of the table too: 128 KiB of them,
+// which stay in the second-level cache until the chunk is full and
+// partitioned, its names having been gathered from a few hundred KiB of
+// input.
+const chunkKeys = 1 << 14
+
+// fillBits is how many bits of their hashes the names of a full chunk
+// are partitioned by: 256 buckets, whose fronts, where partition writes,
+// stay in the first-level cache.
+const fillBits = 8
 
 // testChunk, when set, makes every chunk of names gathered hold at most
 // that many, besides the entries', so that tests merge many.
@@ -357,12 +376,10 @@ var testChunk int
 
 // estimate returns how many more names to make room for, n names having
 // taken span bytes of the input before start: as many as the rest of the
-// input holds at that rate, or, if more, as many as n, so that an object
-// whose members shorten is gathered in a few chunks; but never more than
-// the rest of the input can hold. The names of an object whose members
-// are alike are thus gathered in one or two chunks of 8 bytes a name,
-// and those of any object in chunks of no more than 8/minMember of the
-// input's size.
+// input holds at that rate, or, if more, as many as n; but never more
+// than the rest of the input can hold. It sizes the first chunk of names
+// gathered, so that an object of a few thousand names is gathered in
+// one, not in one of chunkKeys.
 func (ts *nameTables) estimate(n, span, start int) int {
 	rest := len(ts.buf) - start
 	est := int(float64(rest)*float64(n)/float64(max(span, 1))) + 64
@@ -401,11 +418,16 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 // A table of millions of slots costs a cache miss a name, which made a
 // message of megabytes scan at a tenth of the speed of one of kilobytes.
 // Instead the names gathered are partitioned, in place, into buckets by
-// the top bits of their hashes (see partition), so many that a bucket's
-// names fit a small table, which stays in the fastest cache; each
-// bucket's names then go through a table of their own, where only names
-// of equal hashes are compared. Sorting every bucket instead, as this
-// did before, cost four times as much.
+// the top bits of their hashes (see partition): each chunk of chunkKeys
+// names as it fills, while it is still in the second-level cache, into
+// 256 buckets, and the last chunk when the object ends, into as many (or,
+// if it is the only one, into so many that a bucket holds about a
+// hundred names). Each bucket's names, its part of every chunk, then go
+// through a table of their own, small enough to stay in cache, where
+// only names of equal hashes are compared. Sorting the names instead, as
+// this did before, cost a quarter of the time of a scan of a message of
+// megabytes; partitioning them all at the end, rather than chunk by
+// chunk, cost a cache miss a name past a few hundred thousand.
 //
 // A bucket's names are not in the order of the input once partitioned,
 // yet the first repeat is found all the same: a name met again is a
@@ -424,13 +446,15 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	chunks := append(t.chunks, t.gathered)
 	n := t.inChunks + len(t.gathered)
-	b := bucketBits(n)
-	nb := 1 << b
-	t.counts = slices.Grow(t.counts[:0], nb)[:nb]
-	t.ends = slices.Grow(t.ends[:0], nb*len(chunks))[:nb*len(chunks)]
-	for c, keys := range chunks {
-		partition(keys, b, t.counts, t.ends[c*nb:][:nb])
+	b := fillBits // that of the full chunks, if any
+	if len(t.chunks) == 0 {
+		b = min(bucketBits(n), fillBits)
 	}
+	nb := 1 << b
+	ends := len(t.ends)
+	t.ends = slices.Grow(t.ends, nb)[:ends+nb]
+	t.counts = slices.Grow(t.counts[:0], nb)
+	partition(t.gathered, b, t.counts[:nb], t.ends[ends:])
 	// A bucket of more than eight times the names of a bucket on
 	// average, whose hashes collide, is sorted instead.
 	maxSlots := 16 * max(n>>b, 8)
@@ -445,63 +469,27 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 }
 
 // bucketBits returns how many of the top bits of the hashes of n names
-// gathered pick their bucket: so many that a bucket holds between 64 and
-// 128 names on average (a table of 2 KiB or less), up to maxBucketBits
-// (past half a million names, whose buckets then grow).
+// gathered in one chunk pick their bucket: so many that a bucket holds
+// between 64 and 128 names on average (a table of 2 KiB or less).
 func bucketBits(n int) int {
-	return min(bits.Len(uint(n>>7)), maxBucketBits)
+	return bits.Len(uint(n >> 7))
 }
-
-// maxBucketBits bounds the bits that pick a bucket.
-const maxBucketBits = 12
-
-// passBits is how many bits a pass of partition sorts by: its buckets'
-// fronts, where it writes, stay in the fastest cache.
-const passBits = 8
 
 // partition puts keys in order of the top b bits of their hashes, in
-// place, and sets ends[d] to the end of bucket d; counts is scratch space,
-// of as many ints as buckets. Keys that fit the second-level cache are
-// sorted in one pass; more, by passBits bits first and then each bucket
-// by the rest, so that a pass writes to few places at once: in one pass,
-// a million keys cost a cache miss each, carried one after another.
+// place, as an American flag sort's pass does (each key is carried to
+// its bucket, and the one it displaces to its own, until one belongs
+// where it was taken from), and sets ends[d] to the end of bucket d;
+// counts is scratch space, of as many ints as buckets.
 func partition(keys []uint64, b int, counts, ends []int) {
-	if b <= passBits || len(keys) <= 1<<17 {
-		partitionPass(keys, 64-b, b, counts, ends)
-		return
-	}
-	b2 := b - passBits
-	partitionPass(keys, 64-passBits, passBits, counts, ends[:1<<passBits])
-	// The first level's ends, moved to the end of ends, where the
-	// second level's overwrite each only once it is read.
-	top := ends[len(ends)-1<<passBits:]
-	copy(top, ends[:1<<passBits])
-	lo := 0
-	for d, hi := range top {
-		sub := ends[d<<b2:][:1<<b2]
-		partitionPass(keys[lo:hi], 64-b, b2, counts, sub)
-		for i := range sub {
-			sub[i] += lo
-		}
-		lo = hi
-	}
-}
-
-// partitionPass is a pass of partition: it puts keys in order of the b
-// bits of their hashes from bit shift on, which must be the lowest of
-// those left to sort, as an American flag sort's pass does (each key is
-// carried to its bucket, and the one it displaces to its own, until one
-// belongs where it was taken from).
-func partitionPass(keys []uint64, shift, b int, counts, ends []int) {
 	if b == 0 {
 		ends[0] = len(keys)
 		return
 	}
-	sh, mask := uint(shift)&63, uint64(1)<<b-1
+	shift := uint(64-b) & 63
 	counts = counts[:1<<b]
 	clear(counts)
 	for _, k := range keys {
-		counts[k>>sh&mask]++
+		counts[k>>shift]++
 	}
 	sum := 0
 	for d, c := range counts {
@@ -512,7 +500,7 @@ func partitionPass(keys []uint64, shift, b int, counts, ends []int) {
 	for d, end := range ends[:1<<b] {
 		for counts[d] < end {
 			k := keys[counts[d]]
-			for e := k >> sh & mask; e != uint64(d); e = k >> sh & mask {
+			for e := int(k >> shift); e != d; e = int(k >> shift) {
 				keys[counts[e]], k = k, keys[counts[e]]
 				counts[e]++
 			}
@@ -658,43 +646,48 @@ func (ts *nameTables) sortBucket(t *nameTable, chunks [][]uint64, j, nb, first i
 // keys of equal hashes, in order.
 func (ts *nameTables) mergeRuns(t *nameTable, chunks [][]uint64, visit func([]uint64)) {
 	heads := append(t.heads[:0], make([]int, len(chunks))...)
+	// heap holds the chunks not yet merged whole, the one whose head is
+	// least first: a bucket sorted may have a part in each of hundreds
+	// of chunks.
+	heap := t.heap[:0]
+	for i, c := range chunks {
+		if len(c) > 0 {
+			heap = append(heap, i)
+		}
+	}
+	less := func(i, j int) bool { return chunks[heap[i]][heads[heap[i]]] < chunks[heap[j]][heads[heap[j]]] }
+	down := func(i int) {
+		for {
+			m := i
+			for _, c := range []int{2*i + 1, 2*i + 2} {
+				if c < len(heap) && less(c, m) {
+					m = c
+				}
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
 	run := t.run[:0]
 	// settled is set when the first shortRun keys of run hold a repeat,
 	// which is then the run's first: the rest of it is passed over,
 	// not gathered, so that a name repeated throughout an object costs
 	// no scratch space.
 	settled := false
-merging:
-	for {
-		// Few chunks are ever filled, mostly two, the first being the
-		// one kept between messages: a look at the head of each costs
-		// less than a heap.
-		var k uint64
-		if len(chunks) == 2 {
-			a, b := chunks[0][heads[0]:], chunks[1][heads[1]:]
-			switch {
-			case len(a) > 0 && (len(b) == 0 || a[0] < b[0]):
-				k = a[0]
-				heads[0]++
-			case len(b) > 0:
-				k = b[0]
-				heads[1]++
-			default:
-				break merging
-			}
-		} else {
-			m := -1
-			for i, c := range chunks {
-				if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
-					m = i
-				}
-			}
-			if m < 0 {
-				break
-			}
-			k = chunks[m][heads[m]]
-			heads[m]++
+	for len(heap) > 0 {
+		c := heap[0]
+		k := chunks[c][heads[c]]
+		if heads[c]++; heads[c] == len(chunks[c]) {
+			heap[0] = heap[len(heap)-1]
+			heap = heap[:len(heap)-1]
 		}
+		down(0)
 		switch {
 		case len(run) > 0 && k>>32 != run[0]>>32:
 			if !settled {
@@ -715,7 +708,7 @@ merging:
 	if !settled {
 		visit(run)
 	}
-	t.run, t.heads = run[:0], heads
+	t.run, t.heads, t.heap = run[:0], heads, heap
 }
 
 // firstRepeat returns the least offset of the opening quote of a name of
