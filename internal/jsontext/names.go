@@ -159,7 +159,8 @@ type nameTable struct {
 	gathering bool
 	gathered  []uint64
 	chunks    [][]uint64
-	inChunks  int // names in chunks
+	spare     [][]uint64 // chunks of an object before, empty
+	inChunks  int        // names in chunks
 	// from is the offset of the opening quote of the object's first
 	// name, once names are gathered.
 	from int
@@ -231,6 +232,21 @@ func (ts *nameTables) pop(mark int) {
 // to gather into again.
 func (t *nameTable) dropGathered() {
 	if len(t.chunks) > 0 {
+		// The others are kept too, as long as all hold no more than a
+		// pool keeps, for the chunks of the next objects.
+		kept := cap(t.chunks[0])
+		for _, c := range t.spare {
+			kept += cap(c)
+		}
+		for _, c := range t.chunks[1:] {
+			if kept += cap(c); kept > maxPooledNames {
+				break
+			}
+			t.spare = append(t.spare, c[:0])
+		}
+		if len(t.gathered) > 0 && kept+cap(t.gathered) <= maxPooledNames {
+			t.spare = append(t.spare, t.gathered[:0])
+		}
 		t.gathered = t.chunks[0]
 	}
 	clear(t.chunks)
@@ -354,6 +370,10 @@ func (ts *nameTables) moreRoom(t *nameTable, start int) {
 	n := min(chunkKeys, (len(ts.buf)-start)/minMember+1)
 	if testChunk > 0 {
 		n = min(n, testChunk)
+	}
+	if k := len(t.spare) - 1; k >= 0 && testChunk == 0 {
+		t.gathered, t.spare = t.spare[k], t.spare[:k]
+		return
 	}
 	t.gathered = make([]uint64, 0, n)
 }
