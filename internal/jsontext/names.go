@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -158,15 +159,19 @@ type nameTable struct {
 	gathering bool
 	gathered  []uint64
 	chunks    [][]uint64
-	inChunks  int // names in chunks
+	spare     [][]uint64 // chunks of an object before, empty
+	inChunks  int        // names in chunks
 	// from is the offset of the opening quote of the object's first
 	// name, once names are gathered.
 	from int
-	// Scratch for checkGathered: a run of equal hashes, where each
-	// chunk's merge has reached, and sortKeys's.
-	run     []uint64
-	heads   []int
-	sorting []uint64
+	// Scratch for checkGathered: the counts and ends of the buckets of
+	// each chunk, a bucket's table, a bucket's part of each chunk, a
+	// run of equal hashes, and where each chunk's merge has reached.
+	counts, ends []int
+	slotsOf      []uint64
+	parts        [][]uint64
+	run          []uint64
+	heads, heap  []int
 }
 
 // nameTables are the tables of a scan, one for each level of nesting of
@@ -227,10 +232,26 @@ func (ts *nameTables) pop(mark int) {
 // to gather into again.
 func (t *nameTable) dropGathered() {
 	if len(t.chunks) > 0 {
+		// The others are kept too, as long as all hold no more than a
+		// pool keeps, for the chunks of the next objects.
+		kept := cap(t.chunks[0])
+		for _, c := range t.spare {
+			kept += cap(c)
+		}
+		for _, c := range t.chunks[1:] {
+			if kept += cap(c); kept > maxPooledNames {
+				break
+			}
+			t.spare = append(t.spare, c[:0])
+		}
+		if len(t.gathered) > 0 && kept+cap(t.gathered) <= maxPooledNames {
+			t.spare = append(t.spare, t.gathered[:0])
+		}
 		t.gathered = t.chunks[0]
 	}
 	clear(t.chunks)
 	t.chunks, t.gathered, t.inChunks, t.gathering = t.chunks[:0], t.gathered[:0], 0, false
+	t.ends = t.ends[:0]
 }
 
 // release returns ts to the pool, without the tables too large to keep.
@@ -250,9 +271,13 @@ func (ts *nameTables) release() {
 		if cap(t.run) > maxPooledNames {
 			t.run = nil
 		}
-		if cap(t.sorting) > maxPooledNames {
-			t.sorting = nil
+		if cap(t.slotsOf) > maxPooledNames {
+			t.slotsOf = nil
 		}
+		if cap(t.ends) > maxPooledNames {
+			t.ends = nil
+		}
+		clear(t.parts[:cap(t.parts)]) // holds no chunk
 	}
 	if cap(ts.arena) > maxPooledNames*16 {
 		ts.arena = nil
@@ -306,51 +331,64 @@ func (ts *nameTables) add(t *nameTable, r nameRef, key []byte, escaped bool) boo
 	return true
 }
 
-// gather adds the name key, whose opening quote is at start, to t
-// without looking it up: the object's names are checked when it ends, by
-// checkGathered.
-func (ts *nameTables) gather(t *nameTable, key []byte, start int) {
-	if len(t.gathered) == cap(t.gathered) || !t.gathering {
-		ts.moreRoom(t, start)
+// startGathering readies t to gather the names of its object from the
+// one whose opening quote is at start on, not looking them up: they are
+// checked when the object ends, by checkGathered, with those of t's
+// entries, which it gathers first, into the buffer kept from an object
+// before if there is room there.
+func (ts *nameTables) startGathering(t *nameTable, start int) {
+	t.gathering = true
+	t.from = start
+	if len(t.entries) > 0 {
+		t.from = ts.quote(t.entries[0])
 	}
-	t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(start))
+	if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
+		// No larger than a pool keeps, so that the next message
+		// gathers into it again.
+		n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
+		if testChunk > 0 {
+			n = len(t.entries) + 1
+		}
+		t.gathered = make([]uint64, 0, min(n, max(chunkKeys, len(t.entries)+1)))
+	}
+	for _, r := range t.entries {
+		t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
+	}
 }
 
-// moreRoom makes room in t for names gathered from start on: at the
-// first, it gathers the names of t's entries too, into the buffer kept
-// from an object before, if there is room there; then, at each chunk
-// filled, it starts another.
+// moreRoom makes room in t, its chunk of names gathered being full, for
+// those from start on: it partitions the chunk (see checkGathered), and
+// starts another, of chunkKeys names or as many as the rest of the input
+// can hold if fewer.
 func (ts *nameTables) moreRoom(t *nameTable, start int) {
-	if !t.gathering {
-		t.gathering = true
-		t.from = start
-		if len(t.entries) > 0 {
-			t.from = ts.quote(t.entries[0])
-		}
-		if cap(t.gathered) <= len(t.entries) || testChunk > 0 {
-			// No larger than a pool keeps, so that the next message
-			// gathers into it again.
-			n := len(t.entries) + ts.estimate(len(t.entries), start-t.from, start)
-			if testChunk > 0 {
-				n = len(t.entries) + 1
-			}
-			t.gathered = make([]uint64, 0, min(n, max(maxPooledNames, len(t.entries)+1)))
-		}
-		for _, r := range t.entries {
-			t.gathered = append(t.gathered, uint64(hashName(ts.name(r)))<<32|uint64(ts.quote(r)))
-		}
-		if len(t.gathered) < cap(t.gathered) {
-			return
-		}
-	}
+	ends := len(t.ends)
+	t.ends = slices.Grow(t.ends, 1<<fillBits)[:ends+1<<fillBits]
+	t.counts = slices.Grow(t.counts[:0], 1<<fillBits)
+	partition(t.gathered, fillBits, t.counts[:1<<fillBits], t.ends[ends:])
 	t.chunks = append(t.chunks, t.gathered)
 	t.inChunks += len(t.gathered)
-	n := ts.estimate(t.inChunks, start-t.from, start)
+	n := min(chunkKeys, (len(ts.buf)-start)/minMember+1)
 	if testChunk > 0 {
 		n = min(n, testChunk)
 	}
+	if k := len(t.spare) - 1; k >= 0 && testChunk == 0 {
+		t.gathered, t.spare = t.spare[k], t.spare[:k]
+		return
+	}
 	t.gathered = make([]uint64, 0, n)
 }
+
+// chunkKeys is how many names a chunk of those gathered holds, but for
+// the first, which may hold those of the table too: 128 KiB of them,
+// which stay in the second-level cache until the chunk is full and
+// partitioned, its names having been gathered from a few hundred KiB of
+// input.
+const chunkKeys = 1 << 14
+
+// fillBits is how many bits of their hashes the names of a full chunk
+// are partitioned by: 256 buckets, whose fronts, where partition writes,
+// stay in the first-level cache.
+const fillBits = 8
 
 // testChunk, when set, makes every chunk of names gathered hold at most
 // that many, besides the entries', so that tests merge many.
@@ -358,12 +396,10 @@ var testChunk int
 
 // estimate returns how many more names to make room for, n names having
 // taken span bytes of the input before start: as many as the rest of the
-// input holds at that rate, or, if more, as many as n, so that an object
-// whose members shorten is gathered in a few chunks; but never more than
-// the rest of the input can hold. The names of an object whose members
-// are alike are thus gathered in one or two chunks of 8 bytes a name,
-// and those of any object in chunks of no more than 8/minMember of the
-// input's size.
+// input holds at that rate, or, if more, as many as n; but never more
+// than the rest of the input can hold. It sizes the first chunk of names
+// gathered, so that an object of a few thousand names is gathered in
+// one, not in one of chunkKeys.
 func (ts *nameTables) estimate(n, span, start int) int {
 	rest := len(ts.buf) - start
 	est := int(float64(rest)*float64(n)/float64(max(span, 1))) + 64
@@ -401,37 +437,50 @@ func (ts *nameTables) gatheredName(start int, i int) []byte {
 //
 // A table of millions of slots costs a cache miss a name, which made a
 // message of megabytes scan at a tenth of the speed of one of kilobytes.
-// Instead the names gathered are sorted by hash, and by place among
-// equal hashes, in place (a radix sort, which reads and writes memory
-// in runs), and only names of equal hashes are compared: those of a run
-// of a few one with another, those of a longer run, which only colliding
-// hashes make, by sorting it by name, so that even an input crafted to
-// collide costs O(n log n) comparisons.
+// Instead the names gathered are partitioned, in place, into buckets by
+// the top bits of their hashes (see partition): each chunk of chunkKeys
+// names as it fills, while it is still in the second-level cache, into
+// 256 buckets, and the last chunk when the object ends, into as many (or,
+// if it is the only one, into so many that a bucket holds about a
+// hundred names). Each bucket's names, its part of every chunk, then go
+// through a table of their own, small enough to stay in cache, where
+// only names of equal hashes are compared. Sorting the names instead, as
+// this did before, cost a quarter of the time of a scan of a message of
+// megabytes; partitioning them all at the end, rather than chunk by
+// chunk, cost a cache miss a name past a few hundred thousand.
+//
+// A bucket's names are not in the order of the input once partitioned,
+// yet the first repeat is found all the same: a name met again is a
+// repeat, of place the greater of the two, and the table keeps, of each
+// name, the least place met, so that the second least place of a name,
+// its first repeat, is the greater of a pair that meets (whichever of
+// the two comes first, the table holds the least then). A name whose
+// place is past a repeat found already cannot come first, and is passed
+// over.
+//
+// A table's probes are bounded, as insert's are, and so is its size: a
+// bucket whose hashes collide, by chance or by a craft that guessed the
+// seed, falls back to sorting its names by hash and then comparing those
+// of equal hashes, those of a long run by sorting it by name, so that
+// even an input crafted to collide costs O(n log n) comparisons.
 func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	chunks := append(t.chunks, t.gathered)
-	for _, c := range chunks {
-		t.sorting = sortKeys(c, t.sorting)
+	n := t.inChunks + len(t.gathered)
+	b := fillBits // that of the full chunks, if any
+	if len(t.chunks) == 0 {
+		b = min(bucketBits(n), fillBits)
 	}
+	nb := 1 << b
+	ends := len(t.ends)
+	t.ends = slices.Grow(t.ends, nb)[:ends+nb]
+	t.counts = slices.Grow(t.counts[:0], nb)
+	partition(t.gathered, b, t.counts[:nb], t.ends[ends:])
+	// A bucket of more than eight times the names of a bucket on
+	// average, whose hashes collide, is sorted instead.
+	maxSlots := 16 * max(n>>b, 8)
 	first := -1
-	visit := func(run []uint64) {
-		if len(run) > 1 {
-			if i := ts.firstRepeat(run); i >= 0 && (first < 0 || i < first) {
-				first = i
-			}
-		}
-	}
-	if len(chunks) == 1 {
-		keys := chunks[0]
-		for lo := 0; lo < len(keys); {
-			hi := lo + 1
-			for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
-				hi++
-			}
-			visit(keys[lo:hi])
-			lo = hi
-		}
-	} else {
-		ts.mergeRuns(t, chunks, visit)
+	for j := range nb {
+		first = ts.checkBucket(t, chunks, j, nb, maxSlots, first)
 	}
 	if first < 0 {
 		return -1, nil
@@ -439,47 +488,226 @@ func (ts *nameTables) checkGathered(t *nameTable) (start int, name []byte) {
 	return first, ts.gatheredName(first, 0)
 }
 
+// bucketBits returns how many of the top bits of the hashes of n names
+// gathered in one chunk pick their bucket: so many that a bucket holds
+// between 64 and 128 names on average (a table of 2 KiB or less).
+func bucketBits(n int) int {
+	return bits.Len(uint(n >> 7))
+}
+
+// partition puts keys in order of the top b bits of their hashes, in
+// place, as an American flag sort's pass does (each key is carried to
+// its bucket, and the one it displaces to its own, until one belongs
+// where it was taken from), and sets ends[d] to the end of bucket d;
+// counts is scratch space, of as many ints as buckets.
+func partition(keys []uint64, b int, counts, ends []int) {
+	if b == 0 {
+		ends[0] = len(keys)
+		return
+	}
+	shift := uint(64-b) & 63
+	counts = counts[:1<<b]
+	clear(counts)
+	for _, k := range keys {
+		counts[k>>shift]++
+	}
+	sum := 0
+	for d, c := range counts {
+		counts[d] = sum // now where the next key of bucket d goes
+		sum += c
+		ends[d] = sum
+	}
+	for d, end := range ends[:1<<b] {
+		for counts[d] < end {
+			k := keys[counts[d]]
+			for e := int(k >> shift); e != d; e = int(k >> shift) {
+				keys[counts[e]], k = k, keys[counts[e]]
+				counts[e]++
+			}
+			keys[counts[d]] = k
+			counts[d]++
+		}
+	}
+}
+
+// checkBucket is checkGathered for the j-th of nb buckets of chunks,
+// with a table of at most maxSlots slots: it returns the least of first
+// (-1 for none yet) and the place of the first repeat among the
+// bucket's names.
+func (ts *nameTables) checkBucket(t *nameTable, chunks [][]uint64, j, nb, maxSlots, first int) int {
+	m := 0
+	for c := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		m += hi - lo
+	}
+	switch {
+	case m < 2:
+		return first
+	case 2*m > maxSlots:
+		// Far more names than a bucket holds on average: hashes that
+		// collide, or a name repeated throughout.
+		return ts.sortBucket(t, chunks, j, nb, first)
+	}
+	// Twice as many slots as names, so that few probes go past the first.
+	size := max(1<<bits.Len(uint(2*m-1)), 16)
+	t.slotsOf = slices.Grow(t.slotsOf[:0], size)[:size]
+	tab := t.slotsOf
+	clear(tab)
+	mask := uint32(size - 1)
+	// Only a name placed before limit can be a repeat found first.
+	limit := uint32(first)
+	if first < 0 {
+		limit = math.MaxUint32
+	}
+	for c, keys := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		for _, k := range keys[lo:hi] {
+			// A key is never 0: a name's place is past its object's
+			// opening brace.
+			if i := uint32(k>>32) & mask; tab[i] == 0 && uint32(k) < limit {
+				tab[i] = k
+				continue
+			}
+			if !ts.probe(tab, k, &limit) {
+				return ts.sortBucket(t, chunks, j, nb, first)
+			}
+		}
+	}
+	if limit == math.MaxUint32 {
+		return first
+	}
+	return int(limit)
+}
+
+// probe is checkBucket's look-up of k in tab past an empty first slot:
+// it adds k if its name is not there, and lowers *limit to the place of
+// the repeat if it is and that is lower. It reports false, leaving the
+// bucket to be sorted, if neither an empty slot nor the name is found
+// within maxProbe slots.
+func (ts *nameTables) probe(tab []uint64, k uint64, limit *uint32) bool {
+	if uint32(k) >= *limit {
+		return true
+	}
+	mask := uint32(len(tab) - 1)
+	i := uint32(k>>32) & mask
+	for range maxProbe {
+		e := tab[i]
+		switch {
+		case e == 0:
+			tab[i] = k
+			return true
+		case (e^k)>>32 == 0 && ts.sameGathered(e, k):
+			*limit = min(*limit, max(uint32(e), uint32(k)))
+			tab[i] = min(e, k) // the least place, under equal hashes
+			return true
+		}
+		i = (i + 1) & mask
+	}
+	return false
+}
+
+// testSorting, when set, is called by sortBucket, for tests that make
+// buckets fall back to it.
+var testSorting func()
+
+// bucketOf returns the bounds of bucket j in a chunk partitioned with
+// ends.
+func bucketOf(ends []int, j int) (lo, hi int) {
+	if j > 0 {
+		lo = ends[j-1]
+	}
+	return lo, ends[j]
+}
+
+// sameGathered reports whether the gathered names of keys a and b are
+// the same.
+func (ts *nameTables) sameGathered(a, b uint64) bool {
+	return string(ts.gatheredName(int(uint32(a)), 0)) == string(ts.gatheredName(int(uint32(b)), 1))
+}
+
+// sortBucket is checkBucket by sorting the bucket's names, in each chunk,
+// by hash and by place among equal hashes, and comparing only those of
+// equal hashes, of a chunk or, merged, of all.
+func (ts *nameTables) sortBucket(t *nameTable, chunks [][]uint64, j, nb, first int) int {
+	if testSorting != nil {
+		testSorting()
+	}
+	visit := func(run []uint64) {
+		if len(run) > 1 {
+			if i := ts.firstRepeat(run); i >= 0 && (first < 0 || i < first) {
+				first = i
+			}
+		}
+	}
+	parts := t.parts[:0]
+	for c, keys := range chunks {
+		lo, hi := bucketOf(t.ends[c*nb:][:nb], j)
+		slices.Sort(keys[lo:hi])
+		parts = append(parts, keys[lo:hi])
+	}
+	t.parts = parts
+	if len(parts) > 1 {
+		ts.mergeRuns(t, parts, visit)
+		return first
+	}
+	keys := parts[0]
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
+		}
+		visit(keys[lo:hi])
+		lo = hi
+	}
+	return first
+}
+
 // mergeRuns merges chunks, each sorted, and calls visit with each run of
 // keys of equal hashes, in order.
 func (ts *nameTables) mergeRuns(t *nameTable, chunks [][]uint64, visit func([]uint64)) {
 	heads := append(t.heads[:0], make([]int, len(chunks))...)
+	// heap holds the chunks not yet merged whole, the one whose head is
+	// least first: a bucket sorted may have a part in each of hundreds
+	// of chunks.
+	heap := t.heap[:0]
+	for i, c := range chunks {
+		if len(c) > 0 {
+			heap = append(heap, i)
+		}
+	}
+	less := func(i, j int) bool { return chunks[heap[i]][heads[heap[i]]] < chunks[heap[j]][heads[heap[j]]] }
+	down := func(i int) {
+		for {
+			m := i
+			for _, c := range []int{2*i + 1, 2*i + 2} {
+				if c < len(heap) && less(c, m) {
+					m = c
+				}
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
 	run := t.run[:0]
 	// settled is set when the first shortRun keys of run hold a repeat,
 	// which is then the run's first: the rest of it is passed over,
 	// not gathered, so that a name repeated throughout an object costs
 	// no scratch space.
 	settled := false
-merging:
-	for {
-		// Few chunks are ever filled, mostly two, the first being the
-		// one kept between messages: a look at the head of each costs
-		// less than a heap.
-		var k uint64
-		if len(chunks) == 2 {
-			a, b := chunks[0][heads[0]:], chunks[1][heads[1]:]
-			switch {
-			case len(a) > 0 && (len(b) == 0 || a[0] < b[0]):
-				k = a[0]
-				heads[0]++
-			case len(b) > 0:
-				k = b[0]
-				heads[1]++
-			default:
-				break merging
-			}
-		} else {
-			m := -1
-			for i, c := range chunks {
-				if heads[i] < len(c) && (m < 0 || c[heads[i]] < chunks[m][heads[m]]) {
-					m = i
-				}
-			}
-			if m < 0 {
-				break
-			}
-			k = chunks[m][heads[m]]
-			heads[m]++
+	for len(heap) > 0 {
+		c := heap[0]
+		k := chunks[c][heads[c]]
+		if heads[c]++; heads[c] == len(chunks[c]) {
+			heap[0] = heap[len(heap)-1]
+			heap = heap[:len(heap)-1]
 		}
+		down(0)
 		switch {
 		case len(run) > 0 && k>>32 != run[0]>>32:
 			if !settled {
@@ -500,7 +728,7 @@ merging:
 	if !settled {
 		visit(run)
 	}
-	t.run, t.heads = run[:0], heads
+	t.run, t.heads, t.heap = run[:0], heads, heap
 }
 
 // firstRepeat returns the least offset of the opening quote of a name of
@@ -542,101 +770,6 @@ func (ts *nameTables) firstRepeatIn(run []uint64) int {
 		}
 	}
 	return -1
-}
-
-// sortKeys sorts keys in place, by hash and by place among equal hashes,
-// with scratch space for at most a 64th of them: by the top byte of the
-// hash, in place (an American flag sort), then each of these 256 buckets
-// by the hash's other three bytes, through scratch (a radix sort, whose
-// passes read and write memory in runs), then each run of equal hashes
-// by place. It returns the scratch space, grown if need be.
-func sortKeys(keys, scratch []uint64) []uint64 {
-	if len(keys) <= 32 {
-		insertionSort(keys)
-		return scratch
-	}
-	var next, end [256]int
-	for _, k := range keys {
-		next[k>>56]++
-	}
-	sum := 0
-	for d, c := range next {
-		next[d] = sum
-		sum += c
-		end[d] = sum
-	}
-	for d := range next {
-		for next[d] < end[d] {
-			// Carry keys[next[d]] to its bucket, and the key it
-			// displaces to its own, until one belongs here.
-			k := keys[next[d]]
-			for e := int(k >> 56); e != d; e = int(k >> 56) {
-				keys[next[e]], k = k, keys[next[e]]
-				next[e]++
-			}
-			keys[next[d]] = k
-			next[d]++
-		}
-	}
-	lo := 0
-	for _, e := range end {
-		bucket := keys[lo:e]
-		lo = e
-		if len(bucket) <= 32 {
-			insertionSort(bucket)
-			continue
-		}
-		if len(bucket) > len(keys)/64+1024 {
-			// Four times the share of a bucket, or more: hashes met
-			// often, as those of a name repeated throughout an object
-			// are, which a sort by comparison puts in order without
-			// scratch space.
-			slices.Sort(bucket)
-			continue
-		}
-		scratch = slices.Grow(scratch[:0], len(bucket))[:len(bucket)]
-		from, to := bucket, scratch
-		for shift := 32; shift < 56; shift += 8 {
-			var count [256]int
-			for _, k := range from {
-				count[k>>shift&0xff]++
-			}
-			sum := 0
-			for i, c := range count {
-				count[i] = sum
-				sum += c
-			}
-			for _, k := range from {
-				d := k >> shift & 0xff
-				to[count[d]] = k
-				count[d]++
-			}
-			from, to = to, from
-		}
-		copy(bucket, from) // three passes: from is scratch
-		for i := 0; i < len(bucket); {
-			j := i + 1
-			for j < len(bucket) && bucket[j]>>32 == bucket[i]>>32 {
-				j++
-			}
-			if j-i > 1 {
-				slices.Sort(bucket[i:j])
-			}
-			i = j
-		}
-	}
-	return scratch
-}
-
-// insertionSort sorts a few keys.
-func insertionSort(keys []uint64) {
-	for i := 1; i < len(keys); i++ {
-		k, j := keys[i], i
-		for ; j > 0 && keys[j-1] > k; j-- {
-			keys[j] = keys[j-1]
-		}
-		keys[j] = k
-	}
 }
 
 // store appends the name at r, or, if escaped, key copied to the arena

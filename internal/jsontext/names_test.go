@@ -3,6 +3,7 @@ package jsontext
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -461,16 +462,16 @@ func FuzzDuplicates(f *testing.F) {
 	})
 }
 
-// TestSortKeys holds sortKeys to slices.Sort on keys of every size its
-// paths take: a few, buckets sorted by radix, and buckets swollen by a
-// hash met many times, which are sorted by comparison.
-func TestSortKeys(t *testing.T) {
+// TestPartition holds partition to its specification on keys of every
+// size checkGathered partitions, into every number of buckets it uses:
+// the same keys, each in the bucket of its hash's top bits, and the
+// buckets' ends where they are.
+func TestPartition(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var scratch []uint64
 	for _, tc := range []struct {
 		n      int
 		hashes uint32 // how many hashes are drawn from, or 0 for any
-	}{{0, 0}, {1, 0}, {31, 0}, {33, 0}, {1000, 0}, {100000, 0}, {1000, 3}, {100000, 5}, {100000, 1 << 20}} {
+	}{{0, 0}, {1, 0}, {31, 0}, {1000, 0}, {100000, 0}, {1000, 3}, {100000, 5}, {1<<17 + 1, 0}} {
 		keys := make([]uint64, tc.n)
 		for i := range keys {
 			h := r.Uint32()
@@ -479,13 +480,115 @@ func TestSortKeys(t *testing.T) {
 			}
 			keys[i] = uint64(h)<<32 | uint64(r.Uint32())
 		}
-		want := slices.Sorted(slices.Values(keys))
-		scratch = sortKeys(keys, scratch)
-		if !slices.Equal(keys, want) {
-			t.Errorf("%d keys of %d hashes: not sorted", tc.n, tc.hashes)
+		for _, b := range []int{0, 1, 8, 9, bucketBits(tc.n), 12} {
+			got := slices.Clone(keys)
+			counts, ends := make([]int, 1<<b), make([]int, 1<<b)
+			partition(got, b, counts, ends)
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(keys))) {
+				t.Fatalf("%d keys of %d hashes, %d bits: not the same keys", tc.n, tc.hashes, b)
+			}
+			for d := range ends {
+				lo, hi := bucketOf(ends, d)
+				for _, k := range got[lo:hi] {
+					if b > 0 && int(k>>(64-b)) != d {
+						t.Fatalf("%d keys of %d hashes, %d bits: key %x in bucket %d", tc.n, tc.hashes, b, k, d)
+					}
+				}
+			}
+			if ends[len(ends)-1] != tc.n {
+				t.Fatalf("%d keys of %d hashes, %d bits: the last bucket ends at %d", tc.n, tc.hashes, b, ends[len(ends)-1])
+			}
 		}
-		if cap(scratch) > tc.n/64+1024 {
-			t.Errorf("%d keys of %d hashes: scratch of %d", tc.n, tc.hashes, cap(scratch))
+	}
+}
+
+// TestBucketsFallBackToSorting pins what checkGathered does with a
+// bucket its table cannot hold: one of hashes whose top bits are alike,
+// which puts every name in one bucket, too many for its table, and one
+// of hashes all alike, whose probes pass maxProbe. Either falls back to
+// sorting the bucket, and still finds the first repeat, in one chunk or
+// many, or none where there is none.
+func TestBucketsFallBackToSorting(t *testing.T) {
+	fell := 0
+	testSorting = func() { fell++ }
+	defer func() { testSorting = nil }()
+	for _, h := range []struct {
+		name string
+		hash func([]byte) uint32
+	}{
+		{"top bits alike", func(b []byte) uint32 { return crc32.ChecksumIEEE(b) >> 16 }},
+		{"all alike", func([]byte) uint32 { return 7 }},
+	} {
+		for _, repeat := range []int{-1, 3000, 2} {
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := range 4000 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				name := "k" + strconv.Itoa(i)
+				if i == 3500 && repeat >= 0 {
+					name = "k" + strconv.Itoa(repeat)
+				}
+				if i == 3900 && repeat >= 0 {
+					name = "k1" // a later repeat, found first when unsorted
+				}
+				fmt.Fprintf(&b, "%q:%d", name, i)
+			}
+			b.WriteByte('}')
+			doc := []byte(b.String())
+			for _, d := range []deferral{{9, 0}, {9, 700}} {
+				withDefer(d, func() {
+					withHash(h.hash, func() {
+						before := fell
+						want := scanWith(doc, refSkip)
+						if got := scanWith(doc, (*Scanner).Skip); got != want {
+							t.Errorf("%s, repeat of k%d, %v: got %+v, want %+v", h.name, repeat, d, got, want)
+						}
+						if fell == before {
+							t.Errorf("%s, repeat of k%d, %v: no bucket fell back to sorting", h.name, repeat, d)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// TestLargeObjectsAgreeWithOldDetector holds the scanner to the detector
+// it replaced on objects large enough that checkGathered partitions
+// their names into many buckets, with repeats, escaped or not, at random
+// places, gathered in one chunk or in many.
+func TestLargeObjectsAgreeWithOldDetector(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 24 {
+		n := 1000 + r.IntN(30000)
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "k" + strconv.Itoa(i)
+		}
+		for range trial % 4 { // none, one, two or three repeats
+			i := r.IntN(n)
+			names[i] = names[r.IntN(n)]
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, name := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(spelling(r, name))
+			fmt.Fprintf(&b, ":%d", i)
+		}
+		b.WriteByte('}')
+		doc := []byte(b.String())
+		for _, d := range []deferral{{deferAfter, 0}, {9, 0}, {9, 1000}} {
+			withDefer(d, func() {
+				want := scanWith(doc, refSkip)
+				if got := scanWith(doc, (*Scanner).Skip); got != want {
+					t.Errorf("%d names, %v: got %+v, want %+v", n, d, got, want)
+				}
+			})
 		}
 	}
 }

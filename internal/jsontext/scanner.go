@@ -408,18 +408,30 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 	if uint64(len(s.Buf)) > maxGathered {
 		gatherFrom = math.MaxInt
 	}
-	for i := len(first); ; i++ {
+	i := len(first)
+	for ; len(t.entries) < gatherFrom; i++ {
 		r := nameRef{off: s.StrStart, n: len(key)}
 		if s.Escaped {
 			r.off = keyStart // for store
 		}
-		switch {
-		case len(t.entries) >= gatherFrom:
-			ts.gather(t, key, keyStart)
-		case !ts.add(t, r, key, s.Escaped):
+		if !ts.add(t, r, key, s.Escaped) {
 			s.duplicate(keyStart, key)
 			return
 		}
+		s.Skip()
+		var ok bool
+		if keyStart, key, ok = s.member(i + 1); !ok {
+			return
+		}
+	}
+	// The rest of the names are gathered, to be checked when the object
+	// ends (see checkGathered), here rather than in a call a name.
+	ts.startGathering(t, keyStart)
+	for ; ; i++ {
+		if len(t.gathered) == cap(t.gathered) {
+			ts.moreRoom(t, keyStart)
+		}
+		t.gathered = append(t.gathered, uint64(hashName(key))<<32|uint64(keyStart))
 		s.Skip()
 		var ok bool
 		if keyStart, key, ok = s.member(i + 1); !ok {
@@ -480,8 +492,7 @@ func (s *Scanner) Number() []byte {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	default:
 		s.Fail(i, "want a digit in number, got "+Describe(b, i))
 		return nil
@@ -492,8 +503,7 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit after decimal point, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
@@ -504,11 +514,36 @@ func (s *Scanner) Number() []byte {
 			s.Fail(i, "want a digit in exponent, got "+Describe(b, i))
 			return nil
 		}
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-		}
+		i = digitsEnd(b, i+1)
 	}
 	s.Pos = i
 	return b[start:i]
+}
+
+// digitsEnd returns the index of the first byte of b from i on that is
+// not a decimal digit, or len(b). It looks at eight bytes at a time, so
+// that the loop's end, at a number's length, which a branch predictor
+// cannot guess where numbers vary, is mostly its first word.
+func digitsEnd(b []byte, i int) int {
+	for ; len(b)-i >= 8; i += 8 {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+	}
+	return i
+}
+
+// nonDigits flags, in the high bit of each byte, the bytes of w that are
+// not decimal digits. As in needsLook, the lowest flagged byte is always
+// one, and the flags above it may be false: below it, every byte is a
+// digit, which neither the subtraction borrows from nor the addition
+// carries from. A byte below '0' is flagged by subtracting '0', which
+// wraps it past 0x80, one above '9' by adding 0x7f-'9', which takes it
+// to 0x80 or past, and one outside ASCII by its own high bit.
+func nonDigits(w uint64) uint64 {
+	return ((w - 0x3030303030303030) | (w + 0x4646464646464646) | w) & msb
 }
 
 // Str reads a string whose opening quote is at Pos and returns its

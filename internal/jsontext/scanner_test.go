@@ -225,3 +225,30 @@ func TestPathToFindsTheRepeatedMember(t *testing.T) {
 		}
 	}
 }
+
+// TestDigitsEndAgreesWithBytewise holds digitsEnd to a byte-by-byte
+// search, from every offset of inputs of every byte around the digits,
+// at every place in a word and near the end of the input.
+func TestDigitsEndAgreesWithBytewise(t *testing.T) {
+	bytewise := func(b []byte, i int) int {
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		return i
+	}
+	for c := range 256 {
+		for n := range 20 {
+			for at := 0; at <= n; at++ {
+				b := bytes.Repeat([]byte("7"), n)
+				if at < n {
+					b[at] = byte(c)
+				}
+				b = append(b, "0123"...) // digits after too, so that the end is c's
+				for i := range b {
+					if got, want := digitsEnd(b, i), bytewise(b, i); got != want {
+						t.Fatalf("digitsEnd(%q, %d) = %d, want %d", b, i, got, want)
+					}
+				}
+			}
+		}
+	}
+}
