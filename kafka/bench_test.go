@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/fleetkit/catalogue/internal/serverproc"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -213,9 +214,9 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 // measure runs f, a round of side, and records its times.
 func (m *meter) measure(b *testing.B, side string, f func()) {
 	broker := m.brokerCPU(b)
-	cpu, start := cpuTime(), time.Now()
+	cpu, start := serverproc.CPUTime(), time.Now()
 	f()
-	u := usage{wall: time.Since(start), cpu: cpuTime() - cpu}
+	u := usage{wall: time.Since(start), cpu: serverproc.CPUTime() - cpu}
 	u.brokerCPU = m.brokerCPU(b) - broker
 	m.rounds[side] = append(m.rounds[side], u)
 }

@@ -1,17 +1,13 @@
 package kafka_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/internal/serverproc"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -68,27 +65,15 @@ func serveBroker(spec string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer c.Close()
-	if _, err := fmt.Fprintln(out, strings.Join(c.ListenAddrs(), ",")); err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		if _, err := fmt.Fprintln(out, int64(cpuTime())); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+	return serverproc.Serve(strings.Join(c.ListenAddrs(), ","), in, out)
 }
 
-// A brokerProcess is a kfake cluster served by a process of its own, as
-// an operator runs a broker: its work is not the client's, and it runs on
-// the cores the scheduler gives it.
+// A brokerProcess is a kfake cluster served by a process of its own
+// (serverproc), as an operator runs a broker: its work is not the
+// client's, and it runs on the cores the scheduler gives it.
 type brokerProcess struct {
-	cmd     *exec.Cmd
-	in      io.WriteCloser
-	out     *bufio.Reader
-	addrs   []string
-	stopped sync.Once
+	*serverproc.Process
+	addrs []string
 }
 
 // startBroker starts the test binary again as a broker process of
@@ -96,74 +81,23 @@ type brokerProcess struct {
 // GOMAXPROCS procs; it stops when tb's test ends.
 func startBroker(tb testing.TB, procs, brokers int, partitions int32, topics ...string) *brokerProcess {
 	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(),
-		fmt.Sprintf("%s=%d %d %s", brokerEnv, brokers, partitions, strings.Join(topics, " ")),
-		"GOMAXPROCS="+strconv.Itoa(procs))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	p, err := serverproc.Start([]string{fmt.Sprintf("%s=%d %d %s", brokerEnv, brokers, partitions, strings.Join(topics, " "))}, procs)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	p := &brokerProcess{cmd: cmd, in: in, out: bufio.NewReader(out)}
-	tb.Cleanup(p.stop)
-	line, err := p.out.ReadString('\n')
-	if err != nil {
-		tb.Fatalf("the broker process wrote no addresses: %v", err)
-	}
-	p.addrs = strings.Split(strings.TrimSpace(line), ",")
-	return p
+	tb.Cleanup(p.Stop)
+	return &brokerProcess{Process: p, addrs: strings.Split(p.Addr, ",")}
 }
 
 // cpuTime returns the CPU time the broker process has spent, in user and
 // system mode, as it reports it; tb fails when it reports none.
 func (p *brokerProcess) cpuTime(tb testing.TB) time.Duration {
 	tb.Helper()
-	if _, err := io.WriteString(p.in, "cpu\n"); err != nil {
+	cpu, err := p.CPU()
+	if err != nil {
 		tb.Fatalf("the broker process: %v", err)
 	}
-	line, err := p.out.ReadString('\n')
-	if err != nil {
-		tb.Fatalf("the broker process reports no CPU time: %v", err)
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
-	if err != nil {
-		tb.Fatalf("the broker process reports no CPU time: %v", err)
-	}
-	return time.Duration(ns)
-}
-
-// stop ends the broker process by closing its input, and waits for it,
-// once; it kills the process if it has not ended after 10 seconds.
-func (p *brokerProcess) stop() {
-	p.stopped.Do(func() {
-		p.in.Close()
-		done := make(chan struct{})
-		go func() { p.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-done
-		}
-	})
-}
-
-// cpuTime returns the CPU time this process has spent, in user and
-// system mode.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpu
 }
 
 // procs is the GOMAXPROCS a benchmark runs with (go test -cpu).
@@ -193,8 +127,8 @@ func TestBrokerProcess(t *testing.T) {
 	assert.Equal(t, ms[0], got)
 
 	assert.Greater(t, p.cpuTime(t), before, "the broker's CPU time after serving")
-	p.stop()
-	assert.True(t, p.cmd.ProcessState.Success(), p.cmd.ProcessState.String())
+	p.Stop()
+	assert.True(t, p.State().Success(), p.State().String())
 }
 
 // TestBrokerProcessRefusesABadSpec checks that serveBroker says what it

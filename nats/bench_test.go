@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/serverproc"
 )
 
 // BenchmarkGate times a gate through b.N messages of all four schemas,
@@ -155,7 +155,7 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 		if br.proc == nil {
 			return 0
 		}
-		c, err := br.proc.cpu()
+		c, err := br.proc.CPU()
 		require.NoError(b, err)
 		return c
 	}
@@ -165,9 +165,9 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 		b.StartTimer()
 	}
 	var t pipelineTimes
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), serverproc.CPUTime()
 	end := func() {
-		t = pipelineTimes{elapsed: time.Since(start), cpu: cpuTime() - cpu, server: server() - srv, size: size}
+		t = pipelineTimes{elapsed: time.Since(start), cpu: serverproc.CPUTime() - cpu, server: server() - srv, size: size}
 	}
 	if peer == "gate" {
 		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
@@ -187,15 +187,6 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 	}
 	b.StopTimer()
 	return t
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // rawCopy copies n messages of cons to subject as a program that knows

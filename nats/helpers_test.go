@@ -22,6 +22,7 @@ import (
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/event"
 	"github.com/fleetkit/catalogue/internal/sample"
+	"github.com/fleetkit/catalogue/internal/serverproc"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/nats/internal/embedded"
 	"github.com/fleetkit/catalogue/vehicle"
@@ -33,7 +34,7 @@ type broker struct {
 	t    testing.TB
 	dir  string
 	srv  *server.Server
-	proc *serverProcess // instead of srv, a server in a process of its own
+	proc *serverproc.Process // instead of srv, a server in a process of its own
 	url  string
 	nc   *natsgo.Conn
 	js   jetstream.JetStream
@@ -79,7 +80,7 @@ func streamConfig(name, subject string) jetstream.StreamConfig {
 func (b *broker) stop() {
 	b.nc.Close()
 	if b.proc != nil {
-		b.proc.stop()
+		b.proc.Stop()
 		return
 	}
 	b.srv.Shutdown()
