@@ -23,16 +23,17 @@ const VerdictHeader = "Catalogue-Verdict"
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
-// JetStream headers renamed with OriginalPrefix, the rest as they are,
-// with room for more headers to be added. A Nats-Msg-Id whose value is
-// sameID is left out rather than renamed: the copy's own Nats-Msg-Id says
-// it.
-func forwardHeaders(h natsgo.Header, sameID string, more int) natsgo.Header {
+// JetStream headers renamed with OriginalPrefix, and for a dead letter
+// (dead) any named VerdictHeader in any case too, so that the one verdict
+// a consumer finds is the gate's; the rest as they are, with room for
+// more headers to be added. A Nats-Msg-Id whose value is sameID is left
+// out rather than renamed: the copy's own Nats-Msg-Id says it.
+func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.Header {
 	// Room for all: a map that grows past 8 becomes a table, the group
 	// it had garbage.
 	out := make(natsgo.Header, len(h)+more)
 	for k, vs := range h {
-		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") {
+		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || dead && strings.EqualFold(k, VerdictHeader) {
 			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
 				continue
 			}
@@ -88,15 +89,7 @@ func deadLetterID(incarnation string, seq uint64) string {
 // verdict fits.
 func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
-	h := forwardHeaders(m.Headers(), "", 2) // Nats-Msg-Id and the verdict
-	for k, vs := range h {
-		// A verdict of the original's own, in any case, is kept renamed,
-		// so that the one a consumer finds is the gate's.
-		if strings.EqualFold(k, VerdictHeader) {
-			delete(h, k)
-			h[OriginalPrefix+k] = append(slices.Clip(h[OriginalPrefix+k]), vs...)
-		}
-	}
+	h := forwardHeaders(m.Headers(), "", 2, true) // Nats-Msg-Id and the verdict
 	h.Set(jetstream.MsgIDHeader, id)
 	verdictField := fieldSize(VerdictHeader, "")
 	overhead := len(headerFraming) + fieldSize(jetstream.MsgIDHeader, id) + verdictField

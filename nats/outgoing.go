@@ -83,7 +83,7 @@ func (b *jsBroker) copyOf(d *delivery, id msg.Identity) (*outgoing, error) {
 			extra-- // the copy's own Nats-Msg-Id says it
 		}
 		if extra > 0 {
-			h, own = forwardHeaders(in, o.vals[o.idAt], ownHeaders-found), false
+			h, own = forwardHeaders(in, o.vals[o.idAt], ownHeaders-found, false), false
 			for i, k := range o.keys {
 				h[k] = o.vals[i : i+1 : i+1]
 			}
