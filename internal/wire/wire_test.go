@@ -220,6 +220,35 @@ func TestStringRefusesInvalidUTF8(t *testing.T) {
 	assert.Equal(t, `"a\ufffdb\n"`, Quote("a\xffb\n"))
 }
 
+// FuzzString holds the encoder's strings to encoding/json's: the same
+// text for a string that is UTF-8, a failed encoding for one that is not,
+// whatever it holds (the text \ufffd itself among it); and a violation's
+// Value to what encoding/json writes, bad bytes included.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\xffb", `\ufffd`, "\\ufffd\xff", "é\u2028\b\x00\"<&>", "\xed\xa0\x80", "\xef\xbf\xbd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		wantText := strings.TrimSuffix(want.String(), "\n")
+		var e Encoder
+		e.String(s)
+		got, err := e.Bytes()
+		if utf8.ValidString(s) {
+			require.NoError(t, err)
+			require.Equal(t, wantText, string(got))
+		} else {
+			require.Error(t, err)
+		}
+		if len(s) <= shortLen {
+			require.Equal(t, wantText, Quote(s))
+		}
+	})
+}
+
 // TestStringsEscapesEachItem pins that an array's items are written as
 // String writes them, whether they take the copying loop or need escapes.
 func TestStringsEscapesEachItem(t *testing.T) {
