@@ -1,6 +1,7 @@
 package msg
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -118,16 +119,17 @@ func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s[i:i+8]) {
-			i += 8
-			continue
-		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
+		if i+8 <= len(s) {
+			if n := plainBytes(le64(s[i:])); n > 0 {
+				i += n
 				continue
 			}
+		} else if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -170,16 +172,28 @@ func AppendJSONString(b []byte, s string) []byte {
 
 const hexDigit = "0123456789abcdef"
 
-// plain8 reports whether the 8 bytes of s are all ASCII that a JSON
-// string holds as it is: none a control, '"', '\\' or past ASCII. It
-// reads them as one word, which a string of text, the usual case, makes
-// eight times faster to copy than byte by byte.
-func plain8(s string) bool {
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+// le64 returns the first 8 bytes of s as a little-endian word.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plainBytes returns how many of the 8 bytes of the word w (see le64),
+// from the first, are ASCII that a JSON string holds as it is: none a
+// control, '"', '\\' or past ASCII. A string of text, the usual case, is
+// so copied eight bytes at a time, and the first byte that needs a closer
+// look is found without going back over those before it.
+func plainBytes(w uint64) int {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := w^(ones*'"'), w^(ones*'\\')
-	return (w|(w-ones*0x20)|(quote-ones)&^quote|(backslash-ones)&^backslash)&high == 0
+	// A byte below 0x20, or equal to '"' or '\\', borrows in its
+	// subtraction and so sets its high bit; a byte past ASCII has it set
+	// already. A borrow can set high bits above such a byte too, but
+	// never below it: the lowest high bit set is the first byte that
+	// needs a look.
+	m := (w | (w - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash) & high
+	return bits.TrailingZeros64(m) / 8
 }
 
 // A HeaderAppender is a VerdictHolder that writes its own JSON, as

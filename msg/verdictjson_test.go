@@ -115,6 +115,20 @@ func TestAppendJSONStringIsEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestAppendJSONStringFindsEachByteInAWord pins the eight-bytes-at-a-time
+// copy: a byte that needs a look, at every place of a word and after
+// another one, is found and written as encoding/json writes it.
+func TestAppendJSONStringFindsEachByteInAWord(t *testing.T) {
+	for _, special := range []string{"\"", "\\", "\n", "\x00", "\x1f", "é", "\u2028", "\xff", " ", "\x7f"} {
+		for at := range 17 {
+			for _, after := range []string{"", special, "\t"} {
+				s := strings.Repeat("a", at) + special + after + strings.Repeat("b", 9)
+				require.Equal(t, string(encodingJSON(t, s)), string(msg.AppendJSONString(nil, s)), "%q", s)
+			}
+		}
+	}
+}
+
 // fastLocated is located, written without reflection.
 type fastLocated struct{ located }
 

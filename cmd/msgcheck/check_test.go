@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 )
 
 // One message of each schema, valid, each with the message_type that routes
@@ -614,7 +616,7 @@ func TestRunCheckStopsWhenInterrupted(t *testing.T) {
 			}
 		}
 	}()
-	var stdout syncBuffer
+	var stdout cmdtest.Buffer
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() { code <- run(ctx, []string{"check", "-", "-"}, r, &stdout, &stderr) }()
@@ -627,24 +629,6 @@ func TestRunCheckStopsWhenInterrupted(t *testing.T) {
 		require.FailNow(t, "check did not stop when interrupted")
 	}
 	result{stderr: stderr.String()}.summary(t, "msgcheck: interrupted")
-}
-
-// syncBuffer is a bytes.Buffer safe to read while another goroutine writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
 }
 
 func TestSecondsFormat(t *testing.T) {

@@ -364,6 +364,29 @@ func (l ledger) stored() int {
 	return n
 }
 
+// A published is a broker and the mix of messages published on it.
+type published struct {
+	br     Broker
+	msgs   []Message
+	valid  map[string]bool
+	places []gate.Place
+}
+
+// publishMix starts a broker with cfg and publishes on it n messages of
+// the generator seeded with seed, one in five invalid (see gen.mix).
+func (b Binding) publishMix(t *testing.T, cfg Config, seed uint64, n int) published {
+	br := b.Start(t, cfg)
+	msgs, valid := newGen(seed, b.CE).mix(t, n)
+	return published{br: br, msgs: msgs, valid: valid, places: br.Publish(t, msgs)}
+}
+
+// account accounts for the messages of p (see account), none of them
+// acknowledged as a redelivery.
+func (p published) account(t testing.TB) ledger {
+	t.Helper()
+	return account(t, p.br, p.msgs, p.places, nil, p.valid)
+}
+
 // run starts a gate until idle and returns what it did, failing the test
 // on an error or if it does not return within a minute.
 func run(t testing.TB, b Broker, o GateOptions) gate.Stats {
@@ -579,51 +602,42 @@ func (b Binding) refusals(t *testing.T) {
 // holds and returns its counts; the next gate finds every message where it
 // belongs or still to come, none waiting out an acknowledgement.
 func (b Binding) stop(t *testing.T) {
-	br := b.Start(t, Config{AckWait: time.Minute})
-	g := newGen(5, b.CE)
-	msgs, valid := g.mix(t, b.Large)
-	places := br.Publish(t, msgs)
-	gt := startMidway(t, br, len(msgs)/4)
+	p := b.publishMix(t, Config{AckWait: time.Minute}, 5, b.Large)
+	gt := startMidway(t, p.br, len(p.msgs)/4)
 	st1, err := waitFor(t, gt.Stop, 30*time.Second)
 	require.NoError(t, err)
-	assert.Less(t, st1.Messages, len(msgs), "stopped midway")
+	assert.Less(t, st1.Messages, len(p.msgs), "stopped midway")
 	// AckWait is a minute: what the first gate left unacknowledged would
 	// hold up the second past its deadline.
-	st2 := run(t, br, GateOptions{})
-	l := account(t, br, msgs, places, nil, valid)
+	st2 := run(t, p.br, GateOptions{})
+	l := p.account(t)
 	total := sum(st1, st2)
-	assert.Equal(t, len(msgs), total.Messages, "%+v then %+v", st1, st2)
+	assert.Equal(t, len(p.msgs), total.Messages, "%+v then %+v", st1, st2)
 	assert.Equal(t, l.stored(), total.Messages)
 	assert.Zero(t, total.Redeliveries, "a graceful stop leaves nothing to come again")
 }
 
 // A gate started while its broker is down waits for it, and then gates.
 func (b Binding) downAtStart(t *testing.T) {
-	br := b.Start(t, Config{})
-	g := newGen(6, b.CE)
-	msgs, valid := g.mix(t, 50)
-	places := br.Publish(t, msgs)
-	br.Stop(t)
-	gt := br.StartGate(t, GateOptions{UntilIdle: true})
+	p := b.publishMix(t, Config{}, 6, 50)
+	p.br.Stop(t)
+	gt := p.br.StartGate(t, GateOptions{UntilIdle: true})
 	time.Sleep(500 * time.Millisecond)
-	br.Start(t)
+	p.br.Start(t)
 	st, err := waitFor(t, gt.Wait, time.Minute)
 	require.NoError(t, err)
-	account(t, br, msgs, places, nil, valid)
-	assert.Equal(t, len(msgs), st.Messages)
+	p.account(t)
+	assert.Equal(t, len(p.msgs), st.Messages)
 }
 
 // A broker restarted while gates run loses nothing and doubles nothing.
 func (b Binding) restart(t *testing.T) {
-	br := b.Start(t, Config{AckWait: 2 * time.Second})
-	g := newGen(7, b.CE)
-	msgs, valid := g.mix(t, b.Large)
-	places := br.Publish(t, msgs)
-	gt := startMidway(t, br, len(msgs)/3)
-	br.Stop(t)
-	br.Start(t)
-	st := settle(t, br, gt, len(msgs))
-	l := account(t, br, msgs, places, nil, valid)
+	p := b.publishMix(t, Config{AckWait: 2 * time.Second}, 7, b.Large)
+	gt := startMidway(t, p.br, len(p.msgs)/3)
+	p.br.Stop(t)
+	p.br.Start(t)
+	st := settle(t, p.br, gt, len(p.msgs))
+	l := p.account(t)
 	assert.LessOrEqual(t, st.Messages, l.stored(), "%+v", st)
 	assert.GreaterOrEqual(t, st.Messages+st.Redeliveries, l.stored(), "%+v", st)
 }
@@ -666,15 +680,12 @@ func settle(t testing.TB, br Broker, gt Gate, n int) gate.Stats {
 // A gate killed midway, its copies in flight and acknowledgements unsent,
 // leaves its messages to another, which ends each once.
 func (b Binding) kill(t *testing.T) {
-	br := b.Start(t, Config{AckWait: 2 * time.Second})
-	g := newGen(8, b.CE)
-	msgs, valid := g.mix(t, b.Large)
-	places := br.Publish(t, msgs)
-	victim := startMidway(t, br, len(msgs)/4)
-	other := br.StartGate(t, GateOptions{Batch: 64})
+	p := b.publishMix(t, Config{AckWait: 2 * time.Second}, 8, b.Large)
+	victim := startMidway(t, p.br, len(p.msgs)/4)
+	other := p.br.StartGate(t, GateOptions{Batch: 64})
 	victim.Kill()
-	settle(t, br, other, len(msgs))
-	account(t, br, msgs, places, nil, valid)
+	settle(t, p.br, other, len(p.msgs))
+	p.account(t)
 }
 
 // Hostile messages, each about the size of the broker's default limit and

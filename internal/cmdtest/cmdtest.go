@@ -16,7 +16,6 @@ package cmdtest
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -44,9 +43,8 @@ func Main(main func()) {
 // A Command is the command running in a process of its own.
 type Command struct {
 	cmd            *exec.Cmd
-	mu             sync.Mutex // the process writes as the test reads
-	stdout, stderr bytes.Buffer
-	seen           int // how much of stderr WaitLog has read
+	stdout, stderr Buffer // the process writes as the test reads
+	seen           int    // how much of stderr WaitLog has read
 }
 
 // Start starts the command with args, in dir, and kills it at the end of
@@ -56,8 +54,8 @@ func Start(t testing.TB, dir string, args ...string) *Command {
 	c := &Command{cmd: exec.Command(os.Args[0], args...)}
 	c.cmd.Env = append(os.Environ(), env+"=1")
 	c.cmd.Dir = dir
-	c.cmd.Stdout = lockedWriter{&c.mu, &c.stdout}
-	c.cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
+	c.cmd.Stdout = &c.stdout
+	c.cmd.Stderr = &c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,30 +63,39 @@ func Start(t testing.TB, dir string, args ...string) *Command {
 	return c
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
+// A Buffer is a bytes.Buffer that one goroutine may read while another
+// writes to it, such as a command's output while the command runs.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
+// Write appends p to the buffer.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// Len returns how many bytes were written so far.
+func (b *Buffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Len()
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Log returns what the command wrote on stderr so far.
-func (c *Command) Log() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
-}
+func (c *Command) Log() string { return c.stderr.String() }
 
 // Stdout returns what the command wrote on stdout so far.
-func (c *Command) Stdout() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stdout.String()
-}
+func (c *Command) Stdout() string { return c.stdout.String() }
 
 // WaitLog waits for the command to write s on stderr after what the last
 // WaitLog found, so that a line written earlier cannot stand for one

@@ -135,15 +135,21 @@ func TestAppendCanonicalIsWhatMarshalWrites(t *testing.T) {
 		if want := marshalled(t, []byte(src)); got != want {
 			t.Errorf("AppendCanonical(%q) = %q, want %q", src, got, want)
 		}
-		var s Scanner
-		s.Reset([]byte(src))
-		s.WS()
-		start := s.Pos
-		s.Skip()
-		if kept := string(s.KeepCanonical(start, s.Pos)); kept != got {
+		if kept := keptCanonical([]byte(src)); kept != got {
 			t.Errorf("KeepCanonical of %q = %q, want %q", src, kept, got)
 		}
 	}
+}
+
+// keptCanonical returns what KeepCanonical keeps of the value src holds,
+// read by the scanner as a decoder reads a member's value.
+func keptCanonical(src []byte) string {
+	var s Scanner
+	s.Reset(src)
+	s.WS()
+	start := s.Pos
+	s.Skip()
+	return string(s.KeepCanonical(start, s.Pos))
 }
 
 func FuzzAppendCanonical(f *testing.F) {
@@ -157,12 +163,7 @@ func FuzzAppendCanonical(f *testing.F) {
 		if got := string(AppendCanonical(nil, src)); got != want {
 			t.Fatalf("AppendCanonical(%q) = %q, want %q", src, got, want)
 		}
-		var s Scanner
-		s.Reset(src)
-		s.WS()
-		start := s.Pos
-		s.Skip()
-		if got := string(s.KeepCanonical(start, s.Pos)); got != want {
+		if got := keptCanonical(src); got != want {
 			t.Fatalf("KeepCanonical(%q) = %q, want %q", src, got, want)
 		}
 	})

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -91,11 +92,21 @@ func (e *Encoder) Time(t time.Time) {
 	e.B = append(e.B, '"')
 }
 
-// String writes a string.
+// String writes a string as every JSON of the library writes one, and as
+// encoding/json does (see msg.AppendJSONString). A string that is not
+// UTF-8 fails the encoding, where encoding/json would alter it.
 func (e *Encoder) String(s string) {
-	var ok bool
-	e.B, ok = appendString(e.B, s)
-	if !ok {
+	if jsontext.Plain(unsafe.Slice(unsafe.StringData(s), len(s))) == len(s) { // read, never written
+		e.B = append(e.B, '"')
+		e.B = append(e.B, s...)
+		e.B = append(e.B, '"')
+		return
+	}
+	n := len(e.B)
+	e.B = msg.AppendJSONString(e.B, s)
+	// It writes each byte that is not UTF-8 as \ufffd: only where it
+	// wrote that (or s holds that text itself) need s be checked.
+	if bytes.Contains(e.B[n:], []byte(`\ufffd`)) && !utf8.ValidString(s) {
 		e.fail("cannot encode string " + strconv.Quote(Shorten(s)) + ": invalid UTF-8")
 	}
 }
@@ -171,62 +182,16 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return keys
 }
 
-// appendString appends s as a JSON string, escaping only what JSON
-// requires. It reports false if s is not valid UTF-8.
-func appendString(b []byte, s string) ([]byte, bool) {
-	b = append(b, '"')
-	ok := true
-	start := 0
-	i := jsontext.Plain(unsafe.Slice(unsafe.StringData(s), len(s))) // read, never written
-	if i == len(s) {
-		b = append(b, s...)
-		return append(b, '"'), true
-	}
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			ok = false
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), ok
-}
-
-const hexDigits = "0123456789abcdef"
-
-// Quote returns s as a JSON string, for the Value of a violation. A long s
-// is shortened as Shorten shortens JSON text: its first bytes, quoted,
-// and an ellipsis where the rest and the closing quote would be.
+// Quote returns s as a JSON string, for the Value of a violation, as
+// msg.AppendJSONString writes it: a byte that is not UTF-8 as \ufffd, so
+// that the Value is always JSON text. A long s is shortened as Shorten
+// shortens JSON text: its first bytes, quoted, and an ellipsis where the
+// rest and the closing quote would be.
 func Quote(s string) string {
 	if len(s) <= shortLen {
-		b, _ := appendString(nil, s)
-		return string(b)
+		return string(msg.AppendJSONString(nil, s))
 	}
-	b, _ := appendString(nil, s[:cut(s, shortLen)])
+	b := msg.AppendJSONString(nil, s[:cut(s, shortLen)])
 	return string(append(b[:len(b)-1], "…"...))
 }
 

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/object"
 )
@@ -154,6 +154,9 @@ func equalForm(dst, raw []byte) []byte {
 type former struct {
 	b []byte
 	p int
+	// s reads the strings, unescaping them in its scratch buffer, which
+	// it keeps from one string to the next.
+	s jsontext.Scanner
 }
 
 func (f *former) ws() {
@@ -204,62 +207,12 @@ func (f *former) value(dst []byte) []byte {
 // str appends a string's value, unescaped, with its length before it so
 // that no two sequences of strings run together alike.
 func (f *former) str(dst []byte) []byte {
-	f.p++ // the opening quote
-	var v []byte
-	for {
-		c := f.b[f.p]
-		switch {
-		case c == '"':
-			f.p++
-			dst = strconv.AppendInt(dst, int64(len(v)), 10)
-			dst = append(dst, ':')
-			return append(dst, v...)
-		case c == '\\':
-			e := f.b[f.p+1]
-			f.p += 2
-			switch e {
-			case 'b':
-				v = append(v, '\b')
-			case 'f':
-				v = append(v, '\f')
-			case 'n':
-				v = append(v, '\n')
-			case 'r':
-				v = append(v, '\r')
-			case 't':
-				v = append(v, '\t')
-			case 'u':
-				r := rune(hex4(f.b[f.p:]))
-				f.p += 4
-				if utf16.IsSurrogate(r) && f.p+6 <= len(f.b) && f.b[f.p] == '\\' && f.b[f.p+1] == 'u' {
-					r = utf16.DecodeRune(r, rune(hex4(f.b[f.p+2:])))
-					f.p += 6
-				}
-				v = utf8.AppendRune(v, r)
-			default: // '"', '\\', '/'
-				v = append(v, e)
-			}
-		default:
-			v = append(v, c)
-			f.p++
-		}
-	}
-}
-
-func hex4(b []byte) int {
-	n := 0
-	for _, c := range b[:4] {
-		n <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			n |= int(c - '0')
-		case c >= 'a' && c <= 'f':
-			n |= int(c - 'a' + 10)
-		default:
-			n |= int(c - 'A' + 10)
-		}
-	}
-	return n
+	f.s.Buf, f.s.Pos = f.b, f.p
+	v := f.s.Str()
+	f.p = f.s.Pos
+	dst = strconv.AppendInt(dst, int64(len(v)), 10)
+	dst = append(dst, ':')
+	return append(dst, v...)
 }
 
 // A member is one member of an object, as the forms of its name and value.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -189,21 +190,63 @@ func TestEncoderRefusesWhatItCannotEncode(t *testing.T) {
 	}
 }
 
-func TestAppendString(t *testing.T) {
-	for in, want := range map[string]string{
-		"":               `""`,
-		"plain":          `"plain"`,
-		"q\"b\\":         `"q\"b\\"`,
-		"\n\r\t\x01\x1f": `"\n\r\t\u0001\u001f"`,
-		"é😀</>&\u2028":   `"é😀</>&` + "\u2028" + `"`,
-	} {
-		got, ok := appendString(nil, in)
-		require.True(t, ok)
-		assert.Equal(t, want, string(got))
-		var back string
-		require.NoError(t, json.Unmarshal(got, &back))
-		assert.Equal(t, in, back)
+// TestStringIsWhatEncodingJSONWrites pins that a message's strings, and the
+// Values of violations, are written as encoding/json writes them (with
+// SetEscapeHTML(false)), as every JSON of the library is: the short
+// escapes, U+2028 and U+2029 escaped, '<', '>' and '&' as they are.
+func TestStringIsWhatEncodingJSONWrites(t *testing.T) {
+	for _, in := range []string{"", "plain", "q\"b\\", "\b\f\n\r\t\x01\x1f\x7f", "é😀</>&\u2028\u2029", "a long plain run, then\ta tab"} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(in))
+		var e Encoder
+		e.String(in)
+		got, err := e.Bytes()
+		require.NoError(t, err)
+		assert.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(got), "%q", in)
+		assert.Equal(t, string(got), Quote(in), "%q", in)
 	}
+}
+
+// TestStringRefusesInvalidUTF8 pins that the encoder fails on a string
+// that is not UTF-8, rather than alter it, and that a violation's Value
+// shows it as JSON text, each bad byte as \ufffd.
+func TestStringRefusesInvalidUTF8(t *testing.T) {
+	var e Encoder
+	e.String("a\xffb\n")
+	_, err := e.Bytes()
+	assert.ErrorContains(t, err, "invalid UTF-8")
+	assert.Equal(t, `"a\ufffdb\n"`, Quote("a\xffb\n"))
+}
+
+// FuzzString holds the encoder's strings to encoding/json's: the same
+// text for a string that is UTF-8, a failed encoding for one that is not,
+// whatever it holds (the text \ufffd itself among it); and a violation's
+// Value to what encoding/json writes, bad bytes included.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\xffb", `\ufffd`, "\\ufffd\xff", "é\u2028\b\x00\"<&>", "\xed\xa0\x80", "\xef\xbf\xbd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		wantText := strings.TrimSuffix(want.String(), "\n")
+		var e Encoder
+		e.String(s)
+		got, err := e.Bytes()
+		if utf8.ValidString(s) {
+			require.NoError(t, err)
+			require.Equal(t, wantText, string(got))
+		} else {
+			require.Error(t, err)
+		}
+		if len(s) <= shortLen {
+			require.Equal(t, wantText, Quote(s))
+		}
+	})
 }
 
 // TestStringsEscapesEachItem pins that an array's items are written as
