@@ -3,7 +3,9 @@
 # the README writes them: each shell block after a "<!-- local-checkout:"
 # marker in README.md runs in a new module of its own, beside a link to
 # this checkout named ../catalogue, as the README assumes; a small program
-# importing the library must then build and run. On a machine with only Go,
+# importing the library must then build and run, and its test, importing
+# the NATS and Kafka bindings, modules of their own, must load (go list:
+# building them would take CI a minute). On a machine with only Go,
 # the module proxy reachable and github.com/fleetkit/catalogue not
 # published there, as a new user's is.
 set -euo pipefail
@@ -74,10 +76,26 @@ func main() {
 	fmt.Println(back.SchemaName(), back.ExternalID)
 }
 GO
+	cat >bindings_test.go <<'GO'
+// The bindings, each a module of its own, in a test, which go mod tidy
+// reads and go build does not.
+package main
+
+import (
+	catkafka "github.com/fleetkit/catalogue/kafka"
+	catnats "github.com/fleetkit/catalogue/nats"
+)
+
+var (
+	_ catnats.Publisher
+	_ catkafka.Producer
+)
+GO
 	blocks | awk -F'\t' -v n="$name" '$1 == n { sub(/^[^\t]*\t/, ""); print }' >commands.sh
 	echo "+ $(tr '\n' ';' <commands.sh)"
 	bash -euo pipefail commands.sh
 	go build -o app .
+	go list -deps -test . >/dev/null
 	got=$(./app)
 	if [ "$got" != "core.device e1" ]; then
 		echo "local-checkout $name: the program printed $got, want core.device e1"; exit 1
