@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/api"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// A readmeExample is a command the README shows with what it prints: a
+// ```sh block followed by a ```text block.
+type readmeExample struct {
+	line    int      // of the command in README.md
+	command []string // the lines of the sh block, comments left out
+	output  []string // the lines of the text block
+}
+
+// readmeExamples returns every sh block of README.md that a text block
+// follows, with nothing but blank lines between them.
+func readmeExamples(t *testing.T) []readmeExample {
+	t.Helper()
+	f, err := os.Open("../../README.md")
+	require.NoError(t, err)
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+
+	block := func(i int) (body []string, next int) { // lines[i] opens a block
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			body = append(body, lines[i])
+		}
+		return body, i + 1
+	}
+	var examples []readmeExample
+	for i := 0; i < len(lines); i++ {
+		if lines[i] != "```sh" {
+			continue
+		}
+		at := i + 1
+		command, next := block(i)
+		command = slices.DeleteFunc(command, func(l string) bool { return strings.HasPrefix(l, "#") })
+		for next < len(lines) && lines[next] == "" {
+			next++
+		}
+		if next < len(lines) && lines[next] == "```text" {
+			output, end := block(next)
+			examples = append(examples, readmeExample{line: at, command: command, output: output})
+			next = end
+		}
+		i = next - 1
+	}
+	return examples
+}
+
+// TestREADMECommandsPrintWhatTheREADMEShows runs every msgcheck command the
+// README shows with its output, from the repository's root as the README
+// runs them, and holds what it prints to the README's text, line for line:
+// a README line "..." stands for lines left out, and the timing in check's
+// summary is not compared. A command whose output goes to /dev/null is held
+// to what it prints on stderr; any other to stdout, then stderr.
+func TestREADMECommandsPrintWhatTheREADMEShows(t *testing.T) {
+	// What a command needs that the repository does not hold: the two
+	// files the README describes in a comment.
+	setups := map[string]func(t *testing.T, dir string){
+		"compat old.json new.json": func(t *testing.T, dir string) {
+			for name, v := range map[string][2]string{"old.json": {"1.0", "^[A-Z]{3}$"}, "new.json": {"1.1", "^[A-M]{3}$"}} {
+				schema := `{"$schema": "http://json-schema.org/draft-07/schema#", "$id": "` + schemas.ID("demo.code", v[0]) +
+					`", "title": "demo.code", "type": "object", "required": ["code"], "properties": {"code": {"type": "string", "pattern": "` + v[1] + `"}}}`
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(schema), 0o644))
+			}
+		},
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	timing := regexp.MustCompile(` in [0-9.]+[µmn]?s \([^)]*\)$`)
+	ran := 0
+	for _, ex := range readmeExamples(t) {
+		if len(ex.command) != 1 || !strings.HasPrefix(ex.command[0], "go run ./cmd/msgcheck ") {
+			continue
+		}
+		args := strings.Fields(strings.TrimPrefix(ex.command[0], "go run ./cmd/msgcheck "))
+		quiet := slices.Contains(args, ">/dev/null")
+		args = slices.DeleteFunc(args, func(a string) bool { return a == ">/dev/null" })
+		if args[0] == "serve" {
+			continue // it serves until stopped: the curl examples are held below, and by package api
+		}
+		ran++
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			dir := root
+			if setup, ok := setups[strings.Join(args, " ")]; ok {
+				dir = t.TempDir()
+				setup(t, dir)
+			}
+			t.Chdir(dir)
+			var stdout, stderr strings.Builder
+			run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			got := stdout.String() + stderr.String()
+			if quiet {
+				got = stderr.String()
+			}
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			for i := range lines {
+				lines[i] = timing.ReplaceAllString(lines[i], " in T")
+			}
+			want := slices.Clone(ex.output)
+			for i := range want {
+				want[i] = timing.ReplaceAllString(want[i], " in T")
+			}
+			assert.True(t, matchElided(want, lines), "README.md:%d: %s prints\n%s\nwhere the README shows\n%s",
+				ex.line, ex.command[0], strings.Join(lines, "\n"), strings.Join(ex.output, "\n"))
+		})
+	}
+	assert.GreaterOrEqual(t, ran, 7, "msgcheck commands found in README.md with their output")
+}
+
+// matchElided reports whether got is want, where each "..." line of want
+// stands for any number of lines of got.
+func matchElided(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if want[0] == "..." {
+		for skip := 0; skip <= len(got); skip++ {
+			if matchElided(want[1:], got[skip:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && want[0] == got[0] && matchElided(want[1:], got[1:])
+}
+
+// TestREADMECompatibilityRouteAnswersWhatTheREADMEShows posts to the
+// compatibility route the proposed core.device 1.1 the README describes,
+// one that adds vin and turns allowed on by default, and holds the answer
+// to the README's.
+func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
+	var shown []string
+	for _, ex := range readmeExamples(t) {
+		if len(ex.command) > 0 && strings.HasPrefix(ex.command[0], "curl -X POST --data-binary @core.device-1.1.json") {
+			shown = ex.output
+		}
+	}
+	require.Len(t, shown, 1, "the README's answer of the compatibility route, on one line")
+
+	published, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	var proposed map[string]any
+	require.NoError(t, json.Unmarshal(published.JSON(), &proposed))
+	proposed["$id"] = schemas.ID("core.device", "1.1")
+	members := proposed["properties"].(map[string]any)
+	members["allowed"].(map[string]any)["default"] = true
+	members["vin"] = map[string]any{"type": "string"}
+	body, err := json.Marshal(proposed)
+	require.NoError(t, err)
+
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/api/schemas/core.device/versions/1.0/compatibility", strings.NewReader(string(body)))
+	api.Handler().ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, shown[0], strings.TrimSuffix(rec.Body.String(), "\n"))
+}
