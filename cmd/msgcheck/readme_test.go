@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/api"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -176,4 +179,54 @@ func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
 	api.Handler().ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, shown[0], strings.TrimSuffix(rec.Body.String(), "\n"))
+}
+
+// TestREADMEPythonProducerFramesWhatTheCatalogueReads runs the README's
+// Python producer, with Debian's python3-confluent-kafka, against msgcheck
+// serve -subject telemetry-value=core.device, as the README does (on the
+// port the test's server has), and reads what Confluent's serializer wrote
+// as the README says it is: 0x00, the id 2 in 4 bytes, then the message.
+// Without that client it skips, except under CI, which installs it.
+func TestREADMEPythonProducerFramesWhatTheCatalogueReads(t *testing.T) {
+	const python = "/usr/bin/python3" // Debian's, for which its python3-confluent-kafka is built
+	if err := exec.Command(python, "-c", "import confluent_kafka.schema_registry.json_schema").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s cannot import confluent_kafka (%v): CI installs python3-confluent-kafka", python, err)
+		}
+		t.Skipf("%s cannot import confluent_kafka (%v): apt-get install python3-confluent-kafka python3-requests python3-jsonschema", python, err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "\n```python\n")
+	require.True(t, ok, "a Python block in README.md")
+	block, _, ok = strings.Cut(block, "\n```\n")
+	require.True(t, ok)
+
+	s := startServer(t, exec.Command(binary, "serve", "-addr", "127.0.0.1:0", "-subject", "telemetry-value=core.device"))
+	const readmeURL = "http://127.0.0.1:8080/api/registry"
+	script := block
+	require.Contains(t, script, readmeURL)
+	script = "import json, sys\ndevice = json.load(sys.stdin)\n" +
+		strings.ReplaceAll(script, readmeURL, s.base+"/api/registry") +
+		"\nsys.stdout.buffer.write(value)\n"
+
+	message, err := os.ReadFile("../../testdata/messages.ndjson")
+	require.NoError(t, err)
+	message, _, _ = bytes.Cut(message, []byte("\n")) // a valid core.device
+	cmd := exec.Command(python, "-c", script)
+	cmd.Stdin = bytes.NewReader(message)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	value, err := cmd.Output()
+	require.NoError(t, err, "the README's producer: %s", stderr.String())
+
+	require.Greater(t, len(value), 5, "%q", value)
+	assert.Equal(t, []byte{0, 0, 0, 0, 2}, value[:5], "0x00, then the id 2 in 4 bytes")
+	m, err := catalogue.Decode(value[5:])
+	require.NoError(t, err, "%s", value[5:])
+	assert.Equal(t, "core.device", m.SchemaName())
+	var sent, framed any
+	require.NoError(t, json.Unmarshal(message, &sent))
+	require.NoError(t, json.Unmarshal(value[5:], &framed))
+	assert.Equal(t, sent, framed, "the message, as the producer gave it")
 }
