@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +17,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/api"
 	"github.com/fleetkit/catalogue/schemas"
 )
+
+// readme returns the text of README.md.
+func readme(t *testing.T) string {
+	t.Helper()
+	text, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	return string(text)
+}
 
 // A readmeExample is a command the README shows with what it prints: a
 // ```sh block followed by a ```text block.
@@ -35,16 +40,7 @@ type readmeExample struct {
 // follows, with nothing but blank lines between them.
 func readmeExamples(t *testing.T) []readmeExample {
 	t.Helper()
-	f, err := os.Open("../../README.md")
-	require.NoError(t, err)
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	require.NoError(t, sc.Err())
-
+	lines := strings.Split(readme(t), "\n")
 	block := func(i int) (body []string, next int) { // lines[i] opens a block
 		for i++; i < len(lines) && lines[i] != "```"; i++ {
 			body = append(body, lines[i])
@@ -151,9 +147,9 @@ func matchElided(want, got []string) bool {
 }
 
 // TestREADMECompatibilityRouteAnswersWhatTheREADMEShows posts to the
-// compatibility route the proposed core.device 1.1 the README describes,
-// one that adds vin and turns allowed on by default, and holds the answer
-// to the README's.
+// compatibility route of msgcheck serve the proposed core.device 1.1 the
+// README describes, one that adds vin and turns allowed on by default, and
+// holds the answer to the README's.
 func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
 	var shown []string
 	for _, ex := range readmeExamples(t) {
@@ -174,11 +170,14 @@ func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
 	body, err := json.Marshal(proposed)
 	require.NoError(t, err)
 
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodPost, "/api/schemas/core.device/versions/1.0/compatibility", strings.NewReader(string(body)))
-	api.Handler().ServeHTTP(rec, req)
-	assert.Equal(t, http.StatusOK, rec.Code)
-	assert.Equal(t, shown[0], strings.TrimSuffix(rec.Body.String(), "\n"))
+	s := startServer(t, exec.Command(binary, "serve", "-addr", "127.0.0.1:0"))
+	res, err := http.Post(s.base+"/api/schemas/core.device/versions/1.0/compatibility", "application/schema+json", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	answer, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, shown[0], strings.TrimSuffix(string(answer), "\n"))
 }
 
 // TestREADMEPythonProducerFramesWhatTheCatalogueReads runs the README's
@@ -195,9 +194,7 @@ func TestREADMEPythonProducerFramesWhatTheCatalogueReads(t *testing.T) {
 		}
 		t.Skipf("%s cannot import confluent_kafka (%v): apt-get install python3-confluent-kafka python3-requests python3-jsonschema", python, err)
 	}
-	readme, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "\n```python\n")
+	_, block, ok := strings.Cut(readme(t), "\n```python\n")
 	require.True(t, ok, "a Python block in README.md")
 	block, _, ok = strings.Cut(block, "\n```\n")
 	require.True(t, ok)
@@ -210,11 +207,11 @@ func TestREADMEPythonProducerFramesWhatTheCatalogueReads(t *testing.T) {
 		strings.ReplaceAll(script, readmeURL, s.base+"/api/registry") +
 		"\nsys.stdout.buffer.write(value)\n"
 
-	message, err := os.ReadFile("../../testdata/messages.ndjson")
+	sample, err := os.ReadFile("../../testdata/messages.ndjson")
 	require.NoError(t, err)
-	message, _, _ = bytes.Cut(message, []byte("\n")) // a valid core.device
+	message, _, _ := strings.Cut(string(sample), "\n") // a valid core.device
 	cmd := exec.Command(python, "-c", script)
-	cmd.Stdin = bytes.NewReader(message)
+	cmd.Stdin = strings.NewReader(message)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	value, err := cmd.Output()
@@ -226,7 +223,7 @@ func TestREADMEPythonProducerFramesWhatTheCatalogueReads(t *testing.T) {
 	require.NoError(t, err, "%s", value[5:])
 	assert.Equal(t, "core.device", m.SchemaName())
 	var sent, framed any
-	require.NoError(t, json.Unmarshal(message, &sent))
+	require.NoError(t, json.Unmarshal([]byte(message), &sent))
 	require.NoError(t, json.Unmarshal(value[5:], &framed))
 	assert.Equal(t, sent, framed, "the message, as the producer gave it")
 }
