@@ -107,3 +107,44 @@ func layout(t *testing.T) (packages, modules []string) {
 	}
 	return packages, modules
 }
+
+// TestREADMELinksResolve holds every link of README.md that stays in the
+// repository to something there: a relative link to a file or folder that
+// exists, and a #fragment to a heading of the README, named as GitHub
+// names headings' anchors.
+func TestREADMELinksResolve(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	fence := false
+	punctuation := regexp.MustCompile(`[^\p{L}\p{N}\- _]`)
+	for line := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if heading, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && !fence && strings.HasPrefix(line, "#") {
+			anchor := strings.ReplaceAll(punctuation.ReplaceAllString(strings.ToLower(strings.TrimSpace(heading)), ""), " ", "-")
+			anchors[anchor] = true
+		}
+	}
+	links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(readme), -1)
+	if len(links) == 0 {
+		t.Fatal("no links found in README.md")
+	}
+	for _, m := range links {
+		target := m[1]
+		switch {
+		case strings.Contains(target, "://"):
+		case strings.HasPrefix(target, "#"):
+			if !anchors[target[1:]] {
+				t.Errorf("README.md links to %s, which no heading names", target)
+			}
+		default:
+			if _, err := os.Stat(strings.SplitN(target, "#", 2)[0]); err != nil {
+				t.Errorf("README.md links to %s: %v", target, err)
+			}
+		}
+	}
+}
