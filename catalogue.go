@@ -162,7 +162,7 @@ func (s set) kindAs(name, version string) (*msg.Kind, error) {
 // always an *msg.Error. When no schema can be chosen there is no message:
 // a document that is not an object, or is not JSON at all, gives the
 // violation that says so; an absent message_type one that unwraps to
-// ErrNoType, and a null, non-string or unknown one one that unwraps to
+// ErrNoType, and a null, non-string or unknown one, one that unwraps to
 // ErrUnknownType (errors.Is finds either through the *msg.Error).
 // Otherwise it is DecodeAs: unlike a typed package's Parse, the message
 // is returned even when it breaks its schema, with its *msg.Error, so
@@ -381,7 +381,9 @@ func DecodeBorrowed(data []byte) (Message, error) {
 // data whatever data holds (see msg.Kind's Check). It returns the kind
 // that judged data, nil when none could be chosen (as Decode then
 // returns no message). It is the way to validate without decoding, as
-// msgcheck check, the HTTP validation route and the gates do.
+// msgcheck check and the HTTP validation route do; the gates decode
+// (DecodeBorrowed), since they need the message's identity for the copy's
+// headers.
 func Check(data []byte) (*msg.Kind, error) {
 	return CheckOr(data, "")
 }

@@ -3,6 +3,7 @@ package catalogue_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/schemas"
 )
 
 // TestREADMEPackagesTableMatchesTheCode holds the README's table of
@@ -106,4 +110,79 @@ func layout(t *testing.T) (packages, modules []string) {
 		t.Fatal(err)
 	}
 	return packages, modules
+}
+
+// TestREADMELinksResolve holds every link of README.md that stays in the
+// repository to something there: a relative link to a file or folder that
+// exists, and a #fragment to a heading of the README, named as GitHub
+// names headings' anchors.
+func TestREADMELinksResolve(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	fence := false
+	punctuation := regexp.MustCompile(`[^\p{L}\p{N}\- _]`)
+	for line := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if heading, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && !fence && strings.HasPrefix(line, "#") {
+			anchor := strings.ReplaceAll(punctuation.ReplaceAllString(strings.ToLower(strings.TrimSpace(heading)), ""), " ", "-")
+			anchors[anchor] = true
+		}
+	}
+	links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(readme), -1)
+	if len(links) == 0 {
+		t.Fatal("no links found in README.md")
+	}
+	for _, m := range links {
+		target := m[1]
+		switch {
+		case strings.Contains(target, "://"):
+		case strings.HasPrefix(target, "#"):
+			if !anchors[target[1:]] {
+				t.Errorf("README.md links to %s, which no heading names", target)
+			}
+		default:
+			if _, err := os.Stat(strings.SplitN(target, "#", 2)[0]); err != nil {
+				t.Errorf("README.md links to %s: %v", target, err)
+			}
+		}
+	}
+}
+
+// TestREADMECatalogueTableMatchesTheSchemas holds the README's table of
+// the catalogue to the published schemas: a row per schema version, in
+// the order schemas.All gives them, with its $id, its required members
+// and the Go type that decodes it.
+func TestREADMECatalogueTableMatchesTheSchemas(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := bytes.Cut(readme, []byte("\n## The catalogue\n"))
+	if !ok {
+		t.Fatal("no section ## The catalogue in README.md")
+	}
+	section, _, _ = bytes.Cut(section, []byte("\n## "))
+	var rows []string
+	for line := range strings.Lines(string(section)) {
+		if strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| name ") {
+			rows = append(rows, strings.TrimSpace(line))
+		}
+	}
+	var want []string
+	for _, s := range schemas.All() {
+		m, err := catalogue.New(s.Name, s.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		required := slices.Sorted(slices.Values(s.Required))
+		want = append(want, fmt.Sprintf("| %s | %s | `%s` | %s | `%s` |", s.Name, s.Version, s.ID, strings.Join(required, ", "), strings.TrimPrefix(fmt.Sprintf("%T", m), "*")))
+	}
+	if !slices.Equal(rows, want) {
+		t.Errorf("README.md's table of the catalogue:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -3,7 +3,10 @@
 # the README writes them: each shell block after a "<!-- local-checkout:"
 # marker in README.md runs in a new module of its own, beside a link to
 # this checkout named ../catalogue, as the README assumes; a small program
-# importing the library must then build and run. On a machine with only Go,
+# importing the library must then build and run, and the README's Go
+# code, in a package of that module (.ci/readme-go.txt), must build, the
+# NATS and Kafka bindings, modules of their own, included. On a machine
+# with only Go,
 # the module proxy reachable and github.com/fleetkit/catalogue not
 # published there, as a new user's is.
 set -euo pipefail
@@ -21,6 +24,34 @@ blocks() {
 	' "$readme"
 }
 
+# snippets prints .ci/readme-go.txt with the README's N-th go block, its
+# import block left out, in place of the line "// README block N".
+snippets() {
+	awk '
+		FNR == NR {
+			if ($0 == "```go") { n++; inside = 1; next }
+			if (inside && $0 == "```") { inside = 0; next }
+			if (!inside) next
+			if ($0 == "import (") { imports = 1; next }
+			if (imports) { if ($0 == ")") imports = 0; next }
+			if ($0 ~ /^[ \t]*\/\/ \.\.\.$/) sub(/\/\/ \.\.\.$/, "_ = m // ...")
+			code[n] = code[n] "\t" $0 "\n"
+			next
+		}
+		/^\t\/\/ README block [0-9]+$/ {
+			k = $4
+			if (!(k in code)) { print "no go block " k " in README.md" > "/dev/stderr"; exit 1 }
+			printf "%s", code[k]; used[k] = 1; next
+		}
+		{ print }
+		END {
+			for (k = 1; k <= n; k++) if (!(k in used)) {
+				print "README.md go block " k " is not in .ci/readme-go.txt: add the code around it there" > "/dev/stderr"; exit 1
+			}
+		}
+	' "$readme" "$repo/.ci/readme-go.txt"
+}
+
 names=$(blocks | cut -f1 | uniq)
 if [ -z "$names" ]; then
 	echo "local-checkout: no <!-- local-checkout: NAME --> block in README.md"; exit 1
@@ -34,7 +65,7 @@ unset GOWORK
 for name in $names; do
 	printf -- '-- %s\n' "$name"
 	dir="$scratch/$name"
-	mkdir -p "$dir/app"
+	mkdir -p "$dir/app/snippets"
 	ln -s "$repo" "$dir/catalogue"
 	cd "$dir/app"
 	go mod init example.com/app >/dev/null 2>&1
@@ -74,10 +105,12 @@ func main() {
 	fmt.Println(back.SchemaName(), back.ExternalID)
 }
 GO
+	snippets >snippets/snippets.go
 	blocks | awk -F'\t' -v n="$name" '$1 == n { sub(/^[^\t]*\t/, ""); print }' >commands.sh
 	echo "+ $(tr '\n' ';' <commands.sh)"
 	bash -euo pipefail commands.sh
 	go build -o app .
+	go build ./snippets
 	got=$(./app)
 	if [ "$got" != "core.device e1" ]; then
 		echo "local-checkout $name: the program printed $got, want core.device e1"; exit 1

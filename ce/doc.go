@@ -61,6 +61,7 @@
 // case.
 //
 // A gate, which decodes a message and writes its headers onto the copy it
-// passes on, uses DecodeIdentity and WriteIdentity, so that the message's
-// schema is looked up and its identity read once.
+// passes on, uses the Borrowing binding's DecodeIdentity, then
+// AppendHeaders (or WriteIdentity), so that the message's schema is looked
+// up and its identity read once, and the body is not copied.
 package ce

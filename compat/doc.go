@@ -106,6 +106,7 @@
 //	open-content        a member is added or removed: a warning, a break with Options.Strict
 //	unknown-keyword     a keyword the checker does not know
 //	unknown-format      a format the checker does not know
+//	unknown-rule        a rule of the catalogue beyond JSON Schema (schemas.ExtraRules) other than the IMEI's
 //	unknown-dialect     a $schema other than drafts 6, 7, 2019-09 and 2020-12
 //	undecidable-pattern a pattern that is not regular, beside a format, or beyond the bounds
 //	undecidable-composition an allOf, oneOf or anyOf that cannot be merged exactly

@@ -46,6 +46,12 @@
 //	allof.go      allOf merged into one schema when its branches agree
 //	pattern.go    ECMA-262 patterns rewritten for Go's regexp, or refused
 //	model.go      the model of a schema: messages, fields, reprs
+//	typelist.go   a list of types as a union, a branch per type
+//	cases.go      oneOf, anyOf, not, if/then/else and dependentSchemas
+//	              beside a type
+//	contains.go   contains, minContains and maxContains
+//	patternprops.go  patternProperties and additionalProperties as a
+//	              schema, judging the members kept in Extra
 //	fieldkind.go  the table of field kinds: a row per kind saying how a
 //	              schema declares it and how it is decoded, validated,
 //	              encoded and documented
@@ -54,7 +60,12 @@
 //	decode.go     UnmarshalJSON and the decoders
 //	validate.go   Validate and Unset
 //	encode.go     MarshalJSON, AppendJSON and String
+//	entry.go      ParseBorrowed and Check, the ways in besides Parse
+//	identity.go   the members that identify a message on a broker:
+//	              SchemaKind and Identity
 //	table.go      kinds_gen.go, the table of every schema and version
+//	registry.go   the registry ids kinds_gen.go records, checked against
+//	              registry-ids.txt
 //	enforce.go    the compatibility check that runs before generating
 //	suite.go      -suite: the official JSON-Schema-Test-Suite as a test
 //

@@ -38,7 +38,7 @@ const (
 	RuleDuplicate            Rule = "duplicate"            // an object repeats a member name, at any depth
 	RuleType                 Rule = "type"                 // the value is not of the declared JSON type (null included)
 	RuleRequired             Rule = "required"             // a required member is absent
-	RuleFormat               Rule = "format"               // the string is not of the declared format (uuid, date-time)
+	RuleFormat               Rule = "format"               // the string is not of the declared format (uuid, date-time, date, email, ...)
 	RuleEnum                 Rule = "enum"                 // the value is not one of those allowed
 	RuleConst                Rule = "const"                // the value is not the one allowed
 	RuleMinimum              Rule = "minimum"              // the number is below the minimum
