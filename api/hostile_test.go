@@ -220,3 +220,24 @@ func TestFallbackServesThePathsThatAreNotTheAPIs(t *testing.T) {
 		assert.Equal(t, want, got, path)
 	}
 }
+
+// TestRegistryPathsThatAreNotCleanAnswerInItsBody: a path under the
+// registry with an empty, "." or ".." segment, as sent or once decoded,
+// is 404 in the protocol's error body, which its clients read, not in
+// the catalogue's.
+func TestRegistryPathsThatAreNotCleanAnswerInItsBody(t *testing.T) {
+	srv := httptest.NewServer(api.Handler())
+	defer srv.Close()
+	for _, path := range []string{
+		"/api/registry//subjects",
+		"/api/registry/subjects//versions",
+		"/api/registry/subjects/%2E%2E/versions",
+		"/api/registry/subjects/./versions",
+		"/api/registry/subjects/core.device/versions/1/schema//",
+	} {
+		resp, body := rawRequest(t, srv, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", false)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+		assert.Equal(t, "application/vnd.schemaregistry.v1+json", resp.Header.Get("Content-Type"), path)
+		assert.JSONEq(t, fmt.Sprintf(`{"error_code":404,"message":%q}`, "no such resource: "+path), body, path)
+	}
+}

@@ -162,6 +162,8 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		pattern string
 		serve   http.HandlerFunc
 	}{
+		{"GET /{$}", g.root},
+		{"POST /{$}", g.root},
 		{"GET /schemas/types", g.types},
 		{"GET /schemas/ids/{id}", g.schemaByID},
 		{"GET /schemas/ids/{id}/schema", g.rawByID},
@@ -194,20 +196,28 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	return g
 }
 
-// ServeHTTP serves a request whose path is under RegistryPath.
+// underRegistry reports whether the path p is RegistryPath or under it.
+func underRegistry(p string) bool {
+	rest, ok := strings.CutPrefix(p, RegistryPath)
+	return ok && (rest == "" || rest[0] == '/')
+}
+
+// ServeHTTP serves a request whose path is under RegistryPath. As
+// Confluent's registry does (JAX-RS matching), a route answers with a
+// trailing slash as without one: /subjects/ is /subjects.
 func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := new(http.Request)
 	*r2 = *r
 	u := *r.URL
-	u.Path = strings.TrimPrefix(r.URL.Path, RegistryPath)
-	if u.Path == "" {
-		u.Path = "/" // not a redirect to RegistryPath + "/"
+	u.Path = trimSlash(strings.TrimPrefix(r.URL.Path, RegistryPath))
+	u.RawPath = trimSlash(strings.TrimPrefix(r.URL.RawPath, RegistryPath))
+	if u.RawPath == "/" {
+		u.RawPath = ""
 	}
-	u.RawPath = strings.TrimPrefix(r.URL.RawPath, RegistryPath)
 	r2.URL = &u
 	// A 405 from the inner mux would be text; answer it in the
 	// registry's body instead.
-	if _, pattern := g.mux.Handler(r2); pattern == "/" && u.Path != "/" {
+	if _, pattern := g.mux.Handler(r2); pattern == "/" {
 		if allowed := g.allowed(r2); allowed != "" {
 			w.Header().Set("Allow", allowed)
 			registryError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allowed))
@@ -215,6 +225,18 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.mux.ServeHTTP(w, r2)
+}
+
+// trimSlash returns the path p without its one trailing slash, "/" for
+// the root (RegistryPath, with or without its slash), and "" for "".
+func trimSlash(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return p
 }
 
 // allowed returns the methods the registry serves at r's path, joined
@@ -257,6 +279,12 @@ type request struct {
 	Schema     string            `json:"schema"`
 	SchemaType string            `json:"schemaType"`
 	References []json.RawMessage `json:"references"`
+}
+
+// root serves GET and POST on RegistryPath itself: {}, as Confluent's
+// registry answers the liveness probes of health checks and tools.
+func (g *registry) root(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, []byte("{}\n"))
 }
 
 func (g *registry) types(w http.ResponseWriter, r *http.Request) {
@@ -380,7 +408,7 @@ func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
 // when the body is too large, unreadable, not a request, not JSON or not
 // of type JSON.
 func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
-	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered")
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
 	if !ok {
 		return req, nil, false
 	}

@@ -300,7 +300,8 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 func TestRegistryUnknownPathsAndMethodsAnswerInItsBody(t *testing.T) {
 	h := Handler()
 	wantError(t, do(h, http.MethodGet, "/api/registry/nothing", ""), http.StatusNotFound)
-	wantError(t, do(h, http.MethodGet, "/api/registry", ""), http.StatusNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/1/schema/x", ""), http.StatusNotFound)
+	wantError(t, do(h, http.MethodDelete, "/api/registry", ""), http.StatusMethodNotAllowed)
 	rec := do(h, http.MethodPatch, "/api/registry/subjects", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
 	assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"))
@@ -325,4 +326,60 @@ func TestCanonicalNumberIsOneSpellingPerValue(t *testing.T) {
 	assert.NotEqual(t, canonicalNumber("1e9223372036854775807"), canonicalNumber("1e9223372036854775806"))
 	assert.True(t, equalJSON(map[string]any{"a": json.Number("1"), "b": []any{"x", nil, true}}, map[string]any{"b": []any{"x", nil, true}, "a": json.Number("1.0")}))
 	assert.False(t, equalJSON([]any{json.Number("1")}, []any{"1"}))
+}
+
+// TestRegistryAcceptsATrailingSlash: Confluent's registry (JAX-RS) serves
+// every route with a trailing slash as without, and admin tools send it
+// (schema-registry-ui asks for "subjects/").
+func TestRegistryAcceptsATrailingSlash(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	for _, path := range []string{
+		"/api/registry/subjects/",
+		"/api/registry/subjects/core.device/versions/",
+		"/api/registry/subjects/core.device/versions/latest/",
+		"/api/registry/subjects/core.device/versions/1/schema/",
+		"/api/registry/schemas/ids/2/",
+		"/api/registry/schemas/ids/2/versions/",
+		"/api/registry/config/",
+		"/api/registry/mode/core.device/",
+	} {
+		rec := do(h, http.MethodGet, path, "")
+		assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+		assert.Equal(t, do(h, http.MethodGet, strings.TrimSuffix(path, "/"), "").Body.String(), rec.Body.String(), path)
+	}
+	for _, path := range []string{"/api/registry/subjects/core.device/", "/api/registry/subjects/core.device/versions/"} {
+		rec := do(h, http.MethodPost, path, schemaRequest(t, string(device.JSON())))
+		assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+	}
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/1/schema//", ""), http.StatusNotFound)
+}
+
+// TestRegistryRootAnswersAnEmptyObject: Confluent's registry answers its
+// root with {}, which health checks and admin tools probe.
+func TestRegistryRootAnswersAnEmptyObject(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/api/registry", "/api/registry/"} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.Equal(t, registryContentType, rec.Header().Get("Content-Type"))
+		assert.JSONEq(t, `{}`, rec.Body.String(), path)
+	}
+}
+
+// TestRegistryBodyFailuresAnswerInItsBody: a body too large, or arriving
+// while every place is taken, is refused in the protocol's error body, as
+// every other failure is, so that a client reads its error_code.
+func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
+	h := newHandler(schemas.All(), nil, MaxBodies(1))
+	const path = "/api/registry/subjects/core.device"
+	big := `{"schema":"` + strings.Repeat(" ", maxRegistryRequest) + `","schemaType":"JSON"}`
+	wantError(t, do(h, http.MethodPost, path, big), http.StatusRequestEntityTooLarge)
+
+	h.bodies <- struct{}{}
+	rec := do(h, http.MethodPost, path, schemaRequest(t, "{}"))
+	<-h.bodies
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	wantError(t, rec, http.StatusServiceUnavailable)
 }
