@@ -31,18 +31,25 @@ import (
 // against the subject's versions. The compatibility level is
 // FULL_TRANSITIVE (decision 13).
 //
-// The routes, under RegistryPath: GET /schemas/types,
-// GET /schemas/ids/{id} (?subject= is accepted: an id names one version
-// whatever the subject), GET /schemas/ids/{id}/schema,
-// GET /schemas/ids/{id}/versions, GET /subjects,
+// The routes, under RegistryPath, each also with a trailing slash as
+// Confluent's registry serves them: GET / ({}, for liveness probes),
+// GET /contexts, GET /schemas (?subjectPrefix, ?latestOnly),
+// GET /schemas/types, GET /schemas/ids/{id} (?subject= is accepted: an
+// id names one version whatever the subject; ?fetchMaxId=true adds
+// maxId), GET /schemas/ids/{id}/schema, GET /schemas/ids/{id}/subjects,
+// GET /schemas/ids/{id}/versions, GET /subjects (?subjectPrefix),
 // GET /subjects/{subject}/versions,
-// GET /subjects/{subject}/versions/{version} and .../schema,
+// GET /subjects/{subject}/versions/{version} and .../schema and
+// .../referencedby (none), GET /subjects/{subject}/metadata (the latest
+// version: the catalogue's have no metadata),
 // POST /subjects/{subject} (look a schema up),
 // POST /subjects/{subject}/versions (register),
 // POST /compatibility/subjects/{subject}/versions/{version} and
 // POST /compatibility/subjects/{subject}/versions (every version; with
 // ?verbose=true, each finding and its witness message in "messages"),
 // GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}.
+// The list routes take offset and limit; nothing is ever deleted, so
+// deletedOnly=true lists nothing and deleted=true changes nothing.
 // Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
 // body, {"error_code": 40401, "message": "..."}.
 const RegistryPath = "/api/registry"
@@ -109,7 +116,8 @@ type registry struct {
 	mux      *http.ServeMux
 	subjects map[string]*subject
 	byID     map[int32]*registered
-	list     []byte // body of GET /subjects
+	names    []string // the subjects, sorted
+	maxID    int32    // the largest registry id, for ?fetchMaxId=true
 }
 
 // subject is one subject and the versions it serves.
@@ -142,6 +150,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		}
 		r := &registered{Schema: s, value: value, byID: mustEncode(schemaBody{Schema: string(s.JSON()), SchemaType: "JSON"})}
 		g.byID[s.RegistryID] = r
+		g.maxID = max(g.maxID, s.RegistryID)
 		byName[s.Name] = append(byName[s.Name], r)
 	}
 	for name, versions := range byName {
@@ -156,7 +165,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 			g.subjects[sub] = &subject{name: sub, versions: byName[name]}
 		}
 	}
-	g.list = mustEncode(slices.Sorted(maps.Keys(g.subjects)))
+	g.names = slices.Sorted(maps.Keys(g.subjects))
 
 	for _, r := range []struct {
 		pattern string
@@ -164,14 +173,19 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	}{
 		{"GET /{$}", g.root},
 		{"POST /{$}", g.root},
+		{"GET /contexts", g.contexts},
+		{"GET /schemas", g.schemaList},
 		{"GET /schemas/types", g.types},
 		{"GET /schemas/ids/{id}", g.schemaByID},
 		{"GET /schemas/ids/{id}/schema", g.rawByID},
+		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
 		{"GET /subjects", g.subjectList},
-		{"GET /subjects/{subject}/versions", g.subjectVersions},
+		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
+		{"GET /subjects/{subject}/versions", g.versionList},
 		{"GET /subjects/{subject}/versions/{version}", g.subjectVersion},
 		{"GET /subjects/{subject}/versions/{version}/schema", g.subjectRaw},
+		{"GET /subjects/{subject}/versions/{version}/referencedby", g.referencedBy},
 		{"POST /subjects/{subject}", g.lookup},
 		{"POST /subjects/{subject}/versions", g.register},
 		{"POST /compatibility/subjects/{subject}/versions/{version}", g.compatibility},
@@ -302,9 +316,114 @@ func (g *registry) version(w http.ResponseWriter, r *http.Request) *registered {
 	return nil
 }
 
+// schemaByID serves GET /schemas/ids/{id}; with ?fetchMaxId=true, the
+// answer also has the largest id, maxId, as Confluent's has.
 func (g *registry) schemaByID(w http.ResponseWriter, r *http.Request) {
-	if v := g.version(w, r); v != nil {
+	v := g.version(w, r)
+	if v == nil {
+		return
+	}
+	if !queryTrue(r, "fetchMaxId") {
 		writeRegistry(w, r, http.StatusOK, v.byID)
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(struct {
+		schemaBody
+		MaxID int32 `json:"maxId"`
+	}{schemaBody{Schema: string(v.JSON()), SchemaType: "JSON"}, g.maxID}))
+}
+
+// queryTrue reports whether the request's query parameter name is true,
+// in any case, as JAX-RS reads a boolean parameter: anything else, or
+// nothing, is false.
+func queryTrue(r *http.Request, name string) bool {
+	return strings.EqualFold(r.URL.Query().Get(name), "true")
+}
+
+// page returns the items that the request's offset and limit select, as
+// Confluent's list routes do: from offset (0 by default), at most limit
+// of them (all when limit is negative or absent). For an offset or
+// limit that is not an integer it answers 400 and returns ok false.
+func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok bool) {
+	q := r.URL.Query()
+	bound := func(name string, absent int) (int, bool) {
+		text := q.Get(name)
+		if text == "" {
+			return absent, true
+		}
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			registryError(w, r, http.StatusBadRequest, fmt.Sprintf("%s %s is not an integer", name, strconv.Quote(text)))
+			return 0, false
+		}
+		return n, true
+	}
+	offset, ok := bound("offset", 0)
+	if !ok {
+		return nil, false
+	}
+	limit, ok := bound("limit", -1)
+	if !ok {
+		return nil, false
+	}
+	items = items[min(max(offset, 0), len(items)):]
+	if limit >= 0 && limit < len(items) {
+		items = items[:limit]
+	}
+	return items, true
+}
+
+// listed returns the subjects a list route serves: those whose names
+// start with the request's subjectPrefix (":*:", Confluent's wildcard
+// of every context, is every subject), none if it asks for deleted
+// ones only (deletedOnly=true), since nothing here is ever deleted.
+func (g *registry) listed(r *http.Request) []*subject {
+	prefix := r.URL.Query().Get("subjectPrefix")
+	if prefix == ":*:" {
+		prefix = ""
+	}
+	var list []*subject
+	for _, name := range g.names {
+		if s := g.subjects[name]; strings.HasPrefix(name, prefix) && len(s.versions) > 0 && !queryTrue(r, "deletedOnly") {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// contexts serves GET /contexts: the default context alone.
+func (g *registry) contexts(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"."}))
+}
+
+// schemaList serves GET /schemas: every version of the listed subjects,
+// or only their latest with latestOnly=true, in the order of the
+// subjects and then of their versions.
+func (g *registry) schemaList(w http.ResponseWriter, r *http.Request) {
+	list := []versionBody{}
+	for _, s := range g.listed(r) {
+		versions := s.versions
+		if queryTrue(r, "latestOnly") {
+			versions = versions[len(versions)-1:]
+		}
+		for _, v := range versions {
+			list = append(list, v.body(s.name))
+		}
+	}
+	if list, ok := page(w, r, list); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	}
+}
+
+// subjectsByID serves GET /schemas/ids/{id}/subjects: the subjects with
+// the version, only the request's subject if it names one.
+func (g *registry) subjectsByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		list := []string{}
+		for _, sv := range g.subjectVersions(r, v) {
+			list = append(list, sv.Subject)
+		}
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
 	}
 }
 
@@ -320,22 +439,35 @@ type subjectVersion struct {
 	Version int    `json:"version"`
 }
 
-func (g *registry) versionsByID(w http.ResponseWriter, r *http.Request) {
-	v := g.version(w, r)
-	if v == nil {
-		return
-	}
-	var list []subjectVersion
-	for _, name := range slices.Sorted(maps.Keys(g.subjects)) {
-		if slices.Contains(g.subjects[name].versions, v) {
+// subjectVersions returns the subjects that have the version v, and its
+// number in each, only for the request's subject if it names one.
+func (g *registry) subjectVersions(r *http.Request, v *registered) []subjectVersion {
+	only := r.URL.Query().Get("subject")
+	list := []subjectVersion{}
+	for _, name := range g.names {
+		if slices.Contains(g.subjects[name].versions, v) && (only == "" || only == name) {
 			list = append(list, subjectVersion{name, v.number})
 		}
 	}
-	writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	return list
 }
 
+func (g *registry) versionsByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		writeRegistry(w, r, http.StatusOK, mustEncode(g.subjectVersions(r, v)))
+	}
+}
+
+// subjectList serves GET /subjects, with subjectPrefix, deleted,
+// deletedOnly, offset and limit as Confluent's.
 func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
-	writeRegistry(w, r, http.StatusOK, g.list)
+	names := []string{}
+	for _, s := range g.listed(r) {
+		names = append(names, s.name)
+	}
+	if names, ok := page(w, r, names); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(names))
+	}
 }
 
 // subject returns the subject in r's path, or answers 40401 and returns
@@ -349,16 +481,46 @@ func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
 	return s
 }
 
-func (g *registry) subjectVersions(w http.ResponseWriter, r *http.Request) {
+// versionList serves GET /subjects/{subject}/versions: none with
+// deletedOnly=true, since no version is ever deleted.
+func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	s := g.subject(w, r)
 	if s == nil {
 		return
 	}
-	numbers := make([]int, len(s.versions))
-	for i, v := range s.versions {
-		numbers[i] = v.number
+	numbers := []int{}
+	for _, v := range s.versions {
+		if !queryTrue(r, "deletedOnly") {
+			numbers = append(numbers, v.number)
+		}
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+}
+
+// latestWithMetadata serves GET /subjects/{subject}/metadata, which
+// Confluent's serializers call with use.latest.with.metadata: the latest
+// version whose metadata has every key=value of the query. The
+// catalogue's versions have no metadata, so the latest version answers
+// a request that names none, and nothing answers one that names some.
+func (g *registry) latestWithMetadata(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	if r.URL.Query().Has("key") {
+		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("no version of subject %s has metadata: the catalogue's versions have none", strconv.Quote(s.name)))
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(s.versions[len(s.versions)-1].body(s.name)))
+}
+
+// referencedBy serves GET /subjects/{subject}/versions/{version}/referencedby:
+// the ids of the schemas that reference the version, none, since the
+// catalogue's schemas have no references.
+func (g *registry) referencedBy(w http.ResponseWriter, r *http.Request) {
+	if s := g.subject(w, r); s != nil && s.find(w, r) != nil {
+		writeRegistry(w, r, http.StatusOK, mustEncode([]int32{}))
+	}
 }
 
 // find returns the subject's version that r's path names: a version

@@ -383,3 +383,49 @@ func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	wantError(t, rec, http.StatusServiceUnavailable)
 }
+
+// TestRegistryServesTheRoutesAdminToolsCall: the routes beyond the
+// serializers' that Confluent's clients and admin tools call, answered
+// as Confluent's registry answers them for a registry without deleted
+// versions, references, metadata or contexts.
+func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	entry := func(subject string, s schemas.Schema) string {
+		return string(encodeJSON(t, versionBody{Subject: subject, Version: 1, ID: s.RegistryID, SchemaType: "JSON", Schema: string(s.JSON())}))
+	}
+	var every []string
+	for _, s := range schemas.All() {
+		every = append(every, entry(s.Name, s))
+	}
+	every = append(every, entry("telemetry-value", device))
+
+	for _, tc := range []struct{ path, want string }{
+		{"/api/registry/contexts", `["."]`},
+		{"/api/registry/subjects?subjectPrefix=tele", `["telemetry-value"]`},
+		{"/api/registry/subjects?subjectPrefix=core.d&deleted=true", `["core.device"]`},
+		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
+		{"/api/registry/subjects?deletedOnly=true", `[]`},
+		{"/api/registry/subjects?offset=1&limit=2", `["core.device","core.vehicle"]`},
+		{"/api/registry/subjects/core.device/versions?deletedOnly=true", `[]`},
+		{"/api/registry/subjects/core.device/versions/1/referencedby", `[]`},
+		{"/api/registry/subjects/telemetry-value/metadata", entry("telemetry-value", device)},
+		{"/api/registry/schemas", "[" + strings.Join(every, ",") + "]"},
+		{"/api/registry/schemas?subjectPrefix=telemetry&latestOnly=true", "[" + entry("telemetry-value", device) + "]"},
+		{"/api/registry/schemas?deletedOnly=true", `[]`},
+		{"/api/registry/schemas/ids/2/subjects", `["core.device","telemetry-value"]`},
+		{"/api/registry/schemas/ids/2/subjects?subject=telemetry-value", `["telemetry-value"]`},
+		{"/api/registry/schemas/ids/2/versions?subject=telemetry-value", `[{"subject":"telemetry-value","version":1}]`},
+		{"/api/registry/schemas/ids/2?fetchMaxId=true", string(encodeJSON(t, map[string]any{"schema": string(device.JSON()), "schemaType": "JSON", "maxId": 4}))},
+	} {
+		rec := do(h, http.MethodGet, tc.path, "")
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", tc.path, rec.Body.String())
+		assert.JSONEq(t, tc.want, rec.Body.String(), tc.path)
+	}
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/metadata?key=owner&value=x", ""), ErrorSchemaNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.nothing/metadata", ""), ErrorSubjectNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/9/referencedby", ""), ErrorVersionNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/schemas/ids/9/subjects", ""), ErrorSchemaNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects?limit=x", ""), http.StatusBadRequest)
+}
