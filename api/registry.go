@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -473,12 +474,20 @@ func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
 // subject returns the subject in r's path, or answers 40401 and returns
 // nil.
 func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
-	s, ok := g.subjects[r.PathValue("subject")]
-	if !ok || len(s.versions) == 0 {
+	s := g.served(r.PathValue("subject"))
+	if s == nil {
 		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found", strconv.Quote(r.PathValue("subject"))))
-		return nil
 	}
 	return s
+}
+
+// served returns the subject of that name, or nil if the registry does
+// not serve it.
+func (g *registry) served(name string) *subject {
+	if s, ok := g.subjects[name]; ok && len(s.versions) > 0 {
+		return s
+	}
+	return nil
 }
 
 // versionList serves GET /subjects/{subject}/versions: none with
@@ -575,8 +584,19 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 		return req, nil, false
 	}
 	defer release()
+	// Strictly, as messages are read (decisions 11 and 12): encoding/json
+	// would repair invalid UTF-8 and keep the last of repeated names,
+	// where the client may have meant the first.
+	if off, reason := jsontext.Check(body); reason != "" {
+		registryError(w, r, ErrorInvalidSchema, fmt.Sprintf("the request is not JSON: at byte %d: %s", off, reason))
+		return req, nil, false
+	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		registryError(w, r, ErrorInvalidSchema, "the request is not a JSON object with a schema: "+err.Error())
+		return req, nil, false
+	}
+	if req.Schema == "" {
+		registryError(w, r, ErrorInvalidSchema, "the request has no schema")
 		return req, nil, false
 	}
 	if req.SchemaType != "JSON" {
@@ -589,6 +609,10 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 	}
 	if len(req.References) > 0 {
 		registryError(w, r, ErrorInvalidSchema, "the catalogue's schemas have no references")
+		return req, nil, false
+	}
+	if off, reason := jsontext.Check([]byte(req.Schema)); reason != "" {
+		registryError(w, r, ErrorInvalidSchema, fmt.Sprintf("the schema is not JSON: at byte %d: %s", off, reason))
 		return req, nil, false
 	}
 	value, err := decodeJSON([]byte(req.Schema))
@@ -624,22 +648,48 @@ func (g *registry) lookup(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.match(value)
 	if v == nil {
-		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("the schema is not a version of subject %s", strconv.Quote(s.name)))
+		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("the schema is not a version of subject %s: %s", strconv.Quote(s.name), s.differences(value)))
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(v.body(s.name)))
 }
 
+// differences says where the schema value first differs from each
+// version of the subject, as a JSON Pointer into the schema.
+func (s *subject) differences(value any) string {
+	var text []string
+	for _, v := range s.versions {
+		where := "at " + strconv.Quote(firstDifference(v.value, value, ""))
+		if where == `at ""` {
+			where = "at its root"
+		}
+		text = append(text, fmt.Sprintf("it differs from version %d (%s) %s", v.number, v.Version, where))
+	}
+	return strings.Join(text, "; ")
+}
+
 // register serves POST /subjects/{subject}/versions: the id of a schema
 // already in the catalogue under the subject; anything else is refused
 // as read-only, with the schema's compatibility report.
+//
+// Under a subject it does not serve, it refuses every registration with
+// 42205, as a registry in READONLY mode does, saying how the operator
+// would serve the subject if the schema is one of the catalogue's.
 func (g *registry) register(w http.ResponseWriter, r *http.Request) {
-	s := g.subject(w, r)
-	if s == nil {
-		return
-	}
 	req, value, ok := g.readRequest(w, r)
 	if !ok {
+		return
+	}
+	s := g.served(r.PathValue("subject"))
+	if s == nil {
+		text := fmt.Sprintf("subject %s is not served: it is no schema's name, and no topic subject maps to it; the catalogue is read-only", strconv.Quote(r.PathValue("subject")))
+		for _, name := range g.names {
+			if n := g.subjects[name]; n.name == n.versions[0].Name && n.match(value) != nil {
+				text += fmt.Sprintf(", but the schema is %s's, which the operator serves under this subject with -subject %s=%s (api.Subjects)", name, r.PathValue("subject"), name)
+				break
+			}
+		}
+		registryError(w, r, ErrorReadOnly, text)
 		return
 	}
 	if v := s.match(value); v != nil {
@@ -746,9 +796,57 @@ func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeRegistry writes a body of the protocol, or only its headers for
-// HEAD.
+// HEAD, in the media type the request accepts (see accepted).
 func writeRegistry(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	writeBody(w, r, status, registryContentType, body)
+	writeBody(w, r, status, accepted(r.Header.Values("Accept")), body)
+}
+
+// registryTypes are the media types of the registry's bodies, in the
+// order Confluent's registry prefers them.
+var registryTypes = []string{registryContentType, "application/vnd.schemaregistry+json", "application/json"}
+
+// accepted returns the media type of registryTypes that the Accept field
+// values take with the highest quality, the first in registryTypes among
+// equals, as Confluent's registry chooses. Without Accept, or when it
+// takes none of them, it is registryContentType: RFC 9110 lets a server
+// answer in a type the client did not ask for rather than 406, and every
+// client of the protocol reads it.
+func accepted(values []string) string {
+	best, bestQ := registryContentType, 0.0
+	for i, t := range registryTypes {
+		q := 0.0
+		specific := -1 // how specific the range that set q is: */* 0, application/* 1, exact 2
+		for _, v := range values {
+			for item := range strings.SplitSeq(v, ",") {
+				mediaRange, params, _ := strings.Cut(item, ";")
+				mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
+				level := -1
+				switch {
+				case mediaRange == t:
+					level = 2
+				case mediaRange == "application/*":
+					level = 1
+				case mediaRange == "*/*":
+					level = 0
+				}
+				if level <= specific {
+					continue
+				}
+				specific, q = level, 1
+				for p := range strings.SplitSeq(params, ";") {
+					if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+						if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+							q = f
+						}
+					}
+				}
+			}
+		}
+		if q > bestQ || i == 0 && q == bestQ {
+			best, bestQ = t, q
+		}
+	}
+	return best
 }
 
 // registryError writes the protocol's error body, {"error_code": code,
@@ -806,6 +904,55 @@ func equalJSON(a, b any) bool {
 	default:
 		return a == b // string, bool, nil
 	}
+}
+
+// firstDifference returns the JSON Pointer, below at, of the first place
+// where the decoded JSON values a and b differ, visiting object members
+// in the order of their names; "" if they are equal.
+func firstDifference(a, b any, at string) string {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok {
+			return at
+		}
+		names := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+		slices.Sort(names)
+		for _, k := range slices.Compact(names) {
+			av, inA := a[k]
+			bv, inB := b[k]
+			if inA != inB {
+				return at + "/" + pointerToken(k)
+			}
+			if d := firstDifference(av, bv, at+"/"+pointerToken(k)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		b, ok := b.([]any)
+		if !ok {
+			return at
+		}
+		for i := range max(len(a), len(b)) {
+			if i >= len(a) || i >= len(b) {
+				return at + "/" + strconv.Itoa(i)
+			}
+			if d := firstDifference(a[i], b[i], at+"/"+strconv.Itoa(i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !equalJSON(a, b) {
+		return at
+	}
+	return ""
+}
+
+// pointerToken escapes a member name as a JSON Pointer reference token.
+func pointerToken(name string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
 
 // canonicalNumber returns a JSON number's value in one spelling, its

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -428,4 +429,123 @@ func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
 	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/9/referencedby", ""), ErrorVersionNotFound)
 	wantError(t, do(h, http.MethodGet, "/api/registry/schemas/ids/9/subjects", ""), ErrorSchemaNotFound)
 	wantError(t, do(h, http.MethodGet, "/api/registry/subjects?limit=x", ""), http.StatusBadRequest)
+}
+
+// TestRegisterUnderASubjectNotServedIsReadOnly: a registry in READONLY
+// mode refuses every registration with 42205, as Confluent's does, even
+// under a subject it does not have; when the schema is the catalogue's,
+// the message says how to serve the subject.
+func TestRegisterUnderASubjectNotServedIsReadOnly(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value/versions", schemaRequest(t, string(device.JSON()))), ErrorReadOnly)
+	assert.Contains(t, msg, `subject "telemetry-value" is not served`)
+	assert.Contains(t, msg, "-subject telemetry-value=core.device")
+
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value/versions", schemaRequest(t, `{"type":"object"}`)), ErrorReadOnly)
+	assert.Contains(t, msg, `subject "telemetry-value" is not served`)
+	assert.NotContains(t, msg, "-subject")
+
+	// Looking up is not a write: the subject is not found.
+	wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value", schemaRequest(t, string(device.JSON()))), ErrorSubjectNotFound)
+}
+
+// TestRegistryRequestsAreReadStrictly: a request, or the schema it
+// carries, with invalid UTF-8 or a repeated member name is an invalid
+// schema (decisions 11 and 12), never repaired or read one way here and
+// another way by the client.
+func TestRegistryRequestsAreReadStrictly(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	file := string(device.JSON())
+	twice := strings.Replace(file, `"title": "core.device",`, `"title": "core.device", "title": "core.vehicle",`, 1)
+	require.NotEqual(t, file, twice)
+	for name, body := range map[string]string{
+		"invalid UTF-8 in the request":       `{"schema":"{}","schemaType":"JSON","x":"` + "\xff" + `"}`,
+		"invalid UTF-8 in the schema":        `{"schemaType":"JSON","schema":` + strings.Replace(strconv.Quote(file), "core.device", "core.device\xff", 1) + `}`,
+		"a repeated name in the request":     `{"schema":"{}","schemaType":"JSON","schema":` + strconv.Quote(file) + `}`,
+		"a repeated name in the schema":      schemaRequest(t, twice),
+		"no schema":                          `{"schemaType":"JSON"}`,
+		"a schema that is not a JSON string": `{"schemaType":"JSON","schema":{"type":"object"}}`,
+	} {
+		for _, path := range []string{"/api/registry/subjects/core.device", "/api/registry/subjects/core.device/versions"} {
+			msg := wantError(t, do(h, http.MethodPost, path, body), ErrorInvalidSchema)
+			assert.NotEmpty(t, msg, name)
+		}
+	}
+}
+
+// TestLookupSaysWhereTheSchemaDiffers: a schema is matched as a JSON
+// value, whatever its white space, member order or number spelling; one
+// that is not a version of the subject is refused with the place where
+// it first differs from each, so that the client can tell why.
+func TestLookupSaysWhereTheSchemaDiffers(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	changed := strings.Replace(string(device.JSON()), `"Model of the device."`, `"The model."`, 1)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, changed)), ErrorSchemaNotFound)
+	assert.Contains(t, msg, "/properties/model/description")
+	assert.Contains(t, msg, "version 1 (1.0)")
+
+	reordered := strings.Replace(string(device.JSON()), `"string",
+        "null"`, `"null",
+        "string"`, 1)
+	require.NotEqual(t, string(device.JSON()), reordered)
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, reordered)), ErrorSchemaNotFound)
+	assert.Contains(t, msg, "/properties/type/type/0")
+}
+
+// TestRegistryAnswersInTheMediaTypeAccepted: as Confluent's registry, the
+// answer's Content-Type is the first of its media types that the
+// request's Accept takes, by quality: the registry's own by default.
+func TestRegistryAnswersInTheMediaTypeAccepted(t *testing.T) {
+	h := Handler()
+	for accept, want := range map[string]string{
+		"": registryContentType,
+		"application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json": registryContentType,
+		"application/json":                    "application/json",
+		"application/vnd.schemaregistry+json": "application/vnd.schemaregistry+json",
+		"application/*":                       registryContentType,
+		"*/*":                                 registryContentType,
+		"application/json, */*;q=0.1":         "application/json",
+		"application/vnd.schemaregistry.v1+json;q=0.2, application/json": "application/json",
+		"application/json;q=0, */*":                                      registryContentType,
+		"text/html":                                                      registryContentType, // nothing acceptable: ours, as RFC 9110 allows
+	} {
+		for _, path := range []string{"/api/registry/subjects", "/api/registry/subjects/core.nothing/versions"} {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			if accept != "" {
+				req.Header.Set("Accept", accept)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, want, rec.Header().Get("Content-Type"), "%s %q", path, accept)
+		}
+	}
+}
+
+func TestFirstDifferenceIsWhereEqualJSONDisagrees(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1.0}`, ""},
+		{`{"a":null}`, `{}`, "/a"},
+		{`{"a":{"x/y~":[1]}}`, `{"a":{"x/y~":[1,2]}}`, "/a/x~1y~0/1"},
+		{`[1]`, `{"0":1}`, ""},
+		{`{"b":1,"a":2}`, `{"b":2,"a":3}`, "/a"},
+	} {
+		a, err := decodeJSON([]byte(tc.a))
+		require.NoError(t, err)
+		b, err := decodeJSON([]byte(tc.b))
+		require.NoError(t, err)
+		got := firstDifference(a, b, "")
+		if tc.a == `[1]` {
+			assert.Equal(t, "", got) // the root itself: the caller says "at its root"
+			assert.False(t, equalJSON(a, b))
+			continue
+		}
+		assert.Equal(t, tc.want, got, tc.a)
+		assert.Equal(t, tc.want == "", equalJSON(a, b), tc.a)
+	}
 }
