@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -574,12 +575,38 @@ func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// freeRequest is the size up to which a request whose length is
+// announced is read without one of the handler's body places: a
+// serializer's request for one of the catalogue's schemas is a few
+// kilobytes, and holding as much for each connection costs no more than
+// the connection itself does, so clients that send their bodies slowly,
+// however many, cannot keep the others from registering and looking up.
+const freeRequest = 16 << 10
+
+// readBody reads the request's body: one of freeRequest bytes or fewer,
+// announced, as it comes; a larger one, or one of unknown length, while
+// it holds one of the handler's body places (see handler.readBody). When
+// it returns ok false it has answered the request; otherwise the caller
+// must call release once it no longer holds the body.
+func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
+	if r.ContentLength < 0 || r.ContentLength > freeRequest {
+		return g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
+	if err != nil {
+		status, text := readFailure(err)
+		registryError(w, r, status, text)
+		return nil, nil, false
+	}
+	return body, func() {}, true
+}
+
 // readRequest reads a POST request's schema, holding one of the handler's
 // body places while it does. It answers the request and returns ok false
 // when the body is too large, unreadable, not a request, not JSON or not
 // of type JSON.
 func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
-	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
+	body, release, ok := g.readBody(w, r)
 	if !ok {
 		return req, nil, false
 	}

@@ -379,10 +379,18 @@ func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
 	wantError(t, do(h, http.MethodPost, path, big), http.StatusRequestEntityTooLarge)
 
 	h.bodies <- struct{}{}
-	rec := do(h, http.MethodPost, path, schemaRequest(t, "{}"))
-	<-h.bodies
+	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeRequest) + `}`
+	rec := do(h, http.MethodPost, path, large)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	wantError(t, rec, http.StatusServiceUnavailable)
+
+	// A request of a serializer's size takes no place: however many
+	// clients send theirs slowly, the others are answered.
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	rec = do(h, http.MethodPost, path, schemaRequest(t, string(device.JSON())))
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	<-h.bodies
 }
 
 // TestRegistryServesTheRoutesAdminToolsCall: the routes beyond the
