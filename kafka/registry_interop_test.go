@@ -159,3 +159,83 @@ func TestConfluentDeserializerReadsWhatTheCatalogueFrames(t *testing.T) {
 	require.True(t, errors.As(err, &restErr), "%v", err)
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 }
+
+// TestConfluentClientReachesEveryReadRoute: the rest of what Confluent's
+// Go client asks of a registry, against a URL given with a trailing
+// slash, as operators often write it.
+func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
+	client, err := schemaregistry.NewClient(schemaregistry.NewConfig(serveRegistry(t) + "/"))
+	require.NoError(t, err)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	info := schemaregistry.SchemaInfo{Schema: string(device.JSON()), SchemaType: "JSON"}
+
+	contexts, err := client.GetAllContexts()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"."}, contexts)
+
+	pairs, err := client.GetSubjectsAndVersionsByID(int(device.RegistryID))
+	require.NoError(t, err)
+	assert.Equal(t, []schemaregistry.SubjectAndVersion{{Subject: "core.device", Version: 1}, {Subject: "telemetry-value", Version: 1}}, pairs)
+
+	meta, err := client.GetSchemaMetadataIncludeDeleted("telemetry-value", 1, true)
+	require.NoError(t, err)
+	assert.Equal(t, int(device.RegistryID), meta.ID)
+
+	version, err := client.GetVersion("telemetry-value", info, true)
+	require.NoError(t, err)
+	assert.Equal(t, 1, version)
+
+	ok, err := client.TestSubjectCompatibility("core.device", info)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	level, err := client.GetDefaultCompatibility()
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
+	config, err := client.GetConfig("telemetry-value", true)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, config.CompatibilityLevel)
+
+	// The catalogue's versions have no metadata: none is the latest with some.
+	_, err = client.GetLatestWithMetadata("core.device", map[string]string{"owner": "fleet"}, false)
+	var restErr *rest.Error
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+
+	// Writes are refused, read-only, in the registry's error.
+	for _, write := range []func() error{
+		func() error { _, err := client.UpdateCompatibility("core.device", schemaregistry.None); return err },
+		func() error { _, err := client.DeleteSubject("core.device", false); return err },
+		func() error { _, err := client.DeleteSubjectVersion("core.device", 1, true); return err },
+		func() error { _, err := client.Register("other-value", info, false); return err },
+	} {
+		require.True(t, errors.As(write(), &restErr))
+		assert.Equal(t, api.ErrorReadOnly, restErr.Code)
+	}
+}
+
+// TestConfluentSerializerWithAFixedSchemaID: their serializer told which
+// id to use (use.schema.id) fetches it, looks it up under the topic's
+// subject, and frames with it.
+func TestConfluentSerializerWithAFixedSchemaID(t *testing.T) {
+	client := registry(t)
+	d, _ := sampleDevice(t)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+
+	conf := jsonschema.NewSerializerConfig()
+	conf.AutoRegisterSchemas = false
+	conf.UseSchemaID = int(device.RegistryID)
+	ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
+	require.NoError(t, err)
+	value, err := ser.Serialize("telemetry", d)
+	require.NoError(t, err)
+	id, message, framed, err := kafka.Unframe(value)
+	require.NoError(t, err)
+	require.True(t, framed)
+	assert.Equal(t, device.RegistryID, id)
+	got, err := catalogue.DecodeAs("core.device", "1.0", message)
+	require.NoError(t, err)
+	assert.Equal(t, d, got)
+}
