@@ -538,7 +538,10 @@ func (g *registry) referencedBy(w http.ResponseWriter, r *http.Request) {
 // "1.0". Otherwise it answers 42202 or 40402 and returns nil.
 func (s *subject) find(w http.ResponseWriter, r *http.Request) *registered {
 	text := r.PathValue("version")
-	switch n, err := strconv.Atoi(text); {
+	// A version is an int32, as Java's Integer is in Confluent's registry:
+	// beyond, it is invalid (42202), not missing.
+	n64, err := strconv.ParseInt(text, 10, 32)
+	switch n := int(n64); {
 	case text == "latest" || err == nil && n == -1:
 		return s.versions[len(s.versions)-1]
 	case err == nil && n >= 1 && n <= len(s.versions):

@@ -132,7 +132,8 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	for _, v := range []string{"4", "1.2", "2147483647"} {
 		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorVersionNotFound)
 	}
-	for _, v := range []string{"x", "01.0", "-2", "0"} {
+	// As Confluent's: a version is an int32 (Java's Integer), or it is invalid.
+	for _, v := range []string{"x", "01.0", "-2", "0", "2147483648", "99999999999999999999"} {
 		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorInvalidVersion)
 	}
 }
