@@ -111,25 +111,45 @@ func TestConfluentClientReadsTheCatalogue(t *testing.T) {
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 }
 
+// TestConfluentSerializerFramesWhatTheCatalogueReads: their serializer,
+// told to use the subject's latest version (use.latest.version) or an id
+// (use.schema.id, which it fetches and looks up under the topic's
+// subject), frames with the catalogue's id.
 func TestConfluentSerializerFramesWhatTheCatalogueReads(t *testing.T) {
 	client := registry(t)
 	d, _ := sampleDevice(t)
-
-	conf := jsonschema.NewSerializerConfig()
-	conf.AutoRegisterSchemas = false
-	conf.UseLatestVersion = true
-	conf.EnableValidation = true
-	ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
-	require.NoError(t, err)
-	value, err := ser.Serialize("telemetry", d)
+	device, err := schemas.Lookup("core.device", "1.0")
 	require.NoError(t, err)
 
+	for name, configure := range map[string]func(*jsonschema.SerializerConfig){
+		"use.latest.version": func(c *jsonschema.SerializerConfig) { c.UseLatestVersion = true },
+		"use.schema.id":      func(c *jsonschema.SerializerConfig) { c.UseSchemaID = int(device.RegistryID) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			conf := jsonschema.NewSerializerConfig()
+			conf.AutoRegisterSchemas = false
+			conf.EnableValidation = true
+			configure(conf)
+			ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
+			require.NoError(t, err)
+			value, err := ser.Serialize("telemetry", d)
+			require.NoError(t, err)
+			requireFramedDevice(t, value, d)
+		})
+	}
+}
+
+// requireFramedDevice checks that value is the device d, framed with
+// core.device 1.0's registry id, and that the catalogue decodes it
+// exactly.
+func requireFramedDevice(t *testing.T, value []byte, d *device.Device) {
+	t.Helper()
+	s, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
 	id, message, framed, err := kafka.Unframe(value)
 	require.NoError(t, err)
 	require.True(t, framed)
-	s, err := schemas.LookupRegistryID(id)
-	require.NoError(t, err)
-	assert.Equal(t, "core.device", s.Name)
+	assert.Equal(t, s.RegistryID, id)
 	got, err := catalogue.DecodeAs(s.Name, s.Version, message)
 	require.NoError(t, err)
 	assert.Equal(t, d, got)
@@ -213,29 +233,4 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 		require.True(t, errors.As(write(), &restErr))
 		assert.Equal(t, api.ErrorReadOnly, restErr.Code)
 	}
-}
-
-// TestConfluentSerializerWithAFixedSchemaID: their serializer told which
-// id to use (use.schema.id) fetches it, looks it up under the topic's
-// subject, and frames with it.
-func TestConfluentSerializerWithAFixedSchemaID(t *testing.T) {
-	client := registry(t)
-	d, _ := sampleDevice(t)
-	device, err := schemas.Lookup("core.device", "1.0")
-	require.NoError(t, err)
-
-	conf := jsonschema.NewSerializerConfig()
-	conf.AutoRegisterSchemas = false
-	conf.UseSchemaID = int(device.RegistryID)
-	ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
-	require.NoError(t, err)
-	value, err := ser.Serialize("telemetry", d)
-	require.NoError(t, err)
-	id, message, framed, err := kafka.Unframe(value)
-	require.NoError(t, err)
-	require.True(t, framed)
-	assert.Equal(t, device.RegistryID, id)
-	got, err := catalogue.DecodeAs("core.device", "1.0", message)
-	require.NoError(t, err)
-	assert.Equal(t, d, got)
 }

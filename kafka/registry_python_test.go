@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/api"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/kafka"
@@ -81,13 +80,7 @@ func TestConfluentPythonClientUsesTheCatalogue(t *testing.T) {
 	// What their serializer framed, the catalogue reads exactly.
 	value, err := base64.StdEncoding.DecodeString(answer.Serialized)
 	require.NoError(t, err)
-	id, body, framed, err := kafka.Unframe(value)
-	require.NoError(t, err)
-	require.True(t, framed)
-	assert.Equal(t, dev.RegistryID, id)
-	got, err := catalogue.DecodeAs("core.device", "1.0", body)
-	require.NoError(t, err)
-	assert.Equal(t, d, got)
+	requireFramedDevice(t, value, d)
 
 	// What the catalogue framed, their deserializer read as the message.
 	again, err := json.Marshal(answer.Deserialized)
