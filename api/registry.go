@@ -769,15 +769,16 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 		registryError(w, r, ErrorInvalidSchema, err.Error())
 		return
 	}
+	// With verbose, "messages" is always there, [] when empty, as in
+	// Confluent's answer; without, never (omitempty drops a nil pointer,
+	// where it would also drop an empty list).
 	body := struct {
-		Compatible bool     `json:"is_compatible"`
-		Messages   []string `json:"messages,omitempty"`
+		Compatible bool      `json:"is_compatible"`
+		Messages   *[]string `json:"messages,omitempty"`
 	}{Compatible: compatible}
 	if verbose {
-		body.Messages = messages
-		if body.Messages == nil {
-			body.Messages = []string{}
-		}
+		list := append([]string{}, messages...)
+		body.Messages = &list
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(body))
 }

@@ -558,3 +558,15 @@ func TestFirstDifferenceIsWhereEqualJSONDisagrees(t *testing.T) {
 		assert.Equal(t, tc.want == "", equalJSON(a, b), tc.a)
 	}
 }
+
+// TestRegistryVerboseCompatibilityListsNoFindingsAsAnEmptyList: with
+// verbose=true, Confluent's registry always answers "messages", [] when
+// there is nothing to say; a client reading the list must find it.
+func TestRegistryVerboseCompatibilityListsNoFindingsAsAnEmptyList(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	rec := do(h, http.MethodPost, "/api/registry/compatibility/subjects/core.device/versions/latest?verbose=true", schemaRequest(t, string(device.JSON())))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.JSONEq(t, `{"is_compatible":true,"messages":[]}`, rec.Body.String())
+}
