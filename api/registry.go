@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,6 +121,11 @@ type registry struct {
 	byID     map[int32]*registered
 	names    []string // the subjects, sorted
 	maxID    int32    // the largest registry id, for ?fetchMaxId=true
+	// working holds a place for each request read without a body place
+	// while it is judged: reading its JSON takes memory in proportion to
+	// it, which the places bound however many such requests arrive at
+	// once. The work is short and CPU-bound, so a request waits for one.
+	working chan struct{}
 }
 
 // subject is one subject and the versions it serves.
@@ -140,7 +146,10 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	if err := checkSubjects(all, mapped); err != nil {
 		panic(err.Error())
 	}
-	g := &registry{h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{}}
+	g := &registry{
+		h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{},
+		working: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+	}
 	byName := map[string][]*registered{}
 	for _, s := range all {
 		if s.RegistryID == 0 {
@@ -588,9 +597,11 @@ const freeRequest = 16 << 10
 
 // readBody reads the request's body: one of freeRequest bytes or fewer,
 // announced, as it comes; a larger one, or one of unknown length, while
-// it holds one of the handler's body places (see handler.readBody). When
-// it returns ok false it has answered the request; otherwise the caller
-// must call release once it no longer holds the body.
+// it holds one of the handler's body places (see handler.readBody). A
+// small body, once read, is judged in one of the registry's working
+// places. When it returns ok false it has answered the request, unless
+// its client has gone; otherwise the caller must call release once it no
+// longer holds the body.
 func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
 	if r.ContentLength < 0 || r.ContentLength > freeRequest {
 		return g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
@@ -601,7 +612,12 @@ func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte
 		registryError(w, r, status, text)
 		return nil, nil, false
 	}
-	return body, func() {}, true
+	select {
+	case g.working <- struct{}{}:
+		return body, func() { <-g.working }, true
+	case <-r.Context().Done():
+		return nil, nil, false // the client has gone: nobody to answer
+	}
 }
 
 // readRequest reads a POST request's schema, holding one of the handler's
@@ -727,10 +743,19 @@ func (g *registry) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := fmt.Sprintf("subject %s is read-only: the catalogue publishes a new version through its own repository (decision 13), not by registration", strconv.Quote(s.name))
-	if findings, _, err := g.compare(s, s.versions, []byte(req.Schema)); err != nil {
-		text += "; " + err.Error()
-	} else if len(findings) > 0 {
-		text += "; against the catalogue: " + strings.Join(findings, "; ")
+	// The report is a comparison, made in one of comparing's places as on
+	// the compatibility routes; without one, the refusal stands alone.
+	select {
+	case comparing <- struct{}{}:
+		findings, _, err := g.compare(s, s.versions, []byte(req.Schema))
+		<-comparing
+		if err != nil {
+			text += "; " + err.Error()
+		} else if len(findings) > 0 {
+			text += "; against the catalogue: " + strings.Join(findings, "; ")
+		}
+	default:
+		text += "; its compatibility report is left out: busy comparing other schemas (POST /compatibility/subjects/" + s.name + "/versions?verbose=true gives it)"
 	}
 	registryError(w, r, ErrorReadOnly, text)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -569,4 +570,50 @@ func TestRegistryVerboseCompatibilityListsNoFindingsAsAnEmptyList(t *testing.T) 
 	rec := do(h, http.MethodPost, "/api/registry/compatibility/subjects/core.device/versions/latest?verbose=true", schemaRequest(t, string(device.JSON())))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.JSONEq(t, `{"is_compatible":true,"messages":[]}`, rec.Body.String())
+}
+
+// TestRegisterComparesOnlyInAPlace: the compatibility report of a refused
+// registration is a comparison, which takes one of comparing's places as
+// the compatibility routes' do; when none is free the registration is
+// still refused, read-only, without the report, saying so.
+func TestRegisterComparesOnlyInAPlace(t *testing.T) {
+	h := fixtureHandler(t)
+	candidate := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	rec := do(h, http.MethodPost, "/api/registry/subjects/demo.sensor/versions", schemaRequest(t, candidate))
+	for range cap(comparing) {
+		<-comparing
+	}
+	msg := wantError(t, rec, ErrorReadOnly)
+	assert.Contains(t, msg, "read-only")
+	assert.Contains(t, msg, "busy comparing other schemas")
+	assert.NotContains(t, msg, "witness")
+}
+
+// TestSmallRegistryRequestsAreReadInAPlace: a request read without a body
+// place is judged only in one of the registry's places for the work, so
+// that however many arrive at once, the memory their JSON takes is
+// bounded; it waits for a place, since the work is short, unless its
+// client has gone.
+func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
+	h := Handler()
+	g := h.(*handler).registry
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	request := schemaRequest(t, string(device.JSON()))
+	for range cap(g.working) {
+		g.working <- struct{}{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client has gone while it waited
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/registry/subjects/core.device", strings.NewReader(request))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Empty(t, rec.Body.String(), "judged without a place")
+	for range cap(g.working) {
+		<-g.working
+	}
+	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, "/api/registry/subjects/core.device", request).Code)
 }
