@@ -211,7 +211,9 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"PUT /mode/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
+		{"DELETE /config", g.readOnly},
 		{"DELETE /config/{subject}", g.readOnly},
+		{"DELETE /mode/{subject}", g.readOnly},
 	} {
 		g.mux.HandleFunc(r.pattern, r.serve)
 	}

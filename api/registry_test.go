@@ -293,6 +293,10 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		{http.MethodPut, "/api/registry/mode/core.device"},
 		{http.MethodDelete, "/api/registry/subjects/core.device"},
 		{http.MethodDelete, "/api/registry/subjects/core.device/versions/1"},
+		{http.MethodDelete, "/api/registry/subjects/core.device/versions/1?permanent=true"},
+		{http.MethodDelete, "/api/registry/config"},
+		{http.MethodDelete, "/api/registry/config/core.device"},
+		{http.MethodDelete, "/api/registry/mode/core.device"},
 	} {
 		wantError(t, do(h, req[0], req[1], `{}`), ErrorReadOnly)
 	}
