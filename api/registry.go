@@ -236,10 +236,15 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := new(http.Request)
 	*r2 = *r
 	u := *r.URL
-	u.Path = trimSlash(strings.TrimPrefix(r.URL.Path, RegistryPath))
-	u.RawPath = trimSlash(strings.TrimPrefix(r.URL.RawPath, RegistryPath))
-	if u.RawPath == "/" {
-		u.RawPath = ""
+	u.Path = strings.TrimPrefix(r.URL.Path, RegistryPath)
+	u.RawPath = strings.TrimPrefix(r.URL.RawPath, RegistryPath)
+	// Only a slash sent as one ends a route: %2F ends a subject ("a/").
+	if sent := r.URL.EscapedPath(); strings.HasSuffix(sent, "/") && len(sent) > len(RegistryPath)+1 {
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path, u.RawPath = "/", "" // RegistryPath itself, with or without its slash
 	}
 	r2.URL = &u
 	// A 405 from the inner mux would be text; answer it in the
@@ -252,18 +257,6 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.mux.ServeHTTP(w, r2)
-}
-
-// trimSlash returns the path p without its one trailing slash, "/" for
-// the root (RegistryPath, with or without its slash), and "" for "".
-func trimSlash(p string) string {
-	if p == "" {
-		return "/"
-	}
-	if len(p) > 1 {
-		p = strings.TrimSuffix(p, "/")
-	}
-	return p
 }
 
 // allowed returns the methods the registry serves at r's path, joined

@@ -361,6 +361,13 @@ func TestRegistryAcceptsATrailingSlash(t *testing.T) {
 		assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
 	}
 	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/1/schema//", ""), http.StatusNotFound)
+
+	// A slash percent-encoded is part of the subject's name, not a
+	// trailing slash.
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device%2F", ""), http.StatusMethodNotAllowed)
+	assert.Contains(t, msg, "use POST")
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device%2F", schemaRequest(t, string(device.JSON()))), ErrorSubjectNotFound)
+	assert.Contains(t, msg, `"core.device/"`)
 }
 
 // TestRegistryRootAnswersAnEmptyObject: Confluent's registry answers its
