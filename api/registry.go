@@ -389,8 +389,11 @@ func (g *registry) listed(r *http.Request) []*subject {
 		prefix = ""
 	}
 	var list []*subject
+	if queryTrue(r, "deletedOnly") {
+		return nil
+	}
 	for _, name := range g.names {
-		if s := g.subjects[name]; strings.HasPrefix(name, prefix) && len(s.versions) > 0 && !queryTrue(r, "deletedOnly") {
+		if s := g.subjects[name]; strings.HasPrefix(name, prefix) && len(s.versions) > 0 {
 			list = append(list, s)
 		}
 	}
@@ -504,9 +507,10 @@ func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	}
 	numbers := []int{}
 	for _, v := range s.versions {
-		if !queryTrue(r, "deletedOnly") {
-			numbers = append(numbers, v.number)
-		}
+		numbers = append(numbers, v.number)
+	}
+	if queryTrue(r, "deletedOnly") {
+		numbers = numbers[:0]
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
 }
