@@ -54,7 +54,13 @@ import (
 // The list routes take offset and limit; nothing is ever deleted, so
 // deletedOnly=true lists nothing and deleted=true changes nothing.
 // Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
-// body, {"error_code": 40401, "message": "..."}.
+// body, {"error_code": 40401, "message": "..."}, and every answer the
+// media type that the request's Accept prefers among the registry's.
+//
+// A request of up to 16 KiB with its length announced, as a serializer's
+// is, is read without one of the places MaxBodies bounds, so that clients
+// sending large bodies slowly cannot keep producers from registering; a
+// larger one takes a place, as on the validation route.
 const RegistryPath = "/api/registry"
 
 // The error codes of the schema-registry protocol that the registry
