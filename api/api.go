@@ -194,9 +194,14 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 	return h
 }
 
-// notFound answers 404 for a path no route has.
+// notFound answers 404 for a path no route has, in the registry's error
+// body if the path is under RegistryPath, as sent or decoded.
 func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
+	answer := writeError
+	if underRegistry(sentPath(r)) || underRegistry(r.URL.Path) {
+		answer = registryError
+	}
+	answer(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
 }
 
 // sentPath returns the path of r as the client sent it: escaped (%2F is
@@ -300,7 +305,7 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, release, ok := h.readBody(w, r, MaxMessageBytes, "message", "too many messages are being judged")
+	body, release, ok := h.readBody(w, r, MaxMessageBytes, "message", "too many messages are being judged", writeError)
 	if !ok {
 		return
 	}
@@ -345,21 +350,21 @@ func (h *handler) noType(w http.ResponseWriter, r *http.Request, err error) {
 // readBody reads the request body, what (such as "message") of at most
 // limit bytes, while it holds one of the handler's places for bodies, so
 // that the memory bodies take stays bounded however many requests come.
-// When it returns false it has answered the request: 503 with Retry-After,
-// busy saying why, when no place is free; 413 for a body over limit; or
-// what readFailure says. Otherwise the caller must call release once it
-// no longer holds the body.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, what, busy string) (body []byte, release func(), ok bool) {
+// When it returns false it has answered the request through answer: 503
+// with Retry-After, busy saying why, when no place is free; 413 for a
+// body over limit; or what readFailure says. Otherwise the caller must
+// call release once it no longer holds the body.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, what, busy string, answer answerFunc) (body []byte, release func(), ok bool) {
 	tooLarge := fmt.Sprintf("the %s is larger than %d bytes", what, limit)
 	if r.ContentLength > limit {
-		writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+		answer(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 		return nil, nil, false
 	}
 	select {
 	case h.bodies <- struct{}{}:
 	default:
 		w.Header().Set("Retry-After", retryAfter)
-		writeError(w, r, http.StatusServiceUnavailable, busy+": retry later")
+		answer(w, r, http.StatusServiceUnavailable, busy+": retry later")
 		return nil, nil, false
 	}
 	release = func() { <-h.bodies }
@@ -367,11 +372,11 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, 
 	if err != nil {
 		release()
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeError(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+			answer(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 			return nil, nil, false
 		}
 		status, text := readFailure(err)
-		writeError(w, r, status, text)
+		answer(w, r, status, text)
 		return nil, nil, false
 	}
 	return body, release, true

@@ -87,7 +87,7 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 
 	// A body held, read or being read, takes a place among the handler's
 	// bodies, as on the validation route: memory stays bounded.
-	body, release, ok := h.readBody(w, r, MaxSchemaBytes, "schema", "too many requests are being answered")
+	body, release, ok := h.readBody(w, r, MaxSchemaBytes, "schema", "too many requests are being answered", writeError)
 	if !ok {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -218,5 +219,49 @@ func TestFallbackServesThePathsThatAreNotTheAPIs(t *testing.T) {
 			got = fmt.Sprint(resp.StatusCode, " ", body)
 		}
 		assert.Equal(t, want, got, path)
+	}
+}
+
+// TestRegistryPathsThatAreNotCleanAnswerInItsBody: a path under the
+// registry with an empty, "." or ".." segment, as sent or once decoded,
+// is 404 in the protocol's error body, which its clients read, not in
+// the catalogue's.
+func TestRegistryPathsThatAreNotCleanAnswerInItsBody(t *testing.T) {
+	srv := httptest.NewServer(api.Handler())
+	defer srv.Close()
+	for _, path := range []string{
+		"/api/registry//subjects",
+		"/api/registry/subjects//versions",
+		"/api/registry/subjects/%2E%2E/versions",
+		"/api/registry/subjects/./versions",
+		"/api/registry/subjects/core.device/versions/1/schema//",
+	} {
+		resp, body := rawRequest(t, srv, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", false)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+		assert.Equal(t, "application/vnd.schemaregistry.v1+json", resp.Header.Get("Content-Type"), path)
+		assert.JSONEq(t, fmt.Sprintf(`{"error_code":404,"message":%q}`, "no such resource: "+path), body, path)
+	}
+}
+
+// TestRegistrySubjectsCannotForgeHeadersOrBodies: a subject holding a
+// line end, a quote or bytes that are not UTF-8, however encoded, is a
+// subject not found, named inside the JSON string of the message, and
+// never reaches a header.
+func TestRegistrySubjectsCannotForgeHeadersOrBodies(t *testing.T) {
+	srv := httptest.NewServer(api.Handler())
+	defer srv.Close()
+	for _, subject := range []string{"x%0D%0AX-Forged:%201", "%FF%FE", "a%22%2C%22error_code%22:200", "%E2%80%A8"} {
+		resp, body := rawRequest(t, srv, "GET /api/registry/subjects/"+subject+"/versions HTTP/1.1\r\nHost: x\r\n\r\n", false)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, subject)
+		assert.Empty(t, resp.Header.Get("X-Forged"), subject)
+		var e struct {
+			Code    int    `json:"error_code"`
+			Message string `json:"message"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &e), subject)
+		assert.Equal(t, api.ErrorSubjectNotFound, e.Code, subject)
+		assert.True(t, utf8.ValidString(body), subject)
+		assert.NotContains(t, body, "\u2028", subject)
+		assert.Equal(t, 1, strings.Count(body, "\n"), "one line: %q", body)
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fleetkit/catalogue/compat"
+	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -31,20 +34,33 @@ import (
 // against the subject's versions. The compatibility level is
 // FULL_TRANSITIVE (decision 13).
 //
-// The routes, under RegistryPath: GET /schemas/types,
-// GET /schemas/ids/{id} (?subject= is accepted: an id names one version
-// whatever the subject), GET /schemas/ids/{id}/schema,
-// GET /schemas/ids/{id}/versions, GET /subjects,
+// The routes, under RegistryPath, each also with a trailing slash as
+// Confluent's registry serves them: GET / ({}, for liveness probes),
+// GET /contexts, GET /schemas (?subjectPrefix, ?latestOnly),
+// GET /schemas/types, GET /schemas/ids/{id} (?subject= is accepted: an
+// id names one version whatever the subject; ?fetchMaxId=true adds
+// maxId), GET /schemas/ids/{id}/schema, GET /schemas/ids/{id}/subjects,
+// GET /schemas/ids/{id}/versions, GET /subjects (?subjectPrefix),
 // GET /subjects/{subject}/versions,
-// GET /subjects/{subject}/versions/{version} and .../schema,
+// GET /subjects/{subject}/versions/{version} and .../schema and
+// .../referencedby (none), GET /subjects/{subject}/metadata (the latest
+// version: the catalogue's have no metadata),
 // POST /subjects/{subject} (look a schema up),
 // POST /subjects/{subject}/versions (register),
 // POST /compatibility/subjects/{subject}/versions/{version} and
 // POST /compatibility/subjects/{subject}/versions (every version; with
 // ?verbose=true, each finding and its witness message in "messages"),
 // GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}.
+// The list routes take offset and limit; nothing is ever deleted, so
+// deletedOnly=true lists nothing and deleted=true changes nothing.
 // Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
-// body, {"error_code": 40401, "message": "..."}.
+// body, {"error_code": 40401, "message": "..."}, and every answer the
+// media type that the request's Accept prefers among the registry's.
+//
+// A request of up to 16 KiB with its length announced, as a serializer's
+// is, is read without one of the places MaxBodies bounds, so that clients
+// sending large bodies slowly cannot keep producers from registering; a
+// larger one takes a place, as on the validation route.
 const RegistryPath = "/api/registry"
 
 // The error codes of the schema-registry protocol that the registry
@@ -109,7 +125,13 @@ type registry struct {
 	mux      *http.ServeMux
 	subjects map[string]*subject
 	byID     map[int32]*registered
-	list     []byte // body of GET /subjects
+	names    []string // the subjects, sorted
+	maxID    int32    // the largest registry id, for ?fetchMaxId=true
+	// working holds a place for each request read without a body place
+	// while it is judged: reading its JSON takes memory in proportion to
+	// it, which the places bound however many such requests arrive at
+	// once. The work is short and CPU-bound, so a request waits for one.
+	working chan struct{}
 }
 
 // subject is one subject and the versions it serves.
@@ -130,7 +152,10 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	if err := checkSubjects(all, mapped); err != nil {
 		panic(err.Error())
 	}
-	g := &registry{h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{}}
+	g := &registry{
+		h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{},
+		working: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+	}
 	byName := map[string][]*registered{}
 	for _, s := range all {
 		if s.RegistryID == 0 {
@@ -142,6 +167,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		}
 		r := &registered{Schema: s, value: value, byID: mustEncode(schemaBody{Schema: string(s.JSON()), SchemaType: "JSON"})}
 		g.byID[s.RegistryID] = r
+		g.maxID = max(g.maxID, s.RegistryID)
 		byName[s.Name] = append(byName[s.Name], r)
 	}
 	for name, versions := range byName {
@@ -156,20 +182,27 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 			g.subjects[sub] = &subject{name: sub, versions: byName[name]}
 		}
 	}
-	g.list = mustEncode(slices.Sorted(maps.Keys(g.subjects)))
+	g.names = slices.Sorted(maps.Keys(g.subjects))
 
 	for _, r := range []struct {
 		pattern string
 		serve   http.HandlerFunc
 	}{
+		{"GET /{$}", g.root},
+		{"POST /{$}", g.root},
+		{"GET /contexts", g.contexts},
+		{"GET /schemas", g.schemaList},
 		{"GET /schemas/types", g.types},
 		{"GET /schemas/ids/{id}", g.schemaByID},
 		{"GET /schemas/ids/{id}/schema", g.rawByID},
+		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
 		{"GET /subjects", g.subjectList},
-		{"GET /subjects/{subject}/versions", g.subjectVersions},
+		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
+		{"GET /subjects/{subject}/versions", g.versionList},
 		{"GET /subjects/{subject}/versions/{version}", g.subjectVersion},
 		{"GET /subjects/{subject}/versions/{version}/schema", g.subjectRaw},
+		{"GET /subjects/{subject}/versions/{version}/referencedby", g.referencedBy},
 		{"POST /subjects/{subject}", g.lookup},
 		{"POST /subjects/{subject}/versions", g.register},
 		{"POST /compatibility/subjects/{subject}/versions/{version}", g.compatibility},
@@ -184,7 +217,9 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"PUT /mode/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
+		{"DELETE /config", g.readOnly},
 		{"DELETE /config/{subject}", g.readOnly},
+		{"DELETE /mode/{subject}", g.readOnly},
 	} {
 		g.mux.HandleFunc(r.pattern, r.serve)
 	}
@@ -194,20 +229,33 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	return g
 }
 
-// ServeHTTP serves a request whose path is under RegistryPath.
+// underRegistry reports whether the path p is RegistryPath or under it.
+func underRegistry(p string) bool {
+	rest, ok := strings.CutPrefix(p, RegistryPath)
+	return ok && (rest == "" || rest[0] == '/')
+}
+
+// ServeHTTP serves a request whose path is under RegistryPath. As
+// Confluent's registry does (JAX-RS matching), a route answers with a
+// trailing slash as without one: /subjects/ is /subjects.
 func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := new(http.Request)
 	*r2 = *r
 	u := *r.URL
 	u.Path = strings.TrimPrefix(r.URL.Path, RegistryPath)
-	if u.Path == "" {
-		u.Path = "/" // not a redirect to RegistryPath + "/"
-	}
 	u.RawPath = strings.TrimPrefix(r.URL.RawPath, RegistryPath)
+	// Only a slash sent as one ends a route: %2F ends a subject ("a/").
+	if sent := r.URL.EscapedPath(); strings.HasSuffix(sent, "/") && len(sent) > len(RegistryPath)+1 {
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path, u.RawPath = "/", "" // RegistryPath itself, with or without its slash
+	}
 	r2.URL = &u
 	// A 405 from the inner mux would be text; answer it in the
 	// registry's body instead.
-	if _, pattern := g.mux.Handler(r2); pattern == "/" && u.Path != "/" {
+	if _, pattern := g.mux.Handler(r2); pattern == "/" {
 		if allowed := g.allowed(r2); allowed != "" {
 			w.Header().Set("Allow", allowed)
 			registryError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allowed))
@@ -259,6 +307,12 @@ type request struct {
 	References []json.RawMessage `json:"references"`
 }
 
+// root serves GET and POST on RegistryPath itself: {}, as Confluent's
+// registry answers the liveness probes of health checks and tools.
+func (g *registry) root(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, []byte("{}\n"))
+}
+
 func (g *registry) types(w http.ResponseWriter, r *http.Request) {
 	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"JSON"}))
 }
@@ -274,9 +328,117 @@ func (g *registry) version(w http.ResponseWriter, r *http.Request) *registered {
 	return nil
 }
 
+// schemaByID serves GET /schemas/ids/{id}; with ?fetchMaxId=true, the
+// answer also has the largest id, maxId, as Confluent's has.
 func (g *registry) schemaByID(w http.ResponseWriter, r *http.Request) {
-	if v := g.version(w, r); v != nil {
+	v := g.version(w, r)
+	if v == nil {
+		return
+	}
+	if !queryTrue(r, "fetchMaxId") {
 		writeRegistry(w, r, http.StatusOK, v.byID)
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(struct {
+		schemaBody
+		MaxID int32 `json:"maxId"`
+	}{schemaBody{Schema: string(v.JSON()), SchemaType: "JSON"}, g.maxID}))
+}
+
+// queryTrue reports whether the request's query parameter name is true,
+// in any case, as JAX-RS reads a boolean parameter: anything else, or
+// nothing, is false.
+func queryTrue(r *http.Request, name string) bool {
+	return strings.EqualFold(r.URL.Query().Get(name), "true")
+}
+
+// page returns the items that the request's offset and limit select, as
+// Confluent's list routes do: from offset (0 by default), at most limit
+// of them (all when limit is negative or absent). For an offset or
+// limit that is not an integer it answers 400 and returns ok false.
+func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok bool) {
+	q := r.URL.Query()
+	bound := func(name string, absent int) (int, bool) {
+		text := q.Get(name)
+		if text == "" {
+			return absent, true
+		}
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			registryError(w, r, http.StatusBadRequest, fmt.Sprintf("%s %s is not an integer", name, strconv.Quote(text)))
+			return 0, false
+		}
+		return n, true
+	}
+	offset, ok := bound("offset", 0)
+	if !ok {
+		return nil, false
+	}
+	limit, ok := bound("limit", -1)
+	if !ok {
+		return nil, false
+	}
+	items = items[min(max(offset, 0), len(items)):]
+	if limit >= 0 && limit < len(items) {
+		items = items[:limit]
+	}
+	return items, true
+}
+
+// listed returns the subjects a list route serves: those whose names
+// start with the request's subjectPrefix (":*:", Confluent's wildcard
+// of every context, is every subject), none if it asks for deleted
+// ones only (deletedOnly=true), since nothing here is ever deleted.
+func (g *registry) listed(r *http.Request) []*subject {
+	prefix := r.URL.Query().Get("subjectPrefix")
+	if prefix == ":*:" {
+		prefix = ""
+	}
+	var list []*subject
+	if queryTrue(r, "deletedOnly") {
+		return nil
+	}
+	for _, name := range g.names {
+		if s := g.subjects[name]; strings.HasPrefix(name, prefix) && len(s.versions) > 0 {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// contexts serves GET /contexts: the default context alone.
+func (g *registry) contexts(w http.ResponseWriter, r *http.Request) {
+	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"."}))
+}
+
+// schemaList serves GET /schemas: every version of the listed subjects,
+// or only their latest with latestOnly=true, in the order of the
+// subjects and then of their versions.
+func (g *registry) schemaList(w http.ResponseWriter, r *http.Request) {
+	list := []versionBody{}
+	for _, s := range g.listed(r) {
+		versions := s.versions
+		if queryTrue(r, "latestOnly") {
+			versions = versions[len(versions)-1:]
+		}
+		for _, v := range versions {
+			list = append(list, v.body(s.name))
+		}
+	}
+	if list, ok := page(w, r, list); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	}
+}
+
+// subjectsByID serves GET /schemas/ids/{id}/subjects: the subjects with
+// the version, only the request's subject if it names one.
+func (g *registry) subjectsByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		list := []string{}
+		for _, sv := range g.subjectVersions(r, v) {
+			list = append(list, sv.Subject)
+		}
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
 	}
 }
 
@@ -292,45 +454,97 @@ type subjectVersion struct {
 	Version int    `json:"version"`
 }
 
-func (g *registry) versionsByID(w http.ResponseWriter, r *http.Request) {
-	v := g.version(w, r)
-	if v == nil {
-		return
-	}
-	var list []subjectVersion
-	for _, name := range slices.Sorted(maps.Keys(g.subjects)) {
-		if slices.Contains(g.subjects[name].versions, v) {
+// subjectVersions returns the subjects that have the version v, and its
+// number in each, only for the request's subject if it names one.
+func (g *registry) subjectVersions(r *http.Request, v *registered) []subjectVersion {
+	only := r.URL.Query().Get("subject")
+	list := []subjectVersion{}
+	for _, name := range g.names {
+		if slices.Contains(g.subjects[name].versions, v) && (only == "" || only == name) {
 			list = append(list, subjectVersion{name, v.number})
 		}
 	}
-	writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	return list
 }
 
+func (g *registry) versionsByID(w http.ResponseWriter, r *http.Request) {
+	if v := g.version(w, r); v != nil {
+		writeRegistry(w, r, http.StatusOK, mustEncode(g.subjectVersions(r, v)))
+	}
+}
+
+// subjectList serves GET /subjects, with subjectPrefix, deleted,
+// deletedOnly, offset and limit as Confluent's.
 func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
-	writeRegistry(w, r, http.StatusOK, g.list)
+	names := []string{}
+	for _, s := range g.listed(r) {
+		names = append(names, s.name)
+	}
+	if names, ok := page(w, r, names); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(names))
+	}
 }
 
 // subject returns the subject in r's path, or answers 40401 and returns
 // nil.
 func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
-	s, ok := g.subjects[r.PathValue("subject")]
-	if !ok || len(s.versions) == 0 {
+	s := g.served(r.PathValue("subject"))
+	if s == nil {
 		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found", strconv.Quote(r.PathValue("subject"))))
-		return nil
 	}
 	return s
 }
 
-func (g *registry) subjectVersions(w http.ResponseWriter, r *http.Request) {
+// served returns the subject of that name, or nil if the registry does
+// not serve it.
+func (g *registry) served(name string) *subject {
+	if s, ok := g.subjects[name]; ok && len(s.versions) > 0 {
+		return s
+	}
+	return nil
+}
+
+// versionList serves GET /subjects/{subject}/versions: none with
+// deletedOnly=true, since no version is ever deleted.
+func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	s := g.subject(w, r)
 	if s == nil {
 		return
 	}
-	numbers := make([]int, len(s.versions))
-	for i, v := range s.versions {
-		numbers[i] = v.number
+	numbers := []int{}
+	for _, v := range s.versions {
+		numbers = append(numbers, v.number)
+	}
+	if queryTrue(r, "deletedOnly") {
+		numbers = numbers[:0]
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+}
+
+// latestWithMetadata serves GET /subjects/{subject}/metadata, which
+// Confluent's serializers call with use.latest.with.metadata: the latest
+// version whose metadata has every key=value of the query. The
+// catalogue's versions have no metadata, so the latest version answers
+// a request that names none, and nothing answers one that names some.
+func (g *registry) latestWithMetadata(w http.ResponseWriter, r *http.Request) {
+	s := g.subject(w, r)
+	if s == nil {
+		return
+	}
+	if r.URL.Query().Has("key") {
+		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("no version of subject %s has metadata: the catalogue's versions have none", strconv.Quote(s.name)))
+		return
+	}
+	writeRegistry(w, r, http.StatusOK, mustEncode(s.versions[len(s.versions)-1].body(s.name)))
+}
+
+// referencedBy serves GET /subjects/{subject}/versions/{version}/referencedby:
+// the ids of the schemas that reference the version, none, since the
+// catalogue's schemas have no references.
+func (g *registry) referencedBy(w http.ResponseWriter, r *http.Request) {
+	if s := g.subject(w, r); s != nil && s.find(w, r) != nil {
+		writeRegistry(w, r, http.StatusOK, mustEncode([]int32{}))
+	}
 }
 
 // find returns the subject's version that r's path names: a version
@@ -338,7 +552,10 @@ func (g *registry) subjectVersions(w http.ResponseWriter, r *http.Request) {
 // "1.0". Otherwise it answers 42202 or 40402 and returns nil.
 func (s *subject) find(w http.ResponseWriter, r *http.Request) *registered {
 	text := r.PathValue("version")
-	switch n, err := strconv.Atoi(text); {
+	// A version is an int32, as Java's Integer is in Confluent's registry:
+	// beyond, it is invalid (42202), not missing.
+	n64, err := strconv.ParseInt(text, 10, 32)
+	switch n := int(n64); {
 	case text == "latest" || err == nil && n == -1:
 		return s.versions[len(s.versions)-1]
 	case err == nil && n >= 1 && n <= len(s.versions):
@@ -375,18 +592,62 @@ func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// freeRequest is the size up to which a request whose length is
+// announced is read without one of the handler's body places: a
+// serializer's request for one of the catalogue's schemas is a few
+// kilobytes, and holding as much for each connection costs no more than
+// the connection itself does, so clients that send their bodies slowly,
+// however many, cannot keep the others from registering and looking up.
+const freeRequest = 16 << 10
+
+// readBody reads the request's body: one of freeRequest bytes or fewer,
+// announced, as it comes; a larger one, or one of unknown length, while
+// it holds one of the handler's body places (see handler.readBody). A
+// small body, once read, is judged in one of the registry's working
+// places. When it returns ok false it has answered the request, unless
+// its client has gone; otherwise the caller must call release once it no
+// longer holds the body.
+func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
+	if r.ContentLength < 0 || r.ContentLength > freeRequest {
+		return g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
+	if err != nil {
+		status, text := readFailure(err)
+		registryError(w, r, status, text)
+		return nil, nil, false
+	}
+	select {
+	case g.working <- struct{}{}:
+		return body, func() { <-g.working }, true
+	case <-r.Context().Done():
+		return nil, nil, false // the client has gone: nobody to answer
+	}
+}
+
 // readRequest reads a POST request's schema, holding one of the handler's
 // body places while it does. It answers the request and returns ok false
 // when the body is too large, unreadable, not a request, not JSON or not
 // of type JSON.
 func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
-	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered")
+	body, release, ok := g.readBody(w, r)
 	if !ok {
 		return req, nil, false
 	}
 	defer release()
+	// Strictly, as messages are read (decisions 11 and 12): encoding/json
+	// would repair invalid UTF-8 and keep the last of repeated names,
+	// where the client may have meant the first.
+	if off, reason := jsontext.Check(body); reason != "" {
+		registryError(w, r, ErrorInvalidSchema, fmt.Sprintf("the request is not JSON: at byte %d: %s", off, reason))
+		return req, nil, false
+	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		registryError(w, r, ErrorInvalidSchema, "the request is not a JSON object with a schema: "+err.Error())
+		return req, nil, false
+	}
+	if req.Schema == "" {
+		registryError(w, r, ErrorInvalidSchema, "the request has no schema")
 		return req, nil, false
 	}
 	if req.SchemaType != "JSON" {
@@ -399,6 +660,10 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 	}
 	if len(req.References) > 0 {
 		registryError(w, r, ErrorInvalidSchema, "the catalogue's schemas have no references")
+		return req, nil, false
+	}
+	if off, reason := jsontext.Check([]byte(req.Schema)); reason != "" {
+		registryError(w, r, ErrorInvalidSchema, fmt.Sprintf("the schema is not JSON: at byte %d: %s", off, reason))
 		return req, nil, false
 	}
 	value, err := decodeJSON([]byte(req.Schema))
@@ -434,22 +699,48 @@ func (g *registry) lookup(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.match(value)
 	if v == nil {
-		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("the schema is not a version of subject %s", strconv.Quote(s.name)))
+		registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("the schema is not a version of subject %s: %s", strconv.Quote(s.name), s.differences(value)))
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(v.body(s.name)))
 }
 
+// differences says where the schema value first differs from each
+// version of the subject, as a JSON Pointer into the schema.
+func (s *subject) differences(value any) string {
+	var text []string
+	for _, v := range s.versions {
+		where := "at " + strconv.Quote(firstDifference(v.value, value, ""))
+		if where == `at ""` {
+			where = "at its root"
+		}
+		text = append(text, fmt.Sprintf("it differs from version %d (%s) %s", v.number, v.Version, where))
+	}
+	return strings.Join(text, "; ")
+}
+
 // register serves POST /subjects/{subject}/versions: the id of a schema
 // already in the catalogue under the subject; anything else is refused
 // as read-only, with the schema's compatibility report.
+//
+// Under a subject it does not serve, it refuses every registration with
+// 42205, as a registry in READONLY mode does, saying how the operator
+// would serve the subject if the schema is one of the catalogue's.
 func (g *registry) register(w http.ResponseWriter, r *http.Request) {
-	s := g.subject(w, r)
-	if s == nil {
-		return
-	}
 	req, value, ok := g.readRequest(w, r)
 	if !ok {
+		return
+	}
+	s := g.served(r.PathValue("subject"))
+	if s == nil {
+		text := fmt.Sprintf("subject %s is not served: it is no schema's name, and no topic subject maps to it; the catalogue is read-only", strconv.Quote(r.PathValue("subject")))
+		for _, name := range g.names {
+			if n := g.subjects[name]; n.name == n.versions[0].Name && n.match(value) != nil {
+				text += fmt.Sprintf(", but the schema is %s's, which the operator serves under this subject with -subject %s=%s (api.Subjects)", name, r.PathValue("subject"), name)
+				break
+			}
+		}
+		registryError(w, r, ErrorReadOnly, text)
 		return
 	}
 	if v := s.match(value); v != nil {
@@ -457,10 +748,19 @@ func (g *registry) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := fmt.Sprintf("subject %s is read-only: the catalogue publishes a new version through its own repository (decision 13), not by registration", strconv.Quote(s.name))
-	if findings, _, err := g.compare(s, s.versions, []byte(req.Schema)); err != nil {
-		text += "; " + err.Error()
-	} else if len(findings) > 0 {
-		text += "; against the catalogue: " + strings.Join(findings, "; ")
+	// The report is a comparison, made in one of comparing's places as on
+	// the compatibility routes; without one, the refusal stands alone.
+	select {
+	case comparing <- struct{}{}:
+		findings, _, err := g.compare(s, s.versions, []byte(req.Schema))
+		<-comparing
+		if err != nil {
+			text += "; " + err.Error()
+		} else if len(findings) > 0 {
+			text += "; against the catalogue: " + strings.Join(findings, "; ")
+		}
+	default:
+		text += "; its compatibility report is left out: busy comparing other schemas (POST /compatibility/subjects/" + s.name + "/versions?verbose=true gives it)"
 	}
 	registryError(w, r, ErrorReadOnly, text)
 }
@@ -499,15 +799,16 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 		registryError(w, r, ErrorInvalidSchema, err.Error())
 		return
 	}
+	// With verbose, "messages" is always there, [] when empty, as in
+	// Confluent's answer; without, never (omitempty drops a nil pointer,
+	// where it would also drop an empty list).
 	body := struct {
-		Compatible bool     `json:"is_compatible"`
-		Messages   []string `json:"messages,omitempty"`
+		Compatible bool      `json:"is_compatible"`
+		Messages   *[]string `json:"messages,omitempty"`
 	}{Compatible: compatible}
 	if verbose {
-		body.Messages = messages
-		if body.Messages == nil {
-			body.Messages = []string{}
-		}
+		list := append([]string{}, messages...)
+		body.Messages = &list
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(body))
 }
@@ -556,9 +857,57 @@ func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeRegistry writes a body of the protocol, or only its headers for
-// HEAD.
+// HEAD, in the media type the request accepts (see accepted).
 func writeRegistry(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	writeBody(w, r, status, registryContentType, body)
+	writeBody(w, r, status, accepted(r.Header.Values("Accept")), body)
+}
+
+// registryTypes are the media types of the registry's bodies, in the
+// order Confluent's registry prefers them.
+var registryTypes = []string{registryContentType, "application/vnd.schemaregistry+json", "application/json"}
+
+// accepted returns the media type of registryTypes that the Accept field
+// values take with the highest quality, the first in registryTypes among
+// equals, as Confluent's registry chooses. Without Accept, or when it
+// takes none of them, it is registryContentType: RFC 9110 lets a server
+// answer in a type the client did not ask for rather than 406, and every
+// client of the protocol reads it.
+func accepted(values []string) string {
+	best, bestQ := registryContentType, 0.0
+	for i, t := range registryTypes {
+		q := 0.0
+		specific := -1 // how specific the range that set q is: */* 0, application/* 1, exact 2
+		for _, v := range values {
+			for item := range strings.SplitSeq(v, ",") {
+				mediaRange, params, _ := strings.Cut(item, ";")
+				mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
+				level := -1
+				switch {
+				case mediaRange == t:
+					level = 2
+				case mediaRange == "application/*":
+					level = 1
+				case mediaRange == "*/*":
+					level = 0
+				}
+				if level <= specific {
+					continue
+				}
+				specific, q = level, 1
+				for p := range strings.SplitSeq(params, ";") {
+					if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+						if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+							q = f
+						}
+					}
+				}
+			}
+		}
+		if q > bestQ || i == 0 && q == bestQ {
+			best, bestQ = t, q
+		}
+	}
+	return best
 }
 
 // registryError writes the protocol's error body, {"error_code": code,
@@ -616,6 +965,55 @@ func equalJSON(a, b any) bool {
 	default:
 		return a == b // string, bool, nil
 	}
+}
+
+// firstDifference returns the JSON Pointer, below at, of the first place
+// where the decoded JSON values a and b differ, visiting object members
+// in the order of their names; "" if they are equal.
+func firstDifference(a, b any, at string) string {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok {
+			return at
+		}
+		names := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+		slices.Sort(names)
+		for _, k := range slices.Compact(names) {
+			av, inA := a[k]
+			bv, inB := b[k]
+			if inA != inB {
+				return at + "/" + pointerToken(k)
+			}
+			if d := firstDifference(av, bv, at+"/"+pointerToken(k)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		b, ok := b.([]any)
+		if !ok {
+			return at
+		}
+		for i := range max(len(a), len(b)) {
+			if i >= len(a) || i >= len(b) {
+				return at + "/" + strconv.Itoa(i)
+			}
+			if d := firstDifference(a[i], b[i], at+"/"+strconv.Itoa(i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !equalJSON(a, b) {
+		return at
+	}
+	return ""
+}
+
+// pointerToken escapes a member name as a JSON Pointer reference token.
+func pointerToken(name string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
 
 // canonicalNumber returns a JSON number's value in one spelling, its

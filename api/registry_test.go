@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,7 +133,8 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	for _, v := range []string{"4", "1.2", "2147483647"} {
 		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorVersionNotFound)
 	}
-	for _, v := range []string{"x", "01.0", "-2", "0"} {
+	// As Confluent's: a version is an int32 (Java's Integer), or it is invalid.
+	for _, v := range []string{"x", "01.0", "-2", "0", "2147483648", "99999999999999999999"} {
 		wantError(t, do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+v, ""), ErrorInvalidVersion)
 	}
 }
@@ -290,6 +293,10 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		{http.MethodPut, "/api/registry/mode/core.device"},
 		{http.MethodDelete, "/api/registry/subjects/core.device"},
 		{http.MethodDelete, "/api/registry/subjects/core.device/versions/1"},
+		{http.MethodDelete, "/api/registry/subjects/core.device/versions/1?permanent=true"},
+		{http.MethodDelete, "/api/registry/config"},
+		{http.MethodDelete, "/api/registry/config/core.device"},
+		{http.MethodDelete, "/api/registry/mode/core.device"},
 	} {
 		wantError(t, do(h, req[0], req[1], `{}`), ErrorReadOnly)
 	}
@@ -300,7 +307,8 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 func TestRegistryUnknownPathsAndMethodsAnswerInItsBody(t *testing.T) {
 	h := Handler()
 	wantError(t, do(h, http.MethodGet, "/api/registry/nothing", ""), http.StatusNotFound)
-	wantError(t, do(h, http.MethodGet, "/api/registry", ""), http.StatusNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/1/schema/x", ""), http.StatusNotFound)
+	wantError(t, do(h, http.MethodDelete, "/api/registry", ""), http.StatusMethodNotAllowed)
 	rec := do(h, http.MethodPatch, "/api/registry/subjects", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
 	assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"))
@@ -325,4 +333,298 @@ func TestCanonicalNumberIsOneSpellingPerValue(t *testing.T) {
 	assert.NotEqual(t, canonicalNumber("1e9223372036854775807"), canonicalNumber("1e9223372036854775806"))
 	assert.True(t, equalJSON(map[string]any{"a": json.Number("1"), "b": []any{"x", nil, true}}, map[string]any{"b": []any{"x", nil, true}, "a": json.Number("1.0")}))
 	assert.False(t, equalJSON([]any{json.Number("1")}, []any{"1"}))
+}
+
+// TestRegistryAcceptsATrailingSlash: Confluent's registry (JAX-RS) serves
+// every route with a trailing slash as without, and admin tools send it
+// (schema-registry-ui asks for "subjects/").
+func TestRegistryAcceptsATrailingSlash(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	for _, path := range []string{
+		"/api/registry/subjects/",
+		"/api/registry/subjects/core.device/versions/",
+		"/api/registry/subjects/core.device/versions/latest/",
+		"/api/registry/subjects/core.device/versions/1/schema/",
+		"/api/registry/schemas/ids/2/",
+		"/api/registry/schemas/ids/2/versions/",
+		"/api/registry/config/",
+		"/api/registry/mode/core.device/",
+	} {
+		rec := do(h, http.MethodGet, path, "")
+		assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+		assert.Equal(t, do(h, http.MethodGet, strings.TrimSuffix(path, "/"), "").Body.String(), rec.Body.String(), path)
+	}
+	for _, path := range []string{"/api/registry/subjects/core.device/", "/api/registry/subjects/core.device/versions/"} {
+		rec := do(h, http.MethodPost, path, schemaRequest(t, string(device.JSON())))
+		assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+	}
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/1/schema//", ""), http.StatusNotFound)
+
+	// A slash percent-encoded is part of the subject's name, not a
+	// trailing slash.
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device%2F", ""), http.StatusMethodNotAllowed)
+	assert.Contains(t, msg, "use POST")
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device%2F", schemaRequest(t, string(device.JSON()))), ErrorSubjectNotFound)
+	assert.Contains(t, msg, `"core.device/"`)
+}
+
+// TestRegistryRootAnswersAnEmptyObject: Confluent's registry answers its
+// root with {}, which health checks and admin tools probe.
+func TestRegistryRootAnswersAnEmptyObject(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/api/registry", "/api/registry/"} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.Equal(t, registryContentType, rec.Header().Get("Content-Type"))
+		assert.JSONEq(t, `{}`, rec.Body.String(), path)
+	}
+}
+
+// TestRegistryBodyFailuresAnswerInItsBody: a body too large, or arriving
+// while every place is taken, is refused in the protocol's error body, as
+// every other failure is, so that a client reads its error_code.
+func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
+	h := newHandler(schemas.All(), nil, MaxBodies(1))
+	const path = "/api/registry/subjects/core.device"
+	big := `{"schema":"` + strings.Repeat(" ", maxRegistryRequest) + `","schemaType":"JSON"}`
+	wantError(t, do(h, http.MethodPost, path, big), http.StatusRequestEntityTooLarge)
+
+	h.bodies <- struct{}{}
+	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeRequest) + `}`
+	rec := do(h, http.MethodPost, path, large)
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	wantError(t, rec, http.StatusServiceUnavailable)
+
+	// A request of a serializer's size takes no place: however many
+	// clients send theirs slowly, the others are answered.
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	rec = do(h, http.MethodPost, path, schemaRequest(t, string(device.JSON())))
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	<-h.bodies
+}
+
+// TestRegistryServesTheRoutesAdminToolsCall: the routes beyond the
+// serializers' that Confluent's clients and admin tools call, answered
+// as Confluent's registry answers them for a registry without deleted
+// versions, references, metadata or contexts.
+func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	entry := func(subject string, s schemas.Schema) string {
+		return string(encodeJSON(t, versionBody{Subject: subject, Version: 1, ID: s.RegistryID, SchemaType: "JSON", Schema: string(s.JSON())}))
+	}
+	var every []string
+	for _, s := range schemas.All() {
+		every = append(every, entry(s.Name, s))
+	}
+	every = append(every, entry("telemetry-value", device))
+
+	for _, tc := range []struct{ path, want string }{
+		{"/api/registry/contexts", `["."]`},
+		{"/api/registry/subjects?subjectPrefix=tele", `["telemetry-value"]`},
+		{"/api/registry/subjects?subjectPrefix=core.d&deleted=true", `["core.device"]`},
+		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
+		{"/api/registry/subjects?deletedOnly=true", `[]`},
+		{"/api/registry/subjects?offset=1&limit=2", `["core.device","core.vehicle"]`},
+		{"/api/registry/subjects/core.device/versions?deletedOnly=true", `[]`},
+		{"/api/registry/subjects/core.device/versions/1/referencedby", `[]`},
+		{"/api/registry/subjects/telemetry-value/metadata", entry("telemetry-value", device)},
+		{"/api/registry/schemas", "[" + strings.Join(every, ",") + "]"},
+		{"/api/registry/schemas?subjectPrefix=telemetry&latestOnly=true", "[" + entry("telemetry-value", device) + "]"},
+		{"/api/registry/schemas?deletedOnly=true", `[]`},
+		{"/api/registry/schemas/ids/2/subjects", `["core.device","telemetry-value"]`},
+		{"/api/registry/schemas/ids/2/subjects?subject=telemetry-value", `["telemetry-value"]`},
+		{"/api/registry/schemas/ids/2/versions?subject=telemetry-value", `[{"subject":"telemetry-value","version":1}]`},
+		{"/api/registry/schemas/ids/2?fetchMaxId=true", string(encodeJSON(t, map[string]any{"schema": string(device.JSON()), "schemaType": "JSON", "maxId": 4}))},
+	} {
+		rec := do(h, http.MethodGet, tc.path, "")
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", tc.path, rec.Body.String())
+		assert.JSONEq(t, tc.want, rec.Body.String(), tc.path)
+	}
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/metadata?key=owner&value=x", ""), ErrorSchemaNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.nothing/metadata", ""), ErrorSubjectNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/core.device/versions/9/referencedby", ""), ErrorVersionNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/schemas/ids/9/subjects", ""), ErrorSchemaNotFound)
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects?limit=x", ""), http.StatusBadRequest)
+}
+
+// TestRegisterUnderASubjectNotServedIsReadOnly: a registry in READONLY
+// mode refuses every registration with 42205, as Confluent's does, even
+// under a subject it does not have; when the schema is the catalogue's,
+// the message says how to serve the subject.
+func TestRegisterUnderASubjectNotServedIsReadOnly(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value/versions", schemaRequest(t, string(device.JSON()))), ErrorReadOnly)
+	assert.Contains(t, msg, `subject "telemetry-value" is not served`)
+	assert.Contains(t, msg, "-subject telemetry-value=core.device")
+
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value/versions", schemaRequest(t, `{"type":"object"}`)), ErrorReadOnly)
+	assert.Contains(t, msg, `subject "telemetry-value" is not served`)
+	assert.NotContains(t, msg, "-subject")
+
+	// Looking up is not a write: the subject is not found.
+	wantError(t, do(h, http.MethodPost, "/api/registry/subjects/telemetry-value", schemaRequest(t, string(device.JSON()))), ErrorSubjectNotFound)
+}
+
+// TestRegistryRequestsAreReadStrictly: a request, or the schema it
+// carries, with invalid UTF-8 or a repeated member name is an invalid
+// schema (decisions 11 and 12), never repaired or read one way here and
+// another way by the client.
+func TestRegistryRequestsAreReadStrictly(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	file := string(device.JSON())
+	twice := strings.Replace(file, `"title": "core.device",`, `"title": "core.device", "title": "core.vehicle",`, 1)
+	require.NotEqual(t, file, twice)
+	for name, body := range map[string]string{
+		"invalid UTF-8 in the request":       `{"schema":"{}","schemaType":"JSON","x":"` + "\xff" + `"}`,
+		"invalid UTF-8 in the schema":        `{"schemaType":"JSON","schema":` + strings.Replace(strconv.Quote(file), "core.device", "core.device\xff", 1) + `}`,
+		"a repeated name in the request":     `{"schema":"{}","schemaType":"JSON","schema":` + strconv.Quote(file) + `}`,
+		"a repeated name in the schema":      schemaRequest(t, twice),
+		"no schema":                          `{"schemaType":"JSON"}`,
+		"a schema that is not a JSON string": `{"schemaType":"JSON","schema":{"type":"object"}}`,
+	} {
+		for _, path := range []string{"/api/registry/subjects/core.device", "/api/registry/subjects/core.device/versions"} {
+			msg := wantError(t, do(h, http.MethodPost, path, body), ErrorInvalidSchema)
+			assert.NotEmpty(t, msg, name)
+		}
+	}
+}
+
+// TestLookupSaysWhereTheSchemaDiffers: a schema is matched as a JSON
+// value, whatever its white space, member order or number spelling; one
+// that is not a version of the subject is refused with the place where
+// it first differs from each, so that the client can tell why.
+func TestLookupSaysWhereTheSchemaDiffers(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	changed := strings.Replace(string(device.JSON()), `"Model of the device."`, `"The model."`, 1)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, changed)), ErrorSchemaNotFound)
+	assert.Contains(t, msg, "/properties/model/description")
+	assert.Contains(t, msg, "version 1 (1.0)")
+
+	reordered := strings.Replace(string(device.JSON()), `"string",
+        "null"`, `"null",
+        "string"`, 1)
+	require.NotEqual(t, string(device.JSON()), reordered)
+	msg = wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, reordered)), ErrorSchemaNotFound)
+	assert.Contains(t, msg, "/properties/type/type/0")
+}
+
+// TestRegistryAnswersInTheMediaTypeAccepted: as Confluent's registry, the
+// answer's Content-Type is the first of its media types that the
+// request's Accept takes, by quality: the registry's own by default.
+func TestRegistryAnswersInTheMediaTypeAccepted(t *testing.T) {
+	h := Handler()
+	for accept, want := range map[string]string{
+		"": registryContentType,
+		"application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json": registryContentType,
+		"application/json":                    "application/json",
+		"application/vnd.schemaregistry+json": "application/vnd.schemaregistry+json",
+		"application/*":                       registryContentType,
+		"*/*":                                 registryContentType,
+		"application/json, */*;q=0.1":         "application/json",
+		"application/vnd.schemaregistry.v1+json;q=0.2, application/json": "application/json",
+		"application/json;q=0, */*":                                      registryContentType,
+		"text/html":                                                      registryContentType, // nothing acceptable: ours, as RFC 9110 allows
+	} {
+		for _, path := range []string{"/api/registry/subjects", "/api/registry/subjects/core.nothing/versions"} {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			if accept != "" {
+				req.Header.Set("Accept", accept)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, want, rec.Header().Get("Content-Type"), "%s %q", path, accept)
+		}
+	}
+}
+
+func TestFirstDifferenceIsWhereEqualJSONDisagrees(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1.0}`, ""},
+		{`{"a":null}`, `{}`, "/a"},
+		{`{"a":{"x/y~":[1]}}`, `{"a":{"x/y~":[1,2]}}`, "/a/x~1y~0/1"},
+		{`[1]`, `{"0":1}`, ""},
+		{`{"b":1,"a":2}`, `{"b":2,"a":3}`, "/a"},
+	} {
+		a, err := decodeJSON([]byte(tc.a))
+		require.NoError(t, err)
+		b, err := decodeJSON([]byte(tc.b))
+		require.NoError(t, err)
+		got := firstDifference(a, b, "")
+		if tc.a == `[1]` {
+			assert.Equal(t, "", got) // the root itself: the caller says "at its root"
+			assert.False(t, equalJSON(a, b))
+			continue
+		}
+		assert.Equal(t, tc.want, got, tc.a)
+		assert.Equal(t, tc.want == "", equalJSON(a, b), tc.a)
+	}
+}
+
+// TestRegistryVerboseCompatibilityListsNoFindingsAsAnEmptyList: with
+// verbose=true, Confluent's registry always answers "messages", [] when
+// there is nothing to say; a client reading the list must find it.
+func TestRegistryVerboseCompatibilityListsNoFindingsAsAnEmptyList(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	rec := do(h, http.MethodPost, "/api/registry/compatibility/subjects/core.device/versions/latest?verbose=true", schemaRequest(t, string(device.JSON())))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.JSONEq(t, `{"is_compatible":true,"messages":[]}`, rec.Body.String())
+}
+
+// TestRegisterComparesOnlyInAPlace: the compatibility report of a refused
+// registration is a comparison, which takes one of comparing's places as
+// the compatibility routes' do; when none is free the registration is
+// still refused, read-only, without the report, saying so.
+func TestRegisterComparesOnlyInAPlace(t *testing.T) {
+	h := fixtureHandler(t)
+	candidate := readFile(t, "../testdata/fixture-breaking/demo.sensor-1.2.json")
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	rec := do(h, http.MethodPost, "/api/registry/subjects/demo.sensor/versions", schemaRequest(t, candidate))
+	for range cap(comparing) {
+		<-comparing
+	}
+	msg := wantError(t, rec, ErrorReadOnly)
+	assert.Contains(t, msg, "read-only")
+	assert.Contains(t, msg, "busy comparing other schemas")
+	assert.NotContains(t, msg, "witness")
+}
+
+// TestSmallRegistryRequestsAreReadInAPlace: a request read without a body
+// place is judged only in one of the registry's places for the work, so
+// that however many arrive at once, the memory their JSON takes is
+// bounded; it waits for a place, since the work is short, unless its
+// client has gone.
+func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
+	h := Handler()
+	g := h.(*handler).registry
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	request := schemaRequest(t, string(device.JSON()))
+	for range cap(g.working) {
+		g.working <- struct{}{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client has gone while it waited
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/registry/subjects/core.device", strings.NewReader(request))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Empty(t, rec.Body.String(), "judged without a place")
+	for range cap(g.working) {
+		<-g.working
+	}
+	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, "/api/registry/subjects/core.device", request).Code)
 }

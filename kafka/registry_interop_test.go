@@ -111,25 +111,45 @@ func TestConfluentClientReadsTheCatalogue(t *testing.T) {
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 }
 
+// TestConfluentSerializerFramesWhatTheCatalogueReads: their serializer,
+// told to use the subject's latest version (use.latest.version) or an id
+// (use.schema.id, which it fetches and looks up under the topic's
+// subject), frames with the catalogue's id.
 func TestConfluentSerializerFramesWhatTheCatalogueReads(t *testing.T) {
 	client := registry(t)
 	d, _ := sampleDevice(t)
-
-	conf := jsonschema.NewSerializerConfig()
-	conf.AutoRegisterSchemas = false
-	conf.UseLatestVersion = true
-	conf.EnableValidation = true
-	ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
-	require.NoError(t, err)
-	value, err := ser.Serialize("telemetry", d)
+	device, err := schemas.Lookup("core.device", "1.0")
 	require.NoError(t, err)
 
+	for name, configure := range map[string]func(*jsonschema.SerializerConfig){
+		"use.latest.version": func(c *jsonschema.SerializerConfig) { c.UseLatestVersion = true },
+		"use.schema.id":      func(c *jsonschema.SerializerConfig) { c.UseSchemaID = int(device.RegistryID) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			conf := jsonschema.NewSerializerConfig()
+			conf.AutoRegisterSchemas = false
+			conf.EnableValidation = true
+			configure(conf)
+			ser, err := jsonschema.NewSerializer(client, serde.ValueSerde, conf)
+			require.NoError(t, err)
+			value, err := ser.Serialize("telemetry", d)
+			require.NoError(t, err)
+			requireFramedDevice(t, value, d)
+		})
+	}
+}
+
+// requireFramedDevice checks that value is the device d, framed with
+// core.device 1.0's registry id, and that the catalogue decodes it
+// exactly.
+func requireFramedDevice(t *testing.T, value []byte, d *device.Device) {
+	t.Helper()
+	s, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
 	id, message, framed, err := kafka.Unframe(value)
 	require.NoError(t, err)
 	require.True(t, framed)
-	s, err := schemas.LookupRegistryID(id)
-	require.NoError(t, err)
-	assert.Equal(t, "core.device", s.Name)
+	assert.Equal(t, s.RegistryID, id)
 	got, err := catalogue.DecodeAs(s.Name, s.Version, message)
 	require.NoError(t, err)
 	assert.Equal(t, d, got)
@@ -158,4 +178,59 @@ func TestConfluentDeserializerReadsWhatTheCatalogueFrames(t *testing.T) {
 	var restErr *rest.Error
 	require.True(t, errors.As(err, &restErr), "%v", err)
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+}
+
+// TestConfluentClientReachesEveryReadRoute: the rest of what Confluent's
+// Go client asks of a registry, against a URL given with a trailing
+// slash, as operators often write it.
+func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
+	client, err := schemaregistry.NewClient(schemaregistry.NewConfig(serveRegistry(t) + "/"))
+	require.NoError(t, err)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	info := schemaregistry.SchemaInfo{Schema: string(device.JSON()), SchemaType: "JSON"}
+
+	contexts, err := client.GetAllContexts()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"."}, contexts)
+
+	pairs, err := client.GetSubjectsAndVersionsByID(int(device.RegistryID))
+	require.NoError(t, err)
+	assert.Equal(t, []schemaregistry.SubjectAndVersion{{Subject: "core.device", Version: 1}, {Subject: "telemetry-value", Version: 1}}, pairs)
+
+	meta, err := client.GetSchemaMetadataIncludeDeleted("telemetry-value", 1, true)
+	require.NoError(t, err)
+	assert.Equal(t, int(device.RegistryID), meta.ID)
+
+	version, err := client.GetVersion("telemetry-value", info, true)
+	require.NoError(t, err)
+	assert.Equal(t, 1, version)
+
+	ok, err := client.TestSubjectCompatibility("core.device", info)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	level, err := client.GetDefaultCompatibility()
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
+	config, err := client.GetConfig("telemetry-value", true)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, config.CompatibilityLevel)
+
+	// The catalogue's versions have no metadata: none is the latest with some.
+	_, err = client.GetLatestWithMetadata("core.device", map[string]string{"owner": "fleet"}, false)
+	var restErr *rest.Error
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+
+	// Writes are refused, read-only, in the registry's error.
+	for _, write := range []func() error{
+		func() error { _, err := client.UpdateCompatibility("core.device", schemaregistry.None); return err },
+		func() error { _, err := client.DeleteSubject("core.device", false); return err },
+		func() error { _, err := client.DeleteSubjectVersion("core.device", 1, true); return err },
+		func() error { _, err := client.Register("other-value", info, false); return err },
+	} {
+		require.True(t, errors.As(write(), &restErr))
+		assert.Equal(t, api.ErrorReadOnly, restErr.Code)
+	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/api"
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/kafka"
@@ -80,13 +80,7 @@ func TestConfluentPythonClientUsesTheCatalogue(t *testing.T) {
 	// What their serializer framed, the catalogue reads exactly.
 	value, err := base64.StdEncoding.DecodeString(answer.Serialized)
 	require.NoError(t, err)
-	id, body, framed, err := kafka.Unframe(value)
-	require.NoError(t, err)
-	require.True(t, framed)
-	assert.Equal(t, dev.RegistryID, id)
-	got, err := catalogue.DecodeAs("core.device", "1.0", body)
-	require.NoError(t, err)
-	assert.Equal(t, d, got)
+	requireFramedDevice(t, value, d)
 
 	// What the catalogue framed, their deserializer read as the message.
 	again, err := json.Marshal(answer.Deserialized)
@@ -94,4 +88,103 @@ func TestConfluentPythonClientUsesTheCatalogue(t *testing.T) {
 	back, err := device.Parse(again)
 	require.NoError(t, err)
 	assert.Equal(t, d, back)
+}
+
+// TestConfluentPythonClientCallsEveryRoute: every call of Debian's
+// Confluent Python client, and its serializer under each subject name
+// strategy, registering and looking up, gets what Confluent's registry
+// would answer for a read-only catalogue: the catalogue's ids for its
+// schemas however they are spelt, and the registry's error codes
+// otherwise.
+func TestConfluentPythonClientCallsEveryRoute(t *testing.T) {
+	python := needPython(t)
+	subjects := map[string]string{"telemetry-value": "core.device"}
+	for _, s := range schemas.All() {
+		subjects["telemetry-"+s.Name] = s.Name // TopicRecordNameStrategy's
+	}
+	srv := httptest.NewServer(api.Handler(api.Subjects(subjects)))
+	t.Cleanup(srv.Close)
+
+	ms, _ := samples(t)
+	messages := map[string]json.RawMessage{}
+	for _, m := range ms {
+		if _, ok := messages[m.SchemaName()]; !ok {
+			data, err := json.Marshal(m)
+			require.NoError(t, err)
+			messages[m.SchemaName()] = data
+		}
+	}
+	request, err := json.Marshal(messages)
+	require.NoError(t, err)
+	cmd := exec.Command(python, "testdata/confluent_calls.py", srv.URL+api.RegistryPath)
+	cmd.Stdin = bytes.NewReader(request)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	var answer map[string]struct {
+		OK    any     `json:"ok"`
+		Error *[2]int `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(out, &answer), "%s", out)
+
+	want := map[string]string{ // by call: "ok VALUE" or "error STATUS CODE"
+		"get_subjects":                           `ok ["core.association","core.device","core.vehicle","example.event","telemetry-core.association","telemetry-core.device","telemetry-core.vehicle","telemetry-example.event","telemetry-value"]`,
+		"get_compatibility":                      `ok "FULL_TRANSITIVE"`,
+		"get_compatibility telemetry-value":      `ok "FULL_TRANSITIVE"`,
+		"get_schema 5":                           "error 404 40403",
+		"get_schema 0":                           "error 404 40403",
+		"register_schema core.device vehicle":    "error 422 42205",
+		"register_schema other-value device":     "error 422 42205",
+		"register_schema core.device avro":       "error 422 42201",
+		"lookup_schema core.device vehicle":      "error 404 40403",
+		"test_compatibility core.device vehicle": "error 422 42201",
+		"set_compatibility":                      "error 422 42205",
+		"delete_subject":                         "error 422 42205",
+		"delete_version":                         "error 422 42205",
+	}
+	for id := 1; id <= 4; id++ {
+		want[fmt.Sprintf("get_schema %d", id)] = `ok "JSON"`
+	}
+	for _, subject := range []string{"core.device", "telemetry-value"} {
+		want["get_versions "+subject] = "ok [1]"
+		want["get_latest_version "+subject] = "ok 2"
+		for version, w := range map[string]string{"1": "ok 2", "-1": "ok 2", "latest": "ok 2", "0": "error 422 42202", "2": "error 404 40402", "2147483648": "error 422 42202", "x": "error 422 42202"} {
+			want["get_version "+subject+" "+version] = w
+		}
+		for _, spelling := range []string{"as published", "compact", "members sorted", "indented by 4"} {
+			want["lookup_schema "+subject+" "+spelling] = "ok 2"
+			want["register_schema "+subject+" "+spelling] = "ok 2"
+			want["test_compatibility "+subject+" "+spelling] = "ok true"
+		}
+	}
+	want["get_versions core.nothing"] = "error 404 40401"
+	want["get_latest_version core.nothing"] = "error 404 40401"
+	for _, version := range []string{"1", "-1", "latest", "0", "2", "2147483648", "x"} {
+		want["get_version core.nothing "+version] = "error 404 40401"
+	}
+	for _, s := range schemas.All() {
+		for _, auto := range []string{"True", "False"} {
+			framed := fmt.Sprintf("ok [%d,true]", s.RegistryID)
+			want[fmt.Sprintf("serialize %d record auto=%s", s.RegistryID, auto)] = framed
+			want[fmt.Sprintf("serialize %d topic_record auto=%s", s.RegistryID, auto)] = framed
+			topic := framed // telemetry-value is core.device's subject
+			if s.Name != "core.device" {
+				topic = map[string]string{"True": "error 422 42205", "False": "error 404 40403"}[auto]
+			}
+			want[fmt.Sprintf("serialize %d topic auto=%s", s.RegistryID, auto)] = topic
+		}
+	}
+
+	got := map[string]string{}
+	for call, a := range answer {
+		if a.Error != nil {
+			got[call] = fmt.Sprintf("error %d %d", a.Error[0], a.Error[1])
+			continue
+		}
+		v, err := json.Marshal(a.OK)
+		require.NoError(t, err)
+		got[call] = "ok " + string(v)
+	}
+	assert.Equal(t, want, got)
 }
