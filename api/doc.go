@@ -30,9 +30,13 @@
 // The validation route judges the request body, whatever its Content-Type,
 // by exactly the named version's schema file, as decoding the message in Go
 // with package catalogue's DecodeAs does (under an earlier minor, a member
-// only a later minor declares is an unknown member like any other): 200 with {"valid":true}, or 422 Unprocessable Content with
+// only a later minor declares is an unknown member like any other): 200 with
 //
-//	{"valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI: check digit is 9, want 8","value":"\"490154203237519\""}]}
+//	{"schema":"core.device","version":"1.0","valid":true}
+//
+// or 422 Unprocessable Content with
+//
+//	{"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI: check digit is 9, want 8","value":"\"490154203237519\""}]}
 //
 // listing the violations, each with its JSON Pointer ("" for the document),
 // rule, message and offending JSON text ("value", absent where no value is

@@ -242,16 +242,15 @@ func TestREADMEPythonProducerFramesWhatTheCatalogueReads(t *testing.T) {
 	const readmeURL = "http://127.0.0.1:8080/api/registry"
 	script := block
 	require.Contains(t, script, readmeURL)
-	script = "import json, sys\ndevice = json.load(sys.stdin)\n" +
-		strings.ReplaceAll(script, readmeURL, s.base+"/api/registry") +
-		"\nsys.stdout.buffer.write(value)\n"
+	script = strings.ReplaceAll(script, readmeURL, s.base+"/api/registry") +
+		"\nimport sys\nsys.stdout.buffer.write(value)\n"
 
+	// The block runs as a user pastes it: the device it produces is its
+	// own, the second line of the sample.
 	sample, err := os.ReadFile("../../testdata/messages.ndjson")
 	require.NoError(t, err)
-	message, _, _ := strings.Cut(string(sample), "\n") // a valid core.device
-	cmd := exec.Command(python, "-c", script)
-	cmd.Stdin = strings.NewReader(message)
-	value, err := cmd.Output()
+	message := strings.Split(string(sample), "\n")[1]
+	value, err := exec.Command(python, "-c", script).Output()
 	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
 		t.Fatalf("the README's producer: %v: %s", err, exit.Stderr) // Output keeps stderr there
 	}
