@@ -85,6 +85,87 @@ func BenchmarkProduce(b *testing.B) {
 	})
 }
 
+// BenchmarkProduceSync is BenchmarkProduce waiting for the broker's
+// acknowledgement of each record before producing the next, as
+// kafka.Producer.Produce does, against franz-go's ProduceSync of the same
+// record built beforehand, on the same client: with one producer, one
+// record at a time, and with syncProducers goroutines producing so at
+// once, whose records the client batches together. Each record is a round
+// trip to the broker, whose wait costs both sides alike: the ratio is how
+// much of it the library's work adds.
+func BenchmarkProduceSync(b *testing.B) {
+	ms, _ := samples(b)
+	topics := []string{"raw", "catalogue"}
+	eachBroker(b, 3, topics, func(b *testing.B, k *benchBroker) {
+		client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer client.Close()
+		raw := make([]*kgo.Record, len(ms))
+		for i, m := range ms {
+			if raw[i], err = kafka.Record("raw", m, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p := kafka.Producer{Client: client, Framed: true}
+		ctx := context.Background()
+		for _, producers := range []int{1, syncProducers} {
+			// A round is as many records one at a time as a producer
+			// acknowledged one by one gets through in a fraction of a
+			// second; more with more producers at once.
+			round := 1_000
+			if producers > 1 {
+				round = producers * 200
+			}
+			each := round / producers
+			produce := map[string]func(g, i int) error{
+				"raw": func(g, i int) error {
+					r := *raw[(g*each+i)%len(raw)] // a record is the client's once produced
+					return client.ProduceSync(ctx, &r).FirstErr()
+				},
+				"catalogue": func(g, i int) error {
+					_, err := p.Produce(ctx, "catalogue", ms[(g*each+i)%len(ms)])
+					return err
+				},
+			}
+			b.Run(fmt.Sprintf("producers=%d", producers), func(b *testing.B) {
+				m := newMeter(k, fmt.Sprintf("BenchmarkProduceSync, %d at once", producers), round)
+				m.run(b, "raw", "catalogue", func(side string) (func(), func()) {
+					return func() { concurrently(b, producers, each, produce[side]) }, func() {}
+				}, func() { trim(b, client, topics...) })
+			})
+		}
+	})
+}
+
+// syncProducers is how many goroutines BenchmarkProduceSync produces on
+// at once in its second run.
+const syncProducers = 64
+
+// concurrently runs f(g, i) for i from 0 to each-1 on each of n goroutines
+// g at once, and fails b on the first error.
+func concurrently(b *testing.B, n, each int, f func(g, i int) error) {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for g := range n {
+		wg.Go(func() {
+			for i := range each {
+				if err := f(g, i); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkRecord validates the sample's valid messages and makes each
 // its record, framed, as Producer does before it hands the record to the
 // client: the library's own work a record, without the client's or the
