@@ -102,3 +102,27 @@ func BenchmarkGate(b *testing.B) {
 		}, func() { trim(b, cl, outTopic, deadTopic) })
 	})
 }
+
+// BenchmarkDecodeRecord decodes the sample's valid messages from their
+// records, framed, with the ce_ headers Record writes, and checks the
+// headers against them, as the gate judges a record (DecodeIdentity):
+// the library's own work a record on the gate's path, without the
+// client's or the broker's. Count its instructions with the garbage
+// collector off, as for BenchmarkRecord (see the README).
+func BenchmarkDecodeRecord(b *testing.B) {
+	ms, _ := samples(b)
+	records := make([]*kgo.Record, len(ms))
+	for i, m := range ms {
+		r, err := kafka.Record("t", m, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		records[i] = r
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := kafka.DecodeIdentity(catalogue.Kinds, records[i%len(records)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

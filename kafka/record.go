@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -42,37 +43,48 @@ func (h Header) Set(key, value string) {
 	h.Record.Headers = append(hs, kgo.RecordHeader{Key: key, Value: []byte(value)})
 }
 
-// readOnly is a record's headers as ce reads them: their values as
-// strings, made with one allocation for all of them and one for the
-// slice of them, so that judging a record does not make a string of
-// each value it reads.
+// readOnly is a record's headers as ce reads them while it decodes the
+// record: their values as strings that share the record's bytes, so that
+// judging a record allocates nothing for its headers. That is sound
+// because nothing package ce or decodeIdentity returns keeps a header's
+// string (a violation quotes it into a string of its own, and a header is
+// otherwise only compared or looked up), and the record is not written to
+// while it is decoded (TestDecodeKeepsNoHeaderBytes pins both). A
+// readOnly is taken from readOnlies and given back by release once the
+// decoding is done.
 type readOnly struct {
 	headers []kgo.RecordHeader
 	values  []string
 }
 
-func readHeaders(r *kgo.Record) readOnly {
-	n := 0
+// readOnlies holds the readOnly values of the records being decoded, one
+// for each goroutine decoding at once.
+var readOnlies = sync.Pool{New: func() any { return new(readOnly) }}
+
+// readHeaders returns r's headers as ce reads them, until release.
+func readHeaders(r *kgo.Record) *readOnly {
+	ro := readOnlies.Get().(*readOnly)
+	ro.headers = r.Headers
 	for _, h := range r.Headers {
-		n += len(h.Value)
-	}
-	buf := make([]byte, 0, n)
-	for _, h := range r.Headers {
-		buf = append(buf, h.Value...)
-	}
-	all := string(buf)
-	ro := readOnly{headers: r.Headers, values: make([]string, len(r.Headers))}
-	at := 0
-	for i, h := range r.Headers {
-		ro.values[i] = all[at : at+len(h.Value)]
-		at += len(h.Value)
+		ro.values = append(ro.values, unsafe.String(unsafe.SliceData(h.Value), len(h.Value)))
 	}
 	return ro
 }
 
+// release gives ro back to readOnlies: neither it nor the values it
+// returned may be used after. One that holds the values of an unusual
+// number of headers is dropped instead, so that the pool keeps little.
+func (ro *readOnly) release() {
+	clear(ro.values)
+	ro.headers, ro.values = nil, ro.values[:0]
+	if cap(ro.values) <= 32 {
+		readOnlies.Put(ro)
+	}
+}
+
 // Values returns the values of the headers named key, in order: a slice
 // of the record's when there is one, which the caller must not modify.
-func (ro readOnly) Values(key string) []string {
+func (ro *readOnly) Values(key string) []string {
 	first, n := -1, 0
 	for i, h := range ro.headers {
 		if h.Key == key {
@@ -98,7 +110,7 @@ func (ro readOnly) Values(key string) []string {
 }
 
 // Set panics: decoding reads headers, never writes them.
-func (readOnly) Set(key, value string) {
+func (*readOnly) Set(key, value string) {
 	panic("kafka: a record's headers are read only while it is decoded")
 }
 
@@ -281,6 +293,7 @@ func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message,
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
 	h := readHeaders(r)
+	defer h.release()
 	if !framed {
 		return b.DecodeIdentity(kinds, h, body)
 	}
