@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -252,6 +253,7 @@ type meter struct {
 // usage is what a round took.
 type usage struct {
 	wall, cpu, brokerCPU time.Duration
+	allocs               uint64 // heap allocations of the benchmark's process
 }
 
 // newMeter returns a meter of benchmark bench, against k, whose rounds
@@ -295,11 +297,19 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 // measure runs f, a round of side, and records its times.
 func (m *meter) measure(b *testing.B, side string, f func()) {
 	broker := m.brokerCPU(b)
-	cpu, start := serverproc.CPUTime(), time.Now()
+	allocs, cpu, start := heapAllocs(), serverproc.CPUTime(), time.Now()
 	f()
 	u := usage{wall: time.Since(start), cpu: serverproc.CPUTime() - cpu}
+	u.allocs = heapAllocs() - allocs
 	u.brokerCPU = m.brokerCPU(b) - broker
 	m.rounds[side] = append(m.rounds[side], u)
+}
+
+// heapAllocs returns how many heap allocations the process has made.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // brokerCPU returns the CPU time the broker's process has spent, or 0
@@ -317,8 +327,9 @@ func (m *meter) brokerCPU(b *testing.B) time.Duration {
 // against the round of base before it; and for each side, its records a
 // second (wall-clock), and the CPU time in µs a record of the benchmark's
 // process (client-µs/rec: broker included when it runs in the process)
-// and of the broker's process (broker-µs/rec). It adds them to the table
-// TestMain prints.
+// and of the broker's process (broker-µs/rec), and the heap allocations
+// a record of the benchmark's process (client-allocs/rec). It adds them
+// to the table TestMain prints.
 func (m *meter) report(b *testing.B, base, side string) {
 	bs, ss := m.rounds[base], m.rounds[side]
 	wall := make([]float64, len(ss))
@@ -338,8 +349,10 @@ func (m *meter) report(b *testing.B, base, side string) {
 		r.perSec[i] = float64(m.records) / median(durations(us, func(u usage) time.Duration { return u.wall })) * 1e9
 		r.client[i] = median(durations(us, func(u usage) time.Duration { return u.cpu })) / 1e3 / float64(m.records)
 		r.brokerCPU[i] = median(durations(us, func(u usage) time.Duration { return u.brokerCPU })) / 1e3 / float64(m.records)
+		r.allocs[i] = median(durations(us, func(u usage) time.Duration { return time.Duration(u.allocs) })) / float64(m.records)
 		b.ReportMetric(r.perSec[i], s+"-rec/s")
 		b.ReportMetric(r.client[i], s+"-client-µs/rec")
+		b.ReportMetric(r.allocs[i], s+"-client-allocs/rec")
 		if m.broker.proc != nil {
 			b.ReportMetric(r.brokerCPU[i], s+"-broker-µs/rec")
 		}
@@ -377,6 +390,7 @@ type row struct {
 	wall, cpu         float64
 	perSec            [2]float64
 	client, brokerCPU [2]float64
+	allocs            [2]float64
 }
 
 // results are the rows of the benchmarks run, and the machine's load
@@ -404,15 +418,15 @@ func (t *results) print(w io.Writer) {
 	if len(t.rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\n| benchmark | kfake | GOMAXPROCS | records/s, ours / baseline | ratio, wall-clock | ratio, CPU | client CPU µs a record, ours / baseline | broker CPU µs a record, ours / baseline |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "\n| benchmark | kfake | GOMAXPROCS | records/s, ours / baseline | ratio, wall-clock | ratio, CPU | client CPU µs a record, ours / baseline | broker CPU µs a record, ours / baseline | client allocations a record, ours / baseline |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range t.final() {
 		broker := "in the client's"
 		if r.where == "process" {
 			broker = fmt.Sprintf("%.2f / %.2f", r.brokerCPU[0], r.brokerCPU[1])
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %d | %.0f / %.0f | %.2f | %.2f | %.2f / %.2f | %s |\n",
-			r.bench, r.where, r.procs, r.perSec[0], r.perSec[1], r.wall, r.cpu, r.client[0], r.client[1], broker)
+		fmt.Fprintf(w, "| `%s` | %s | %d | %.0f / %.0f | %.2f | %.2f | %.2f / %.2f | %s | %.1f / %.1f |\n",
+			r.bench, r.where, r.procs, r.perSec[0], r.perSec[1], r.wall, r.cpu, r.client[0], r.client[1], broker, r.allocs[0], r.allocs[1])
 	}
 	fmt.Fprintf(w, "\nEach row holds the medians of its rounds, the two sides alternating (rounds a side × records a round: %s); load average %s at the start, %s at the end.\n",
 		t.sizes(), t.load, loadAverage())
