@@ -52,10 +52,45 @@ func (h Header) Set(key, value string) {
 // while it is decoded (TestDecodeKeepsNoHeaderBytes pins both). A
 // readOnly is taken from readOnlies and given back by release once the
 // decoding is done.
+//
+// The headers ce reads (ceName) are found in one pass over the record's,
+// so that each of ce's look-ups costs one comparison of names, not one
+// for each header of the record.
 type readOnly struct {
 	headers []kgo.RecordHeader
-	values  []string
+	// first and count say, for each name ceName knows, where the first
+	// header of that name is and how many there are; one holds the value
+	// Values returned for it, when there is one.
+	first, count [ceNames]int32
+	one          [ceNames]string
 }
+
+// ceName returns the index of key among the names of the headers
+// ce.Kafka reads, or -1 for another name. A switch of constants compares
+// a name with the one or two of its length, word by word. (Were ce to
+// read another header, it would be found by Values' search.)
+func ceName(key string) int {
+	switch key {
+	case "content-type":
+		return 0
+	case "ce_" + ce.AttrSpecVersion:
+		return 1
+	case "ce_" + ce.AttrID:
+		return 2
+	case "ce_" + ce.AttrType:
+		return 3
+	case "ce_" + ce.AttrSource:
+		return 4
+	case "ce_" + ce.AttrTime:
+		return 5
+	case "ce_" + ce.AttrDataSchema:
+		return 6
+	}
+	return -1
+}
+
+// ceNames is how many names ceName knows.
+const ceNames = 7
 
 // readOnlies holds the readOnly values of the records being decoded, one
 // for each goroutine decoding at once.
@@ -65,49 +100,48 @@ var readOnlies = sync.Pool{New: func() any { return new(readOnly) }}
 func readHeaders(r *kgo.Record) *readOnly {
 	ro := readOnlies.Get().(*readOnly)
 	ro.headers = r.Headers
-	for _, h := range r.Headers {
-		ro.values = append(ro.values, unsafe.String(unsafe.SliceData(h.Value), len(h.Value)))
+	for i, h := range r.Headers {
+		if n := ceName(h.Key); n >= 0 {
+			if ro.count[n] == 0 {
+				ro.first[n] = int32(i)
+			}
+			ro.count[n]++
+		}
 	}
 	return ro
 }
 
 // release gives ro back to readOnlies: neither it nor the values it
-// returned may be used after. One that holds the values of an unusual
-// number of headers is dropped instead, so that the pool keeps little.
+// returned may be used after.
 func (ro *readOnly) release() {
-	clear(ro.values)
-	ro.headers, ro.values = nil, ro.values[:0]
-	if cap(ro.values) <= 32 {
-		readOnlies.Put(ro)
-	}
+	*ro = readOnly{}
+	readOnlies.Put(ro)
 }
 
-// Values returns the values of the headers named key, in order: a slice
-// of the record's when there is one, which the caller must not modify.
+// Values returns the values of the headers named key, in order, each a
+// string that shares the record's bytes.
 func (ro *readOnly) Values(key string) []string {
-	first, n := -1, 0
-	for i, h := range ro.headers {
-		if h.Key == key {
-			if first < 0 {
-				first = i
-			}
-			n++
+	if n := ceName(key); n >= 0 {
+		switch ro.count[n] {
+		case 0:
+			return nil
+		case 1:
+			ro.one[n] = view(ro.headers[ro.first[n]].Value)
+			return ro.one[n : n+1 : n+1]
 		}
 	}
-	switch n {
-	case 0:
-		return nil
-	case 1:
-		return ro.values[first : first+1 : first+1]
-	}
-	vs := make([]string, 0, n)
-	for i, h := range ro.headers {
+	var vs []string
+	for _, h := range ro.headers {
 		if h.Key == key {
-			vs = append(vs, ro.values[i])
+			vs = append(vs, view(h.Value))
 		}
 	}
 	return vs
 }
+
+// view returns b as a string that shares its bytes, for as long as
+// nothing writes to them (see readOnly).
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Set panics: decoding reads headers, never writes them.
 func (*readOnly) Set(key, value string) {
