@@ -473,15 +473,11 @@ func (b *broker) State(ctx context.Context) gate.State {
 // would. scratch is a buffer it may use, returned for the next call.
 func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo.RecordHeader, []byte, error) {
 	same := true
+	var at ceIndex
+	at.index(hs)
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
-		n := 0
-		for _, h := range hs {
-			if h.Key == key {
-				n++
-				same = same && bytes.Equal(h.Value, value)
-			}
-		}
-		same = same && n == 1
+		i, one := at.only(hs, key)
+		same = same && one && bytes.Equal(hs[i].Value, value)
 	})
 	if err != nil {
 		return nil, scratch, err

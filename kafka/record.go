@@ -53,22 +53,21 @@ func (h Header) Set(key, value string) {
 // readOnly is taken from readOnlies and given back by release once the
 // decoding is done.
 //
-// The headers ce reads (ceName) are found in one pass over the record's,
-// so that each of ce's look-ups costs one comparison of names, not one
-// for each header of the record.
+// The headers ce reads are found in one pass over the record's
+// (ceIndex), so that each of ce's look-ups costs one comparison of names,
+// not one for each header of the record.
 type readOnly struct {
 	headers []kgo.RecordHeader
-	// first and count say, for each name ceName knows, where the first
-	// header of that name is and how many there are; one holds the value
-	// Values returned for it, when there is one.
-	first, count [ceNames]int32
-	one          [ceNames]string
+	at      ceIndex
+	// one holds the value Values returned for each name ceName knows,
+	// when there is one.
+	one [ceNames]string
 }
 
 // ceName returns the index of key among the names of the headers
-// ce.Kafka reads, or -1 for another name. A switch of constants compares
-// a name with the one or two of its length, word by word. (Were ce to
-// read another header, it would be found by Values' search.)
+// ce.Kafka reads and writes, or -1 for another name. A switch of
+// constants compares a name with the one or two of its length, word by
+// word. (Were ce to read another header, it would be found by a search.)
 func ceName(key string) int {
 	switch key {
 	case "content-type":
@@ -92,6 +91,39 @@ func ceName(key string) int {
 // ceNames is how many names ceName knows.
 const ceNames = 7
 
+// A ceIndex says where, among a record's headers, are those of each name
+// ceName knows: the first of that name, and how many there are.
+type ceIndex struct {
+	first, count [ceNames]int32
+}
+
+// index notes where the headers of hs are.
+func (x *ceIndex) index(hs []kgo.RecordHeader) {
+	for i, h := range hs {
+		if n := ceName(h.Key); n >= 0 {
+			if x.count[n] == 0 {
+				x.first[n] = int32(i)
+			}
+			x.count[n]++
+		}
+	}
+}
+
+// only returns the index in hs, which x indexed, of the one header named
+// key; false when there is none or more than one.
+func (x *ceIndex) only(hs []kgo.RecordHeader, key string) (int, bool) {
+	if n := ceName(key); n >= 0 {
+		return int(x.first[n]), x.count[n] == 1
+	}
+	at, count := -1, 0
+	for i, h := range hs {
+		if h.Key == key {
+			at, count = i, count+1
+		}
+	}
+	return at, count == 1
+}
+
 // readOnlies holds the readOnly values of the records being decoded, one
 // for each goroutine decoding at once.
 var readOnlies = sync.Pool{New: func() any { return new(readOnly) }}
@@ -100,14 +132,7 @@ var readOnlies = sync.Pool{New: func() any { return new(readOnly) }}
 func readHeaders(r *kgo.Record) *readOnly {
 	ro := readOnlies.Get().(*readOnly)
 	ro.headers = r.Headers
-	for i, h := range r.Headers {
-		if n := ceName(h.Key); n >= 0 {
-			if ro.count[n] == 0 {
-				ro.first[n] = int32(i)
-			}
-			ro.count[n]++
-		}
-	}
+	ro.at.index(r.Headers)
 	return ro
 }
 
@@ -121,14 +146,12 @@ func (ro *readOnly) release() {
 // Values returns the values of the headers named key, in order, each a
 // string that shares the record's bytes.
 func (ro *readOnly) Values(key string) []string {
-	if n := ceName(key); n >= 0 {
-		switch ro.count[n] {
-		case 0:
+	if n := ceName(key); n >= 0 && ro.at.count[n] <= 1 {
+		if ro.at.count[n] == 0 {
 			return nil
-		case 1:
-			ro.one[n] = view(ro.headers[ro.first[n]].Value)
-			return ro.one[n : n+1 : n+1]
 		}
+		ro.one[n] = view(ro.headers[ro.at.first[n]].Value)
+		return ro.one[n : n+1 : n+1]
 	}
 	var vs []string
 	for _, h := range ro.headers {
