@@ -360,8 +360,10 @@ func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message,
 	}
 	// A ce_dataschema the table has comes first; one it does not have is
 	// reported by DecodeKind, against the framing's schema.
+	// The usual header names the framing's schema, by its $id as it is:
+	// no look-up needed.
 	chosen := k
-	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 {
+	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 && ds[0] != k.ID {
 		if byHeader := kinds.LookupID(ds[0]); byHeader != nil {
 			chosen = byHeader
 		}
