@@ -18,6 +18,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/serverproc"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // BenchmarkProduce produces the sample's valid messages, side by side in
@@ -29,24 +30,9 @@ import (
 // process of its own (see eachBroker and meter.report for what it
 // reports).
 func BenchmarkProduce(b *testing.B) {
-	ms, _ := samples(b)
 	const round = 10_000
-	topics := []string{"raw", "catalogue"}
-	eachBroker(b, 3, topics, func(b *testing.B, k *benchBroker) {
-		client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer client.Close()
-		raw := make([]*kgo.Record, len(ms))
-		for i, m := range ms {
-			r, err := kafka.Record("raw", m, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			raw[i] = r
-		}
-		p := kafka.Producer{Client: client, Framed: true}
+	eachProducer(b, func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer) {
+		client := p.Client
 		ctx := context.Background()
 		var failed error
 		var mu sync.Mutex
@@ -79,7 +65,7 @@ func BenchmarkProduce(b *testing.B) {
 		m := newMeter(k, "BenchmarkProduce", round)
 		m.run(b, "raw", "catalogue", func(side string) (func(), func()) {
 			return produce[side], func() {}
-		}, func() { trim(b, client, topics...) })
+		}, func() { trim(b, client, produceTopics...) })
 		if failed != nil {
 			b.Fatal(failed)
 		}
@@ -95,21 +81,8 @@ func BenchmarkProduce(b *testing.B) {
 // trip to the broker, whose wait costs both sides alike: the ratio is how
 // much of it the library's work adds.
 func BenchmarkProduceSync(b *testing.B) {
-	ms, _ := samples(b)
-	topics := []string{"raw", "catalogue"}
-	eachBroker(b, 3, topics, func(b *testing.B, k *benchBroker) {
-		client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer client.Close()
-		raw := make([]*kgo.Record, len(ms))
-		for i, m := range ms {
-			if raw[i], err = kafka.Record("raw", m, true); err != nil {
-				b.Fatal(err)
-			}
-		}
-		p := kafka.Producer{Client: client, Framed: true}
+	eachProducer(b, func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer) {
+		client := p.Client
 		ctx := context.Background()
 		for _, producers := range []int{1, syncProducers} {
 			// A round is as many records one at a time as a producer
@@ -134,7 +107,7 @@ func BenchmarkProduceSync(b *testing.B) {
 				m := newMeter(k, fmt.Sprintf("BenchmarkProduceSync, %d at once", producers), round)
 				m.run(b, "raw", "catalogue", func(side string) (func(), func()) {
 					return func() { concurrently(b, producers, each, produce[side]) }, func() {}
-				}, func() { trim(b, client, topics...) })
+				}, func() { trim(b, client, produceTopics...) })
 			})
 		}
 	})
@@ -184,6 +157,45 @@ func BenchmarkRecord(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// produceTopics are the topics the two sides of the producer's
+// benchmarks produce to: the baseline and the library.
+var produceTopics = []string{"raw", "catalogue"}
+
+// eachProducer runs f as eachBroker does, against a cluster with the
+// produceTopics, with the sample's valid messages ms, their records to
+// raw, framed, made beforehand, and a Producer that frames them, on a
+// client of the cluster with franz-go's default options.
+func eachProducer(b *testing.B, f func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer)) {
+	ms, _ := samples(b)
+	eachBroker(b, 3, produceTopics, func(b *testing.B, k *benchBroker) {
+		f(b, k, ms, records(b, "raw", ms, true), kafka.Producer{Client: k.client(b), Framed: true})
+	})
+}
+
+// records returns the record Record makes of each message, to topic.
+func records(b *testing.B, topic string, ms []msg.Message, framed bool) []*kgo.Record {
+	rs := make([]*kgo.Record, len(ms))
+	for i, m := range ms {
+		r, err := kafka.Record(topic, m, framed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs[i] = r
+	}
+	return rs
+}
+
+// client returns a client of k, with franz-go's default options, closed
+// when b ends.
+func (k *benchBroker) client(b *testing.B) *kgo.Client {
+	client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(client.Close)
+	return client
 }
 
 // A benchBroker is the cluster a benchmark runs against: kfake in the

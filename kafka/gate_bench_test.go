@@ -37,11 +37,7 @@ func BenchmarkGate(b *testing.B) {
 		records[i] = r
 	}
 	eachBroker(b, 1, []string{inTopic, outTopic, deadTopic}, func(b *testing.B, k *benchBroker) {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cl.Close()
+		cl := k.client(b)
 		if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
 			b.Fatal(err)
 		}
@@ -111,17 +107,10 @@ func BenchmarkGate(b *testing.B) {
 // collector off, as for BenchmarkRecord (see the README).
 func BenchmarkDecodeRecord(b *testing.B) {
 	ms, _ := samples(b)
-	records := make([]*kgo.Record, len(ms))
-	for i, m := range ms {
-		r, err := kafka.Record("t", m, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		records[i] = r
-	}
+	rs := records(b, "t", ms, true)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, _, err := kafka.DecodeIdentity(catalogue.Kinds, records[i%len(records)]); err != nil {
+		if _, _, err := kafka.DecodeIdentity(catalogue.Kinds, rs[i%len(rs)]); err != nil {
 			b.Fatal(err)
 		}
 	}
