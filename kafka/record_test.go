@@ -1,10 +1,8 @@
 package kafka_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -255,7 +253,7 @@ func TestDecodeKeepsNoHeaderBytes(t *testing.T) {
 				if rh.Key == h[0] && h[1] != "given twice" {
 					rh.Value = []byte(h[1])
 				}
-				in.Headers = append(in.Headers, kgo.RecordHeader{Key: rh.Key, Value: bytes.Clone(rh.Value)})
+				in.Headers = append(in.Headers, kgo.RecordHeader{Key: rh.Key, Value: append([]byte(nil), rh.Value...)})
 			}
 			if h[1] == "given twice" {
 				in.Headers = append(in.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
@@ -281,12 +279,17 @@ func returned(t *testing.T, m msg.Message, id msg.Identity, err error) string {
 	if m != nil {
 		j, jerr := m.AppendJSON(nil)
 		require.NoError(t, jerr)
-		fmt.Fprintf(&b, "%s\n%s %s %s %s\n", j, id.Key, id.ID, id.Type, id.Time)
+		b.Write(j)
+		for _, s := range []string{id.Key.String(), id.ID.String(), id.Type, id.Time.String()} {
+			b.WriteString("\n" + s)
+		}
 	}
-	fmt.Fprintf(&b, "%s\n", err)
+	b.WriteString("\n" + err.Error())
 	if e, ok := errors.AsType[*msg.Error](err); ok {
 		for _, v := range e.Violations {
-			fmt.Fprintf(&b, "%q %q %q %q\n", v.Path, v.Rule, v.Message, v.Value)
+			for _, s := range []string{v.Path, string(v.Rule), v.Message, v.Value} {
+				b.WriteString("\n" + s)
+			}
 		}
 	}
 	return b.String()
