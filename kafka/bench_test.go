@@ -170,7 +170,9 @@ var produceTopics = []string{"raw", "catalogue"}
 func eachProducer(b *testing.B, f func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer)) {
 	ms, _ := samples(b)
 	eachBroker(b, 3, produceTopics, func(b *testing.B, k *benchBroker) {
-		f(b, k, ms, records(b, "raw", ms, true), kafka.Producer{Client: k.client(b), Framed: true})
+		client := k.client(b)
+		defer client.Close()
+		f(b, k, ms, records(b, "raw", ms, true), kafka.Producer{Client: client, Framed: true})
 	})
 }
 
@@ -187,14 +189,15 @@ func records(b *testing.B, topic string, ms []msg.Message, framed bool) []*kgo.R
 	return rs
 }
 
-// client returns a client of k, with franz-go's default options, closed
-// when b ends.
+// client returns a client of k, with franz-go's default options, for
+// the caller to close before the benchmark's function returns: go test
+// calls it more than once, and a client left open would go on asking a
+// cluster that is gone.
 func (k *benchBroker) client(b *testing.B) *kgo.Client {
 	client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(client.Close)
 	return client
 }
 

@@ -38,6 +38,7 @@ func BenchmarkGate(b *testing.B) {
 	}
 	eachBroker(b, 1, []string{inTopic, outTopic, deadTopic}, func(b *testing.B, k *benchBroker) {
 		cl := k.client(b)
+		defer cl.Close()
 		if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
 			b.Fatal(err)
 		}
