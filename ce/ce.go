@@ -263,8 +263,9 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 	var hs headers
 	bad := b.read(h, &hs)
 	if hs.set&(1<<hDataSchema) != 0 {
+		// k is the table's: its own $id names it.
 		ds := hs.v[hDataSchema]
-		if kinds.LookupID(ds) != k {
+		if ds != k.ID && kinds.LookupID(ds) != k {
 			bad = append(bad, &msg.Violation{
 				Rule:    msg.RuleHeader,
 				Message: fmt.Sprintf("%s%s names another schema than %s version %s", b.Prefix, AttrDataSchema, k.Name, k.Version),

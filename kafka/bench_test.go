@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/serverproc"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // BenchmarkProduce produces the sample's valid messages, side by side in
@@ -28,24 +30,9 @@ import (
 // process of its own (see eachBroker and meter.report for what it
 // reports).
 func BenchmarkProduce(b *testing.B) {
-	ms, _ := samples(b)
 	const round = 10_000
-	topics := []string{"raw", "catalogue"}
-	eachBroker(b, 3, topics, func(b *testing.B, k *benchBroker) {
-		client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer client.Close()
-		raw := make([]*kgo.Record, len(ms))
-		for i, m := range ms {
-			r, err := kafka.Record("raw", m, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			raw[i] = r
-		}
-		p := kafka.Producer{Client: client, Framed: true}
+	eachProducer(b, func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer) {
+		client := p.Client
 		ctx := context.Background()
 		var failed error
 		var mu sync.Mutex
@@ -78,11 +65,79 @@ func BenchmarkProduce(b *testing.B) {
 		m := newMeter(k, "BenchmarkProduce", round)
 		m.run(b, "raw", "catalogue", func(side string) (func(), func()) {
 			return produce[side], func() {}
-		}, func() { trim(b, client, topics...) })
+		}, func() { trim(b, client, produceTopics...) })
 		if failed != nil {
 			b.Fatal(failed)
 		}
 	})
+}
+
+// BenchmarkProduceSync is BenchmarkProduce waiting for the broker's
+// acknowledgement of each record before producing the next, as
+// kafka.Producer.Produce does, against franz-go's ProduceSync of the same
+// record built beforehand, on the same client: with one producer, one
+// record at a time, and with syncProducers goroutines producing so at
+// once, whose records the client batches together. Each record is a round
+// trip to the broker, whose wait costs both sides alike: the ratio is how
+// much of it the library's work adds.
+func BenchmarkProduceSync(b *testing.B) {
+	eachProducer(b, func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer) {
+		client := p.Client
+		ctx := context.Background()
+		for _, producers := range []int{1, syncProducers} {
+			// A round is as many records one at a time as a producer
+			// acknowledged one by one gets through in a fraction of a
+			// second; more with more producers at once.
+			round := 1_000
+			if producers > 1 {
+				round = producers * 200
+			}
+			each := round / producers
+			produce := map[string]func(g, i int) error{
+				"raw": func(g, i int) error {
+					r := *raw[(g*each+i)%len(raw)] // a record is the client's once produced
+					return client.ProduceSync(ctx, &r).FirstErr()
+				},
+				"catalogue": func(g, i int) error {
+					_, err := p.Produce(ctx, "catalogue", ms[(g*each+i)%len(ms)])
+					return err
+				},
+			}
+			b.Run(fmt.Sprintf("producers=%d", producers), func(b *testing.B) {
+				m := newMeter(k, fmt.Sprintf("BenchmarkProduceSync, %d at once", producers), round)
+				m.run(b, "raw", "catalogue", func(side string) (func(), func()) {
+					return func() { concurrently(b, producers, each, produce[side]) }, func() {}
+				}, func() { trim(b, client, produceTopics...) })
+			})
+		}
+	})
+}
+
+// syncProducers is how many goroutines BenchmarkProduceSync produces on
+// at once in its second run.
+const syncProducers = 64
+
+// concurrently runs f(g, i) for i from 0 to each-1 on each of n goroutines
+// g at once, and fails b on the first error.
+func concurrently(b *testing.B, n, each int, f func(g, i int) error) {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for g := range n {
+		wg.Go(func() {
+			for i := range each {
+				if err := f(g, i); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkRecord validates the sample's valid messages and makes each
@@ -102,6 +157,48 @@ func BenchmarkRecord(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// produceTopics are the topics the two sides of the producer's
+// benchmarks produce to: the baseline and the library.
+var produceTopics = []string{"raw", "catalogue"}
+
+// eachProducer runs f as eachBroker does, against a cluster with the
+// produceTopics, with the sample's valid messages ms, their records to
+// raw, framed, made beforehand, and a Producer that frames them, on a
+// client of the cluster with franz-go's default options.
+func eachProducer(b *testing.B, f func(b *testing.B, k *benchBroker, ms []msg.Message, raw []*kgo.Record, p kafka.Producer)) {
+	ms, _ := samples(b)
+	eachBroker(b, 3, produceTopics, func(b *testing.B, k *benchBroker) {
+		client := k.client(b)
+		defer client.Close()
+		f(b, k, ms, records(b, "raw", ms, true), kafka.Producer{Client: client, Framed: true})
+	})
+}
+
+// records returns the record Record makes of each message, to topic.
+func records(b *testing.B, topic string, ms []msg.Message, framed bool) []*kgo.Record {
+	rs := make([]*kgo.Record, len(ms))
+	for i, m := range ms {
+		r, err := kafka.Record(topic, m, framed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs[i] = r
+	}
+	return rs
+}
+
+// client returns a client of k, with franz-go's default options, for
+// the caller to close before the benchmark's function returns: go test
+// calls it more than once, and a client left open would go on asking a
+// cluster that is gone.
+func (k *benchBroker) client(b *testing.B) *kgo.Client {
+	client, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return client
 }
 
 // A benchBroker is the cluster a benchmark runs against: kfake in the
@@ -171,6 +268,7 @@ type meter struct {
 // usage is what a round took.
 type usage struct {
 	wall, cpu, brokerCPU time.Duration
+	allocs               uint64 // heap allocations of the benchmark's process
 }
 
 // newMeter returns a meter of benchmark bench, against k, whose rounds
@@ -214,11 +312,19 @@ func (m *meter) run(b *testing.B, base, side string, start func(side string) (ro
 // measure runs f, a round of side, and records its times.
 func (m *meter) measure(b *testing.B, side string, f func()) {
 	broker := m.brokerCPU(b)
-	cpu, start := serverproc.CPUTime(), time.Now()
+	allocs, cpu, start := heapAllocs(), serverproc.CPUTime(), time.Now()
 	f()
 	u := usage{wall: time.Since(start), cpu: serverproc.CPUTime() - cpu}
+	u.allocs = heapAllocs() - allocs
 	u.brokerCPU = m.brokerCPU(b) - broker
 	m.rounds[side] = append(m.rounds[side], u)
+}
+
+// heapAllocs returns how many heap allocations the process has made.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // brokerCPU returns the CPU time the broker's process has spent, or 0
@@ -236,8 +342,9 @@ func (m *meter) brokerCPU(b *testing.B) time.Duration {
 // against the round of base before it; and for each side, its records a
 // second (wall-clock), and the CPU time in µs a record of the benchmark's
 // process (client-µs/rec: broker included when it runs in the process)
-// and of the broker's process (broker-µs/rec). It adds them to the table
-// TestMain prints.
+// and of the broker's process (broker-µs/rec), and the heap allocations
+// a record of the benchmark's process (client-allocs/rec). It adds them
+// to the table TestMain prints.
 func (m *meter) report(b *testing.B, base, side string) {
 	bs, ss := m.rounds[base], m.rounds[side]
 	wall := make([]float64, len(ss))
@@ -257,8 +364,10 @@ func (m *meter) report(b *testing.B, base, side string) {
 		r.perSec[i] = float64(m.records) / median(durations(us, func(u usage) time.Duration { return u.wall })) * 1e9
 		r.client[i] = median(durations(us, func(u usage) time.Duration { return u.cpu })) / 1e3 / float64(m.records)
 		r.brokerCPU[i] = median(durations(us, func(u usage) time.Duration { return u.brokerCPU })) / 1e3 / float64(m.records)
+		r.allocs[i] = median(durations(us, func(u usage) time.Duration { return time.Duration(u.allocs) })) / float64(m.records)
 		b.ReportMetric(r.perSec[i], s+"-rec/s")
 		b.ReportMetric(r.client[i], s+"-client-µs/rec")
+		b.ReportMetric(r.allocs[i], s+"-client-allocs/rec")
 		if m.broker.proc != nil {
 			b.ReportMetric(r.brokerCPU[i], s+"-broker-µs/rec")
 		}
@@ -296,6 +405,7 @@ type row struct {
 	wall, cpu         float64
 	perSec            [2]float64
 	client, brokerCPU [2]float64
+	allocs            [2]float64
 }
 
 // results are the rows of the benchmarks run, and the machine's load
@@ -323,15 +433,15 @@ func (t *results) print(w io.Writer) {
 	if len(t.rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\n| benchmark | kfake | GOMAXPROCS | records/s, ours / baseline | ratio, wall-clock | ratio, CPU | client CPU µs a record, ours / baseline | broker CPU µs a record, ours / baseline |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "\n| benchmark | kfake | GOMAXPROCS | records/s, ours / baseline | ratio, wall-clock | ratio, CPU | client CPU µs a record, ours / baseline | broker CPU µs a record, ours / baseline | client allocations a record, ours / baseline |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range t.final() {
 		broker := "in the client's"
 		if r.where == "process" {
 			broker = fmt.Sprintf("%.2f / %.2f", r.brokerCPU[0], r.brokerCPU[1])
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %d | %.0f / %.0f | %.2f | %.2f | %.2f / %.2f | %s |\n",
-			r.bench, r.where, r.procs, r.perSec[0], r.perSec[1], r.wall, r.cpu, r.client[0], r.client[1], broker)
+		fmt.Fprintf(w, "| `%s` | %s | %d | %.0f / %.0f | %.2f | %.2f | %.2f / %.2f | %s | %.1f / %.1f |\n",
+			r.bench, r.where, r.procs, r.perSec[0], r.perSec[1], r.wall, r.cpu, r.client[0], r.client[1], broker, r.allocs[0], r.allocs[1])
 	}
 	fmt.Fprintf(w, "\nEach row holds the medians of its rounds, the two sides alternating (rounds a side × records a round: %s); load average %s at the start, %s at the end.\n",
 		t.sizes(), t.load, loadAverage())

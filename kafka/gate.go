@@ -208,6 +208,9 @@ type txn struct {
 	ctx    context.Context // the records' context, done StopTimeout after the gate's
 	cancel context.CancelFunc
 	copies []kgo.Record // the batch's copies, in one allocation
+	// done is promise, made once: a method value given to each Produce
+	// would be an allocation a record.
+	done func(*kgo.Record, error)
 
 	mu     sync.Mutex
 	failed error // the first record that could not be produced, or a retry asked for
@@ -330,6 +333,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
 	t := &txn{copies: make([]kgo.Record, 0, len(records))}
+	t.done = t.promise
 	t.ctx, t.cancel = afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
 	b.txn = t
 	ds := make([]delivery, len(records))
@@ -369,7 +373,7 @@ func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error
 	if size := recordSize(out); size > b.limit {
 		return nil, gate.TooLarge(size, b.limit)
 	}
-	b.sess.Produce(t.ctx, out, t.promise)
+	b.sess.Produce(t.ctx, out, t.done)
 	return nil, nil
 }
 
@@ -382,7 +386,7 @@ func (b *broker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, err
 	if err != nil {
 		return nil, err
 	}
-	b.sess.Produce(d.txn.ctx, dead, d.txn.promise)
+	b.sess.Produce(d.txn.ctx, dead, d.txn.done)
 	return nil, nil
 }
 
@@ -469,15 +473,11 @@ func (b *broker) State(ctx context.Context) gate.State {
 // would. scratch is a buffer it may use, returned for the next call.
 func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo.RecordHeader, []byte, error) {
 	same := true
+	var at ceIndex
+	at.index(hs)
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
-		n := 0
-		for _, h := range hs {
-			if h.Key == key {
-				n++
-				same = same && bytes.Equal(h.Value, value)
-			}
-		}
-		same = same && n == 1
+		i, one := at.only(hs, key)
+		same = same && one && bytes.Equal(hs[i].Value, value)
 	})
 	if err != nil {
 		return nil, scratch, err

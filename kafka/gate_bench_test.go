@@ -37,10 +37,7 @@ func BenchmarkGate(b *testing.B) {
 		records[i] = r
 	}
 	eachBroker(b, 1, []string{inTopic, outTopic, deadTopic}, func(b *testing.B, k *benchBroker) {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(k.addrs...))
-		if err != nil {
-			b.Fatal(err)
-		}
+		cl := k.client(b)
 		defer cl.Close()
 		if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
 			b.Fatal(err)
@@ -101,4 +98,21 @@ func BenchmarkGate(b *testing.B) {
 			return func() { drain[mode](s) }, s.Close
 		}, func() { trim(b, cl, outTopic, deadTopic) })
 	})
+}
+
+// BenchmarkDecodeRecord decodes the sample's valid messages from their
+// records, framed, with the ce_ headers Record writes, and checks the
+// headers against them, as the gate judges a record (DecodeIdentity):
+// the library's own work a record on the gate's path, without the
+// client's or the broker's. Count its instructions with the garbage
+// collector off, as for BenchmarkRecord (see the README).
+func BenchmarkDecodeRecord(b *testing.B) {
+	ms, _ := samples(b)
+	rs := records(b, "t", ms, true)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := kafka.DecodeIdentity(catalogue.Kinds, rs[i%len(rs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

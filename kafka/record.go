@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -42,63 +43,131 @@ func (h Header) Set(key, value string) {
 	h.Record.Headers = append(hs, kgo.RecordHeader{Key: key, Value: []byte(value)})
 }
 
-// readOnly is a record's headers as ce reads them: their values as
-// strings, made with one allocation for all of them and one for the
-// slice of them, so that judging a record does not make a string of
-// each value it reads.
+// readOnly is a record's headers as ce reads them while it decodes the
+// record: their values as strings that share the record's bytes, so that
+// judging a record allocates nothing for its headers. That is sound
+// because nothing package ce or decodeIdentity returns keeps a header's
+// string (a violation quotes it into a string of its own, and a header is
+// otherwise only compared or looked up), and the record is not written to
+// while it is decoded (TestDecodeKeepsNoHeaderBytes pins both). A
+// readOnly is taken from readOnlies and given back by release once the
+// decoding is done.
+//
+// The headers ce reads are found in one pass over the record's
+// (ceIndex), so that each of ce's look-ups costs one comparison of names,
+// not one for each header of the record.
 type readOnly struct {
 	headers []kgo.RecordHeader
-	values  []string
+	at      ceIndex
+	// one holds the value Values returned for each name ceName knows,
+	// when there is one.
+	one [ceNames]string
 }
 
-func readHeaders(r *kgo.Record) readOnly {
-	n := 0
-	for _, h := range r.Headers {
-		n += len(h.Value)
+// ceName returns the index of key among the names of the headers
+// ce.Kafka reads and writes, or -1 for another name. A switch of
+// constants compares a name with the one or two of its length, word by
+// word. (Were ce to read another header, it would be found by a search.)
+func ceName(key string) int {
+	switch key {
+	case "content-type":
+		return 0
+	case "ce_" + ce.AttrSpecVersion:
+		return 1
+	case "ce_" + ce.AttrID:
+		return 2
+	case "ce_" + ce.AttrType:
+		return 3
+	case "ce_" + ce.AttrSource:
+		return 4
+	case "ce_" + ce.AttrTime:
+		return 5
+	case "ce_" + ce.AttrDataSchema:
+		return 6
 	}
-	buf := make([]byte, 0, n)
-	for _, h := range r.Headers {
-		buf = append(buf, h.Value...)
+	return -1
+}
+
+// ceNames is how many names ceName knows.
+const ceNames = 7
+
+// A ceIndex says where, among a record's headers, are those of each name
+// ceName knows: the first of that name, and how many there are.
+type ceIndex struct {
+	first, count [ceNames]int32
+}
+
+// index notes where the headers of hs are.
+func (x *ceIndex) index(hs []kgo.RecordHeader) {
+	for i, h := range hs {
+		if n := ceName(h.Key); n >= 0 {
+			if x.count[n] == 0 {
+				x.first[n] = int32(i)
+			}
+			x.count[n]++
+		}
 	}
-	all := string(buf)
-	ro := readOnly{headers: r.Headers, values: make([]string, len(r.Headers))}
-	at := 0
-	for i, h := range r.Headers {
-		ro.values[i] = all[at : at+len(h.Value)]
-		at += len(h.Value)
+}
+
+// only returns the index in hs, which x indexed, of the one header named
+// key; false when there is none or more than one.
+func (x *ceIndex) only(hs []kgo.RecordHeader, key string) (int, bool) {
+	if n := ceName(key); n >= 0 {
+		return int(x.first[n]), x.count[n] == 1
 	}
+	at, count := -1, 0
+	for i, h := range hs {
+		if h.Key == key {
+			at, count = i, count+1
+		}
+	}
+	return at, count == 1
+}
+
+// readOnlies holds the readOnly values of the records being decoded, one
+// for each goroutine decoding at once.
+var readOnlies = sync.Pool{New: func() any { return new(readOnly) }}
+
+// readHeaders returns r's headers as ce reads them, until release.
+func readHeaders(r *kgo.Record) *readOnly {
+	ro := readOnlies.Get().(*readOnly)
+	ro.headers = r.Headers
+	ro.at.index(r.Headers)
 	return ro
 }
 
-// Values returns the values of the headers named key, in order: a slice
-// of the record's when there is one, which the caller must not modify.
-func (ro readOnly) Values(key string) []string {
-	first, n := -1, 0
-	for i, h := range ro.headers {
-		if h.Key == key {
-			if first < 0 {
-				first = i
-			}
-			n++
+// release gives ro back to readOnlies: neither it nor the values it
+// returned may be used after.
+func (ro *readOnly) release() {
+	*ro = readOnly{}
+	readOnlies.Put(ro)
+}
+
+// Values returns the values of the headers named key, in order, each a
+// string that shares the record's bytes.
+func (ro *readOnly) Values(key string) []string {
+	if n := ceName(key); n >= 0 && ro.at.count[n] <= 1 {
+		if ro.at.count[n] == 0 {
+			return nil
 		}
+		ro.one[n] = view(ro.headers[ro.at.first[n]].Value)
+		return ro.one[n : n+1 : n+1]
 	}
-	switch n {
-	case 0:
-		return nil
-	case 1:
-		return ro.values[first : first+1 : first+1]
-	}
-	vs := make([]string, 0, n)
-	for i, h := range ro.headers {
+	var vs []string
+	for _, h := range ro.headers {
 		if h.Key == key {
-			vs = append(vs, ro.values[i])
+			vs = append(vs, view(h.Value))
 		}
 	}
 	return vs
 }
 
+// view returns b as a string that shares its bytes, for as long as
+// nothing writes to them (see readOnly).
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // Set panics: decoding reads headers, never writes them.
-func (readOnly) Set(key, value string) {
+func (*readOnly) Set(key, value string) {
 	panic("kafka: a record's headers are read only while it is decoded")
 }
 
@@ -281,6 +350,7 @@ func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message,
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
 	h := readHeaders(r)
+	defer h.release()
 	if !framed {
 		return b.DecodeIdentity(kinds, h, body)
 	}
@@ -290,8 +360,10 @@ func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message,
 	}
 	// A ce_dataschema the table has comes first; one it does not have is
 	// reported by DecodeKind, against the framing's schema.
+	// The usual header names the framing's schema, by its $id as it is:
+	// no look-up needed.
 	chosen := k
-	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 {
+	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 && ds[0] != k.ID {
 		if byHeader := kinds.LookupID(ds[0]); byHeader != nil {
 			chosen = byHeader
 		}

@@ -230,3 +230,67 @@ func TestDecodeChoosesTheSchemaAsDecision15Says(t *testing.T) {
 
 // recordOf returns an empty record, to collect headers in.
 func recordOf() *kgo.Record { return &kgo.Record{} }
+
+// TestDecodeKeepsNoHeaderBytes pins what decoding a record without
+// copying its headers relies on: nothing Decode returns, message,
+// identity or error, shares memory with the record's headers, which the
+// caller may reuse afterwards. Every header of a record that contradicts
+// its message, each of its violations quoting the header, is overwritten
+// after decoding, and what was returned reads the same.
+func TestDecodeKeepsNoHeaderBytes(t *testing.T) {
+	ms, _ := samples(t)
+	r, err := kafka.Record("t", ms[0], false)
+	require.NoError(t, err)
+	for _, h := range [][2]string{
+		{"content-type", "text/plain"}, {"ce_specversion", "0.3"}, {"ce_id", "not a uuid"},
+		{"ce_type", "core.nothing"}, {"ce_source", "/elsewhere"}, {"ce_time", "yesterday"},
+		{"ce_dataschema", "https://example.com/nothing"}, {"ce_specversion", "given twice"},
+	} {
+		t.Run(h[0]+"="+h[1], func(t *testing.T) {
+			in := *r
+			in.Headers = nil
+			for _, rh := range r.Headers {
+				if rh.Key == h[0] && h[1] != "given twice" {
+					rh.Value = []byte(h[1])
+				}
+				in.Headers = append(in.Headers, kgo.RecordHeader{Key: rh.Key, Value: append([]byte(nil), rh.Value...)})
+			}
+			if h[1] == "given twice" {
+				in.Headers = append(in.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
+			}
+			m, id, err := kafka.DecodeIdentity(catalogue.Kinds, &in)
+			require.Error(t, err)
+			before := returned(t, m, id, err)
+			require.Contains(t, before, h[1], "a violation quotes the header")
+			for _, rh := range in.Headers {
+				for i := range rh.Value {
+					rh.Value[i] = 'X'
+				}
+			}
+			assert.Equal(t, before, returned(t, m, id, err))
+		})
+	}
+}
+
+// returned is what decoding returned, as text: the message's JSON, its
+// identity and every violation, each field of it.
+func returned(t *testing.T, m msg.Message, id msg.Identity, err error) string {
+	var b strings.Builder
+	if m != nil {
+		j, jerr := m.AppendJSON(nil)
+		require.NoError(t, jerr)
+		b.Write(j)
+		for _, s := range []string{id.Key.String(), id.ID.String(), id.Type, id.Time.String()} {
+			b.WriteString("\n" + s)
+		}
+	}
+	b.WriteString("\n" + err.Error())
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		for _, v := range e.Violations {
+			for _, s := range []string{v.Path, string(v.Rule), v.Message, v.Value} {
+				b.WriteString("\n" + s)
+			}
+		}
+	}
+	return b.String()
+}
