@@ -56,7 +56,7 @@ func BenchmarkGate(b *testing.B) { benchGate(b, startBroker) }
 func BenchmarkGateApart(b *testing.B) { benchGate(b, startBrokerProcess) }
 
 // gatePeers are the peers BenchmarkGate and BenchmarkGateApart compare.
-var gatePeers = []string{"gate", "raw", "rawhdrs"}
+var gatePeers = []string{"gate"}
 
 // benchGate runs BenchmarkGate, each pipeline with a server that start
 // starts.
@@ -146,7 +146,11 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 	b.StopTimer()
 	br := launch(b)
 	defer br.stop()
-	size, hdrs := publishBench(b, br, b.N, bare)
+	var size int64
+	var hdrs map[string]natsgo.Header
+	pprof.Do(ctx, pprof.Labels("peer", "input"), func(context.Context) {
+		size, hdrs = publishBench(b, br, b.N, bare)
+	})
 	if peer != "rawhdrs" {
 		hdrs = nil
 	}
@@ -411,7 +415,7 @@ func BenchmarkCopy(b *testing.B) {
 					}
 					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
 					d.md.Sequence.Stream = uint64(i)
-					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
+					msg, id, err := ce.NATS.Borrowing().DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
 					var out *outgoing
 					if err == nil {
 						out, err = br.copyOf(d, id)
