@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/serverproc"
 )
@@ -415,7 +414,7 @@ func BenchmarkCopy(b *testing.B) {
 					}
 					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
 					d.md.Sequence.Stream = uint64(i)
-					msg, id, err := ce.NATS.Borrowing().DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
+					msg, id, err := br.DecodeIdentity(catalogue.Kinds, d) // as the gate judges
 					var out *outgoing
 					if err == nil {
 						out, err = br.copyOf(d, id)
