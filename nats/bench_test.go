@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,11 +57,19 @@ func BenchmarkGate(b *testing.B) { benchGate(b, startBroker) }
 func BenchmarkGateApart(b *testing.B) { benchGate(b, startBrokerProcess) }
 
 // gatePeers are the peers BenchmarkGate and BenchmarkGateApart compare.
-var gatePeers = []string{"gate"}
+var gatePeers = []string{"gate", "raw", "rawhdrs"}
+
+// peersEnv, if set, names the peers to run, separated by commas, such as
+// one alone to profile or count it (the ratios then left out).
+const peersEnv = "CATNATS_BENCH_PEERS"
 
 // benchGate runs BenchmarkGate, each pipeline with a server that start
 // starts.
 func benchGate(b *testing.B, start func(testing.TB) *broker) {
+	gatePeers := gatePeers
+	if s := os.Getenv(peersEnv); s != "" {
+		gatePeers = strings.Split(s, ",")
+	}
 	for _, input := range []string{"headers", "bare"} {
 		b.Run(input, func(b *testing.B) {
 			const rounds = 4
@@ -83,7 +93,9 @@ func benchGate(b *testing.B, start func(testing.TB) *broker) {
 			n := float64(b.N * rounds)
 			gate := total["gate"]
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(float64(size)*rounds/gate.elapsed.Seconds()/1e6, "gate-MB/s")
+			if gate != nil {
+				b.ReportMetric(float64(size)*rounds/gate.elapsed.Seconds()/1e6, "gate-MB/s")
+			}
 			for _, p := range gatePeers {
 				t := total[p]
 				b.ReportMetric(n/t.elapsed.Seconds(), p+"-msgs/s")
@@ -94,7 +106,7 @@ func benchGate(b *testing.B, start func(testing.TB) *broker) {
 				if t.server > 0 {
 					b.ReportMetric(float64(t.server.Microseconds())/n, p+"-srv-µs/msg")
 				}
-				if p != "gate" {
+				if p != "gate" && gate != nil {
 					b.ReportMetric(t.elapsed.Seconds()/gate.elapsed.Seconds(), "gate/"+p)
 					b.ReportMetric(t.cpu.Seconds()/gate.cpu.Seconds(), "cpu-"+p+"/gate")
 					if t.server > 0 {
