@@ -100,6 +100,8 @@ func benchGate(b *testing.B, start func(testing.TB) *broker) {
 				t := total[p]
 				b.ReportMetric(n/t.elapsed.Seconds(), p+"-msgs/s")
 				b.ReportMetric(float64(t.cpu.Microseconds())/n, p+"-cpu-µs/msg")
+				b.ReportMetric(float64(t.allocs)/n, p+"-allocs/msg")
+				b.ReportMetric(float64(t.bytes)/n, p+"-B/msg")
 				if t.idle > 0 {
 					b.ReportMetric(float64(t.idle.Milliseconds())/rounds, p+"-idle-ms")
 				}
@@ -133,10 +135,22 @@ type pipelineTimes struct {
 	elapsed, cpu, server time.Duration
 	idle                 time.Duration // after the end, until the gate saw nothing was left
 	size                 int64
+	// allocs and bytes are what the benchmark's process allocated: the
+	// client's, with the server apart.
+	allocs, bytes uint64
 }
 
 func (t *pipelineTimes) add(u pipelineTimes) {
 	t.elapsed, t.cpu, t.server, t.idle = t.elapsed+u.elapsed, t.cpu+u.cpu, t.server+u.server, t.idle+u.idle
+	t.allocs, t.bytes = t.allocs+u.allocs, t.bytes+u.bytes
+}
+
+// allocated returns how many allocations the process has made, and of
+// how many bytes.
+func allocated() (allocs, bytes uint64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs, ms.TotalAlloc
 }
 
 // benchPipeline runs a peer of BenchmarkGate once over b.N messages, with
@@ -180,9 +194,12 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 		b.StartTimer()
 	}
 	var t pipelineTimes
+	allocs, bytes := allocated()
 	start, cpu := time.Now(), serverproc.CPUTime()
 	end := func() {
 		t = pipelineTimes{elapsed: time.Since(start), cpu: serverproc.CPUTime() - cpu, server: server() - srv, size: size}
+		a, b := allocated()
+		t.allocs, t.bytes = a-allocs, b-bytes
 	}
 	if peer == "gate" {
 		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
