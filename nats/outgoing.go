@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,7 +53,6 @@ type outgoing struct {
 
 	f      jetstream.PubAckFuture
 	stream jetstream.Stream
-	pool   *sync.Pool // nil for one not reused
 	// seq numbers its publishing, and after is the number of messages
 	// published when its acknowledgement came (see jsBroker.acknowledged).
 	seq, after uint64
@@ -192,8 +190,27 @@ func (o *outgoing) ownSize() int {
 	return n
 }
 
+// outgoing returns an outgoing to reuse, or a new one.
+//
+// Those to reuse are kept in a list of the broker's, not a sync.Pool,
+// which the collector empties: a gate's allocations bring a collection
+// every thousand messages or so, and a pool lost one outgoing in ten
+// over it, each made again with its map. The list holds no more than
+// were ever in flight at once: a few batches' worth.
+func (b *jsBroker) outgoing() *outgoing {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.free); n > 0 {
+		o := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		return o
+	}
+	return &outgoing{broker: b}
+}
+
 // acknowledged takes o, whose acknowledgement has come, to be reused,
-// and puts back in the pool those whose acknowledgement came before a
+// and leaves to be reused those whose acknowledgement came before a
 // message published since was: nats.go hands acknowledgements to its
 // ack handler, and to Wait, one at a time in one goroutine, so by then it
 // is done with them.
@@ -202,21 +219,28 @@ func (b *jsBroker) acknowledged(o *outgoing) {
 	defer b.mu.Unlock()
 	n := 0
 	for ; n < len(b.acked) && b.acked[n].after < o.seq; n++ {
-		b.acked[n].release()
+		b.reuse(b.acked[n])
 		b.acked[n] = nil
 	}
 	o.after = b.published.Load()
 	b.acked = append(b.acked[n:], o)
 }
 
-// release puts o back in its pool, if it has one.
+// release leaves o, which nats.go never had, to be reused.
 func (o *outgoing) release() {
-	if o.pool == nil {
+	if o.broker == nil {
 		return
 	}
+	o.broker.mu.Lock()
+	defer o.broker.mu.Unlock()
+	o.broker.reuse(o)
+}
+
+// reuse adds o to the outgoings to reuse. b.mu must be held.
+func (b *jsBroker) reuse(o *outgoing) {
 	o.m = natsgo.Msg{}
 	o.f, o.stream = nil, nil
-	o.pool.Put(o)
+	b.free = append(b.free, o)
 }
 
 // Wait waits for JetStream to acknowledge o, and then leaves it to be
