@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -333,7 +334,8 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 		forwarded = make(map[uuid.UUID]digest)
 	}
 	batches := make(chan []inflight, 2)
-	var unconfirmed atomic.Int32 // batches sent and not yet confirmed
+	spare := make(chan []inflight, 3) // batches confirmed, their memory to reuse
+	var unconfirmed atomic.Int32      // batches sent and not yet confirmed
 	confirmed := make(chan struct{})
 	confirmedOne := make(chan struct{}, 1) // a batch was confirmed
 	settle := context.WithoutCancel(ctx)   // a stopped gate still settles what it holds
@@ -341,6 +343,11 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 		defer close(confirmed)
 		for batch := range batches {
 			done := g.confirm(settle, batch, nil)
+			clear(batch)
+			select {
+			case spare <- batch[:0]:
+			default:
+			}
 			unconfirmed.Add(-1)
 			select {
 			case confirmedOne <- struct{}{}:
@@ -363,6 +370,7 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 	}
 	waited := false
 	failing := false
+	var judgements []judged // each batch's, reused
 	for ctx.Err() == nil {
 		ds, err := g.Broker.Fetch(ctx, batchSize, !waited)
 		if err != nil {
@@ -377,13 +385,18 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 			continue
 		}
 		failing = false
-		judged := g.judgeAll(ds)
-		pending := make([]inflight, 0, len(ds))
+		judgements = g.judgeAll(ds, judgements)
+		var pending []inflight
+		select {
+		case pending = <-spare:
+		default:
+		}
+		pending = slices.Grow(pending, len(ds))
 		var retries Stats
 		var firstErr error
 		clear(forwarded)
 		for i, d := range ds {
-			f, err := g.store(d, judged[i], forwarded)
+			f, err := g.store(d, judgements[i], forwarded)
 			if err != nil {
 				retries.Retries++
 				firstErr = cmpOr(firstErr, err)
@@ -392,6 +405,7 @@ func (g *Gate) run(ctx context.Context, st Stats) (Stats, error) {
 			}
 			pending = append(pending, f)
 		}
+		clear(judgements) // holding no message until the next batch
 		if firstErr != nil {
 			g.log(slog.LevelWarn, "copies not stored, left to come again", "count", retries.Retries, "error", firstErr)
 			count(retries, false)
@@ -627,11 +641,12 @@ func reusedID(m catalogue.Message, id msg.Identity, why string) Verdict {
 	return v
 }
 
-// judgeAll judges ds: on Judges goroutines, each a run of at least
-// minRun of them, or one after the other. What depends on their order
-// (the window, the batch's own ids) is store's, in the order of ds.
-func (g *Gate) judgeAll(ds []Delivery) []judged {
-	out := make([]judged, len(ds))
+// judgeAll judges ds, into out's memory if it has room: on Judges
+// goroutines, each a run of at least minRun of them, or one after the
+// other. What depends on their order (the window, the batch's own ids)
+// is store's, in the order of ds.
+func (g *Gate) judgeAll(ds []Delivery, out []judged) []judged {
+	out = slices.Grow(out[:0], len(ds))[:len(ds)]
 	workers := min(g.Judges, len(ds)/minRun)
 	if workers <= 1 {
 		for i, d := range ds {

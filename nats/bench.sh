@@ -58,12 +58,12 @@ function row(bench, input, cpu) {
 END {
 	printf "%d processes, each running each peer four times over %d messages; %s, %d cores; load average %s before, %s after.\n\n", rounds, n, gover, cores, load0, load1
 	print "The server in a process of its own (BenchmarkGateApart):\n"
-	print "| input | cores | gate/raw | gate/rawhdrs | CPU raw/gate, client | client and server | msgs/s, gate / raw / rawhdrs | client CPU µs a message | server CPU µs a message |"
-	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "| input | cores | gate/raw | gate/rawhdrs | CPU raw/gate, client | client and server | msgs/s, gate / raw / rawhdrs | client CPU µs a message | server CPU µs a message | client allocations a message | client bytes a message |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (in_ = 1; in_ <= 2; in_++) for (cpu = 1; cpu <= 2; cpu++) {
 		input = in_ == 1 ? "headers" : "bare"
 		r = row("GateApart", input, cpu)
-		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", input, cpu, f(r, "gate/raw", 2), f(r, "gate/rawhdrs", 2), f(r, "cpu-raw/gate", 2), f(r, "both-raw/gate", 2), peers(r, "msgs/s", 0), peers(r, "cpu-µs/msg", 1), peers(r, "srv-µs/msg", 1)
+		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", input, cpu, f(r, "gate/raw", 2), f(r, "gate/rawhdrs", 2), f(r, "cpu-raw/gate", 2), f(r, "both-raw/gate", 2), peers(r, "msgs/s", 0), peers(r, "cpu-µs/msg", 1), peers(r, "srv-µs/msg", 1), peers(r, "allocs/msg", 1), peers(r, "B/msg", 0)
 	}
 	print "\nThe server in the benchmark'"'"'s process (BenchmarkGate):\n"
 	print "| input | cores | gate/raw | gate/rawhdrs | CPU raw/gate | msgs/s, gate / raw / rawhdrs | CPU µs a message (server included) |"

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
-	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/serverproc"
 )
@@ -58,9 +59,17 @@ func BenchmarkGateApart(b *testing.B) { benchGate(b, startBrokerProcess) }
 // gatePeers are the peers BenchmarkGate and BenchmarkGateApart compare.
 var gatePeers = []string{"gate", "raw", "rawhdrs"}
 
+// peersEnv, if set, names the peers to run, separated by commas, such as
+// one alone to profile or count it (the ratios then left out).
+const peersEnv = "CATNATS_BENCH_PEERS"
+
 // benchGate runs BenchmarkGate, each pipeline with a server that start
 // starts.
 func benchGate(b *testing.B, start func(testing.TB) *broker) {
+	gatePeers := gatePeers
+	if s := os.Getenv(peersEnv); s != "" {
+		gatePeers = strings.Split(s, ",")
+	}
 	for _, input := range []string{"headers", "bare"} {
 		b.Run(input, func(b *testing.B) {
 			const rounds = 4
@@ -84,18 +93,22 @@ func benchGate(b *testing.B, start func(testing.TB) *broker) {
 			n := float64(b.N * rounds)
 			gate := total["gate"]
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(float64(size)*rounds/gate.elapsed.Seconds()/1e6, "gate-MB/s")
+			if gate != nil {
+				b.ReportMetric(float64(size)*rounds/gate.elapsed.Seconds()/1e6, "gate-MB/s")
+			}
 			for _, p := range gatePeers {
 				t := total[p]
 				b.ReportMetric(n/t.elapsed.Seconds(), p+"-msgs/s")
 				b.ReportMetric(float64(t.cpu.Microseconds())/n, p+"-cpu-µs/msg")
+				b.ReportMetric(float64(t.allocs)/n, p+"-allocs/msg")
+				b.ReportMetric(float64(t.bytes)/n, p+"-B/msg")
 				if t.idle > 0 {
 					b.ReportMetric(float64(t.idle.Milliseconds())/rounds, p+"-idle-ms")
 				}
 				if t.server > 0 {
 					b.ReportMetric(float64(t.server.Microseconds())/n, p+"-srv-µs/msg")
 				}
-				if p != "gate" {
+				if p != "gate" && gate != nil {
 					b.ReportMetric(t.elapsed.Seconds()/gate.elapsed.Seconds(), "gate/"+p)
 					b.ReportMetric(t.cpu.Seconds()/gate.cpu.Seconds(), "cpu-"+p+"/gate")
 					if t.server > 0 {
@@ -122,10 +135,22 @@ type pipelineTimes struct {
 	elapsed, cpu, server time.Duration
 	idle                 time.Duration // after the end, until the gate saw nothing was left
 	size                 int64
+	// allocs and bytes are what the benchmark's process allocated: the
+	// client's, with the server apart.
+	allocs, bytes uint64
 }
 
 func (t *pipelineTimes) add(u pipelineTimes) {
 	t.elapsed, t.cpu, t.server, t.idle = t.elapsed+u.elapsed, t.cpu+u.cpu, t.server+u.server, t.idle+u.idle
+	t.allocs, t.bytes = t.allocs+u.allocs, t.bytes+u.bytes
+}
+
+// allocated returns how many allocations the process has made, and of
+// how many bytes.
+func allocated() (allocs, bytes uint64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs, ms.TotalAlloc
 }
 
 // benchPipeline runs a peer of BenchmarkGate once over b.N messages, with
@@ -146,7 +171,11 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 	b.StopTimer()
 	br := launch(b)
 	defer br.stop()
-	size, hdrs := publishBench(b, br, b.N, bare)
+	var size int64
+	var hdrs map[string]natsgo.Header
+	pprof.Do(ctx, pprof.Labels("peer", "input"), func(context.Context) {
+		size, hdrs = publishBench(b, br, b.N, bare)
+	})
 	if peer != "rawhdrs" {
 		hdrs = nil
 	}
@@ -165,9 +194,12 @@ func runPipeline(ctx context.Context, b *testing.B, launch func(testing.TB) *bro
 		b.StartTimer()
 	}
 	var t pipelineTimes
+	allocs, bytes := allocated()
 	start, cpu := time.Now(), serverproc.CPUTime()
 	end := func() {
 		t = pipelineTimes{elapsed: time.Since(start), cpu: serverproc.CPUTime() - cpu, server: server() - srv, size: size}
+		a, b := allocated()
+		t.allocs, t.bytes = a-allocs, b-bytes
 	}
 	if peer == "gate" {
 		g := &Gate{JetStream: br.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
@@ -393,6 +425,14 @@ func BenchmarkCopy(b *testing.B) {
 			}
 			size += int64(len(msgs[i].Data))
 		}
+		// The deliveries, made beforehand as a fetch makes a batch's, in
+		// one allocation: their metadata as the gate reads it.
+		ds, mds := make([]delivery, n), make([]jetstream.MsgMetadata, n)
+		for i := range ds {
+			mds[i] = jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}
+			mds[i].Sequence.Stream = uint64(i + 1)
+			ds[i] = delivery{m: &delivered{m: msgs[i]}, md: &mds[i]}
+		}
 		for _, mode := range []string{"gate", "raw"} {
 			b.Run(input+"/"+mode, func(b *testing.B) {
 				br := &jsBroker{g: &Gate{Output: "out", DeadLetter: "dead"}, outLimit: 1 << 20, deadLimit: 1 << 20, incarnation: "IN@2026-01-01T00:00:00Z"}
@@ -409,9 +449,8 @@ func BenchmarkCopy(b *testing.B) {
 						}
 						continue
 					}
-					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
-					d.md.Sequence.Stream = uint64(i)
-					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
+					d := &ds[(i-1)%n]
+					msg, id, err := br.DecodeIdentity(catalogue.Kinds, d) // as the gate judges
 					var out *outgoing
 					if err == nil {
 						out, err = br.copyOf(d, id)

@@ -218,11 +218,11 @@ type jsBroker struct {
 	out, dead           jetstream.Stream
 	outLimit, deadLimit int
 	incarnation         string
-	copies              sync.Pool // of *outgoing, reused once acknowledged
 
 	published atomic.Uint64 // messages published, numbering them
 	mu        sync.Mutex
 	acked     []*outgoing // acknowledged, not yet reused, in that order
+	free      []*outgoing // to reuse (see jsBroker.outgoing)
 }
 
 // delivery is a message as JetStream delivered it. Its metadata is read
@@ -319,14 +319,6 @@ func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, e
 		return nil, err
 	}
 	return b.publish(o, b.dead)
-}
-
-// outgoing returns an outgoing from the pool, or a new one.
-func (b *jsBroker) outgoing() *outgoing {
-	if o, ok := b.copies.Get().(*outgoing); ok {
-		return o
-	}
-	return &outgoing{pool: &b.copies, broker: b}
 }
 
 // publish starts publishing o to stream. An outgoing whose publishing

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,7 +53,6 @@ type outgoing struct {
 
 	f      jetstream.PubAckFuture
 	stream jetstream.Stream
-	pool   *sync.Pool // nil for one not reused
 	// seq numbers its publishing, and after is the number of messages
 	// published when its acknowledgement came (see jsBroker.acknowledged).
 	seq, after uint64
@@ -111,6 +109,7 @@ func (o *outgoing) setValues(in natsgo.Header, id msg.Identity) (found int, err 
 		n     int
 		i     int
 	)
+	bare := onlyMsgID(in) // one look-up instead of one for each header
 	o.fresh, o.idAt = o.fresh[:0], -1
 	o.built, err = ce.NATS.AppendHeaders(o.built[:0], id, func(key string, v []byte) {
 		if i >= ownHeaders-1 {
@@ -121,9 +120,12 @@ func (o *outgoing) setValues(in natsgo.Header, id msg.Identity) (found int, err 
 		if key == idKey {
 			o.idAt = i
 		}
-		vs, ok := in[key]
-		if ok {
-			found++
+		var vs []string
+		if !bare {
+			var ok bool
+			if vs, ok = in[key]; ok {
+				found++
+			}
 		}
 		switch {
 		case len(vs) == 1 && vs[0] == string(v):
@@ -160,6 +162,25 @@ func (o *outgoing) setValues(in natsgo.Header, id msg.Identity) (found int, err 
 	return found, nil
 }
 
+// onlyMsgID reports whether h holds no header but a Nats-Msg-Id, or none
+// at all: the headers of a producer that knows nothing of the catalogue,
+// none of them one of decision 14's.
+func onlyMsgID(h natsgo.Header) bool {
+	return len(h) == 0 || len(h) == 1 && h[jetstream.MsgIDHeader] != nil
+}
+
+// DecodeIdentity judges d as the gate's Binding does (gate.Decoder),
+// but a message whose headers hold none of decision 14's (onlyMsgID) is
+// judged as one without headers, which it is to the Binding: its seven
+// look-ups saved.
+func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+	var h ce.Header
+	if in := gd.(*delivery).m.Headers(); !onlyMsgID(in) {
+		h = in
+	}
+	return ce.NATS.Borrowing().DecodeIdentity(kinds, h, gd.Body())
+}
+
 // ownSize returns the size of o.own as NATS sends it (see headerSize).
 func (o *outgoing) ownSize() int {
 	n := len("NATS/1.0\r\n\r\n")
@@ -169,8 +190,27 @@ func (o *outgoing) ownSize() int {
 	return n
 }
 
+// outgoing returns an outgoing to reuse, or a new one.
+//
+// Those to reuse are kept in a list of the broker's, not a sync.Pool,
+// which the collector empties: a gate's allocations bring a collection
+// every thousand messages or so, and a pool lost one outgoing in ten
+// over it, each made again with its map. The list holds no more than
+// were ever in flight at once: a few batches' worth.
+func (b *jsBroker) outgoing() *outgoing {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.free); n > 0 {
+		o := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		return o
+	}
+	return &outgoing{broker: b}
+}
+
 // acknowledged takes o, whose acknowledgement has come, to be reused,
-// and puts back in the pool those whose acknowledgement came before a
+// and leaves to be reused those whose acknowledgement came before a
 // message published since was: nats.go hands acknowledgements to its
 // ack handler, and to Wait, one at a time in one goroutine, so by then it
 // is done with them.
@@ -179,47 +219,69 @@ func (b *jsBroker) acknowledged(o *outgoing) {
 	defer b.mu.Unlock()
 	n := 0
 	for ; n < len(b.acked) && b.acked[n].after < o.seq; n++ {
-		b.acked[n].release()
+		b.reuse(b.acked[n])
 		b.acked[n] = nil
 	}
 	o.after = b.published.Load()
 	b.acked = append(b.acked[n:], o)
 }
 
-// release puts o back in its pool, if it has one.
+// release leaves o, which nats.go never had, to be reused.
 func (o *outgoing) release() {
-	if o.pool == nil {
+	if o.broker == nil {
 		return
 	}
+	o.broker.mu.Lock()
+	defer o.broker.mu.Unlock()
+	o.broker.reuse(o)
+}
+
+// reuse adds o to the outgoings to reuse. b.mu must be held.
+func (b *jsBroker) reuse(o *outgoing) {
 	o.m = natsgo.Msg{}
 	o.f, o.stream = nil, nil
-	o.pool.Put(o)
+	b.free = append(b.free, o)
 }
 
 // Wait waits for JetStream to acknowledge o, and then leaves it to be
-// reused.
+// reused. An acknowledgement already there is taken without asking for
+// the channel of an error (each of nats.go's channels is made when first
+// asked for, under its publisher's lock): in a gate's pipeline, most are
+// by the time their batch is confirmed.
 func (o *outgoing) Wait(ctx context.Context) (gate.Stored, error) {
+	ok := o.f.Ok()
 	select {
-	case ack := <-o.f.Ok():
-		stream := o.stream
-		o.broker.acknowledged(o)
-		s := gate.Stored{Duplicate: ack.Duplicate}
-		if ack.Duplicate {
-			s.Previous = func(ctx context.Context) ([]byte, error) {
-				m, err := stream.GetMsg(ctx, ack.Sequence)
-				if errors.Is(err, jetstream.ErrMsgNotFound) {
-					return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
-				}
-				if err != nil {
-					return nil, err
-				}
-				return m.Data, nil
-			}
-		}
-		return s, nil
+	case ack := <-ok:
+		return o.stored(ack), nil
+	default:
+	}
+	select {
+	case ack := <-ok:
+		return o.stored(ack), nil
 	case err := <-o.f.Err():
 		return gate.Stored{}, err
 	case <-ctx.Done():
 		return gate.Stored{}, ctx.Err()
 	}
+}
+
+// stored leaves o, acknowledged with ack, to be reused, and returns
+// what JetStream stored.
+func (o *outgoing) stored(ack *jetstream.PubAck) gate.Stored {
+	stream := o.stream
+	o.broker.acknowledged(o)
+	s := gate.Stored{Duplicate: ack.Duplicate}
+	if ack.Duplicate {
+		s.Previous = func(ctx context.Context) ([]byte, error) {
+			m, err := stream.GetMsg(ctx, ack.Sequence)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return m.Data, nil
+		}
+	}
+	return s
 }
