@@ -112,6 +112,19 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if g.Output == "" || g.DeadLetter == "" {
 		return refuse("no output or dead-letter subject")
 	}
+	// The operator's mistakes first, before the server is asked anything
+	// or a consumer is made on it.
+	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
+		if !literal(out.subject) {
+			return refuse("the %s subject %q is not one subject to publish to (a wildcard, a space or an empty token)", out.what, out.subject)
+		}
+		if g.From == nil && subjectsOverlap(g.Input, out.subject) {
+			return refuse("the input %s covers the %s subject %s: the gate would read its own copies", g.Input, out.what, out.subject)
+		}
+	}
+	if g.Output == g.DeadLetter {
+		return refuse("the output is the dead-letter subject %s: valid messages and dead letters would be mixed", g.Output)
+	}
 	if !g.JetStream.Conn().IsConnected() {
 		return errors.New("nats: not connected")
 	}
@@ -126,6 +139,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
 			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
+		}
+		if errors.Is(err, jetstream.ErrInvalidConsumerName) {
+			return refuse("%v", err)
 		}
 		if err != nil {
 			return fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
@@ -193,6 +209,17 @@ func (b *jsBroker) Start(ctx context.Context) error {
 // whose sequences start again at 1, are not taken for those of the first.
 func incarnation(info *jetstream.StreamInfo) string {
 	return info.Config.Name + "@" + info.Created.UTC().Format(time.RFC3339Nano)
+}
+
+// literal reports whether subject is one a message can be published to:
+// tokens without wildcards or white space, none of them empty.
+func literal(subject string) bool {
+	for _, t := range strings.Split(subject, ".") {
+		if t == "" || t == "*" || t == ">" || strings.ContainsAny(t, " \t\r\n") {
+			return false
+		}
+	}
+	return true
 }
 
 // subjectsOverlap reports whether a message could match both subject

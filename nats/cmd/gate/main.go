@@ -41,6 +41,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
@@ -155,20 +156,28 @@ func backoff(n int, max time.Duration) time.Duration {
 // start is waited for; one lost on the way is logged, reconnected to with
 // back-off, and logged again when found.
 func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	// The server last connected to, for the log line of losing it: by
+	// then the connection no longer names it.
+	var last atomic.Value
+	connected := func(what string) natsgo.ConnHandler {
+		return func(nc *natsgo.Conn) {
+			last.Store(nc.ConnectedUrlRedacted())
+			log.Info(what, "server", nc.ConnectedUrlRedacted())
+		}
+	}
 	opts := []natsgo.Option{
 		natsgo.Name("catalogue gate"),
 		natsgo.MaxReconnects(-1),
 		natsgo.RetryOnFailedConnect(true),
 		natsgo.CustomReconnectDelay(func(n int) time.Duration { return backoff(n, o.retryMax) }),
 		natsgo.DisconnectErrHandler(func(nc *natsgo.Conn, err error) {
-			log.Warn("lost the server; reconnecting", "server", nc.ConnectedUrlRedacted(), "error", err)
+			if nc.IsClosed() {
+				return // closed by the gate itself, as it stops
+			}
+			log.Warn("lost the server; reconnecting", "server", last.Load(), "error", err)
 		}),
-		natsgo.ReconnectHandler(func(nc *natsgo.Conn) {
-			log.Info("reconnected", "server", nc.ConnectedUrlRedacted())
-		}),
-		natsgo.ConnectHandler(func(nc *natsgo.Conn) {
-			log.Info("connected", "server", nc.ConnectedUrlRedacted())
-		}),
+		natsgo.ReconnectHandler(connected("reconnected")),
+		natsgo.ConnectHandler(connected("connected")),
 	}
 	if o.creds != "" {
 		opts = append(opts, natsgo.UserCredentials(o.creds))
