@@ -409,7 +409,7 @@ func BenchmarkCopy(b *testing.B) {
 						}
 						continue
 					}
-					d := &delivery{m: &delivered{m: m}, md: &jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}}
+					d := &delivery{m: pulled{m}, md: &natsgo.MsgMetadata{Stream: "IN", NumDelivered: 1}}
 					d.md.Sequence.Stream = uint64(i)
 					msg, id, err := ce.NATS.DecodeIdentity(catalogue.Kinds, d.Header(), d.Body())
 					var out *outgoing
@@ -430,14 +430,3 @@ func BenchmarkCopy(b *testing.B) {
 		}
 	}
 }
-
-// delivered is a message as JetStream delivers it, for benchmarks that
-// leave the broker out.
-type delivered struct {
-	jetstream.Msg // not set: calling anything else panics
-	m             *natsgo.Msg
-}
-
-func (d *delivered) Data() []byte           { return d.m.Data }
-func (d *delivered) Headers() natsgo.Header { return d.m.Header }
-func (d *delivered) Subject() string        { return d.m.Subject }

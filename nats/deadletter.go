@@ -2,6 +2,7 @@ package nats
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,11 +34,15 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 	// it had garbage.
 	out := make(natsgo.Header, len(h)+more)
 	for k, vs := range h {
-		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || dead && strings.EqualFold(k, VerdictHeader) {
+		switch {
+		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || dead && (strings.EqualFold(k, VerdictHeader) || k == statusHeader):
 			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
 				continue
 			}
-			k = OriginalPrefix + k
+			k = OriginalPrefix + escapeKey(k)
+		case !validKey(k):
+			// Only a dead letter has one (see jsBroker.DecodeIdentity).
+			k = OriginalPrefix + escapeKey(k)
 		}
 		// The values are shared, not copied: headers are replaced with
 		// Set, never appended to, here. Clip makes a second name that
@@ -48,6 +53,50 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 		out[k] = vs
 	}
 	return out
+}
+
+// statusHeader is the header by which nats.go tells the server's status
+// answers (no messages, timeout) from messages: its reader takes a
+// message with an empty body and this header for one, and drops it. A
+// dead letter of an empty message that came with one renames it.
+const statusHeader = "Status"
+
+// validKeys marks the bytes nats.go publishes in a header name: printable
+// ASCII but for separators (its isHeaderKeyValid). A stored message may
+// have others (the server does not check), and nats.go then refuses to
+// publish its copy or its dead letter.
+var validKeys = func() (t [256]bool) {
+	for c := byte(33); c <= 126; c++ {
+		t[c] = !strings.ContainsRune(`"()/,:;<=>?@[\]{}`, rune(c))
+	}
+	return t
+}()
+
+// validKey reports whether nats.go publishes a header named k.
+func validKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if !validKeys[k[i]] {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// escapeKey returns k with every byte nats.go does not publish in a
+// header name, and '%', percent-escaped, as a URL escapes a byte.
+func escapeKey(k string) string {
+	if validKey(k) && !strings.Contains(k, "%") {
+		return k
+	}
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; validKeys[c] && c != '%' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // headerSize returns the size of h as NATS sends it, an upper bound of
@@ -87,7 +136,7 @@ func deadLetterID(incarnation string, seq uint64) string {
 // original's headers dropped and the body cut as gate.FitDeadLetter
 // decides. It returns an error wrapping gate.ErrTooLarge if not even the
 // verdict fits.
-func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
+func deadLetter(subject string, m message, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
 	h := forwardHeaders(m.Headers(), "", 2, true) // Nats-Msg-Id and the verdict
 	h.Set(jetstream.MsgIDHeader, id)
@@ -106,6 +155,13 @@ func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation str
 	}
 	h.Set(VerdictHeader, string(d.Verdict))
 	return natsgo.Msg{Subject: subject, Header: h, Data: d.Body}, nil
+}
+
+// message is a message received, as jetstream.Msg reads it: what a dead
+// letter is made of.
+type message interface {
+	Headers() natsgo.Header
+	Data() []byte
 }
 
 // ParseVerdict returns the verdict of a dead letter, from its headers.

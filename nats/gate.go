@@ -2,14 +2,17 @@ package nats
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fleetkit/catalogue/ce"
@@ -88,7 +91,9 @@ const MinMaxPayload = gate.MinLimit
 // gate cannot work, and an error if From is deleted (its stream deleted
 // or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	core := gate.Gate{Broker: &jsBroker{g: g, js: g.JetStream}, Binding: ce.NATS, Kinds: g.Kinds,
+	b := &jsBroker{g: g, js: g.JetStream}
+	defer b.closePuller()
+	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds,
 		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	return core.Run(ctx)
 }
@@ -158,6 +163,10 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
+	}
+	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
+		b.closePuller()
+		b.pull = newPuller(g.JetStream, info)
 	}
 	in, err := g.JetStream.Stream(ctx, info.Stream)
 	if err != nil {
@@ -245,6 +254,7 @@ type jsBroker struct {
 	out, dead           jetstream.Stream
 	outLimit, deadLimit int
 	incarnation         string
+	pull                *puller   // of From
 	copies              sync.Pool // of *outgoing, reused once acknowledged
 
 	published atomic.Uint64 // messages published, numbering them
@@ -256,60 +266,52 @@ type jsBroker struct {
 // from its reply subject only when asked for: a message forwarded needs
 // none.
 type delivery struct {
-	m  jetstream.Msg
-	md *jetstream.MsgMetadata
+	m  pulled
+	md *natsgo.MsgMetadata
 }
 
-func (d *delivery) Header() ce.Header  { return d.m.Headers() }
-func (d *delivery) Body() []byte       { return d.m.Data() }
+// pulled is a message as the gate pulled it, read through the methods
+// of jetstream.Msg that the gate uses.
+type pulled struct{ *natsgo.Msg }
+
+func (m pulled) Headers() natsgo.Header { return m.Header }
+func (m pulled) Data() []byte           { return m.Msg.Data }
+
+func (d *delivery) Header() ce.Header  { return d.m.Header }
+func (d *delivery) Body() []byte       { return d.m.Msg.Data }
 func (d *delivery) Deliveries() uint64 { return d.metadata().NumDelivered }
 func (d *delivery) Place() gate.Place {
 	md := d.metadata()
-	return gate.Place{Subject: d.m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+	return gate.Place{Subject: d.m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 }
 
 // metadata returns the message's metadata. Fetch delivers only messages
-// whose metadata reads, so it never fails.
-func (d *delivery) metadata() *jetstream.MsgMetadata {
+// with a reply subject to read it from.
+func (d *delivery) metadata() *natsgo.MsgMetadata {
 	if d.md == nil {
 		d.md, _ = d.m.Metadata()
 		if d.md == nil {
-			d.md = new(jetstream.MsgMetadata)
+			d.md = new(natsgo.MsgMetadata)
 		}
 	}
 	return d.md
 }
 
 func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
-	var batch jetstream.MessageBatch
-	var err error
-	if wait {
-		max = 1
-		batch, err = b.g.From.Fetch(max, jetstream.FetchMaxWait(orDefaultDuration(b.g.MaxWait, time.Second)))
-	} else {
-		batch, err = b.g.From.FetchNoWait(max)
-	}
-	if err != nil {
+	msgs, err := b.pull.fetch(max, wait, orDefaultDuration(b.g.MaxWait, time.Second))
+	if len(msgs) == 0 && err != nil {
 		return nil, consumerGone(err)
 	}
+	// A message that came before an error is the gate's: the error, if
+	// it lasts, comes again with the next fetch.
 	var ds []gate.Delivery
-	var all []delivery // the batch's deliveries, in one allocation
-	for m := range batch.Messages() {
-		if m.Reply() == "" {
-			m.Term() // not a JetStream message: it cannot come again
-			continue
+	if len(msgs) > 0 {
+		all := make([]delivery, len(msgs)) // the batch's deliveries, in one allocation
+		ds = make([]gate.Delivery, len(msgs))
+		for i, m := range msgs {
+			all[i].m = pulled{m}
+			ds[i] = &all[i]
 		}
-		if all == nil {
-			all, ds = make([]delivery, 0, max), make([]gate.Delivery, 0, max)
-		}
-		if len(all) == cap(all) { // more than asked for: not to move those taken
-			all = make([]delivery, 0, max)
-		}
-		all = append(all, delivery{m: m})
-		ds = append(ds, &all[len(all)-1])
-	}
-	if len(ds) == 0 && batch.Error() != nil {
-		return nil, consumerGone(batch.Error())
 	}
 	if len(ds) == 0 && wait {
 		// Nothing came for a while. A pull from a consumer that is gone
@@ -366,6 +368,49 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 	}
 	o.f, o.stream = f, stream
 	return o, nil
+}
+
+// DecodeIdentity judges d as the gate's binding does (ce.NATS), and
+// besides finds the headers that cannot be passed on, each a violation
+// of rule header: headers nats.go could not read, which it hands over as
+// none, so that the message would be judged, and forwarded, without them;
+// and header names it will not publish, which would make the copy and
+// the dead letter fail for ever. The message is then a dead letter, its
+// headers what of them can be read, such names percent-escaped
+// (forwardHeaders).
+func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+	d := gd.(*delivery)
+	m, id, err := ce.NATS.Borrowing().DecodeIdentity(kinds, d.m.Header, d.m.Msg.Data)
+	var bad []*msg.Violation
+	if unreadableHeaders(d.m.Msg) {
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "its headers cannot be read: not a NATS header block"})
+	}
+	var names []string
+	for k := range d.m.Header {
+		if !validKey(k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		q, _ := json.Marshal(k)
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "not a header name NATS publishes", Value: string(q)})
+	}
+	if bad == nil {
+		return m, id, err
+	}
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		e.Violations = append(e.Violations, bad...)
+		return m, id, e
+	}
+	return m, id, &msg.Error{Violations: bad}
+}
+
+// closePuller ends the subscription of the puller, if there is one.
+func (b *jsBroker) closePuller() {
+	if b.pull != nil {
+		b.pull.close()
+	}
 }
 
 func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }

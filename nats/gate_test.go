@@ -14,6 +14,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/gate"
 )
 
 // readStream reads the n first messages of a stream with an ordered
@@ -181,8 +184,8 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 
 // A fetch that comes back empty while messages wait (as a busy server's
 // can) sends an UntilIdle gate back to fetching at once: it asks the
-// consumer whether it is still there and what it holds, and does not
-// pause to wait for acknowledgements, which stalled it for 100 ms.
+// consumer what it holds, and does not pause to wait for
+// acknowledgements, which stalled it for 100 ms.
 func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 	b := startBroker(t)
 	const n = 50
@@ -193,59 +196,39 @@ func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 		_, err = b.js.PublishMsg(context.Background(), m)
 		require.NoError(t, err)
 	}
-	cons := &emptyFirst{Consumer: b.durable("gate", "in.>")}
-	gt := &Gate{JetStream: b.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
-	st, err := gt.Run(context.Background())
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	br := &emptyFirst{jsBroker: &jsBroker{g: gt, js: b.js}}
+	defer br.closePuller()
+	st, err := (&gate.Gate{Broker: br, Binding: ce.NATS, UntilIdle: true}).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, st.Messages)
-	// Run asks for the consumer's info once before it starts (Check).
-	require.GreaterOrEqual(t, len(cons.calls), 5)
-	assert.Equal(t, []string{"fetch: empty", "info: pending", "info: pending", "fetch"}, cons.calls[1:5])
+	require.GreaterOrEqual(t, len(br.calls), 3)
+	assert.Equal(t, []string{"fetch: empty", "state: waiting", "fetch"}, br.calls[:3])
 }
 
-// emptyFirst is a JetStream consumer whose first fetch comes back empty,
-// and which logs the gate's calls.
+// emptyFirst is the gate's broker, but its first fetch comes back empty;
+// it logs the gate's fetches and questions.
 type emptyFirst struct {
-	jetstream.Consumer
+	*jsBroker
 	calls   []string // Run calls from one goroutine
 	emptied bool
 }
 
-func (c *emptyFirst) Fetch(n int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
-	if !c.emptied {
-		c.emptied = true
-		c.calls = append(c.calls, "fetch: empty")
-		return emptyBatch{}, nil
+func (b *emptyFirst) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
+	if !b.emptied {
+		b.emptied = true
+		b.calls = append(b.calls, "fetch: empty")
+		return nil, nil
 	}
-	c.calls = append(c.calls, "fetch")
-	return c.Consumer.Fetch(n, opts...)
+	b.calls = append(b.calls, "fetch")
+	return b.jsBroker.Fetch(ctx, max, wait)
 }
 
-func (c *emptyFirst) FetchNoWait(n int) (jetstream.MessageBatch, error) {
-	c.calls = append(c.calls, "fetch")
-	return c.Consumer.FetchNoWait(n)
+func (b *emptyFirst) State(ctx context.Context) gate.State {
+	s := b.jsBroker.State(ctx)
+	b.calls = append(b.calls, "state: "+map[gate.State]string{gate.Idle: "idle", gate.AcksAwaited: "acks awaited", gate.Waiting: "waiting"}[s])
+	return s
 }
-
-func (c *emptyFirst) Info(ctx context.Context) (*jetstream.ConsumerInfo, error) {
-	info, err := c.Consumer.Info(ctx)
-	if err == nil && info.NumPending > 0 {
-		c.calls = append(c.calls, "info: pending")
-	} else {
-		c.calls = append(c.calls, "info")
-	}
-	return info, err
-}
-
-// emptyBatch is a fetch that brought nothing.
-type emptyBatch struct{}
-
-func (emptyBatch) Messages() <-chan jetstream.Msg {
-	ch := make(chan jetstream.Msg)
-	close(ch)
-	return ch
-}
-
-func (emptyBatch) Error() error { return nil }
 
 // A copy keeps the producer's Nats-Msg-Id, renamed, unless it is the
 // message's id already, as a Publisher's is: the copy's own says it.

@@ -106,7 +106,7 @@ func TestCopiesHaveTheirOwnHeaders(t *testing.T) {
 		var all []made
 		for shape := range copyShapes {
 			m, in, id := judgeable(t, g, shape)
-			out, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			out, err := br.copyOf(&delivery{m: pulled{in}}, id)
 			require.NoError(t, err, shape)
 			all = append(all, made{shape, in.Header, m, out})
 		}
@@ -132,7 +132,7 @@ func TestCopiesAllocateOneStringAtMost(t *testing.T) {
 		var ids []msg.Identity
 		for range 64 {
 			_, in, id := judgeable(t, g, shape)
-			ds, ids = append(ds, &delivery{m: &delivered{m: in}}), append(ids, id)
+			ds, ids = append(ds, &delivery{m: pulled{in}}), append(ids, id)
 		}
 		br := &jsBroker{g: &Gate{Output: "out"}, outLimit: 1 << 20}
 		i := 0
@@ -161,7 +161,7 @@ func TestCopyTooLargeIsRefused(t *testing.T) {
 		size := headerSize(wantCopyHeaders(t, in.Header, m)) + len(in.Data)
 		for _, limit := range []int{size, size - 1} {
 			br := &jsBroker{g: &Gate{Output: "out"}, outLimit: limit}
-			_, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			_, err := br.copyOf(&delivery{m: pulled{in}}, id)
 			if limit == size {
 				assert.NoError(t, err, shape)
 			} else {

@@ -176,6 +176,11 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 			}
 			log.Warn("lost the server; reconnecting", "server", last.Load(), "error", err)
 		}),
+		natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
+			// Such as a message whose headers nats.go cannot read: the gate
+			// dead-letters it, and this says why nats.go complained.
+			log.Warn("the NATS client reports", "error", err)
+		}),
 		natsgo.ReconnectHandler(connected("reconnected")),
 		natsgo.ConnectHandler(connected("connected")),
 	}
