@@ -29,6 +29,10 @@ type puller struct {
 	subject string // of the requests: $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
 	inbox   string // each request answers to inbox.<n>
 	n       uint64
+	// The consumer's limits on a request (see requestBatch; and
+	// MaxRequestExpires, which it refuses beyond); 0 for none.
+	maxBatch   int
+	maxExpires time.Duration
 
 	mu   sync.Mutex // guards sub, which a fetch makes when there is none
 	sub  *natsgo.Subscription
@@ -49,7 +53,25 @@ func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
 	}
 	nc := js.Conn()
 	return &puller{nc: nc, subject: prefix + "CONSUMER.MSG.NEXT." + info.Stream + "." + info.Name, inbox: nc.NewInbox(),
+		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
 		msgs: make(chan *natsgo.Msg, 1024)}
+}
+
+// noWaitExpires is how long a request that does not wait for messages
+// lasts at most (see fetch).
+const noWaitExpires = 20 * time.Millisecond
+
+// requestBatch returns the most messages to ask a consumer for at once,
+// 0 for no limit: no more than it allows (MaxRequestBatch), which it
+// refuses beyond, and no more than it lets await acknowledgement
+// (MaxAckPending): a request for more gets what may be delivered, and
+// then waits.
+func requestBatch(c jetstream.ConsumerConfig) int {
+	n := c.MaxRequestBatch
+	if c.MaxAckPending > 0 && (n <= 0 || c.MaxAckPending < n) {
+		n = c.MaxAckPending
+	}
+	return max(n, 0)
 }
 
 // pullRequest is the body of a request for messages.
@@ -65,12 +87,20 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 	if err := p.subscribe(); err != nil {
 		return nil, err
 	}
-	req := pullRequest{Batch: max, NoWait: true}
-	deadline := time.Now().Add(5 * time.Second) // the server answers a no-wait request at once
+	// A request without wait still expires: one that finds the consumer
+	// at its MaxAckPending gets what it can and then nothing, not even
+	// an answer that it is done, until it expires.
+	req := pullRequest{Batch: max, NoWait: true, Expires: noWaitExpires}
 	if wait {
 		req = pullRequest{Batch: 1, Expires: maxWait}
-		deadline = time.Now().Add(maxWait + time.Second)
 	}
+	if p.maxBatch > 0 {
+		req.Batch = min(req.Batch, p.maxBatch)
+	}
+	if p.maxExpires > 0 {
+		req.Expires = min(req.Expires, p.maxExpires)
+	}
+	deadline := time.Now().Add(req.Expires + time.Second)
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

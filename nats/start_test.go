@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,6 +44,43 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 					t.Errorf("stream %s has a consumer %s, made by a gate refused", stream, name)
 				}
 			}
+		})
+	}
+}
+
+// A gate reads a durable consumer as the operator made it: one that
+// refuses requests for more than a few messages (MaxRequestBatch), or
+// for a longer wait (MaxRequestExpires), was asked again in vain for
+// ever; one that lets only a few messages await acknowledgement
+// (MaxAckPending) left each request of the gate unanswered until it gave
+// up, a second later, so that a few messages took minutes.
+func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*jetstream.ConsumerConfig)
+	}{
+		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
+		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
+		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			const n = 1000
+			g := newGen(31)
+			for range n {
+				m, err := newMsg("in.x", g.valid())
+				require.NoError(t, err)
+				_, err = b.js.PublishMsg(context.Background(), m)
+				require.NoError(t, err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>", c.edit), Output: "out", DeadLetter: "dead", UntilIdle: true}
+			st, err := gt.Run(ctx)
+			require.NoError(t, err)
+			require.NoError(t, ctx.Err(), "the gate did not get through %d messages", n)
+			assert.Equal(t, n, st.Messages)
+			assert.EqualValues(t, n, b.count("OUT"))
 		})
 	}
 }
