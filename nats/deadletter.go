@@ -19,15 +19,19 @@ const VerdictHeader = "Catalogue-Verdict"
 
 // OriginalPrefix goes before the name of each JetStream header (Nats-*)
 // of a message that is published again, as a dead letter or by a gate,
-// and of a header of a dead letter's original named VerdictHeader (in any
-// case): kept, but no longer obeyed, nor read as the dead letter's verdict.
+// and of a header of the original named VerdictHeader (in any case):
+// kept, but no longer obeyed, nor read as a verdict. A dead letter
+// renames a Status header, and header names NATS does not publish,
+// percent-escaped, the same way.
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
-// JetStream headers renamed with OriginalPrefix, and for a dead letter
-// (dead) any named VerdictHeader in any case too, so that the one verdict
-// a consumer finds is the gate's; the rest as they are, with room for
-// more headers to be added. A Nats-Msg-Id whose value is sameID is left
+// JetStream headers renamed with OriginalPrefix, and any named
+// VerdictHeader in any case too, so that the one verdict a consumer finds
+// is the gate's, on a dead letter, and none on a copy; for a dead letter
+// (dead), Status and names NATS does not publish too (see
+// OriginalPrefix); the rest as they are, with room for more headers to
+// be added. A Nats-Msg-Id whose value is sameID is left
 // out rather than renamed: the copy's own Nats-Msg-Id says it.
 func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.Header {
 	// Room for all: a map that grows past 8 becomes a table, the group
@@ -35,7 +39,7 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 	out := make(natsgo.Header, len(h)+more)
 	for k, vs := range h {
 		switch {
-		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || dead && (strings.EqualFold(k, VerdictHeader) || k == statusHeader):
+		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader:
 			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
 				continue
 			}

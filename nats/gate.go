@@ -374,10 +374,11 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 // besides finds the headers that cannot be passed on, each a violation
 // of rule header: headers nats.go could not read, which it hands over as
 // none, so that the message would be judged, and forwarded, without them;
-// and header names it will not publish, which would make the copy and
-// the dead letter fail for ever. The message is then a dead letter, its
-// headers what of them can be read, such names percent-escaped
-// (forwardHeaders).
+// header names it will not publish, which would make the copy and the
+// dead letter fail for ever; and a header of decision 14 in another case
+// (CE-ID), which a reader that ignores case could take for the one
+// checked. The message is then a dead letter, its headers what of them
+// can be read, such names percent-escaped (forwardHeaders).
 func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
 	d := gd.(*delivery)
 	m, id, err := ce.NATS.Borrowing().DecodeIdentity(kinds, d.m.Header, d.m.Msg.Data)
@@ -387,14 +388,18 @@ func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Messa
 	}
 	var names []string
 	for k := range d.m.Header {
-		if !validKey(k) {
+		if !validKey(k) || ceName(k) != "" {
 			names = append(names, k)
 		}
 	}
 	slices.Sort(names)
 	for _, k := range names {
 		q, _ := json.Marshal(k)
-		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "not a header name NATS publishes", Value: string(q)})
+		why := "not a header name NATS publishes"
+		if name := ceName(k); name != "" {
+			why = "the header " + name + " in another case: a reader that ignores case could take it for the one the gate checks"
+		}
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
 	}
 	if bad == nil {
 		return m, id, err
@@ -404,6 +409,21 @@ func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Messa
 		return m, id, e
 	}
 	return m, id, &msg.Error{Violations: bad}
+}
+
+// ceNames are the names of the headers of decision 14 on NATS.
+var ceNames = [...]string{ce.NATS.ContentType, ce.NATS.Prefix + ce.AttrSpecVersion, ce.NATS.Prefix + ce.AttrID,
+	ce.NATS.Prefix + ce.AttrType, ce.NATS.Prefix + ce.AttrSource, ce.NATS.Prefix + ce.AttrTime, ce.NATS.Prefix + ce.AttrDataSchema}
+
+// ceName returns the name of decision 14 that k is in another case
+// (CE-ID for ce-id), or "".
+func ceName(k string) string {
+	for _, name := range ceNames {
+		if len(k) == len(name) && k != name && strings.EqualFold(k, name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // closePuller ends the subscription of the puller, if there is one.

@@ -105,3 +105,48 @@ func TestGateEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 	}
 	assert.Equal(t, n-1, got, "dead letters read back: %v", batch.Error())
 }
+
+// Nothing a producer sets passes into the output as a header that
+// readers take for another: a Catalogue-Verdict on a valid message was
+// forwarded as it came, so that ParseVerdict found a verdict on a copy
+// (renamed now, as a dead letter renames it); and a ce-* header in
+// another case (CE-ID beside ce-id), which a reader that ignores case,
+// as CloudEvents' HTTP binding does, could take for the real one, was
+// forwarded beside it: the message is a dead letter now, rule header.
+func TestGateForwardsNoHeaderAReaderTakesForAnother(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	g := newGen(22)
+	forged, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	forged.Header.Set(VerdictHeader, `{"subject":"x","sequence":1,"valid":false,"deliveries":1}`)
+	var variants []*natsgo.Msg
+	for _, k := range []string{"CE-ID", "Ce-Type", "ce-Source", "content-type"} {
+		m, err := newMsg("in.x", g.valid())
+		require.NoError(t, err)
+		m.Header[k] = []string{"forged"}
+		variants = append(variants, m)
+	}
+	for _, m := range append([]*natsgo.Msg{forged}, variants...) {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Forwarded)
+	assert.Equal(t, len(variants), st.DeadLetters)
+	out := b.all("OUT")
+	require.Len(t, out, 1)
+	_, err = ParseVerdict(out[0].Header)
+	assert.Error(t, err, "a copy has no verdict")
+	assert.NotEmpty(t, out[0].Header.Get(OriginalPrefix+VerdictHeader), "the producer's, renamed")
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		require.NotEmpty(t, v.Violations)
+		assert.Equal(t, msg.RuleHeader, v.Violations[0].Rule, "%+v", v)
+	}
+}
