@@ -148,6 +148,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		if errors.Is(err, jetstream.ErrInvalidConsumerName) {
 			return refuse("%v", err)
 		}
+		if errors.Is(err, jetstream.ErrNotPullConsumer) {
+			return refuse("the durable consumer %s pushes its messages: a gate pulls them", g.Durable)
+		}
 		if err != nil {
 			return fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
 		}
@@ -163,6 +166,15 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
+	}
+	// A consumer that takes a message for acknowledged, or stops
+	// delivering it, before the gate has stored it would drop it in
+	// silence (decision 16).
+	if info.Config.AckPolicy != jetstream.AckExplicitPolicy {
+		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, info.Config.AckPolicy)
+	}
+	if info.Config.MaxDeliver > 0 {
+		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
 	}
 	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
 		b.closePuller()

@@ -84,3 +84,42 @@ func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
 		})
 	}
 }
+
+// A gate refuses a durable consumer that would end messages the gate has
+// not: one without explicit acknowledgements (AckNone takes a message as
+// acknowledged once delivered, and AckAll every message before the one
+// acknowledged, the gate's retries included), and one that stops
+// delivering a message after MaxDeliver deliveries, which the gate's
+// retries reach in an outage: the message then waits in its stream, never
+// delivered again, and the gate idle. A push consumer, which it cannot
+// pull from, was waited for as if the server were down.
+func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  jetstream.ConsumerConfig
+		says string
+	}{
+		{"AckNone", jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy}, "acknowledge"},
+		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
+		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
+		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c.cfg.Durable, c.cfg.FilterSubject = "gate", "in.>"
+			var err error
+			if c.cfg.DeliverSubject != "" {
+				_, err = b.js.CreateOrUpdatePushConsumer(ctx, "IN", c.cfg)
+			} else {
+				_, err = b.js.CreateOrUpdateConsumer(ctx, "IN", c.cfg)
+			}
+			require.NoError(t, err)
+			gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
+			_, err = gt.Run(ctx)
+			require.ErrorIs(t, err, ErrRefused)
+			assert.Contains(t, err.Error(), c.says)
+		})
+	}
+}
