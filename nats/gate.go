@@ -214,12 +214,22 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
 			return fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
 		}
+		cfg := (*out.stream).CachedInfo().Config
 		*out.limit = maxPayload
-		if m := int((*out.stream).CachedInfo().Config.MaxMsgSize); m > 0 {
+		if m := int(cfg.MaxMsgSize); m > 0 {
 			*out.limit = min(m, maxPayload)
 		}
-		if *out.limit < MinMaxPayload {
+		switch {
+		case *out.limit < MinMaxPayload:
 			return refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
+		case cfg.NoAck:
+			return refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
+		case cfg.Sealed:
+			return refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
+		case cfg.Duplicates < info.Config.AckWait:
+			// A message comes again after AckWait when its acknowledgement
+			// is lost: its copy must still be known then (see the README).
+			return refuse("the %s stream %s has a duplicate window of %v, shorter than the input consumer's AckWait %v: a message that comes again would be stored twice", out.what, name, cfg.Duplicates, info.Config.AckWait)
 		}
 	}
 	return nil

@@ -123,3 +123,35 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 		})
 	}
 }
+
+// A gate refuses output and dead-letter streams that would hold its
+// messages hostage or store them twice: one that does not acknowledge
+// what it stores (NoAck), whose copies the gate would wait for and send
+// again for ever; a sealed one, which stores nothing more; and one whose
+// duplicate window is shorter than the input consumer's AckWait, which
+// would store a message that comes again twice.
+func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
+	for _, c := range []struct {
+		name, stream string
+		edit         func(*jetstream.StreamConfig)
+		says         string
+	}{
+		{"output NoAck", "OUT", func(c *jetstream.StreamConfig) { c.NoAck = true }, "acknowledge"},
+		{"dead letters sealed", "DEAD", func(c *jetstream.StreamConfig) { c.Sealed = true }, "sealed"},
+		{"output duplicate window", "OUT", func(c *jetstream.StreamConfig) { c.Duplicates = time.Second }, "duplicate window"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cfg := b.stream(c.stream).CachedInfo().Config
+			c.edit(&cfg)
+			_, err := b.js.UpdateStream(ctx, cfg)
+			require.NoError(t, err)
+			gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
+			_, err = gt.Run(ctx)
+			require.ErrorIs(t, err, ErrRefused)
+			assert.Contains(t, err.Error(), c.says)
+		})
+	}
+}
