@@ -190,12 +190,7 @@ func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 	b := startBroker(t)
 	const n = 50
 	g := newGen(7)
-	for range n {
-		m, err := newMsg("in.x", g.valid())
-		require.NoError(t, err)
-		_, err = b.js.PublishMsg(context.Background(), m)
-		require.NoError(t, err)
-	}
+	b.publishValid(g, n)
 	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
 	br := &emptyFirst{jsBroker: &jsBroker{g: gt, js: b.js}}
 	defer br.closePuller()

@@ -125,6 +125,17 @@ func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerC
 	return c
 }
 
+// publishValid publishes n valid messages of g to in.x, each with its
+// headers, as a Publisher does.
+func (b *broker) publishValid(g *gen, n int) {
+	for range n {
+		m, err := newMsg("in.x", g.valid())
+		require.NoError(b.t, err)
+		_, err = b.js.PublishMsg(context.Background(), m)
+		require.NoError(b.t, err)
+	}
+}
+
 // stream returns a stream, which must exist.
 func (b *broker) stream(name string) jetstream.Stream {
 	s, err := b.js.Stream(context.Background(), name)

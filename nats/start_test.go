@@ -67,12 +67,7 @@ func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
 			b := startBroker(t)
 			const n = 1000
 			g := newGen(31)
-			for range n {
-				m, err := newMsg("in.x", g.valid())
-				require.NoError(t, err)
-				_, err = b.js.PublishMsg(context.Background(), m)
-				require.NoError(t, err)
-			}
+			b.publishValid(g, n)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>", c.edit), Output: "out", DeadLetter: "dead", UntilIdle: true}
