@@ -354,18 +354,37 @@ func consumerGone(err error) error {
 	return err
 }
 
+// The limits read at start (Start) may be above the server's: one
+// restarted with a smaller max_payload, which nats.go then holds its
+// messages to (natsgo.ErrMaxPayload). Forward and DeadLetter follow it:
+// a copy above it is too large, and a dead letter is cut to it.
+
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
 	o, err := b.copyOf(gd.(*delivery), id)
 	if err != nil {
 		return nil, err
 	}
-	return b.publish(o, b.out)
+	p, err := b.publish(o, b.out)
+	if errors.Is(err, natsgo.ErrMaxPayload) {
+		return nil, gate.TooLarge(headerSize(o.m.Header)+len(o.m.Data), int(b.js.Conn().MaxPayload()))
+	}
+	return p, err
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	p, err := b.deadLetter(gd.(*delivery), v, b.deadLimit)
+	if errors.Is(err, natsgo.ErrMaxPayload) {
+		p, err = b.deadLetter(gd.(*delivery), v, min(b.deadLimit, int(b.js.Conn().MaxPayload())))
+	}
+	return p, err
+}
+
+// deadLetter publishes the dead letter of d, with verdict v, cut to
+// limit bytes.
+func (b *jsBroker) deadLetter(d *delivery, v gate.Verdict, limit int) (gate.Pending, error) {
 	o := b.outgoing()
 	var err error
-	if o.m, err = deadLetter(b.g.DeadLetter, gd.(*delivery).m, v, b.incarnation, b.deadLimit); err != nil {
+	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit); err != nil {
 		o.release()
 		return nil, err
 	}

@@ -1,13 +1,19 @@
 package nats
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
 
 // A gate that cannot work is refused before it changes anything on the
@@ -150,3 +156,72 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 		})
 	}
 }
+
+// A server restarted with a smaller max_payload under a running gate
+// takes no copy or dead letter larger than it now stores: nats.go
+// refused them (ErrMaxPayload), and the gate, its limits read at start,
+// left their messages to come again for ever. A copy too large is now
+// dead-lettered (rule too_large), and a dead letter cut to the new limit.
+func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := embedded.Start(dir, -1, 16<<10)
+	require.NoError(t, err)
+	port := embedded.Port(srv)
+	t.Cleanup(func() { srv.Shutdown() })
+	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
+	b.makeStreams()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// A valid device and an invalid one, each of 10 KiB, which fit the
+	// first server's limit, with room for the gate's headers, and not
+	// the second's.
+	g := newGen(41)
+	d := g.valid()
+	for d.SchemaName() != device.Name {
+		d = g.valid()
+	}
+	d.(*device.Device).Model = strings.Repeat("m", 10<<10)
+	valid, err := newMsg("in.x", d)
+	require.NoError(t, err)
+	invalid := &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	for _, m := range []*natsgo.Msg{valid, invalid} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	// The gate starts, reads the limits, and finds the consumer paused
+	// until the server has restarted.
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.PauseUntil = ptr(time.Now().Add(2 * time.Second)) })
+	gnc, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	type result struct {
+		st  GateStats
+		err error
+	}
+	done := make(chan result, 1)
+	gctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		st, err := gt.Run(gctx)
+		done <- result{st, err}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	srv, err = embedded.Start(dir, port, 8<<10)
+	require.NoError(t, err)
+	for !gnc.IsConnected() || b.count("OUT")+b.count("DEAD") < 2 {
+		require.NoError(t, ctx.Err(), "the gate stored %d of 2", b.count("OUT")+b.count("DEAD"))
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	r := <-done
+	require.NoError(t, r.err)
+	assert.Equal(t, 2, r.st.DeadLetters)
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		assert.True(t, v.Truncated, "%+v", v)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
