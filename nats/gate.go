@@ -100,10 +100,14 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 
 // Check checks what Run checks before it starts, and returns an error
 // wrapping ErrRefused, saying why, if the gate cannot work: no stream
-// stores Output or DeadLetter, From reads either of them (the gate would
-// read its own copies), or the server's limit on a message
-// (max_payload), or a stream's, is below MinMaxPayload. Any other error
-// is one asking the server.
+// stores Output or DeadLetter, they are one subject or have wildcards,
+// From reads either of them (the gate would read its own copies), From
+// would drop messages the gate has not stored (an ack policy other than
+// explicit, a MaxDeliver), a stream would hold its copies or store them
+// twice (no_ack, sealed, a duplicate window shorter than From's
+// AckWait), or the server's limit on a message (max_payload), or a
+// stream's, is below MinMaxPayload. Any other error is one asking the
+// server.
 func (g *Gate) Check(ctx context.Context) error {
 	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
 }

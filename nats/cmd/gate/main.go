@@ -7,8 +7,10 @@
 //
 //	gate -server nats://nats.example:4222 -creds gate.creds -in 'fleet.in.>' -out fleet.valid -dead fleet.dead
 //
-// It refuses to start, saying why, when no stream stores the output or
-// the dead-letter subject, or when the input subject covers either. It
+// It refuses to start, saying why, when it cannot keep its promise: no
+// stream stores the output or the dead-letter subject, the input subject
+// covers either, its durable consumer or its streams would drop or
+// double messages (see the Gate's Check, and the README). It
 // waits for a server that is down, and logs losing it and finding it
 // again. SIGINT and SIGTERM stop it gracefully: it settles the messages
 // it holds and prints its summary. Its exit status is 0 when it stopped
