@@ -280,8 +280,13 @@ type jsBroker struct {
 	out, dead           jetstream.Stream
 	outLimit, deadLimit int
 	incarnation         string
-	pull                *puller   // of From
-	copies              sync.Pool // of *outgoing, reused once acknowledged
+	// refused says that the server refused a copy or a dead letter as
+	// too large for its stream, and deadNow is the dead-letter stream's
+	// limit read again then (see readLimits); 0 until it is.
+	refused atomic.Bool
+	deadNow atomic.Int64
+	pull    *puller   // of From
+	copies  sync.Pool // of *outgoing, reused once acknowledged
 
 	published atomic.Uint64 // messages published, numbering them
 	mu        sync.Mutex
@@ -364,6 +369,9 @@ func consumerGone(err error) error {
 // a copy above it is too large, and a dead letter is cut to it.
 
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	if b.refused.Swap(false) {
+		b.readLimits()
+	}
 	o, err := b.copyOf(gd.(*delivery), id)
 	if err != nil {
 		return nil, err
@@ -376,11 +384,52 @@ func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, err
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
-	p, err := b.deadLetter(gd.(*delivery), v, b.deadLimit)
+	limit := b.deadLimit
+	if now := int(b.deadNow.Load()); now > 0 {
+		limit = now
+	}
+	p, err := b.deadLetter(gd.(*delivery), v, limit)
 	if errors.Is(err, natsgo.ErrMaxPayload) {
-		p, err = b.deadLetter(gd.(*delivery), v, min(b.deadLimit, int(b.js.Conn().MaxPayload())))
+		p, err = b.deadLetter(gd.(*delivery), v, min(limit, int(b.js.Conn().MaxPayload())))
 	}
 	return p, err
+}
+
+// readLimits reads the output and dead-letter streams' limits on a
+// message again, after the server refused a copy or a dead letter as
+// larger than one of them allows (its limit lowered, or the stream made
+// again with a smaller one, since Start read them): the message comes
+// again, and is then dead-lettered, or its dead letter cut, to fit.
+// Forward calls it, from the one goroutine that calls Forward: the
+// output's limit is read there only.
+func (b *jsBroker) readLimits() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	limit := func(s jetstream.Stream, was int) int {
+		info, err := s.Info(ctx)
+		if err != nil {
+			return was // asked again after the next refusal
+		}
+		n := int(b.js.Conn().MaxPayload())
+		if m := int(info.Config.MaxMsgSize); m > 0 {
+			n = min(n, m)
+		}
+		return n
+	}
+	b.outLimit = limit(b.out, b.outLimit)
+	b.deadNow.Store(int64(limit(b.dead, b.deadLimit)))
+}
+
+// sizeWatch is the Pending of a copy or dead letter, which tells its
+// broker when the server refused it as too large for its stream.
+type sizeWatch struct{ *outgoing }
+
+func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
+	s, err := w.outgoing.Wait(ctx)
+	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) {
+		w.broker.refused.Store(true)
+	}
+	return s, err
 }
 
 // deadLetter publishes the dead letter of d, with verdict v, cut to
@@ -412,7 +461,7 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 		return nil, err
 	}
 	o.f, o.stream = f, stream
-	return o, nil
+	return sizeWatch{o}, nil
 }
 
 // DecodeIdentity judges d as the gate's binding does (ce.NATS), and

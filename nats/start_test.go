@@ -209,8 +209,21 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	srv.WaitForShutdown()
 	srv, err = embedded.Start(dir, port, 8<<10)
 	require.NoError(t, err)
-	for !gnc.IsConnected() || b.count("OUT")+b.count("DEAD") < 2 {
-		require.NoError(t, ctx.Err(), "the gate stored %d of 2", b.count("OUT")+b.count("DEAD"))
+	// The server's streams answer a while after it is up: until they
+	// do, nothing is counted stored.
+	stored := func() int {
+		n := 0
+		for _, name := range []string{"OUT", "DEAD"} {
+			s, err := b.js.Stream(ctx, name)
+			if err != nil {
+				return 0
+			}
+			n += int(s.CachedInfo().State.Msgs)
+		}
+		return n
+	}
+	for !gnc.IsConnected() || stored() < 2 {
+		require.NoError(t, ctx.Err(), "the gate stored %d of 2", stored())
 		time.Sleep(50 * time.Millisecond)
 	}
 	stop()
@@ -225,3 +238,65 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Streams whose limit on a message is lowered under a running gate (or
+// that are deleted and made again with a smaller one) take no copy or
+// dead letter above it: the server refused each, and the gate, its
+// limits read at start, left their messages to come again for ever. A
+// refusal makes the gate read the limits again: the copy is then
+// dead-lettered (rule too_large), and the dead letter cut to fit.
+func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	type result struct {
+		st  GateStats
+		err error
+	}
+	done := make(chan result, 1)
+	gctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		st, err := gt.Run(gctx)
+		done <- result{st, err}
+	}()
+	for b.count("OUT") == 0 { // the gate has started: it forwards one
+		b.publishValid(newGen(42), 1)
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, name := range []string{"OUT", "DEAD"} {
+		cfg := b.stream(name).CachedInfo().Config
+		cfg.MaxMsgSize = 4 << 10
+		_, err := b.js.UpdateStream(ctx, cfg)
+		require.NoError(t, err)
+	}
+	g := newGen(43)
+	d := g.valid()
+	for d.SchemaName() != device.Name {
+		d = g.valid()
+	}
+	d.(*device.Device).Model = strings.Repeat("m", 5<<10)
+	valid, err := newMsg("in.x", d)
+	require.NoError(t, err)
+	invalid := &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	before := b.count("OUT")
+	for _, m := range []*natsgo.Msg{valid, invalid} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	for b.count("DEAD") < 2 {
+		require.NoError(t, ctx.Err(), "the gate dead-lettered %d of 2", b.count("DEAD"))
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	r := <-done
+	require.NoError(t, r.err)
+	assert.Equal(t, before, b.count("OUT"))
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		assert.True(t, v.Truncated, "%+v", v)
+	}
+}
