@@ -137,6 +137,19 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if !g.JetStream.Conn().IsConnected() {
 		return errors.New("nats: not connected")
 	}
+	// The output and the dead letters next, before a consumer is made.
+	window, err := b.outputs(ctx, refuse)
+	if err != nil {
+		return err
+	}
+	// A message comes again after AckWait when its acknowledgement is
+	// lost: its copy must still be known then (see the README).
+	short := func(ackWait time.Duration) error {
+		if window.d < ackWait {
+			return refuse("the %s stream %s has a duplicate window of %v, shorter than the input consumer's AckWait %v: a message that comes again would be stored twice", window.what, window.stream, window.d, ackWait)
+		}
+		return nil
+	}
 	if g.From == nil {
 		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -147,7 +160,11 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
-			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
+			cfg := DurableConfig(g.Durable, g.Input)
+			if err := short(cfg.AckWait); err != nil {
+				return err
+			}
+			g.From, err = g.JetStream.CreateConsumer(ctx, stream, cfg)
 		}
 		if errors.Is(err, jetstream.ErrInvalidConsumerName) {
 			return refuse("%v", err)
@@ -180,9 +197,8 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if info.Config.MaxDeliver > 0 {
 		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
 	}
-	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
-		b.closePuller()
-		b.pull = newPuller(g.JetStream, info)
+	if err := short(info.Config.AckWait); err != nil {
+		return err
 	}
 	in, err := g.JetStream.Stream(ctx, info.Stream)
 	if err != nil {
@@ -196,27 +212,49 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if len(filters) == 0 {
 		filters = inInfo.Config.Subjects
 	}
-	maxPayload := int(g.JetStream.Conn().MaxPayload())
-	b.incarnation = incarnation(inInfo)
-	for _, out := range []struct {
-		what, subject string
-		stream        *jetstream.Stream
-		limit         *int
-	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
+	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
 		for _, f := range filters {
 			if subjectsOverlap(f, out.subject) {
 				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
 			}
 		}
+	}
+	b.incarnation = incarnation(inInfo)
+	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
+		b.closePuller()
+		b.pull = newPuller(g.JetStream, info)
+	}
+	return nil
+}
+
+// window is the shorter duplicate window of the output and dead-letter
+// streams, and which it is.
+type window struct {
+	what, stream string
+	d            time.Duration
+}
+
+// outputs finds the output and dead-letter streams and reads their
+// limits, and returns the shorter of their duplicate windows; or an
+// error made by refuse if one would hold or drop the gate's messages.
+func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) error) (window, error) {
+	g := b.g
+	maxPayload := int(g.JetStream.Conn().MaxPayload())
+	var w window
+	for _, out := range []struct {
+		what, subject string
+		stream        *jetstream.Stream
+		limit         *int
+	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
 		name, err := g.JetStream.StreamNameBySubject(ctx, out.subject)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return refuse("no stream stores the %s subject %s", out.what, out.subject)
+			return w, refuse("no stream stores the %s subject %s", out.what, out.subject)
 		}
 		if err != nil {
-			return fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
+			return w, fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
 		}
 		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
-			return fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
+			return w, fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
 		}
 		cfg := (*out.stream).CachedInfo().Config
 		*out.limit = maxPayload
@@ -225,18 +263,18 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 		switch {
 		case *out.limit < MinMaxPayload:
-			return refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
+			return w, refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
 		case cfg.NoAck:
-			return refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
+			return w, refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
 		case cfg.Sealed:
-			return refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
-		case cfg.Duplicates < info.Config.AckWait:
-			// A message comes again after AckWait when its acknowledgement
-			// is lost: its copy must still be known then (see the README).
-			return refuse("the %s stream %s has a duplicate window of %v, shorter than the input consumer's AckWait %v: a message that comes again would be stored twice", out.what, name, cfg.Duplicates, info.Config.AckWait)
+			return w, refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
+		}
+		if w.stream == "" || cfg.Duplicates < w.d {
+			w = window{out.what, name, cfg.Duplicates}
 		}
 	}
-	return nil
+	b.deadNow.Store(0)
+	return w, nil
 }
 
 // incarnation names one life of a stream: its name and the time it was

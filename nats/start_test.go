@@ -37,6 +37,8 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 		{"output with a wildcard", "in.>", "out.*", "dead", "gate", "wildcard"},
 		{"dead letters with a wildcard", "in.>", "out", ">", "gate", "wildcard"},
 		{"a durable name JetStream refuses", "in.>", "out", "dead", "a.b", "a.b"},
+		{"no stream stores the output", "in.>", "elsewhere", "dead", "gate", "no stream stores the output"},
+		{"no stream stores the dead letters", "in.>", "out", "elsewhere", "gate", "no stream stores the dead-letter"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
