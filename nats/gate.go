@@ -150,7 +150,8 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 		return nil
 	}
-	if g.From == nil {
+	named := g.From == nil // by Input and Durable
+	if named {
 		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			return refuse("no stream stores the input subject %s", g.Input)
@@ -205,12 +206,19 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		return fmt.Errorf("nats: reading the input stream: %w", err)
 	}
 	inInfo := in.CachedInfo()
-	filters := info.Config.FilterSubjects
+	filters := slices.Clip(info.Config.FilterSubjects)
 	if info.Config.FilterSubject != "" {
 		filters = append(filters, info.Config.FilterSubject)
 	}
 	if len(filters) == 0 {
 		filters = inInfo.Config.Subjects
+	}
+	// A durable the operator made reads what it was made to read: if that
+	// is not Input, the gate would read other messages than it was told
+	// to, in silence.
+	if named && !slices.Equal(filters, []string{g.Input}) {
+		g.From = nil
+		return refuse("the durable consumer %s reads %s, not the input %s: name its subject as the input, or another durable", g.Durable, strings.Join(filters, " "), g.Input)
 	}
 	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
 		for _, f := range filters {

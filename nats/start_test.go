@@ -106,12 +106,18 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
 		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
 		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+		// Not one that drops messages, but one that reads others than the
+		// gate was told to.
+		{"another filter", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: "in.other"}, "reads in.other, not the input in.>"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c.cfg.Durable, c.cfg.FilterSubject = "gate", "in.>"
+			c.cfg.Durable = "gate"
+			if c.cfg.FilterSubject == "" {
+				c.cfg.FilterSubject = "in.>"
+			}
 			var err error
 			if c.cfg.DeliverSubject != "" {
 				_, err = b.js.CreateOrUpdatePushConsumer(ctx, "IN", c.cfg)
