@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,10 +126,7 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 				_, err = b.js.CreateOrUpdateConsumer(ctx, "IN", c.cfg)
 			}
 			require.NoError(t, err)
-			gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
-			_, err = gt.Run(ctx)
-			require.ErrorIs(t, err, ErrRefused)
-			assert.Contains(t, err.Error(), c.says)
+			b.refused(t, ctx, c.says)
 		})
 	}
 }
@@ -157,10 +155,7 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 			c.edit(&cfg)
 			_, err := b.js.UpdateStream(ctx, cfg)
 			require.NoError(t, err)
-			gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
-			_, err = gt.Run(ctx)
-			require.ErrorIs(t, err, ErrRefused)
-			assert.Contains(t, err.Error(), c.says)
+			b.refused(t, ctx, c.says)
 		})
 	}
 }
@@ -183,15 +178,7 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	// A valid device and an invalid one, each of 10 KiB, which fit the
 	// first server's limit, with room for the gate's headers, and not
 	// the second's.
-	g := newGen(41)
-	d := g.valid()
-	for d.SchemaName() != device.Name {
-		d = g.valid()
-	}
-	d.(*device.Device).Model = strings.Repeat("m", 10<<10)
-	valid, err := newMsg("in.x", d)
-	require.NoError(t, err)
-	invalid := &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	valid, invalid := bigPair(t, newGen(41), 10<<10)
 	for _, m := range []*natsgo.Msg{valid, invalid} {
 		_, err := b.js.PublishMsg(ctx, m)
 		require.NoError(t, err)
@@ -201,17 +188,8 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.PauseUntil = ptr(time.Now().Add(2 * time.Second)) })
 	gnc, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	type result struct {
-		st  GateStats
-		err error
-	}
-	done := make(chan result, 1)
-	gctx, stop := context.WithCancel(ctx)
+	stop := goGate(ctx, gt)
 	defer stop()
-	go func() {
-		st, err := gt.Run(gctx)
-		done <- result{st, err}
-	}()
 	time.Sleep(500 * time.Millisecond)
 	srv.Shutdown()
 	srv.WaitForShutdown()
@@ -234,10 +212,9 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate stored %d of 2", stored())
 		time.Sleep(50 * time.Millisecond)
 	}
-	stop()
-	r := <-done
-	require.NoError(t, r.err)
-	assert.Equal(t, 2, r.st.DeadLetters)
+	st, err := stop()
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.DeadLetters)
 	for _, m := range b.all("DEAD") {
 		v, err := ParseVerdict(m.Header)
 		require.NoError(t, err)
@@ -259,17 +236,8 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 	defer cancel()
 	_, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	type result struct {
-		st  GateStats
-		err error
-	}
-	done := make(chan result, 1)
-	gctx, stop := context.WithCancel(ctx)
+	stop := goGate(ctx, gt)
 	defer stop()
-	go func() {
-		st, err := gt.Run(gctx)
-		done <- result{st, err}
-	}()
 	for b.count("OUT") == 0 { // the gate has started: it forwards one
 		b.publishValid(newGen(42), 1)
 		time.Sleep(100 * time.Millisecond)
@@ -280,15 +248,7 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 		_, err := b.js.UpdateStream(ctx, cfg)
 		require.NoError(t, err)
 	}
-	g := newGen(43)
-	d := g.valid()
-	for d.SchemaName() != device.Name {
-		d = g.valid()
-	}
-	d.(*device.Device).Model = strings.Repeat("m", 5<<10)
-	valid, err := newMsg("in.x", d)
-	require.NoError(t, err)
-	invalid := &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	valid, invalid := bigPair(t, newGen(43), 5<<10)
 	before := b.count("OUT")
 	for _, m := range []*natsgo.Msg{valid, invalid} {
 		_, err := b.js.PublishMsg(ctx, m)
@@ -298,13 +258,56 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate dead-lettered %d of 2", b.count("DEAD"))
 		time.Sleep(50 * time.Millisecond)
 	}
-	stop()
-	r := <-done
-	require.NoError(t, r.err)
+	_, err := stop()
+	require.NoError(t, err)
 	assert.Equal(t, before, b.count("OUT"))
 	for _, m := range b.all("DEAD") {
 		v, err := ParseVerdict(m.Header)
 		require.NoError(t, err)
 		assert.True(t, v.Truncated, "%+v", v)
 	}
+}
+
+// refused runs a gate of in.> through the durable gate, and checks that
+// it refuses to start, saying says.
+func (b *broker) refused(t *testing.T, ctx context.Context, says string) {
+	t.Helper()
+	gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
+	_, err := gt.Run(ctx)
+	require.ErrorIs(t, err, ErrRefused)
+	assert.Contains(t, err.Error(), says)
+}
+
+// goGate runs gt in a goroutine until stop is called, which returns what
+// Run returned, however many times it is called.
+func goGate(ctx context.Context, gt *Gate) (stop func() (GateStats, error)) {
+	type result struct {
+		st  GateStats
+		err error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		st, err := gt.Run(ctx)
+		done <- result{st, err}
+	}()
+	return sync.OnceValues(func() (GateStats, error) {
+		cancel()
+		r := <-done
+		return r.st, r.err
+	})
+}
+
+// bigPair returns a valid device of g whose model is size bytes long,
+// with its headers, and the same body made invalid, without headers.
+func bigPair(t *testing.T, g *gen, size int) (valid, invalid *natsgo.Msg) {
+	d := g.valid()
+	for d.SchemaName() != device.Name {
+		d = g.valid()
+	}
+	d.(*device.Device).Model = strings.Repeat("m", size)
+	valid, err := newMsg("in.x", d)
+	require.NoError(t, err)
+	invalid = &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	return valid, invalid
 }
