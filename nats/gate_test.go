@@ -284,7 +284,9 @@ func TestGateEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nce-type :core.vehicle\r\n\r\n", body)
 	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nce-id: "+id+"x\r\nnot a header\r\n\r\n", body)
 	const n = 9
-	require.EqualValues(t, n, b.count("IN"))
+	for deadline := time.Now().Add(10 * time.Second); b.count("IN") < n; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "stored %d of %d", b.count("IN"), n) // the raw ones are stored after the PONG
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -539,7 +541,10 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	}
 	// The gate starts, reads the limits, and finds the consumer paused
 	// until the server has restarted.
-	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.PauseUntil = ptr(time.Now().Add(2 * time.Second)) })
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) {
+		c.PauseUntil = ptr(time.Now().Add(5 * time.Second))
+		c.AckWait = 2 * time.Second // an acknowledgement lost in the restart
+	})
 	gnc, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
 	stop := goGate(ctx, gt)
@@ -549,6 +554,10 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	srv.WaitForShutdown()
 	srv, err = embedded.Start(dir, port, 8<<10)
 	require.NoError(t, err)
+	for gnc.MaxPayload() != 8<<10 {
+		require.NoError(t, ctx.Err(), "the gate did not reconnect")
+		time.Sleep(10 * time.Millisecond)
+	}
 	// The server's streams answer a while after it is up: until they
 	// do, nothing is counted stored.
 	stored := func() int {
