@@ -427,11 +427,11 @@ func BenchmarkCopy(b *testing.B) {
 		}
 		// The deliveries, made beforehand as a fetch makes a batch's, in
 		// one allocation: their metadata as the gate reads it.
-		ds, mds := make([]delivery, n), make([]jetstream.MsgMetadata, n)
+		ds, mds := make([]delivery, n), make([]natsgo.MsgMetadata, n)
 		for i := range ds {
-			mds[i] = jetstream.MsgMetadata{Stream: "IN", NumDelivered: 1}
+			mds[i] = natsgo.MsgMetadata{Stream: "IN", NumDelivered: 1}
 			mds[i].Sequence.Stream = uint64(i + 1)
-			ds[i] = delivery{m: &delivered{m: msgs[i]}, md: &mds[i]}
+			ds[i] = delivery{m: pulled{msgs[i]}, md: &mds[i]}
 		}
 		for _, mode := range []string{"gate", "raw"} {
 			b.Run(input+"/"+mode, func(b *testing.B) {
@@ -469,14 +469,3 @@ func BenchmarkCopy(b *testing.B) {
 		}
 	}
 }
-
-// delivered is a message as JetStream delivers it, for benchmarks that
-// leave the broker out.
-type delivered struct {
-	jetstream.Msg // not set: calling anything else panics
-	m             *natsgo.Msg
-}
-
-func (d *delivered) Data() []byte           { return d.m.Data }
-func (d *delivered) Headers() natsgo.Header { return d.m.Header }
-func (d *delivered) Subject() string        { return d.m.Subject }

@@ -2,6 +2,7 @@ package nats
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,26 +19,34 @@ const VerdictHeader = "Catalogue-Verdict"
 
 // OriginalPrefix goes before the name of each JetStream header (Nats-*)
 // of a message that is published again, as a dead letter or by a gate,
-// and of a header of a dead letter's original named VerdictHeader (in any
-// case): kept, but no longer obeyed, nor read as the dead letter's verdict.
+// and of a header of the original named VerdictHeader (in any case):
+// kept, but no longer obeyed, nor read as a verdict. A dead letter
+// renames a Status header, and header names NATS does not publish,
+// percent-escaped, the same way.
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
-// JetStream headers renamed with OriginalPrefix, and for a dead letter
-// (dead) any named VerdictHeader in any case too, so that the one verdict
-// a consumer finds is the gate's; the rest as they are, with room for
-// more headers to be added. A Nats-Msg-Id whose value is sameID is left
+// JetStream headers renamed with OriginalPrefix, and any named
+// VerdictHeader in any case too, so that the one verdict a consumer finds
+// is the gate's, on a dead letter, and none on a copy; for a dead letter
+// (dead), Status and names NATS does not publish too (see
+// OriginalPrefix); the rest as they are, with room for more headers to
+// be added. A Nats-Msg-Id whose value is sameID is left
 // out rather than renamed: the copy's own Nats-Msg-Id says it.
 func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.Header {
 	// Room for all: a map that grows past 8 becomes a table, the group
 	// it had garbage.
 	out := make(natsgo.Header, len(h)+more)
 	for k, vs := range h {
-		if len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || dead && strings.EqualFold(k, VerdictHeader) {
+		switch {
+		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader:
 			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
 				continue
 			}
-			k = OriginalPrefix + k
+			k = OriginalPrefix + escapeKey(k)
+		case !validKey(k):
+			// Only a dead letter has one (see jsBroker.DecodeIdentity).
+			k = OriginalPrefix + escapeKey(k)
 		}
 		// The values are shared, not copied: headers are replaced with
 		// Set, never appended to, here. Clip makes a second name that
@@ -48,6 +57,50 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 		out[k] = vs
 	}
 	return out
+}
+
+// statusHeader is the header by which nats.go tells the server's status
+// answers (no messages, timeout) from messages: its reader takes a
+// message with an empty body and this header for one, and drops it. A
+// dead letter of an empty message that came with one renames it.
+const statusHeader = "Status"
+
+// validKeys marks the bytes nats.go publishes in a header name: printable
+// ASCII but for separators (its isHeaderKeyValid). A stored message may
+// have others (the server does not check), and nats.go then refuses to
+// publish its copy or its dead letter.
+var validKeys = func() (t [256]bool) {
+	for c := byte(33); c <= 126; c++ {
+		t[c] = !strings.ContainsRune(`"()/,:;<=>?@[\]{}`, rune(c))
+	}
+	return t
+}()
+
+// validKey reports whether nats.go publishes a header named k.
+func validKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if !validKeys[k[i]] {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// escapeKey returns k with every byte nats.go does not publish in a
+// header name, and '%', percent-escaped, as a URL escapes a byte.
+func escapeKey(k string) string {
+	if validKey(k) && !strings.Contains(k, "%") {
+		return k
+	}
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; validKeys[c] && c != '%' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // headerSize returns the size of h as NATS sends it, an upper bound of
@@ -87,7 +140,7 @@ func deadLetterID(incarnation string, seq uint64) string {
 // original's headers dropped and the body cut as gate.FitDeadLetter
 // decides. It returns an error wrapping gate.ErrTooLarge if not even the
 // verdict fits.
-func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
+func deadLetter(subject string, m message, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
 	h := forwardHeaders(m.Headers(), "", 2, true) // Nats-Msg-Id and the verdict
 	h.Set(jetstream.MsgIDHeader, id)
@@ -106,6 +159,13 @@ func deadLetter(subject string, m jetstream.Msg, v gate.Verdict, incarnation str
 	}
 	h.Set(VerdictHeader, string(d.Verdict))
 	return natsgo.Msg{Subject: subject, Header: h, Data: d.Body}, nil
+}
+
+// message is a message received, as jetstream.Msg reads it: what a dead
+// letter is made of.
+type message interface {
+	Headers() natsgo.Header
+	Data() []byte
 }
 
 // ParseVerdict returns the verdict of a dead letter, from its headers.

@@ -2,14 +2,17 @@ package nats
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fleetkit/catalogue/ce"
@@ -88,17 +91,23 @@ const MinMaxPayload = gate.MinLimit
 // gate cannot work, and an error if From is deleted (its stream deleted
 // or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
-	core := gate.Gate{Broker: &jsBroker{g: g, js: g.JetStream}, Binding: ce.NATS, Kinds: g.Kinds,
+	b := &jsBroker{g: g, js: g.JetStream}
+	defer b.closePuller()
+	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds,
 		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	return core.Run(ctx)
 }
 
 // Check checks what Run checks before it starts, and returns an error
 // wrapping ErrRefused, saying why, if the gate cannot work: no stream
-// stores Output or DeadLetter, From reads either of them (the gate would
-// read its own copies), or the server's limit on a message
-// (max_payload), or a stream's, is below MinMaxPayload. Any other error
-// is one asking the server.
+// stores Output or DeadLetter, they are one subject or have wildcards,
+// From reads either of them (the gate would read its own copies), From
+// would drop messages the gate has not stored (an ack policy other than
+// explicit, a MaxDeliver), a stream would hold its copies or store them
+// twice (no_ack, sealed, a duplicate window shorter than From's
+// AckWait), or the server's limit on a message (max_payload), or a
+// stream's, is below MinMaxPayload. Any other error is one asking the
+// server.
 func (g *Gate) Check(ctx context.Context) error {
 	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
 }
@@ -112,10 +121,37 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if g.Output == "" || g.DeadLetter == "" {
 		return refuse("no output or dead-letter subject")
 	}
+	// The operator's mistakes first, before the server is asked anything
+	// or a consumer is made on it.
+	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
+		if !literal(out.subject) {
+			return refuse("the %s subject %q is not one subject to publish to (a wildcard, a space or an empty token)", out.what, out.subject)
+		}
+		if g.From == nil && subjectsOverlap(g.Input, out.subject) {
+			return refuse("the input %s covers the %s subject %s: the gate would read its own copies", g.Input, out.what, out.subject)
+		}
+	}
+	if g.Output == g.DeadLetter {
+		return refuse("the output is the dead-letter subject %s: valid messages and dead letters would be mixed", g.Output)
+	}
 	if !g.JetStream.Conn().IsConnected() {
 		return errors.New("nats: not connected")
 	}
-	if g.From == nil {
+	// The output and the dead letters next, before a consumer is made.
+	window, err := b.outputs(ctx, refuse)
+	if err != nil {
+		return err
+	}
+	// A message comes again after AckWait when its acknowledgement is
+	// lost: its copy must still be known then (see the README).
+	short := func(ackWait time.Duration) error {
+		if window.d < ackWait {
+			return refuse("the %s stream %s has a duplicate window of %v, shorter than the input consumer's AckWait %v: a message that comes again would be stored twice", window.what, window.stream, window.d, ackWait)
+		}
+		return nil
+	}
+	named := g.From == nil // by Input and Durable
+	if named {
 		stream, err := g.JetStream.StreamNameBySubject(ctx, g.Input)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			return refuse("no stream stores the input subject %s", g.Input)
@@ -125,7 +161,17 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
-			g.From, err = g.JetStream.CreateConsumer(ctx, stream, DurableConfig(g.Durable, g.Input))
+			cfg := DurableConfig(g.Durable, g.Input)
+			if err := short(cfg.AckWait); err != nil {
+				return err
+			}
+			g.From, err = g.JetStream.CreateConsumer(ctx, stream, cfg)
+		}
+		if errors.Is(err, jetstream.ErrInvalidConsumerName) {
+			return refuse("%v", err)
+		}
+		if errors.Is(err, jetstream.ErrNotPullConsumer) {
+			return refuse("the durable consumer %s pushes its messages: a gate pulls them", g.Durable)
 		}
 		if err != nil {
 			return fmt.Errorf("nats: reading or making the input consumer %s: %w", g.Durable, err)
@@ -143,49 +189,100 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
 	}
+	// A consumer that takes a message for acknowledged, or stops
+	// delivering it, before the gate has stored it would drop it in
+	// silence (decision 16).
+	if info.Config.AckPolicy != jetstream.AckExplicitPolicy {
+		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, info.Config.AckPolicy)
+	}
+	if info.Config.MaxDeliver > 0 {
+		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
+	}
+	if err := short(info.Config.AckWait); err != nil {
+		return err
+	}
 	in, err := g.JetStream.Stream(ctx, info.Stream)
 	if err != nil {
 		return fmt.Errorf("nats: reading the input stream: %w", err)
 	}
 	inInfo := in.CachedInfo()
-	filters := info.Config.FilterSubjects
+	filters := slices.Clip(info.Config.FilterSubjects)
 	if info.Config.FilterSubject != "" {
 		filters = append(filters, info.Config.FilterSubject)
 	}
 	if len(filters) == 0 {
 		filters = inInfo.Config.Subjects
 	}
-	maxPayload := int(g.JetStream.Conn().MaxPayload())
-	b.incarnation = incarnation(inInfo)
-	for _, out := range []struct {
-		what, subject string
-		stream        *jetstream.Stream
-		limit         *int
-	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
+	// A durable the operator made reads what it was made to read: if that
+	// is not Input, the gate would read other messages than it was told
+	// to, in silence.
+	if named && !slices.Equal(filters, []string{g.Input}) {
+		g.From = nil
+		return refuse("the durable consumer %s reads %s, not the input %s: name its subject as the input, or another durable", g.Durable, strings.Join(filters, " "), g.Input)
+	}
+	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
 		for _, f := range filters {
 			if subjectsOverlap(f, out.subject) {
 				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
 			}
 		}
-		name, err := g.JetStream.StreamNameBySubject(ctx, out.subject)
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return refuse("no stream stores the %s subject %s", out.what, out.subject)
-		}
-		if err != nil {
-			return fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
-		}
-		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
-			return fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
-		}
-		*out.limit = maxPayload
-		if m := int((*out.stream).CachedInfo().Config.MaxMsgSize); m > 0 {
-			*out.limit = min(m, maxPayload)
-		}
-		if *out.limit < MinMaxPayload {
-			return refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
-		}
+	}
+	b.incarnation = incarnation(inInfo)
+	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
+		b.closePuller()
+		b.pull = newPuller(g.JetStream, info)
 	}
 	return nil
+}
+
+// window is the shorter duplicate window of the output and dead-letter
+// streams, and which it is.
+type window struct {
+	what, stream string
+	d            time.Duration
+}
+
+// outputs finds the output and dead-letter streams and reads their
+// limits, and returns the shorter of their duplicate windows; or an
+// error made by refuse if one would hold or drop the gate's messages.
+func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) error) (window, error) {
+	g := b.g
+	maxPayload := int(g.JetStream.Conn().MaxPayload())
+	var w window
+	for _, out := range []struct {
+		what, subject string
+		stream        *jetstream.Stream
+		limit         *int
+	}{{"output", g.Output, &b.out, &b.outLimit}, {"dead-letter", g.DeadLetter, &b.dead, &b.deadLimit}} {
+		name, err := g.JetStream.StreamNameBySubject(ctx, out.subject)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return w, refuse("no stream stores the %s subject %s", out.what, out.subject)
+		}
+		if err != nil {
+			return w, fmt.Errorf("nats: finding the stream of the %s subject %s: %w", out.what, out.subject, err)
+		}
+		if *out.stream, err = g.JetStream.Stream(ctx, name); err != nil {
+			return w, fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
+		}
+		cfg := (*out.stream).CachedInfo().Config
+		*out.limit = maxPayload
+		if m := int(cfg.MaxMsgSize); m > 0 {
+			*out.limit = min(m, maxPayload)
+		}
+		switch {
+		case *out.limit < MinMaxPayload:
+			return w, refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
+		case cfg.NoAck:
+			return w, refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
+		case cfg.Sealed:
+			return w, refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
+		}
+		if w.stream == "" || cfg.Duplicates < w.d {
+			w = window{out.what, name, cfg.Duplicates}
+		}
+	}
+	b.deadNow.Store(0)
+	return w, nil
 }
 
 // incarnation names one life of a stream: its name and the time it was
@@ -193,6 +290,17 @@ func (b *jsBroker) Start(ctx context.Context) error {
 // whose sequences start again at 1, are not taken for those of the first.
 func incarnation(info *jetstream.StreamInfo) string {
 	return info.Config.Name + "@" + info.Created.UTC().Format(time.RFC3339Nano)
+}
+
+// literal reports whether subject is one a message can be published to:
+// tokens without wildcards or white space, none of them empty.
+func literal(subject string) bool {
+	for _, t := range strings.Split(subject, ".") {
+		if t == "" || t == "*" || t == ">" || strings.ContainsAny(t, " \t\r\n") {
+			return false
+		}
+	}
+	return true
 }
 
 // subjectsOverlap reports whether a message could match both subject
@@ -218,6 +326,12 @@ type jsBroker struct {
 	out, dead           jetstream.Stream
 	outLimit, deadLimit int
 	incarnation         string
+	// refused says that the server refused a copy or a dead letter as
+	// too large for its stream, and deadNow is the dead-letter stream's
+	// limit read again then (see readLimits); 0 until it is.
+	refused atomic.Bool
+	deadNow atomic.Int64
+	pull    *puller // of From
 
 	published atomic.Uint64 // messages published, numbering them
 	mu        sync.Mutex
@@ -229,60 +343,52 @@ type jsBroker struct {
 // from its reply subject only when asked for: a message forwarded needs
 // none.
 type delivery struct {
-	m  jetstream.Msg
-	md *jetstream.MsgMetadata
+	m  pulled
+	md *natsgo.MsgMetadata
 }
 
-func (d *delivery) Header() ce.Header  { return d.m.Headers() }
-func (d *delivery) Body() []byte       { return d.m.Data() }
+// pulled is a message as the gate pulled it, read through the methods
+// of jetstream.Msg that the gate uses.
+type pulled struct{ *natsgo.Msg }
+
+func (m pulled) Headers() natsgo.Header { return m.Header }
+func (m pulled) Data() []byte           { return m.Msg.Data }
+
+func (d *delivery) Header() ce.Header  { return d.m.Header }
+func (d *delivery) Body() []byte       { return d.m.Msg.Data }
 func (d *delivery) Deliveries() uint64 { return d.metadata().NumDelivered }
 func (d *delivery) Place() gate.Place {
 	md := d.metadata()
-	return gate.Place{Subject: d.m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+	return gate.Place{Subject: d.m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 }
 
 // metadata returns the message's metadata. Fetch delivers only messages
-// whose metadata reads, so it never fails.
-func (d *delivery) metadata() *jetstream.MsgMetadata {
+// with a reply subject to read it from.
+func (d *delivery) metadata() *natsgo.MsgMetadata {
 	if d.md == nil {
 		d.md, _ = d.m.Metadata()
 		if d.md == nil {
-			d.md = new(jetstream.MsgMetadata)
+			d.md = new(natsgo.MsgMetadata)
 		}
 	}
 	return d.md
 }
 
 func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
-	var batch jetstream.MessageBatch
-	var err error
-	if wait {
-		max = 1
-		batch, err = b.g.From.Fetch(max, jetstream.FetchMaxWait(orDefaultDuration(b.g.MaxWait, time.Second)))
-	} else {
-		batch, err = b.g.From.FetchNoWait(max)
-	}
-	if err != nil {
+	msgs, err := b.pull.fetch(max, wait, orDefaultDuration(b.g.MaxWait, time.Second))
+	if len(msgs) == 0 && err != nil {
 		return nil, consumerGone(err)
 	}
+	// A message that came before an error is the gate's: the error, if
+	// it lasts, comes again with the next fetch.
 	var ds []gate.Delivery
-	var all []delivery // the batch's deliveries, in one allocation
-	for m := range batch.Messages() {
-		if m.Reply() == "" {
-			m.Term() // not a JetStream message: it cannot come again
-			continue
+	if len(msgs) > 0 {
+		all := make([]delivery, len(msgs)) // the batch's deliveries, in one allocation
+		ds = make([]gate.Delivery, len(msgs))
+		for i, m := range msgs {
+			all[i].m = pulled{m}
+			ds[i] = &all[i]
 		}
-		if all == nil {
-			all, ds = make([]delivery, 0, max), make([]gate.Delivery, 0, max)
-		}
-		if len(all) == cap(all) { // more than asked for: not to move those taken
-			all = make([]delivery, 0, max)
-		}
-		all = append(all, delivery{m: m})
-		ds = append(ds, &all[len(all)-1])
-	}
-	if len(ds) == 0 && batch.Error() != nil {
-		return nil, consumerGone(batch.Error())
 	}
 	if len(ds) == 0 && wait {
 		// Nothing came for a while. A pull from a consumer that is gone
@@ -303,18 +409,81 @@ func consumerGone(err error) error {
 	return err
 }
 
+// The limits read at start (Start) may be above the server's: one
+// restarted with a smaller max_payload, which nats.go then holds its
+// messages to (natsgo.ErrMaxPayload). Forward and DeadLetter follow it:
+// a copy above it is too large, and a dead letter is cut to it.
+
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	if b.refused.Swap(false) {
+		b.readLimits()
+	}
 	o, err := b.copyOf(gd.(*delivery), id)
 	if err != nil {
 		return nil, err
 	}
-	return b.publish(o, b.out)
+	p, err := b.publish(o, b.out)
+	if errors.Is(err, natsgo.ErrMaxPayload) {
+		return nil, gate.TooLarge(headerSize(o.m.Header)+len(o.m.Data), int(b.js.Conn().MaxPayload()))
+	}
+	return p, err
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	limit := b.deadLimit
+	if now := int(b.deadNow.Load()); now > 0 {
+		limit = now
+	}
+	p, err := b.deadLetter(gd.(*delivery), v, limit)
+	if errors.Is(err, natsgo.ErrMaxPayload) {
+		p, err = b.deadLetter(gd.(*delivery), v, min(limit, int(b.js.Conn().MaxPayload())))
+	}
+	return p, err
+}
+
+// readLimits reads the output and dead-letter streams' limits on a
+// message again, after the server refused a copy or a dead letter as
+// larger than one of them allows (its limit lowered, or the stream made
+// again with a smaller one, since Start read them): the message comes
+// again, and is then dead-lettered, or its dead letter cut, to fit.
+// Forward calls it, from the one goroutine that calls Forward: the
+// output's limit is read there only.
+func (b *jsBroker) readLimits() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	limit := func(s jetstream.Stream, was int) int {
+		info, err := s.Info(ctx)
+		if err != nil {
+			return was // asked again after the next refusal
+		}
+		n := int(b.js.Conn().MaxPayload())
+		if m := int(info.Config.MaxMsgSize); m > 0 {
+			n = min(n, m)
+		}
+		return n
+	}
+	b.outLimit = limit(b.out, b.outLimit)
+	b.deadNow.Store(int64(limit(b.dead, b.deadLimit)))
+}
+
+// sizeWatch is the Pending of a copy or dead letter, which tells its
+// broker when the server refused it as too large for its stream.
+type sizeWatch struct{ *outgoing }
+
+func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
+	s, err := w.outgoing.Wait(ctx)
+	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) {
+		w.broker.refused.Store(true)
+	}
+	return s, err
+}
+
+// deadLetter publishes the dead letter of d, with verdict v, cut to
+// limit bytes.
+func (b *jsBroker) deadLetter(d *delivery, v gate.Verdict, limit int) (gate.Pending, error) {
 	o := b.outgoing()
 	var err error
-	if o.m, err = deadLetter(b.g.DeadLetter, gd.(*delivery).m, v, b.incarnation, b.deadLimit); err != nil {
+	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit); err != nil {
 		o.release()
 		return nil, err
 	}
@@ -330,7 +499,77 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 		return nil, err
 	}
 	o.f, o.stream = f, stream
-	return o, nil
+	return sizeWatch{o}, nil
+}
+
+// DecodeIdentity judges d as the gate's binding does (ce.NATS), and
+// besides finds the headers that cannot be passed on, each a violation
+// of rule header: headers nats.go could not read, which it hands over as
+// none, so that the message would be judged, and forwarded, without them;
+// header names it will not publish, which would make the copy and the
+// dead letter fail for ever; and a header of decision 14 in another case
+// (CE-ID), which a reader that ignores case could take for the one
+// checked. The message is then a dead letter, its headers what of them
+// can be read, such names percent-escaped (forwardHeaders).
+func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+	d := gd.(*delivery)
+	// A message whose headers hold none of decision 14's (onlyMsgID) is
+	// judged as one without headers, which it is to ce.NATS: its seven
+	// look-ups saved.
+	var h ce.Header
+	if !onlyMsgID(d.m.Header) {
+		h = d.m.Header
+	}
+	m, id, err := ce.NATS.Borrowing().DecodeIdentity(kinds, h, d.m.Msg.Data)
+	var bad []*msg.Violation
+	if unreadableHeaders(d.m.Msg) {
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "its headers cannot be read: not a NATS header block"})
+	}
+	var names []string
+	for k := range d.m.Header {
+		if !validKey(k) || ceName(k) != "" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		q, _ := json.Marshal(k)
+		why := "not a header name NATS publishes"
+		if name := ceName(k); name != "" {
+			why = "the header " + name + " in another case: a reader that ignores case could take it for the one the gate checks"
+		}
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
+	}
+	if bad == nil {
+		return m, id, err
+	}
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		e.Violations = append(e.Violations, bad...)
+		return m, id, e
+	}
+	return m, id, &msg.Error{Violations: bad}
+}
+
+// ceNames are the names of the headers of decision 14 on NATS.
+var ceNames = [...]string{ce.NATS.ContentType, ce.NATS.Prefix + ce.AttrSpecVersion, ce.NATS.Prefix + ce.AttrID,
+	ce.NATS.Prefix + ce.AttrType, ce.NATS.Prefix + ce.AttrSource, ce.NATS.Prefix + ce.AttrTime, ce.NATS.Prefix + ce.AttrDataSchema}
+
+// ceName returns the name of decision 14 that k is in another case
+// (CE-ID for ce-id), or "".
+func ceName(k string) string {
+	for _, name := range ceNames {
+		if len(k) == len(name) && k != name && strings.EqualFold(k, name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// closePuller ends the subscription of the puller, if there is one.
+func (b *jsBroker) closePuller() {
+	if b.pull != nil {
+		b.pull.close()
+	}
 }
 
 func (b *jsBroker) Ack(d gate.Delivery) error { return d.(*delivery).m.Ack() }

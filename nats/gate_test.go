@@ -1,10 +1,12 @@
 package nats
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/device"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
 
 // readStream reads the n first messages of a stream with an ordered
@@ -181,71 +189,46 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 
 // A fetch that comes back empty while messages wait (as a busy server's
 // can) sends an UntilIdle gate back to fetching at once: it asks the
-// consumer whether it is still there and what it holds, and does not
-// pause to wait for acknowledgements, which stalled it for 100 ms.
+// consumer what it holds, and does not pause to wait for
+// acknowledgements, which stalled it for 100 ms.
 func TestGateFetchesAgainAtOnceWhenMessagesWait(t *testing.T) {
 	b := startBroker(t)
 	const n = 50
 	g := newGen(7)
-	for range n {
-		m, err := newMsg("in.x", g.valid())
-		require.NoError(t, err)
-		_, err = b.js.PublishMsg(context.Background(), m)
-		require.NoError(t, err)
-	}
-	cons := &emptyFirst{Consumer: b.durable("gate", "in.>")}
-	gt := &Gate{JetStream: b.js, From: cons, Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
-	st, err := gt.Run(context.Background())
+	b.publishValid(g, n)
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	br := &emptyFirst{jsBroker: &jsBroker{g: gt, js: b.js}}
+	defer br.closePuller()
+	st, err := (&gate.Gate{Broker: br, Binding: ce.NATS, UntilIdle: true}).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, st.Messages)
-	// Run asks for the consumer's info once before it starts (Check).
-	require.GreaterOrEqual(t, len(cons.calls), 5)
-	assert.Equal(t, []string{"fetch: empty", "info: pending", "info: pending", "fetch"}, cons.calls[1:5])
+	require.GreaterOrEqual(t, len(br.calls), 3)
+	assert.Equal(t, []string{"fetch: empty", "state: waiting", "fetch"}, br.calls[:3])
 }
 
-// emptyFirst is a JetStream consumer whose first fetch comes back empty,
-// and which logs the gate's calls.
+// emptyFirst is the gate's broker, but its first fetch comes back empty;
+// it logs the gate's fetches and questions.
 type emptyFirst struct {
-	jetstream.Consumer
+	*jsBroker
 	calls   []string // Run calls from one goroutine
 	emptied bool
 }
 
-func (c *emptyFirst) Fetch(n int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
-	if !c.emptied {
-		c.emptied = true
-		c.calls = append(c.calls, "fetch: empty")
-		return emptyBatch{}, nil
+func (b *emptyFirst) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
+	if !b.emptied {
+		b.emptied = true
+		b.calls = append(b.calls, "fetch: empty")
+		return nil, nil
 	}
-	c.calls = append(c.calls, "fetch")
-	return c.Consumer.Fetch(n, opts...)
+	b.calls = append(b.calls, "fetch")
+	return b.jsBroker.Fetch(ctx, max, wait)
 }
 
-func (c *emptyFirst) FetchNoWait(n int) (jetstream.MessageBatch, error) {
-	c.calls = append(c.calls, "fetch")
-	return c.Consumer.FetchNoWait(n)
+func (b *emptyFirst) State(ctx context.Context) gate.State {
+	s := b.jsBroker.State(ctx)
+	b.calls = append(b.calls, "state: "+map[gate.State]string{gate.Idle: "idle", gate.AcksAwaited: "acks awaited", gate.Waiting: "waiting"}[s])
+	return s
 }
-
-func (c *emptyFirst) Info(ctx context.Context) (*jetstream.ConsumerInfo, error) {
-	info, err := c.Consumer.Info(ctx)
-	if err == nil && info.NumPending > 0 {
-		c.calls = append(c.calls, "info: pending")
-	} else {
-		c.calls = append(c.calls, "info")
-	}
-	return info, err
-}
-
-// emptyBatch is a fetch that brought nothing.
-type emptyBatch struct{}
-
-func (emptyBatch) Messages() <-chan jetstream.Msg {
-	ch := make(chan jetstream.Msg)
-	close(ch)
-	return ch
-}
-
-func (emptyBatch) Error() error { return nil }
 
 // A copy keeps the producer's Nats-Msg-Id, renamed, unless it is the
 // message's id already, as a Publisher's is: the copy's own says it.
@@ -271,4 +254,423 @@ func TestGateKeepsAnotherNatsMsgIDRenamed(t *testing.T) {
 		originals = append(originals, m.Headers().Get(OriginalPrefix+jetstream.MsgIDHeader))
 	})
 	assert.Equal(t, []string{"", "producer-key-1"}, originals)
+}
+
+// Whatever headers a stored message has, the gate ends it: one that
+// nats.go's Fetch took for the server's own status (an empty body with a
+// Status header: no messages, timeout, consumer deleted, heartbeat) was
+// never handed over and waited for ever; one with a header name nats.go
+// will not publish again was retried for ever, its copy and its dead
+// letter refused; one whose header block nats.go cannot read was judged,
+// and forwarded, without its headers, one contradicting its body. Each is
+// a dead letter now, the last two with rule header, and the dead letters
+// read back through JetStream as messages, not statuses.
+func TestGateEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	g := newGen(21)
+	valid, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	_, err = b.js.PublishMsg(ctx, valid)
+	require.NoError(t, err)
+	statuses := []string{"404", "408", "409", "100", "400", "503"}
+	for _, status := range statuses {
+		m := &natsgo.Msg{Subject: "in.x", Header: natsgo.Header{"Status": {status}, "Description": {"Consumer Deleted"}}}
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	body := valid.Data
+	id := valid.Header.Get("ce-id")
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nce-type :core.vehicle\r\n\r\n", body)
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nce-id: "+id+"x\r\nnot a header\r\n\r\n", body)
+	const n = 9
+	for deadline := time.Now().Add(10 * time.Second); b.count("IN") < n; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "stored %d of %d", b.count("IN"), n) // the raw ones are stored after the PONG
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the gate did not end every message")
+	assert.Equal(t, n, st.Messages)
+	assert.Equal(t, 1, st.Forwarded)
+	assert.Equal(t, n-1, st.DeadLetters)
+
+	require.EqualValues(t, 1, b.count("OUT"))
+	seqs := map[uint64]bool{}
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		assert.False(t, seqs[v.Sequence], "sequence %d dead-lettered twice", v.Sequence)
+		seqs[v.Sequence] = true
+		require.NotEmpty(t, v.Violations)
+		if v.Sequence > uint64(1+len(statuses)) {
+			assert.Equal(t, msg.RuleHeader, v.Violations[len(v.Violations)-1].Rule, "%+v", v)
+			assert.Equal(t, string(body), string(m.Data))
+		}
+	}
+	for seq := uint64(2); seq <= n; seq++ {
+		assert.True(t, seqs[seq], "sequence %d not dead-lettered", seq)
+	}
+
+	// A consumer of the dead letters gets each one as a message.
+	cons, err := b.js.OrderedConsumer(ctx, "DEAD", jetstream.OrderedConsumerConfig{})
+	require.NoError(t, err)
+	got := 0
+	batch, err := cons.Fetch(n, jetstream.FetchMaxWait(time.Second))
+	require.NoError(t, err)
+	for m := range batch.Messages() {
+		got++
+		assert.NotEmpty(t, m.Headers().Get(VerdictHeader))
+	}
+	assert.Equal(t, n-1, got, "dead letters read back: %v", batch.Error())
+}
+
+// Nothing a producer sets passes into the output as a header that
+// readers take for another: a Catalogue-Verdict on a valid message was
+// forwarded as it came, so that ParseVerdict found a verdict on a copy
+// (renamed now, as a dead letter renames it); and a ce-* header in
+// another case (CE-ID beside ce-id), which a reader that ignores case,
+// as CloudEvents' HTTP binding does, could take for the real one, was
+// forwarded beside it: the message is a dead letter now, rule header.
+func TestGateForwardsNoHeaderAReaderTakesForAnother(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	g := newGen(22)
+	forged, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	forged.Header.Set(VerdictHeader, `{"subject":"x","sequence":1,"valid":false,"deliveries":1}`)
+	var variants []*natsgo.Msg
+	for _, k := range []string{"CE-ID", "Ce-Type", "ce-Source", "content-type"} {
+		m, err := newMsg("in.x", g.valid())
+		require.NoError(t, err)
+		m.Header[k] = []string{"forged"}
+		variants = append(variants, m)
+	}
+	for _, m := range append([]*natsgo.Msg{forged}, variants...) {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Forwarded)
+	assert.Equal(t, len(variants), st.DeadLetters)
+	out := b.all("OUT")
+	require.Len(t, out, 1)
+	_, err = ParseVerdict(out[0].Header)
+	assert.Error(t, err, "a copy has no verdict")
+	assert.NotEmpty(t, out[0].Header.Get(OriginalPrefix+VerdictHeader), "the producer's, renamed")
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		require.NotEmpty(t, v.Violations)
+		assert.Equal(t, msg.RuleHeader, v.Violations[0].Rule, "%+v", v)
+	}
+}
+
+// A gate that cannot work is refused before it changes anything on the
+// server, and an operator's mistake in its subjects or its durable's name
+// is refused, not waited out: a subject that covers the output picked
+// the output's stream to make the durable consumer on (and on an
+// interest-based stream, that consumer would hold every copy); an output
+// that is the dead-letter subject mixed dead letters into the output; an
+// output with a wildcard was taken as a subject to publish to; and an
+// invalid durable name was retried for ever.
+func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
+	b := startBroker(t)
+	for _, c := range []struct {
+		name                   string
+		in, out, dead, durable string
+		says                   string
+	}{
+		{"input covers every stream", ">", "out", "dead", "gate", "covers the output"},
+		{"input covers the dead letters", "*", "out", "dead", "gate", "covers the output"},
+		{"output is the dead letters", "in.>", "dead", "dead", "gate", "dead-letter subject"},
+		{"output with a wildcard", "in.>", "out.*", "dead", "gate", "wildcard"},
+		{"dead letters with a wildcard", "in.>", "out", ">", "gate", "wildcard"},
+		{"a durable name JetStream refuses", "in.>", "out", "dead", "a.b", "a.b"},
+		{"no stream stores the output", "in.>", "elsewhere", "dead", "gate", "no stream stores the output"},
+		{"no stream stores the dead letters", "in.>", "out", "elsewhere", "gate", "no stream stores the dead-letter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			g := &Gate{JetStream: b.js, Input: c.in, Durable: c.durable, Output: c.out, DeadLetter: c.dead, UntilIdle: true}
+			_, err := g.Run(ctx)
+			require.ErrorIs(t, err, ErrRefused)
+			assert.Contains(t, err.Error(), c.says)
+			for _, stream := range []string{"IN", "OUT", "DEAD"} {
+				for name := range b.stream(stream).ConsumerNames(ctx).Name() {
+					t.Errorf("stream %s has a consumer %s, made by a gate refused", stream, name)
+				}
+			}
+		})
+	}
+}
+
+// A gate reads a durable consumer as the operator made it: one that
+// refuses requests for more than a few messages (MaxRequestBatch), or
+// for a longer wait (MaxRequestExpires), was asked again in vain for
+// ever; one that lets only a few messages await acknowledgement
+// (MaxAckPending) left each request of the gate unanswered until it gave
+// up, a second later, so that a few messages took minutes.
+func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*jetstream.ConsumerConfig)
+	}{
+		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
+		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
+		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			const n = 1000
+			g := newGen(31)
+			b.publishValid(g, n)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>", c.edit), Output: "out", DeadLetter: "dead", UntilIdle: true}
+			st, err := gt.Run(ctx)
+			require.NoError(t, err)
+			require.NoError(t, ctx.Err(), "the gate did not get through %d messages", n)
+			assert.Equal(t, n, st.Messages)
+			assert.EqualValues(t, n, b.count("OUT"))
+		})
+	}
+}
+
+// A gate refuses a durable consumer that would end messages the gate has
+// not: one without explicit acknowledgements (AckNone takes a message as
+// acknowledged once delivered, and AckAll every message before the one
+// acknowledged, the gate's retries included), and one that stops
+// delivering a message after MaxDeliver deliveries, which the gate's
+// retries reach in an outage: the message then waits in its stream, never
+// delivered again, and the gate idle. A push consumer, which it cannot
+// pull from, was waited for as if the server were down.
+func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  jetstream.ConsumerConfig
+		says string
+	}{
+		{"AckNone", jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy}, "acknowledge"},
+		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
+		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
+		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+		// Not one that drops messages, but one that reads others than the
+		// gate was told to.
+		{"another filter", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: "in.other"}, "reads in.other, not the input in.>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c.cfg.Durable = "gate"
+			if c.cfg.FilterSubject == "" {
+				c.cfg.FilterSubject = "in.>"
+			}
+			var err error
+			if c.cfg.DeliverSubject != "" {
+				_, err = b.js.CreateOrUpdatePushConsumer(ctx, "IN", c.cfg)
+			} else {
+				_, err = b.js.CreateOrUpdateConsumer(ctx, "IN", c.cfg)
+			}
+			require.NoError(t, err)
+			b.refused(t, ctx, c.says)
+		})
+	}
+}
+
+// A gate refuses output and dead-letter streams that would hold its
+// messages hostage or store them twice: one that does not acknowledge
+// what it stores (NoAck), whose copies the gate would wait for and send
+// again for ever; a sealed one, which stores nothing more; and one whose
+// duplicate window is shorter than the input consumer's AckWait, which
+// would store a message that comes again twice.
+func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
+	for _, c := range []struct {
+		name, stream string
+		edit         func(*jetstream.StreamConfig)
+		says         string
+	}{
+		{"output NoAck", "OUT", func(c *jetstream.StreamConfig) { c.NoAck = true }, "acknowledge"},
+		{"dead letters sealed", "DEAD", func(c *jetstream.StreamConfig) { c.Sealed = true }, "sealed"},
+		{"output duplicate window", "OUT", func(c *jetstream.StreamConfig) { c.Duplicates = time.Second }, "duplicate window"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cfg := b.stream(c.stream).CachedInfo().Config
+			c.edit(&cfg)
+			_, err := b.js.UpdateStream(ctx, cfg)
+			require.NoError(t, err)
+			b.refused(t, ctx, c.says)
+		})
+	}
+}
+
+// A server restarted with a smaller max_payload under a running gate
+// takes no copy or dead letter larger than it now stores: nats.go
+// refused them (ErrMaxPayload), and the gate, its limits read at start,
+// left their messages to come again for ever. A copy too large is now
+// dead-lettered (rule too_large), and a dead letter cut to the new limit.
+func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := embedded.Start(dir, -1, 16<<10)
+	require.NoError(t, err)
+	port := embedded.Port(srv)
+	t.Cleanup(func() { srv.Shutdown() })
+	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
+	b.makeStreams()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// A valid device and an invalid one, each of 10 KiB, which fit the
+	// first server's limit, with room for the gate's headers, and not
+	// the second's.
+	valid, invalid := bigPair(t, newGen(41), 10<<10)
+	for _, m := range []*natsgo.Msg{valid, invalid} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	// The gate starts, reads the limits, and finds the consumer paused
+	// until the server has restarted.
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) {
+		c.PauseUntil = ptr(time.Now().Add(5 * time.Second))
+		c.AckWait = 2 * time.Second // an acknowledgement lost in the restart
+	})
+	gnc, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	stop := goGate(ctx, gt)
+	defer stop()
+	time.Sleep(500 * time.Millisecond)
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	srv, err = embedded.Start(dir, port, 8<<10)
+	require.NoError(t, err)
+	for gnc.MaxPayload() != 8<<10 {
+		require.NoError(t, ctx.Err(), "the gate did not reconnect")
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The server's streams answer a while after it is up: until they
+	// do, nothing is counted stored.
+	stored := func() int {
+		n := 0
+		for _, name := range []string{"OUT", "DEAD"} {
+			s, err := b.js.Stream(ctx, name)
+			if err != nil {
+				return 0
+			}
+			n += int(s.CachedInfo().State.Msgs)
+		}
+		return n
+	}
+	for !gnc.IsConnected() || stored() < 2 {
+		require.NoError(t, ctx.Err(), "the gate stored %d of 2", stored())
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, err := stop()
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.DeadLetters)
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		assert.True(t, v.Truncated, "%+v", v)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Streams whose limit on a message is lowered under a running gate (or
+// that are deleted and made again with a smaller one) take no copy or
+// dead letter above it: the server refused each, and the gate, its
+// limits read at start, left their messages to come again for ever. A
+// refusal makes the gate read the limits again: the copy is then
+// dead-lettered (rule too_large), and the dead letter cut to fit.
+func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	stop := goGate(ctx, gt)
+	defer stop()
+	for b.count("OUT") == 0 { // the gate has started: it forwards one
+		b.publishValid(newGen(42), 1)
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, name := range []string{"OUT", "DEAD"} {
+		cfg := b.stream(name).CachedInfo().Config
+		cfg.MaxMsgSize = 4 << 10
+		_, err := b.js.UpdateStream(ctx, cfg)
+		require.NoError(t, err)
+	}
+	valid, invalid := bigPair(t, newGen(43), 5<<10)
+	before := b.count("OUT")
+	for _, m := range []*natsgo.Msg{valid, invalid} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	for b.count("DEAD") < 2 {
+		require.NoError(t, ctx.Err(), "the gate dead-lettered %d of 2", b.count("DEAD"))
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err := stop()
+	require.NoError(t, err)
+	assert.Equal(t, before, b.count("OUT"))
+	for _, m := range b.all("DEAD") {
+		v, err := ParseVerdict(m.Header)
+		require.NoError(t, err)
+		assert.True(t, v.Truncated, "%+v", v)
+	}
+}
+
+// refused runs a gate of in.> through the durable gate, and checks that
+// it refuses to start, saying says.
+func (b *broker) refused(t *testing.T, ctx context.Context, says string) {
+	t.Helper()
+	gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true}
+	_, err := gt.Run(ctx)
+	require.ErrorIs(t, err, ErrRefused)
+	assert.Contains(t, err.Error(), says)
+}
+
+// goGate runs gt in a goroutine until stop is called, which returns what
+// Run returned, however many times it is called.
+func goGate(ctx context.Context, gt *Gate) (stop func() (GateStats, error)) {
+	type result struct {
+		st  GateStats
+		err error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		st, err := gt.Run(ctx)
+		done <- result{st, err}
+	}()
+	return sync.OnceValues(func() (GateStats, error) {
+		cancel()
+		r := <-done
+		return r.st, r.err
+	})
+}
+
+// bigPair returns a valid device of g whose model is size bytes long,
+// with its headers, and the same body made invalid, without headers.
+func bigPair(t *testing.T, g *gen, size int) (valid, invalid *natsgo.Msg) {
+	d := g.valid()
+	for d.SchemaName() != device.Name {
+		d = g.valid()
+	}
+	d.(*device.Device).Model = strings.Repeat("m", size)
+	valid, err := newMsg("in.x", d)
+	require.NoError(t, err)
+	invalid = &natsgo.Msg{Subject: "in.x", Data: bytes.Replace(valid.Data, []byte(`"message_id":"`), []byte(`"message_id":"x`), 1)}
+	return valid, invalid
 }

@@ -1,12 +1,15 @@
 package nats
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -123,6 +126,17 @@ func (b *broker) durable(name, subject string, edit ...func(*jetstream.ConsumerC
 	c, err := b.js.CreateOrUpdateConsumer(context.Background(), "IN", cfg)
 	require.NoError(b.t, err)
 	return c
+}
+
+// publishValid publishes n valid messages of g to in.x, each with its
+// headers, as a Publisher does.
+func (b *broker) publishValid(g *gen, n int) {
+	for range n {
+		m, err := newMsg("in.x", g.valid())
+		require.NoError(b.t, err)
+		_, err = b.js.PublishMsg(context.Background(), m)
+		require.NoError(b.t, err)
+	}
 }
 
 // stream returns a stream, which must exist.
@@ -269,4 +283,23 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 func jsonOf(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+// rawPublish publishes body to subject with the header block block as it
+// is, through the NATS protocol itself: nats.go refuses to send header
+// names it does not allow, and a producer need not use it.
+func rawPublish(t testing.TB, serverURL, subject, block string, body []byte) {
+	u, err := url.Parse(serverURL)
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	_, err = r.ReadString('\n') // INFO
+	require.NoError(t, err)
+	fmt.Fprintf(c, "CONNECT {\"headers\":true,\"verbose\":false,\"pedantic\":false,\"protocol\":1}\r\n")
+	fmt.Fprintf(c, "HPUB %s %d %d\r\n%s%s\r\nPING\r\n", subject, len(block), len(block)+len(body), block, body)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "PONG\r\n", line)
 }

@@ -169,18 +169,6 @@ func onlyMsgID(h natsgo.Header) bool {
 	return len(h) == 0 || len(h) == 1 && h[jetstream.MsgIDHeader] != nil
 }
 
-// DecodeIdentity judges d as the gate's Binding does (gate.Decoder),
-// but a message whose headers hold none of decision 14's (onlyMsgID) is
-// judged as one without headers, which it is to the Binding: its seven
-// look-ups saved.
-func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
-	var h ce.Header
-	if in := gd.(*delivery).m.Headers(); !onlyMsgID(in) {
-		h = in
-	}
-	return ce.NATS.Borrowing().DecodeIdentity(kinds, h, gd.Body())
-}
-
 // ownSize returns the size of o.own as NATS sends it (see headerSize).
 func (o *outgoing) ownSize() int {
 	n := len("NATS/1.0\r\n\r\n")

@@ -107,7 +107,7 @@ func TestCopiesHaveTheirOwnHeaders(t *testing.T) {
 		var all []made
 		for shape := range copyShapes {
 			m, in, id := judgeable(t, g, shape)
-			out, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			out, err := br.copyOf(&delivery{m: pulled{in}}, id)
 			require.NoError(t, err, shape)
 			all = append(all, made{shape, in.Header, m, out})
 		}
@@ -145,7 +145,7 @@ func TestGateJudgesAsTheBinding(t *testing.T) {
 		default:
 			copyShapes[shapes[i%8]](in.Header)
 		}
-		m, id, err := br.DecodeIdentity(catalogue.Kinds, &delivery{m: &delivered{m: in}})
+		m, id, err := br.DecodeIdentity(catalogue.Kinds, &delivery{m: pulled{in}})
 		wm, wid, werr := ce.NATS.Borrowing().DecodeIdentity(catalogue.Kinds, in.Header, in.Data)
 		assert.Equal(t, wm, m, "%d: %v", i, in.Header)
 		assert.Equal(t, wid, id, "%d: %v", i, in.Header)
@@ -164,7 +164,7 @@ func TestCopiesAllocateOneStringAtMost(t *testing.T) {
 		var ids []msg.Identity
 		for range 64 {
 			_, in, id := judgeable(t, g, shape)
-			ds, ids = append(ds, &delivery{m: &delivered{m: in}}), append(ids, id)
+			ds, ids = append(ds, &delivery{m: pulled{in}}), append(ids, id)
 		}
 		br := &jsBroker{g: &Gate{Output: "out"}, outLimit: 1 << 20}
 		i := 0
@@ -200,7 +200,7 @@ func TestCopyTooLargeIsRefused(t *testing.T) {
 		size := headerSize(wantCopyHeaders(t, in.Header, m)) + len(in.Data)
 		for _, limit := range []int{size, size - 1} {
 			br := &jsBroker{g: &Gate{Output: "out"}, outLimit: limit}
-			_, err := br.copyOf(&delivery{m: &delivered{m: in}}, id)
+			_, err := br.copyOf(&delivery{m: pulled{in}}, id)
 			if limit == size {
 				assert.NoError(t, err, shape)
 			} else {

@@ -7,8 +7,10 @@
 //
 //	gate -server nats://nats.example:4222 -creds gate.creds -in 'fleet.in.>' -out fleet.valid -dead fleet.dead
 //
-// It refuses to start, saying why, when no stream stores the output or
-// the dead-letter subject, or when the input subject covers either. It
+// It refuses to start, saying why, when it cannot keep its promise: no
+// stream stores the output or the dead-letter subject, the input subject
+// covers either, its durable consumer or its streams would drop or
+// double messages (see the Gate's Check, and the README). It
 // waits for a server that is down, and logs losing it and finding it
 // again. SIGINT and SIGTERM stop it gracefully: it settles the messages
 // it holds and prints its summary. Its exit status is 0 when it stopped
@@ -41,6 +43,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
@@ -155,20 +158,33 @@ func backoff(n int, max time.Duration) time.Duration {
 // start is waited for; one lost on the way is logged, reconnected to with
 // back-off, and logged again when found.
 func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) error {
+	// The server last connected to, for the log line of losing it: by
+	// then the connection no longer names it.
+	var last atomic.Value
+	connected := func(what string) natsgo.ConnHandler {
+		return func(nc *natsgo.Conn) {
+			last.Store(nc.ConnectedUrlRedacted())
+			log.Info(what, "server", nc.ConnectedUrlRedacted())
+		}
+	}
 	opts := []natsgo.Option{
 		natsgo.Name("catalogue gate"),
 		natsgo.MaxReconnects(-1),
 		natsgo.RetryOnFailedConnect(true),
 		natsgo.CustomReconnectDelay(func(n int) time.Duration { return backoff(n, o.retryMax) }),
 		natsgo.DisconnectErrHandler(func(nc *natsgo.Conn, err error) {
-			log.Warn("lost the server; reconnecting", "server", nc.ConnectedUrlRedacted(), "error", err)
+			if nc.IsClosed() {
+				return // closed by the gate itself, as it stops
+			}
+			log.Warn("lost the server; reconnecting", "server", last.Load(), "error", err)
 		}),
-		natsgo.ReconnectHandler(func(nc *natsgo.Conn) {
-			log.Info("reconnected", "server", nc.ConnectedUrlRedacted())
+		natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
+			// Such as a message whose headers nats.go cannot read: the gate
+			// dead-letters it, and this says why nats.go complained.
+			log.Warn("the NATS client reports", "error", err)
 		}),
-		natsgo.ConnectHandler(func(nc *natsgo.Conn) {
-			log.Info("connected", "server", nc.ConnectedUrlRedacted())
-		}),
+		natsgo.ReconnectHandler(connected("reconnected")),
+		natsgo.ConnectHandler(connected("connected")),
 	}
 	if o.creds != "" {
 		opts = append(opts, natsgo.UserCredentials(o.creds))

@@ -188,6 +188,8 @@ func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
 			c.Signal(t, sig)
 			assert.Equal(t, 0, c.Exit(t), c.Log())
 			assert.Contains(t, c.Log(), "gate: 37 messages, 23 forwarded to fleet.valid, 14 dead letters to fleet.dead; 0 redeliveries, 0 retries")
+			// Its own closing at the end is not losing the server.
+			assert.Equal(t, 1, strings.Count(c.Log(), "lost the server"), c.Log())
 		})
 	}
 }

@@ -1,0 +1,200 @@
+package nats
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A puller pulls the messages of a JetStream consumer, as nats.go's
+// Fetch does, but tells the server's answers from the stream's messages
+// by the reply subject, not by the headers: a stored message always has
+// one to acknowledge it by ($JS.ACK...), the server's status (no
+// messages, request timeout, consumer deleted) never has. nats.go's Fetch
+// takes a stored message with an empty body and a Status header for the
+// server's status, and never hands it over: any producer could hold it
+// hostage for ever that way (decision 16).
+//
+// Its requests all answer to one subscription, each to a subject of its
+// own beneath it: a message that comes late, after its request was given
+// up, is still the gate's, and comes with the next fetch.
+type puller struct {
+	nc      *natsgo.Conn
+	subject string // of the requests: $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
+	inbox   string // each request answers to inbox.<n>
+	n       uint64
+	// The consumer's limits on a request (see requestBatch; and
+	// MaxRequestExpires, which it refuses beyond); 0 for none.
+	maxBatch   int
+	maxExpires time.Duration
+
+	mu   sync.Mutex // guards sub, which a fetch makes when there is none
+	sub  *natsgo.Subscription
+	msgs chan *natsgo.Msg // what sub received
+	done chan struct{}    // closed when sub is
+}
+
+// newPuller returns a puller of the consumer named in info, through the
+// JetStream API of js.
+func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
+	o := js.Options()
+	prefix := jetstream.DefaultAPIPrefix
+	switch {
+	case o.Domain != "":
+		prefix = "$JS." + o.Domain + ".API."
+	case o.APIPrefix != "":
+		prefix = strings.TrimSuffix(o.APIPrefix, ".") + "."
+	}
+	nc := js.Conn()
+	return &puller{nc: nc, subject: prefix + "CONSUMER.MSG.NEXT." + info.Stream + "." + info.Name, inbox: nc.NewInbox(),
+		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
+		msgs: make(chan *natsgo.Msg, 1024)}
+}
+
+// noWaitExpires is how long a request that does not wait for messages
+// lasts at most (see fetch).
+const noWaitExpires = 20 * time.Millisecond
+
+// requestBatch returns the most messages to ask a consumer for at once,
+// 0 for no limit: no more than it allows (MaxRequestBatch), which it
+// refuses beyond, and no more than it lets await acknowledgement
+// (MaxAckPending): a request for more gets what may be delivered, and
+// then waits.
+func requestBatch(c jetstream.ConsumerConfig) int {
+	n := c.MaxRequestBatch
+	if c.MaxAckPending > 0 && (n <= 0 || c.MaxAckPending < n) {
+		n = c.MaxAckPending
+	}
+	return max(n, 0)
+}
+
+// pullRequest is the body of a request for messages.
+type pullRequest struct {
+	Batch   int           `json:"batch"`
+	Expires time.Duration `json:"expires,omitempty"`
+	NoWait  bool          `json:"no_wait,omitempty"`
+}
+
+// fetch asks for up to max messages and returns those that come: with
+// wait, it waits up to maxWait for one; without, it takes what is there.
+func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg, error) {
+	if err := p.subscribe(); err != nil {
+		return nil, err
+	}
+	// A request without wait still expires: one that finds the consumer
+	// at its MaxAckPending gets what it can and then nothing, not even
+	// an answer that it is done, until it expires.
+	req := pullRequest{Batch: max, NoWait: true, Expires: noWaitExpires}
+	if wait {
+		req = pullRequest{Batch: 1, Expires: maxWait}
+	}
+	if p.maxBatch > 0 {
+		req.Batch = min(req.Batch, p.maxBatch)
+	}
+	if p.maxExpires > 0 {
+		req.Expires = min(req.Expires, p.maxExpires)
+	}
+	deadline := time.Now().Add(req.Expires + time.Second)
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	p.n++
+	reply := p.inbox + "." + strconv.FormatUint(p.n, 10)
+	if err := p.nc.PublishRequest(p.subject, reply, body); err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var msgs []*natsgo.Msg
+	for len(msgs) < req.Batch {
+		var m *natsgo.Msg
+		select {
+		case m = <-p.msgs:
+		case <-timer.C:
+			return msgs, nil
+		}
+		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
+			if msgs == nil {
+				msgs = make([]*natsgo.Msg, 0, req.Batch)
+			}
+			msgs = append(msgs, m)
+			continue
+		}
+		if m.Subject != reply {
+			continue // the answer to a request given up
+		}
+		switch status := m.Header.Get("Status"); status {
+		case "100": // a heartbeat, or flow control: not asked for
+		case "404", "408": // no messages (left), or the request expired
+			return msgs, nil
+		case "409":
+			// The consumer deleted, or the request at odds with its
+			// limits.
+			description := m.Header.Get("Description")
+			if strings.EqualFold(description, "Consumer Deleted") {
+				return msgs, jetstream.ErrConsumerDeleted
+			}
+			return msgs, fmt.Errorf("nats: pulling from the consumer: %s", description)
+		case "503":
+			return msgs, natsgo.ErrNoResponders // no such consumer, or no JetStream
+		default:
+			return msgs, fmt.Errorf("nats: pulling from the consumer: status %q %s", status, m.Header.Get("Description"))
+		}
+	}
+	return msgs, nil
+}
+
+// subscribe makes the subscription of the answers, the first time. Its
+// handler takes every message as it came: a subscription read with
+// NextMsg would take one with an empty body and a Status 503 header for
+// no responders, and drop it. It holds what it has not handed over
+// without limit, since the server sends no more than was asked for, and
+// a message dropped would wait out AckWait.
+func (p *puller) subscribe() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sub != nil {
+		return nil
+	}
+	msgs, done := p.msgs, make(chan struct{})
+	sub, err := p.nc.Subscribe(p.inbox+".*", func(m *natsgo.Msg) {
+		select {
+		case msgs <- m:
+		case <-done: // closed: the message comes again after AckWait
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := sub.SetPendingLimits(-1, -1); err != nil {
+		sub.Unsubscribe()
+		return err
+	}
+	p.sub, p.done = sub, done
+	return nil
+}
+
+// close ends the subscription.
+func (p *puller) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sub != nil {
+		p.sub.Unsubscribe()
+		close(p.done)
+		p.sub = nil
+	}
+}
+
+// unreadableHeaders reports whether m came with headers nats.go could
+// not read: it then hands the message over without any (Header nil), and
+// only its size says there were some.
+func unreadableHeaders(m *natsgo.Msg) bool {
+	return m.Header == nil && m.Size() > len(m.Subject)+len(m.Reply)+len(m.Data)
+}
