@@ -2,9 +2,9 @@ package nats
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fleetkit/catalogue"
@@ -74,38 +74,40 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 		return err
 	}
 	c.incarnation = incarnation(in.CachedInfo())
-	it, err := c.From.Messages(jetstream.PullMaxMessages(orDefault(c.Batch, 100)))
-	if err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
-	for {
-		m, err := it.Next()
-		if err != nil {
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				return nil
-			}
-			// The iterator carries on across reconnections; this was a
-			// heartbeat missed or the like.
+	// Pulled as the gate pulls (puller): nats.go's iterator takes a
+	// stored message with an empty body and a Status header for the
+	// server's own status, and never hands it over.
+	p := newPuller(c.JetStream, info)
+	defer p.close()
+	batch := orDefault(c.Batch, 100)
+	for ctx.Err() == nil {
+		msgs, err := p.fetch(batch, false, 0)
+		if len(msgs) == 0 && err == nil {
+			msgs, err = p.fetch(1, true, time.Second)
+		}
+		for _, m := range msgs {
+			c.handle(ctx, m, handle)
+		}
+		if err != nil && len(msgs) == 0 {
+			// The server gone for a while, or the consumer: the
+			// connection carries on across reconnections.
 			select {
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
 			}
-			continue
 		}
-		c.handle(ctx, m, handle)
 	}
+	return nil
 }
 
 // handle acts on one message and acknowledges it, or not.
-func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(context.Context, catalogue.Message) error) {
+func (c *Consumer) handle(ctx context.Context, m *natsgo.Msg, handle func(context.Context, catalogue.Message) error) {
 	md, err := m.Metadata()
 	if err != nil {
 		m.Term() // not a JetStream message: it cannot be delivered again
 		return
 	}
-	msg, err := ce.NATS.Decode(catalogue.Kinds, m.Headers(), m.Data())
+	msg, _, err := judge(ce.NATS, catalogue.Kinds, m) // as the gate judges, the message the handler's to keep
 	if err != nil {
 		c.deadLetter(ctx, m, md, gate.VerdictOf(msg, err))
 		return
@@ -129,10 +131,10 @@ func (c *Consumer) handle(ctx context.Context, m jetstream.Msg, handle func(cont
 
 // deadLetter publishes the dead letter of m and acknowledges m once it is
 // stored; if it cannot be stored, m is delivered again.
-func (c *Consumer) deadLetter(ctx context.Context, m jetstream.Msg, md *jetstream.MsgMetadata, v gate.Verdict) {
-	v.Place = gate.Place{Subject: m.Subject(), Stream: md.Stream, Sequence: md.Sequence.Stream}
+func (c *Consumer) deadLetter(ctx context.Context, m *natsgo.Msg, md *natsgo.MsgMetadata, v gate.Verdict) {
+	v.Place = gate.Place{Subject: m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 	v.Deliveries = md.NumDelivered
-	out, err := deadLetter(c.DeadLetter, m, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
+	out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
 	if err == nil {
 		_, err = c.JetStream.PublishMsg(ctx, &out)
 	}

@@ -434,3 +434,49 @@ func TestConsumerCutsADeadLetterTooLargeForTheServer(t *testing.T) {
 	assert.True(t, strings.HasPrefix(body, string(dl[0].Body)))
 	assert.NotEmpty(t, v.Violations)
 }
+
+// A Consumer judges as the gate does, and pulls as it does: a stored
+// message with an empty body and a Status header, which nats.go's
+// iterator takes for the server's own status and never hands over, is
+// dead-lettered, as are one whose header block nats.go cannot read
+// (handed over without headers, its ce-id contradicting its body) and
+// one with a header of decision 14 in another case.
+func TestConsumerEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	for _, status := range []string{"404", "408", "409", "100", "503"} {
+		_, err := b.js.PublishMsg(ctx, &natsgo.Msg{Subject: "in.x", Header: natsgo.Header{"Status": {status}}})
+		require.NoError(t, err)
+	}
+	valid, err := newMsg("in.x", newGen(22).valid())
+	require.NoError(t, err)
+	id := valid.Header.Get("ce-id")
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nce-id: "+id+"x\r\nnot a header\r\n\r\n", valid.Data)
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\nCE-ID: "+id+"x\r\n\r\n", valid.Data)
+	const n = 7
+	for deadline := time.Now().Add(10 * time.Second); b.count("IN") < n; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "stored %d of %d", b.count("IN"), n)
+	}
+
+	c := &Consumer{JetStream: b.js, From: b.durable("app", "in.>"), DeadLetter: "dead"}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	go func() {
+		for b.count("DEAD") < n && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	require.NoError(t, c.Consume(ctx, func(_ context.Context, m catalogue.Message) error {
+		t.Errorf("handed over: %v", m)
+		return nil
+	}))
+	require.Equal(t, n, int(b.count("DEAD")), "every message dead-lettered")
+	_, verdicts := deadLetters(t, b)
+	rules := map[msg.Rule]int{}
+	for _, v := range verdicts {
+		require.NotEmpty(t, v.Violations)
+		rules[v.Violations[len(v.Violations)-1].Rule]++
+	}
+	assert.Equal(t, map[msg.Rule]int{msg.RuleSyntax: 5, msg.RuleHeader: 2}, rules)
+}

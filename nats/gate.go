@@ -502,7 +502,13 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 	return sizeWatch{o}, nil
 }
 
-// DecodeIdentity judges d as the gate's binding does (ce.NATS), and
+// DecodeIdentity judges d as judge says, borrowing from its body: the
+// gate is done with the message before it acknowledges d.
+func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+	return judge(ce.NATS.Borrowing(), kinds, gd.(*delivery).m.Msg)
+}
+
+// judge decodes m as binding does (ce.NATS, borrowing or not), and
 // besides finds the headers that cannot be passed on, each a violation
 // of rule header: headers nats.go could not read, which it hands over as
 // none, so that the message would be judged, and forwarded, without them;
@@ -510,23 +516,23 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 // dead letter fail for ever; and a header of decision 14 in another case
 // (CE-ID), which a reader that ignores case could take for the one
 // checked. The message is then a dead letter, its headers what of them
-// can be read, such names percent-escaped (forwardHeaders).
-func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
-	d := gd.(*delivery)
+// can be read, such names percent-escaped (forwardHeaders). The gate and
+// the Consumer judge alike.
+func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, msg.Identity, error) {
 	// A message whose headers hold none of decision 14's (onlyMsgID) is
 	// judged as one without headers, which it is to ce.NATS: its seven
 	// look-ups saved.
 	var h ce.Header
-	if !onlyMsgID(d.m.Header) {
-		h = d.m.Header
+	if !onlyMsgID(in.Header) {
+		h = in.Header
 	}
-	m, id, err := ce.NATS.Borrowing().DecodeIdentity(kinds, h, d.m.Msg.Data)
+	m, id, err := binding.DecodeIdentity(kinds, h, in.Data)
 	var bad []*msg.Violation
-	if unreadableHeaders(d.m.Msg) {
+	if unreadableHeaders(in) {
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "its headers cannot be read: not a NATS header block"})
 	}
 	var names []string
-	for k := range d.m.Header {
+	for k := range in.Header {
 		if !validKey(k) || ceName(k) != "" {
 			names = append(names, k)
 		}
@@ -536,7 +542,7 @@ func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Messa
 		q, _ := json.Marshal(k)
 		why := "not a header name NATS publishes"
 		if name := ceName(k); name != "" {
-			why = "the header " + name + " in another case: a reader that ignores case could take it for the one the gate checks"
+			why = "the header " + name + " in another case: a reader that ignores case could take it for the one checked"
 		}
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
 	}
