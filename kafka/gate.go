@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -296,6 +297,31 @@ func (b *broker) Start(ctx context.Context) error {
 			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 		}
 	}
+	return b.fitsTopics(ctx, kadm.NewClient(cl))
+}
+
+// fitsTopics refuses a gate whose client may put more in a record batch
+// than its output or dead-letter topic stores (max.message.bytes): the
+// broker would refuse every batch that large, and the gate read its
+// records again for ever. A broker that does not say (its configs not
+// described to this client) is left to refuse what it must.
+func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
+	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	configs, err := adm.DescribeTopicConfigs(ctx, b.g.Output, b.g.DeadLetters)
+	if err != nil && transient(err) {
+		return fmt.Errorf("cannot reach the broker: %w", err)
+	}
+	for _, rc := range configs {
+		for _, c := range rc.Configs {
+			if c.Key != "max.message.bytes" || rc.Err != nil {
+				continue
+			}
+			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && int(batch) > limit {
+				return fmt.Errorf("%w: its topic %q stores record batches of at most %d bytes (max.message.bytes), fewer than the %d its client may put in one (kgo.ProducerBatchMaxBytes, the command's -max-record-bytes)",
+					gate.ErrRefused, rc.Name, limit, batch)
+			}
+		}
+	}
 	return nil
 }
 
@@ -403,6 +429,13 @@ func (b *broker) Commit(context.Context) error {
 	t := b.txn
 	b.txn = nil
 	defer t.cancel()
+	// Its records are flushed before it is decided: End would commit
+	// the input's offsets whatever became of them, as it ends the
+	// transaction it was asked to, and a copy the broker refused for
+	// good (one too large for its limit, say) would be lost.
+	if err := b.sess.Client().Flush(t.ctx); err != nil {
+		t.fail(err)
+	}
 	t.mu.Lock()
 	commit := t.failed == nil
 	t.mu.Unlock()

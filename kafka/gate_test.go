@@ -74,7 +74,12 @@ func startKafka(t testing.TB, cfg gatetest.Config) gatetest.Broker {
 	if !cfg.NoDeadLetter {
 		topics = append(topics, deadTopic)
 	}
-	resp, err := adm.CreateTopics(context.Background(), partitions, 1, nil, topics...)
+	// The topics say their limit too: kfake describes a topic's
+	// max.message.bytes as Kafka's default, not as the broker's
+	// message.max.bytes it enforces, and a gate refuses to start when
+	// its client may put more in a batch than its topics store.
+	limit := strconv.Itoa(int(b.limit))
+	resp, err := adm.CreateTopics(context.Background(), partitions, 1, map[string]*string{"max.message.bytes": &limit}, topics...)
 	require.NoError(t, err)
 	require.NoError(t, resp.Error())
 	return b
