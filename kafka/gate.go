@@ -110,7 +110,9 @@ type Gate struct {
 	// StopTimeout is how long a gate told to stop takes, at most, to end
 	// the transaction under way; 0 means 10 seconds. Past it, the broker
 	// aborts the transaction when it times out, and its records come
-	// again.
+	// again. A session made by NewSession is closed within it too:
+	// closing leaves the group, which waits for a join the broker holds
+	// while the group waits for a member that vanished.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
 	// consume: every partition of its input committed to its end.
@@ -138,9 +140,28 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	st, err := core.Run(ctx)
 	if g.NewSession != nil && b.sess != nil {
-		b.sess.Close()
+		closeWithin(b.sess, cmp.Or(g.StopTimeout, 10*time.Second))
 	}
 	return st, err
+}
+
+// closeWithin closes sess, waiting for it at most grace. Closing leaves
+// the group, which waits for a join under way; the broker holds a join
+// until every member has joined again or timed out, for as long as a
+// member that vanished (a gate killed) has to time out. A gate that
+// stops holds no transaction by then: it does not wait so long, and the
+// group times it out as it would a gate killed, once the join is
+// answered and the session closed.
+func closeWithin(sess *kgo.GroupTransactSession, grace time.Duration) {
+	closed := make(chan struct{})
+	go func() {
+		sess.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(grace):
+	}
 }
 
 // abortOpen aborts the transaction the gate's last session left open,

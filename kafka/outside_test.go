@@ -92,3 +92,67 @@ func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
 		})
 	}
 }
+
+// TestGateStopsWhileItsGroupWaitsForAVanishedMember stops a gate that is
+// joining its group while the group waits for a member that vanished
+// (a gate killed with SIGKILL, found from outside): the broker holds the
+// join until that member's session times out, and closing the session
+// left the group only once the join was answered, so SIGTERM took the
+// session timeout (45 s by default) to stop the command. Holding no
+// transaction, it must stop within its StopTimeout.
+func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	produceInput(t, addrs, 10)
+
+	// The member that vanishes: it joins, then loses its connections
+	// without leaving.
+	const vanished = time.Minute
+	d := &killable{}
+	member, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.Dialer(d.dial), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+		kgo.SessionTimeout(vanished), kgo.RebalanceTimeout(vanished), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	require.NoError(t, err)
+	defer member.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NotEmpty(t, member.PollRecords(ctx, 1).Records(), "the member never joined")
+	d.kill()
+
+	joining := make(chan struct{})
+	observe := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.JoinGroup}, Observe: true, Count: -1})
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		},
+		Output: outTopic, DeadLetters: deadTopic, StopTimeout: time.Second,
+		Progress: func(gate.Stats) { t.Error("the gate committed a transaction while its group waited") },
+	}
+	run, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(run)
+		done <- err
+	}()
+	go func() {
+		for observe.Hits() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(joining)
+	}()
+	select {
+	case <-joining:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gate never asked to join")
+	}
+	time.Sleep(500 * time.Millisecond) // the join held by the broker
+	stop()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(vanished / 2):
+		t.Fatal("the gate did not stop while its group waited for the vanished member")
+	}
+}
