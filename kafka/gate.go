@@ -201,6 +201,21 @@ func transient(err error) bool {
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
 }
 
+// refusedForGood reports whether err, an error of the session's
+// consumer, says that the brokers will never let it consume as it is
+// configured: a session timeout out of the group's range, a group id it
+// may not use, or no right to its group or topics. Waiting would not
+// help: the gate stops, saying why.
+func refusedForGood(err error) bool {
+	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
+		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // broker adapts a transactional session to gate.Broker: each batch it
 // fetches is a transaction, begun by Fetch and ended by Commit.
 type broker struct {
@@ -363,7 +378,13 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	if len(records) == 0 {
 		var failed error
 		fs.EachError(func(topic string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			switch {
+			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			case refusedForGood(err):
+				failed = gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
+			case topic == "": // the group's, not a partition's
+				failed = cmp.Or(failed, err)
+			default:
 				failed = cmp.Or(failed, fmt.Errorf("topic %s, partition %d: %w", topic, p, err))
 			}
 		})

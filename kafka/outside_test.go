@@ -156,3 +156,25 @@ func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
 		t.Fatal("the gate did not stop while its group waited for the vanished member")
 	}
 }
+
+// TestGateStopsOnAGroupItCanNeverJoin starts a gate whose session timeout
+// its broker refuses (found from outside: -session-timeout 5s against a
+// broker whose group.min.session.timeout.ms is 6 s). The gate logged
+// "fetching failed; trying again" every few seconds for ever, and with
+// -until-idle never exited; it must stop, saying why.
+func TestGateStopsOnAGroupItCanNeverJoin(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic),
+		kfake.GroupMinSessionTimeout(6*time.Second))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	produceInput(t, addrs, 10)
+
+	g := &kafka.Gate{Session: gateSession(t, addrs, kgo.SessionTimeout(5*time.Second)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = g.Run(ctx)
+	require.ErrorIs(t, err, kerr.InvalidSessionTimeout)
+	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	assert.NotContains(t, err.Error(), "topic ,", "a group's error named as a partition's")
+}
