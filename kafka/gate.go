@@ -77,10 +77,12 @@ type Gate struct {
 	// says, instead of Session (which must then be nil): Run makes one to
 	// start with, and a new one whenever the one it runs on has failed
 	// on an error of the connection (the brokers lost while it ended a
-	// transaction), closing each when done with it. A session that
-	// failed cannot begin another transaction; the new one aborts the
-	// transaction it left open, whose records come again, and the gate
-	// goes on with its duplicate window and its totals. With no
+	// transaction) or had its producer fenced for the first time in a
+	// minute (by a broker that aborted its transaction itself, as one
+	// back from a crash may), closing each when done with it. A session
+	// that failed cannot begin another transaction; the new one aborts
+	// the transaction it left open, whose records come again, and the
+	// gate goes on with its duplicate window and its totals. With no
 	// NewSession, Run returns such an error.
 	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
@@ -129,7 +131,11 @@ type Gate struct {
 // of a transaction that could not be ended: its producer fenced by
 // another with its transactional id, or, without NewSession, the brokers
 // lost while it ended. With NewSession, a gate whose session failed so
-// starts again on a new one, with back-off, as kafka/cmd/gate does.
+// starts again on a new one, with back-off, as kafka/cmd/gate does; a
+// fenced one once, and stops when fenced again within a minute. It
+// stops too, with the brokers' error, when they refuse its group for
+// good (a session timeout out of the range they allow, a group id or a
+// right refused).
 func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
@@ -190,8 +196,7 @@ func abortOpen(ctx context.Context, cl *kgo.Client) error {
 
 // transient reports whether err, the error a gate stopped on, is one of
 // the connection, which a new session may not meet: not a refusal, and
-// not a producer fenced by another with its transactional id, which must
-// stop it.
+// not a producer fenced (see broker.stop).
 func transient(err error) bool {
 	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
 		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
@@ -225,8 +230,9 @@ type broker struct {
 	// abort that the one made after it is to abort the transaction it
 	// left open.
 	failed, abort bool
-	limit         int  // the size a record it produces must keep within (recordLimit)
-	txn           *txn // the transaction under way, or nil
+	fencedAt      time.Time // when its producer was last fenced, if ever
+	limit         int       // the size a record it produces must keep within (recordLimit)
+	txn           *txn      // the transaction under way, or nil
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -499,12 +505,37 @@ func (b *broker) Commit(context.Context) error {
 // stop returns err, on which the session failed, as the gate is to take
 // it: with NewSession, an error of the connection makes the gate start
 // again on a new session (gate.Restart); anything else stops it.
+//
+// A producer fenced starts again too, once: a broker that aborted the
+// transaction itself (one that timed out while the broker was away, or
+// a broker that came back from a crash) fences the producer that held
+// it, with no other gate in play. A gate fenced again within
+// fencedAgain of that is taken to share its transactional id with
+// another, which a new session would only fence in turn: it stops.
 func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && fenced(err) {
+		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
+			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
+		}
+		b.fencedAt = time.Now()
+		b.failed = true
+		return gate.Restart(err)
+	}
 	if b.g.NewSession != nil && transient(err) {
 		b.failed = true
 		return gate.Restart(err)
 	}
 	return gate.Fatal(err)
+}
+
+// fencedAgain is how long after being fenced a gate that is fenced again
+// stops rather than starting again.
+const fencedAgain = time.Minute
+
+// fenced reports whether err says that another producer took the
+// gate's transactional id, or the broker fenced it.
+func fenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }
 
 // errAborted is the error of a transaction the session aborted (its

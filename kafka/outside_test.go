@@ -178,3 +178,35 @@ func TestGateStopsOnAGroupItCanNeverJoin(t *testing.T) {
 	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
 	assert.NotContains(t, err.Error(), "topic ,", "a group's error named as a partition's")
 }
+
+// TestGateStartsAgainWhenItsBrokerFencedIt has the broker answer the end
+// of a transaction with PRODUCER_FENCED, as a broker killed and started
+// again answered the gate's open transaction (found from outside; a
+// broker that aborts a transaction timed out during an outage does the
+// same), with no other gate using its transactional id. The gate exited
+// with status 2; it must start again on a new session, and its records
+// come again, once.
+func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	valid := produceInput(t, addrs, 2000)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Err: kerr.ProducerFenced, TopLevel: true})
+
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		},
+		Output: outTopic, DeadLetters: deadTopic, Batch: 64, UntilIdle: true,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Equal(t, len(valid), st.Messages)
+}
