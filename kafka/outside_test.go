@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // gateSession returns a transactional session of the group "g" on
@@ -209,4 +211,51 @@ func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
 	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
 	checkExactlyOnce(t, addrs, valid)
 	assert.Equal(t, len(valid), st.Messages)
+}
+
+// TestGateDeadLettersAHeaderThatShadowsOneItWrites produces valid messages
+// whose headers include one named as a header the gate writes in another
+// case, with another value (found from outside: CE_TYPE=core.vehicle
+// beside the gate's ce_type=core.device, Ce_Id with another id,
+// Content-Type: text/plain, all forwarded). A consumer that reads header
+// names in any case would read the message as what the gate did not
+// judge it to be: it is a dead letter of rule header. One that agrees
+// with the gate's is forwarded.
+func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	_, lines := samples(t)
+	shadows := []kgo.RecordHeader{
+		{Key: "CE_TYPE", Value: []byte("core.vehicle")},
+		{Key: "Ce_Id", Value: []byte("0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21")},
+		{Key: "Content-Type", Value: []byte("text/plain")},
+		{Key: "Content-Type", Value: []byte("application/json")}, // agrees
+	}
+	var records []*kgo.Record
+	for i, h := range shadows {
+		body := withNewID(t, lines[1]) // a valid core.device
+		records = append(records, &kgo.Record{Topic: inTopic, Value: body,
+			Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}, h}})
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
+
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	checkExactlyOnce(t, addrs, []bool{false, false, false, true})
+	assert.Equal(t, 1, st.Forwarded)
+	for _, r := range readAll(t, addrs, 3, deadTopic) {
+		for _, h := range r.Headers {
+			if h.Key == kafka.VerdictHeader {
+				v, err := gate.ParseVerdict(h.Value)
+				require.NoError(t, err)
+				require.Len(t, v.Violations, 1, "%s", h.Value)
+				assert.Equal(t, msg.RuleHeader, v.Violations[0].Rule)
+			}
+		}
+	}
 }
