@@ -283,10 +283,7 @@ func (k *killable) killed() bool {
 // of it: the batches it counts are counted by gate.Gate's loop, which
 // calls Progress.
 func TestGateRunsOnTheGateCore(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 1)
 	produceInput(t, addrs, 10)
 	var callers []string
 	st := runUntilIdle(t, addrs, &kafka.Gate{
@@ -306,18 +303,15 @@ func TestGateRunsOnTheGateCore(t *testing.T) {
 	}), "Progress called by %v", callers)
 }
 
-// runUntilIdle runs g, given a session of its own on the cluster at addrs
-// and the test's topics, until it has nothing left to read, and returns
-// what it counted.
+// runUntilIdle runs g on the test's topics until it has nothing left to
+// read, on a session of its own on the cluster at addrs (gateSession)
+// unless it has a way to its sessions, and returns what it counted.
 func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	t.Helper()
-	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
-		kgo.ConsumerGroup("core"), kgo.ConsumeTopics(inTopic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.TransactionalID("core"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	defer sess.Close()
-	g.Session, g.Output, g.DeadLetters, g.UntilIdle = sess, outTopic, deadTopic, true
+	if g.Session == nil && g.NewSession == nil {
+		g.Session = gateSession(t, addrs)
+	}
+	g.Output, g.DeadLetters, g.UntilIdle = outTopic, deadTopic, true
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := g.Run(ctx)
@@ -325,14 +319,22 @@ func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	return st
 }
 
+// newCluster starts a one-broker kfake cluster with the test's topics of
+// partitions partitions, closed at the test's end, and returns it and
+// its addresses.
+func newCluster(t *testing.T, partitions int32, opts ...kfake.Opt) (*kfake.Cluster, []string) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(partitions, inTopic, outTopic, deadTopic)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c, c.ListenAddrs()
+}
+
 // An input cannot forge its dead letter's verdict: a header of its own
 // named like the verdict's, in any case, is kept renamed, and the one
 // verdict a consumer of the dead letters finds is the gate's.
 func TestDeadLetterVerdictCannotBeForged(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 1)
 	forged := `{"subject":"elsewhere","sequence":0,"valid":true,"deliveries":1}`
 	in := &kgo.Record{Topic: inTopic, Value: []byte(`{"message_type":"core.device"}`), Headers: []kgo.RecordHeader{
 		{Key: kafka.VerdictHeader, Value: []byte(forged)},

@@ -40,19 +40,11 @@ func gateSession(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.GroupTransa
 // MESSAGE_TOO_LARGE): the transaction must abort, its records come
 // again, rather than commit the input's offsets without the copies.
 func TestGateAbortsATransactionWhoseCopyFailed(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	c, addrs := newCluster(t, 3)
 	valid := produceInput(t, addrs, 500)
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
 
-	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true,
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := g.Run(ctx)
-	require.NoError(t, err)
+	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
 	checkExactlyOnce(t, addrs, valid)
 	assert.Equal(t, len(valid), st.Messages)
@@ -68,10 +60,7 @@ func TestGateAbortsATransactionWhoseCopyFailed(t *testing.T) {
 func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
 	for _, topic := range []string{outTopic, deadTopic} {
 		t.Run(topic, func(t *testing.T) {
-			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
-			require.NoError(t, err)
-			defer c.Close()
-			addrs := c.ListenAddrs()
+			_, addrs := newCluster(t, 3)
 			adm := kadm.NewClient(readerClient(t, addrs))
 			resp, err := adm.AlterTopicConfigs(context.Background(),
 				[]kadm.AlterConfig{{Name: "max.message.bytes", Value: kadm.StringPtr("100000")}}, topic)
@@ -103,10 +92,7 @@ func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
 // session timeout (45 s by default) to stop the command. Holding no
 // transaction, it must stop within its StopTimeout.
 func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	c, addrs := newCluster(t, 3)
 	produceInput(t, addrs, 10)
 
 	// The member that vanishes: it joins, then loses its connections
@@ -165,17 +151,13 @@ func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
 // "fetching failed; trying again" every few seconds for ever, and with
 // -until-idle never exited; it must stop, saying why.
 func TestGateStopsOnAGroupItCanNeverJoin(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic),
-		kfake.GroupMinSessionTimeout(6*time.Second))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 3, kfake.GroupMinSessionTimeout(6*time.Second))
 	produceInput(t, addrs, 10)
 
 	g := &kafka.Gate{Session: gateSession(t, addrs, kgo.SessionTimeout(5*time.Second)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err = g.Run(ctx)
+	_, err := g.Run(ctx)
 	require.ErrorIs(t, err, kerr.InvalidSessionTimeout)
 	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
 	assert.NotContains(t, err.Error(), "topic ,", "a group's error named as a partition's")
@@ -189,10 +171,7 @@ func TestGateStopsOnAGroupItCanNeverJoin(t *testing.T) {
 // with status 2; it must start again on a new session, and its records
 // come again, once.
 func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	c, addrs := newCluster(t, 3)
 	valid := produceInput(t, addrs, 2000)
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Err: kerr.ProducerFenced, TopLevel: true})
 
@@ -201,13 +180,9 @@ func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
 				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 		},
-		Output: outTopic, DeadLetters: deadTopic, Batch: 64, UntilIdle: true,
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		Batch: 64, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := g.Run(ctx)
-	require.NoError(t, err)
+	st := runUntilIdle(t, addrs, g)
 	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
 	checkExactlyOnce(t, addrs, valid)
 	assert.Equal(t, len(valid), st.Messages)
@@ -222,10 +197,7 @@ func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
 // judge it to be: it is a dead letter of rule header. One that agrees
 // with the gate's is forwarded.
 func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 1)
 	_, lines := samples(t)
 	shadows := []kgo.RecordHeader{
 		{Key: "CE_TYPE", Value: []byte("core.vehicle")},
@@ -241,11 +213,7 @@ func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
 	}
 	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
 
-	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := g.Run(ctx)
-	require.NoError(t, err)
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
 	checkExactlyOnce(t, addrs, []bool{false, false, false, true})
 	assert.Equal(t, 1, st.Forwarded)
 	for _, r := range readAll(t, addrs, 3, deadTopic) {
