@@ -66,7 +66,9 @@ const batchOverhead = 61
 // A retry, on Kafka, is a batch aborted: its records come again, each
 // counted once in gate.Stats.Retries, and then once more where they end.
 // A batch is aborted when a copy or a dead letter could not be produced,
-// or its transaction could not commit.
+// or its transaction could not commit. One aborted for a topic the broker
+// no longer has makes the gate check its topics again, as at start: it
+// stops, refused, when its output or dead-letter topic was deleted.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -496,6 +498,11 @@ func (b *broker) Commit(context.Context) error {
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	case errors.Is(t.failed, kerr.UnknownTopicOrPartition):
+		// A topic it produces to is gone (deleted while it ran), or
+		// moving: Start checks them again, and refuses to go on
+		// without one, rather than read its records again for ever.
+		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}

@@ -227,3 +227,40 @@ func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestGateStopsWhenItsDeadLetterTopicIsDeleted deletes the dead-letter
+// topic under a running gate (found from outside: the gate aborted the
+// transaction of each dead letter, read it again, every five seconds for
+// ever, the messages behind it waiting). The gate must check its topics
+// again and refuse to go on, saying which is missing.
+func TestGateStopsWhenItsDeadLetterTopicIsDeleted(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 10)
+	committed := make(chan struct{}, 1)
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
+		Progress: func(gate.Stats) {
+			select {
+			case committed <- struct{}{}:
+			default:
+			}
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(ctx)
+		done <- err
+	}()
+	<-committed
+	adm := kadm.NewClient(readerClient(t, addrs))
+	_, err := adm.DeleteTopics(context.Background(), deadTopic)
+	require.NoError(t, err)
+	produceInput(t, addrs, 10)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, gate.ErrRefused)
+		assert.ErrorContains(t, err, fmt.Sprintf("dead-letter topic %q does not exist", deadTopic))
+	case <-ctx.Done():
+		t.Fatal("the gate went on without its dead-letter topic")
+	}
+}
