@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,11 +31,11 @@ import (
 // and offset.
 const VerdictHeader = "catalogue-verdict"
 
-// OriginalPrefix goes before the name of an input's header that a dead
-// letter must not carry as it is: one named VerdictHeader (in any case),
-// which would stand beside the gate's verdict as a second one, written by
-// whoever produced the input. It is kept, renamed, and no longer read as
-// a verdict.
+// OriginalPrefix goes before the name of an input's header that a copy
+// or a dead letter must not carry as it is: one named VerdictHeader (in
+// any case), which a reader would take for the gate's verdict, on a copy
+// that has none or beside a dead letter's, written by whoever produced
+// the input. It is kept, renamed, and no longer read as a verdict.
 const OriginalPrefix = "catalogue-original-"
 
 // batchOverhead is what a record batch adds to its records: its header.
@@ -65,7 +66,9 @@ const batchOverhead = 61
 // A retry, on Kafka, is a batch aborted: its records come again, each
 // counted once in gate.Stats.Retries, and then once more where they end.
 // A batch is aborted when a copy or a dead letter could not be produced,
-// or its transaction could not commit.
+// or its transaction could not commit. One aborted for a topic the broker
+// no longer has makes the gate check its topics again, as at start: it
+// stops, refused, when its output or dead-letter topic was deleted.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -76,10 +79,12 @@ type Gate struct {
 	// says, instead of Session (which must then be nil): Run makes one to
 	// start with, and a new one whenever the one it runs on has failed
 	// on an error of the connection (the brokers lost while it ended a
-	// transaction), closing each when done with it. A session that
-	// failed cannot begin another transaction; the new one aborts the
-	// transaction it left open, whose records come again, and the gate
-	// goes on with its duplicate window and its totals. With no
+	// transaction) or had its producer fenced for the first time in a
+	// minute (by a broker that aborted its transaction itself, as one
+	// back from a crash may), closing each when done with it. A session
+	// that failed cannot begin another transaction; the new one aborts
+	// the transaction it left open, whose records come again, and the
+	// gate goes on with its duplicate window and its totals. With no
 	// NewSession, Run returns such an error.
 	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
@@ -109,7 +114,9 @@ type Gate struct {
 	// StopTimeout is how long a gate told to stop takes, at most, to end
 	// the transaction under way; 0 means 10 seconds. Past it, the broker
 	// aborts the transaction when it times out, and its records come
-	// again.
+	// again. A session made by NewSession is closed within it too:
+	// closing leaves the group, which waits for a join the broker holds
+	// while the group waits for a member that vanished.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
 	// consume: every partition of its input committed to its end.
@@ -126,7 +133,11 @@ type Gate struct {
 // of a transaction that could not be ended: its producer fenced by
 // another with its transactional id, or, without NewSession, the brokers
 // lost while it ended. With NewSession, a gate whose session failed so
-// starts again on a new one, with back-off, as kafka/cmd/gate does.
+// starts again on a new one, with back-off, as kafka/cmd/gate does; a
+// fenced one once, and stops when fenced again within a minute. It
+// stops too, with the brokers' error, when they refuse its group for
+// good (a session timeout out of the range they allow, a group id or a
+// right refused).
 func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
@@ -137,9 +148,28 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	st, err := core.Run(ctx)
 	if g.NewSession != nil && b.sess != nil {
-		b.sess.Close()
+		closeWithin(b.sess, cmp.Or(g.StopTimeout, 10*time.Second))
 	}
 	return st, err
+}
+
+// closeWithin closes sess, waiting for it at most grace. Closing leaves
+// the group, which waits for a join under way; the broker holds a join
+// until every member has joined again or timed out, for as long as a
+// member that vanished (a gate killed) has to time out. A gate that
+// stops holds no transaction by then: it does not wait so long, and the
+// group times it out as it would a gate killed, once the join is
+// answered and the session closed.
+func closeWithin(sess *kgo.GroupTransactSession, grace time.Duration) {
+	closed := make(chan struct{})
+	go func() {
+		sess.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(grace):
+	}
 }
 
 // abortOpen aborts the transaction the gate's last session left open,
@@ -168,8 +198,7 @@ func abortOpen(ctx context.Context, cl *kgo.Client) error {
 
 // transient reports whether err, the error a gate stopped on, is one of
 // the connection, which a new session may not meet: not a refusal, and
-// not a producer fenced by another with its transactional id, which must
-// stop it.
+// not a producer fenced (see broker.stop).
 func transient(err error) bool {
 	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
 		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
@@ -177,6 +206,21 @@ func transient(err error) bool {
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || kerr.IsRetriable(err)
+}
+
+// refusedForGood reports whether err, an error of the session's
+// consumer, says that the brokers will never let it consume as it is
+// configured: a session timeout out of the group's range, a group id it
+// may not use, or no right to its group or topics. Waiting would not
+// help: the gate stops, saying why.
+func refusedForGood(err error) bool {
+	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
+		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // broker adapts a transactional session to gate.Broker: each batch it
@@ -188,8 +232,9 @@ type broker struct {
 	// abort that the one made after it is to abort the transaction it
 	// left open.
 	failed, abort bool
-	limit         int  // the size a record it produces must keep within (recordLimit)
-	txn           *txn // the transaction under way, or nil
+	fencedAt      time.Time // when its producer was last fenced, if ever
+	limit         int       // the size a record it produces must keep within (recordLimit)
+	txn           *txn      // the transaction under way, or nil
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -299,6 +344,31 @@ func (b *broker) Start(ctx context.Context) error {
 			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 		}
 	}
+	return b.fitsTopics(ctx, kadm.NewClient(cl))
+}
+
+// fitsTopics refuses a gate whose client may put more in a record batch
+// than its output or dead-letter topic stores (max.message.bytes): the
+// broker would refuse every batch that large, and the gate read its
+// records again for ever. A broker that does not say (its configs not
+// described to this client) is left to refuse what it must.
+func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
+	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	configs, err := adm.DescribeTopicConfigs(ctx, b.g.Output, b.g.DeadLetters)
+	if err != nil && transient(err) {
+		return fmt.Errorf("cannot reach the broker: %w", err)
+	}
+	for _, rc := range configs {
+		for _, c := range rc.Configs {
+			if c.Key != "max.message.bytes" || rc.Err != nil {
+				continue
+			}
+			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && int(batch) > limit {
+				return fmt.Errorf("%w: its topic %q stores record batches of at most %d bytes (max.message.bytes), fewer than the %d its client may put in one (kgo.ProducerBatchMaxBytes, the command's -max-record-bytes)",
+					gate.ErrRefused, rc.Name, limit, batch)
+			}
+		}
+	}
 	return nil
 }
 
@@ -319,7 +389,13 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	if len(records) == 0 {
 		var failed error
 		fs.EachError(func(topic string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			switch {
+			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			case refusedForGood(err):
+				failed = gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
+			case topic == "": // the group's, not a partition's
+				failed = cmp.Or(failed, err)
+			default:
 				failed = cmp.Or(failed, fmt.Errorf("topic %s, partition %d: %w", topic, p, err))
 			}
 		})
@@ -407,6 +483,13 @@ func (b *broker) Commit(context.Context) error {
 	t := b.txn
 	b.txn = nil
 	defer t.cancel()
+	// Its records are flushed before it is decided: End would commit
+	// the input's offsets whatever became of them, as it ends the
+	// transaction it was asked to, and a copy the broker refused for
+	// good (one too large for its limit, say) would be lost.
+	if err := b.sess.Client().Flush(t.ctx); err != nil {
+		t.fail(err)
+	}
 	t.mu.Lock()
 	commit := t.failed == nil
 	t.mu.Unlock()
@@ -419,6 +502,11 @@ func (b *broker) Commit(context.Context) error {
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	case errors.Is(t.failed, kerr.UnknownTopicOrPartition):
+		// A topic it produces to is gone (deleted while it ran), or
+		// moving: Start checks them again, and refuses to go on
+		// without one, rather than read its records again for ever.
+		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
@@ -428,12 +516,37 @@ func (b *broker) Commit(context.Context) error {
 // stop returns err, on which the session failed, as the gate is to take
 // it: with NewSession, an error of the connection makes the gate start
 // again on a new session (gate.Restart); anything else stops it.
+//
+// A producer fenced starts again too, once: a broker that aborted the
+// transaction itself (one that timed out while the broker was away, or
+// a broker that came back from a crash) fences the producer that held
+// it, with no other gate in play. A gate fenced again within
+// fencedAgain of that is taken to share its transactional id with
+// another, which a new session would only fence in turn: it stops.
 func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && fenced(err) {
+		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
+			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
+		}
+		b.fencedAt = time.Now()
+		b.failed = true
+		return gate.Restart(err)
+	}
 	if b.g.NewSession != nil && transient(err) {
 		b.failed = true
 		return gate.Restart(err)
 	}
 	return gate.Fatal(err)
+}
+
+// fencedAgain is how long after being fenced a gate that is fenced again
+// stops rather than starting again.
+const fencedAgain = time.Minute
+
+// fenced reports whether err says that another producer took the
+// gate's transactional id, or the broker fenced it.
+func fenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }
 
 // errAborted is the error of a transaction the session aborted (its
@@ -464,26 +577,46 @@ func (b *broker) State(ctx context.Context) gate.State {
 	return state
 }
 
+// maxQuoted is the most of a header's value a violation quotes: a
+// verdict must fit in a dead letter, whatever the header holds.
+const maxQuoted = 64
+
 // withIdentity returns the headers of a copy: those of hs that are not
 // the ones ce.Kafka writes, then those, written for the message of
 // identity id (which the input's agree with, or were absent), their
-// values in one allocation. When hs holds each of those once already,
-// with the value it would write, it returns hs itself: the copy shares
-// the input's headers, as a copy of the record made without the library
-// would. scratch is a buffer it may use, returned for the next call.
+// values in one allocation; a header named VerdictHeader renamed, as
+// keptHeaders does. A header of hs named as one of those in another case
+// (CE_TYPE, Content-Type) must agree with it too, or it is a violation
+// (msg.RuleHeader): a consumer that reads header names in any case would
+// read it rather than the gate's. When hs holds each of those once
+// already, with the value it would write, and no verdict, it returns hs
+// itself: the copy shares the input's headers, as a copy of the record
+// made without the library would. scratch is a buffer it may use,
+// returned for the next call.
 func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo.RecordHeader, []byte, error) {
 	same := true
 	var at ceIndex
 	at.index(hs)
+	var shadows []*msg.Violation
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
 		i, one := at.only(hs, key)
 		same = same && one && bytes.Equal(hs[i].Value, value)
+		for _, h := range hs {
+			if len(h.Key) == len(key) && h.Key != key && strings.EqualFold(h.Key, key) && !bytes.Equal(h.Value, value) {
+				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
+					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
+						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
+			}
+		}
 	})
+	if err == nil && shadows != nil {
+		err = &msg.Error{Violations: shadows}
+	}
 	if err != nil {
 		return nil, scratch, err
 	}
 	if same {
-		return hs, scratch, nil
+		return keptHeaders(hs), scratch, nil
 	}
 	out := make([]kgo.RecordHeader, 0, len(hs)+7)
 	written := make([]kgo.RecordHeader, 0, 7)
@@ -493,7 +626,7 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	if err != nil {
 		return nil, scratch, err
 	}
-	for _, h := range hs {
+	for _, h := range keptHeaders(hs) {
 		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
 			out = append(out, h)
 		}
@@ -524,9 +657,9 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 	return dead, nil
 }
 
-// keptHeaders returns the headers of an input that its dead letter keeps:
-// all of them, each one named VerdictHeader renamed with OriginalPrefix,
-// so that the one verdict a consumer finds is the gate's. It returns hs
+// keptHeaders returns the headers of an input that its copy or its dead
+// letter keeps: all of them, each one named VerdictHeader renamed with
+// OriginalPrefix, so that the one verdict a consumer finds is the gate's. It returns hs
 // itself, clipped, when none is.
 func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
 	forged := func(h kgo.RecordHeader) bool { return strings.EqualFold(h.Key, VerdictHeader) }

@@ -74,7 +74,12 @@ func startKafka(t testing.TB, cfg gatetest.Config) gatetest.Broker {
 	if !cfg.NoDeadLetter {
 		topics = append(topics, deadTopic)
 	}
-	resp, err := adm.CreateTopics(context.Background(), partitions, 1, nil, topics...)
+	// The topics say their limit too: kfake describes a topic's
+	// max.message.bytes as Kafka's default, not as the broker's
+	// message.max.bytes it enforces, and a gate refuses to start when
+	// its client may put more in a batch than its topics store.
+	limit := strconv.Itoa(int(b.limit))
+	resp, err := adm.CreateTopics(context.Background(), partitions, 1, map[string]*string{"max.message.bytes": &limit}, topics...)
 	require.NoError(t, err)
 	require.NoError(t, resp.Error())
 	return b
@@ -278,10 +283,7 @@ func (k *killable) killed() bool {
 // of it: the batches it counts are counted by gate.Gate's loop, which
 // calls Progress.
 func TestGateRunsOnTheGateCore(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 1)
 	produceInput(t, addrs, 10)
 	var callers []string
 	st := runUntilIdle(t, addrs, &kafka.Gate{
@@ -301,18 +303,15 @@ func TestGateRunsOnTheGateCore(t *testing.T) {
 	}), "Progress called by %v", callers)
 }
 
-// runUntilIdle runs g, given a session of its own on the cluster at addrs
-// and the test's topics, until it has nothing left to read, and returns
-// what it counted.
+// runUntilIdle runs g on the test's topics until it has nothing left to
+// read, on a session of its own on the cluster at addrs (gateSession)
+// unless it has a way to its sessions, and returns what it counted.
 func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	t.Helper()
-	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
-		kgo.ConsumerGroup("core"), kgo.ConsumeTopics(inTopic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.TransactionalID("core"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	defer sess.Close()
-	g.Session, g.Output, g.DeadLetters, g.UntilIdle = sess, outTopic, deadTopic, true
+	if g.Session == nil && g.NewSession == nil {
+		g.Session = gateSession(t, addrs)
+	}
+	g.Output, g.DeadLetters, g.UntilIdle = outTopic, deadTopic, true
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := g.Run(ctx)
@@ -320,14 +319,65 @@ func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	return st
 }
 
+// newCluster starts a one-broker kfake cluster with the test's topics of
+// partitions partitions, closed at the test's end, and returns it and
+// its addresses.
+func newCluster(t *testing.T, partitions int32, opts ...kfake.Opt) (*kfake.Cluster, []string) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(partitions, inTopic, outTopic, deadTopic)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c, c.ListenAddrs()
+}
+
+// A valid input cannot give its copy a verdict: a header of its own
+// named like a dead letter's verdict, in any case, is kept renamed, so
+// that a reader of the output finds no verdict on a copy.
+func TestCopyCarriesNoVerdict(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	ms, _ := samples(t)
+	forged := `{"subject":"elsewhere","sequence":0,"valid":false,"deliveries":1}`
+	var in []*kgo.Record
+	for i, withHeaders := range []bool{true, false} { // the copy shares its input's headers, or not
+		r, err := kafka.Record(inTopic, ms[i], false)
+		require.NoError(t, err)
+		if !withHeaders {
+			r.Headers = nil
+		}
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: "Catalogue-Verdict", Value: []byte(forged)})
+		in = append(in, r)
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), in...).FirstErr())
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	require.Equal(t, 2, st.Forwarded, "%+v", st)
+
+	reader := readerClient(t, addrs, kgo.ConsumeTopics(outTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var records []*kgo.Record
+	for len(records) < 2 && ctx.Err() == nil {
+		records = append(records, reader.PollFetches(ctx).Records()...)
+	}
+	require.Len(t, records, 2)
+	for _, r := range records {
+		originals := 0
+		for _, h := range r.Headers {
+			assert.False(t, strings.EqualFold(h.Key, kafka.VerdictHeader), "a verdict on a copy: %s", h.Value)
+			if h.Key == kafka.OriginalPrefix+"Catalogue-Verdict" {
+				assert.Equal(t, forged, string(h.Value))
+				originals++
+			}
+		}
+		assert.Equal(t, 1, originals)
+	}
+}
+
 // An input cannot forge its dead letter's verdict: a header of its own
 // named like the verdict's, in any case, is kept renamed, and the one
 // verdict a consumer of the dead letters finds is the gate's.
 func TestDeadLetterVerdictCannotBeForged(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, inTopic, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
+	_, addrs := newCluster(t, 1)
 	forged := `{"subject":"elsewhere","sequence":0,"valid":true,"deliveries":1}`
 	in := &kgo.Record{Topic: inTopic, Value: []byte(`{"message_type":"core.device"}`), Headers: []kgo.RecordHeader{
 		{Key: kafka.VerdictHeader, Value: []byte(forged)},

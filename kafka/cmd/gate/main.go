@@ -19,11 +19,16 @@
 // does not exist, or when it consumes either. It waits for brokers that
 // are down, and logs losing a broker and finding it again; a broker lost
 // while it ends a transaction makes it start again on a new session,
-// which aborts the transaction left open, whose records come again.
-// SIGINT and SIGTERM stop it gracefully: it ends the transaction under
-// way and prints its summary. Its exit status is 0 when it stopped so, or with
-// -until-idle once its group had consumed everything, and 2 when it
-// stopped on an error (or for a usage error).
+// which aborts the transaction left open, whose records come again; so
+// does a gate whose producer was fenced, once (a broker back from a
+// crash may fence the producer of the transaction it aborted): fenced
+// again within a minute, it stops, as another gate then shares its
+// transactional id. It stops, saying why, when the brokers refuse its
+// group for good (a -session-timeout out of the range they allow, or a
+// right refused). SIGINT and SIGTERM stop it gracefully: it ends the
+// transaction under way and prints its summary. Its exit status is 0
+// when it stopped so, or with -until-idle once its group had consumed
+// everything, and 2 when it stopped on an error (or for a usage error).
 //
 // TLS and SASL are not supported yet: the command talks plaintext to its
 // brokers.

@@ -1,0 +1,266 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+)
+
+// gateSession returns a transactional session of the group "g" on
+// inTopic, closed at the test's end.
+func gateSession(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.GroupTransactSession {
+	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{
+		kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("g-" + t.Name()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(sess.Close)
+	return sess
+}
+
+// TestGateAbortsATransactionWhoseCopyFailed makes the broker refuse, for
+// good, a produce of the gate's copies (found from outside: a broker
+// whose limit was below the gate's refused a batch of copies with
+// MESSAGE_TOO_LARGE): the transaction must abort, its records come
+// again, rather than commit the input's offsets without the copies.
+func TestGateAbortsATransactionWhoseCopyFailed(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 500)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
+
+	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Equal(t, len(valid), st.Messages)
+	assert.Positive(t, st.Retries, "the aborted transaction's records counted as retries")
+}
+
+// TestGateRefusesABatchLargerThanItsTopicsStore starts a gate whose client
+// may put more in a record batch than its output or dead-letter topic
+// stores (max.message.bytes). Found from outside: such a gate had every
+// transaction holding a full batch of copies refused with
+// MESSAGE_TOO_LARGE, and read its records again for ever. It must refuse
+// to start, saying which topic stores how much.
+func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			_, addrs := newCluster(t, 3)
+			adm := kadm.NewClient(readerClient(t, addrs))
+			resp, err := adm.AlterTopicConfigs(context.Background(),
+				[]kadm.AlterConfig{{Name: "max.message.bytes", Value: kadm.StringPtr("100000")}}, topic)
+			require.NoError(t, err)
+			require.NoError(t, resp[0].Err)
+
+			g := &kafka.Gate{Session: gateSession(t, addrs, kgo.ProducerBatchMaxBytes(200_000)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = g.Run(ctx)
+			require.ErrorIs(t, err, gate.ErrRefused)
+			assert.ErrorContains(t, err, fmt.Sprintf("%q", topic))
+			assert.ErrorContains(t, err, "100000")
+
+			// Within the topics' limit, it starts.
+			g = &kafka.Gate{Session: gateSession(t, addrs, kgo.ProducerBatchMaxBytes(100_000), kgo.TransactionalID("within")),
+				Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+			_, err = g.Run(ctx)
+			require.NoError(t, err)
+		})
+	}
+}
+
+// TestGateStopsWhileItsGroupWaitsForAVanishedMember stops a gate that is
+// joining its group while the group waits for a member that vanished
+// (a gate killed with SIGKILL, found from outside): the broker holds the
+// join until that member's session times out, and closing the session
+// left the group only once the join was answered, so SIGTERM took the
+// session timeout (45 s by default) to stop the command. Holding no
+// transaction, it must stop within its StopTimeout.
+func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	produceInput(t, addrs, 10)
+
+	// The member that vanishes: it joins, then loses its connections
+	// without leaving.
+	const vanished = time.Minute
+	d := &killable{}
+	member, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.Dialer(d.dial), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+		kgo.SessionTimeout(vanished), kgo.RebalanceTimeout(vanished), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	require.NoError(t, err)
+	defer member.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NotEmpty(t, member.PollRecords(ctx, 1).Records(), "the member never joined")
+	d.kill()
+
+	joining := make(chan struct{})
+	observe := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.JoinGroup}, Observe: true, Count: -1})
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		},
+		Output: outTopic, DeadLetters: deadTopic, StopTimeout: time.Second,
+		Progress: func(gate.Stats) { t.Error("the gate committed a transaction while its group waited") },
+	}
+	run, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(run)
+		done <- err
+	}()
+	go func() {
+		for observe.Hits() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(joining)
+	}()
+	select {
+	case <-joining:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gate never asked to join")
+	}
+	time.Sleep(500 * time.Millisecond) // the join held by the broker
+	stop()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(vanished / 2):
+		t.Fatal("the gate did not stop while its group waited for the vanished member")
+	}
+}
+
+// TestGateStopsOnAGroupItCanNeverJoin starts a gate whose session timeout
+// its broker refuses (found from outside: -session-timeout 5s against a
+// broker whose group.min.session.timeout.ms is 6 s). The gate logged
+// "fetching failed; trying again" every few seconds for ever, and with
+// -until-idle never exited; it must stop, saying why.
+func TestGateStopsOnAGroupItCanNeverJoin(t *testing.T) {
+	_, addrs := newCluster(t, 3, kfake.GroupMinSessionTimeout(6*time.Second))
+	produceInput(t, addrs, 10)
+
+	g := &kafka.Gate{Session: gateSession(t, addrs, kgo.SessionTimeout(5*time.Second)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := g.Run(ctx)
+	require.ErrorIs(t, err, kerr.InvalidSessionTimeout)
+	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	assert.NotContains(t, err.Error(), "topic ,", "a group's error named as a partition's")
+}
+
+// TestGateStartsAgainWhenItsBrokerFencedIt has the broker answer the end
+// of a transaction with PRODUCER_FENCED, as a broker killed and started
+// again answered the gate's open transaction (found from outside; a
+// broker that aborts a transaction timed out during an outage does the
+// same), with no other gate using its transactional id. The gate exited
+// with status 2; it must start again on a new session, and its records
+// come again, once.
+func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 2000)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Err: kerr.ProducerFenced, TopLevel: true})
+
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		},
+		Batch: 64, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+	}
+	st := runUntilIdle(t, addrs, g)
+	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Equal(t, len(valid), st.Messages)
+}
+
+// TestGateDeadLettersAHeaderThatShadowsOneItWrites produces valid messages
+// whose headers include one named as a header the gate writes in another
+// case, with another value (found from outside: CE_TYPE=core.vehicle
+// beside the gate's ce_type=core.device, Ce_Id with another id,
+// Content-Type: text/plain, all forwarded). A consumer that reads header
+// names in any case would read the message as what the gate did not
+// judge it to be: it is a dead letter of rule header. One that agrees
+// with the gate's is forwarded.
+func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	_, lines := samples(t)
+	shadows := []kgo.RecordHeader{
+		{Key: "CE_TYPE", Value: []byte("core.vehicle")},
+		{Key: "Ce_Id", Value: []byte("0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21")},
+		{Key: "Content-Type", Value: []byte("text/plain")},
+		{Key: "Content-Type", Value: []byte("application/json")}, // agrees
+	}
+	var records []*kgo.Record
+	for i, h := range shadows {
+		body := withNewID(t, lines[1]) // a valid core.device
+		records = append(records, &kgo.Record{Topic: inTopic, Value: body,
+			Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}, h}})
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
+
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	checkExactlyOnce(t, addrs, []bool{false, false, false, true})
+	assert.Equal(t, 1, st.Forwarded)
+	for _, r := range readAll(t, addrs, 3, deadTopic) {
+		for _, h := range r.Headers {
+			if h.Key == kafka.VerdictHeader {
+				v, err := gate.ParseVerdict(h.Value)
+				require.NoError(t, err)
+				require.Len(t, v.Violations, 1, "%s", h.Value)
+				assert.Equal(t, msg.RuleHeader, v.Violations[0].Rule)
+			}
+		}
+	}
+}
+
+// TestGateStopsWhenItsDeadLetterTopicIsDeleted deletes the dead-letter
+// topic under a running gate (found from outside: the gate aborted the
+// transaction of each dead letter, read it again, every five seconds for
+// ever, the messages behind it waiting). The gate must check its topics
+// again and refuse to go on, saying which is missing.
+func TestGateStopsWhenItsDeadLetterTopicIsDeleted(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 10)
+	committed := make(chan struct{}, 1)
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
+		Progress: func(gate.Stats) {
+			select {
+			case committed <- struct{}{}:
+			default:
+			}
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(ctx)
+		done <- err
+	}()
+	<-committed
+	adm := kadm.NewClient(readerClient(t, addrs))
+	_, err := adm.DeleteTopics(context.Background(), deadTopic)
+	require.NoError(t, err)
+	produceInput(t, addrs, 10)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, gate.ErrRefused)
+		assert.ErrorContains(t, err, fmt.Sprintf("dead-letter topic %q does not exist", deadTopic))
+	case <-ctx.Done():
+		t.Fatal("the gate went on without its dead-letter topic")
+	}
+}
