@@ -577,18 +577,12 @@ func (b *broker) State(ctx context.Context) gate.State {
 	return state
 }
 
-// maxQuoted is the most of a header's value a violation quotes: a
-// verdict must fit in a dead letter, whatever the header holds.
-const maxQuoted = 64
-
 // withIdentity returns the headers of a copy: those of hs that are not
 // the ones ce.Kafka writes, then those, written for the message of
-// identity id (which the input's agree with, or were absent), their
-// values in one allocation; a header named VerdictHeader renamed, as
-// keptHeaders does. A header of hs named as one of those in another case
-// (CE_TYPE, Content-Type) must agree with it too, or it is a violation
-// (msg.RuleHeader): a consumer that reads header names in any case would
-// read it rather than the gate's. When hs holds each of those once
+// identity id (which the input's agree with, or were absent, and those
+// named so in another case too: see shadowed), their values in one
+// allocation; a header named VerdictHeader renamed, as keptHeaders does.
+// When hs holds each of those once
 // already, with the value it would write, and no verdict, it returns hs
 // itself: the copy shares the input's headers, as a copy of the record
 // made without the library would. scratch is a buffer it may use,
@@ -597,21 +591,10 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	same := true
 	var at ceIndex
 	at.index(hs)
-	var shadows []*msg.Violation
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
 		i, one := at.only(hs, key)
 		same = same && one && bytes.Equal(hs[i].Value, value)
-		for _, h := range hs {
-			if len(h.Key) == len(key) && h.Key != key && strings.EqualFold(h.Key, key) && !bytes.Equal(h.Value, value) {
-				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
-					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
-						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
-			}
-		}
 	})
-	if err == nil && shadows != nil {
-		err = &msg.Error{Violations: shadows}
-	}
 	if err != nil {
 		return nil, scratch, err
 	}

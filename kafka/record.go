@@ -1,10 +1,13 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -332,7 +335,9 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // then ce_type, then the message's message_type (decision 15). Every one
 // of them that is present must agree, or the message is invalid, with a
 // violation of rule msg.RuleHeader; so must the other headers, as package
-// ce checks them. A framing whose registry id the table does not have,
+// ce checks them, and a header named as one of them in another case
+// (CE_TYPE, Content-Type), which a reader of names in any case would
+// take for it. A framing whose registry id the table does not have,
 // like a ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
 // value that starts with the framing's magic byte but is too short for it
@@ -345,6 +350,16 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 // the gate, which holds the record until its copy is stored,
 // ce.Kafka.Borrowing().
 func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
+	m, id, err := decodeValue(kinds, r, b)
+	if err == nil {
+		err = shadowed(r.Headers, id)
+	}
+	return m, id, err
+}
+
+// decodeValue decodes r's value, framed or not, with its headers, as
+// decodeIdentity says.
+func decodeValue(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
 	id, body, framed, err := Unframe(r.Value)
 	if err != nil {
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
@@ -388,6 +403,55 @@ func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message,
 	}
 	return m, ident, err
 }
+
+// shadowed returns the violations (msg.RuleHeader) of the headers of hs
+// named as one of those ce.Kafka reads and writes but in another case
+// (CE_TYPE, Content-Type) that do not say what that one says for the
+// message of identity id: a consumer that reads header names in any case
+// would read them, and a gate's copy would carry them beside its own.
+// Such a header is rare: the headers are written for id only when there
+// is one.
+func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
+	if !slices.ContainsFunc(hs, func(h kgo.RecordHeader) bool { return ceName(h.Key) < 0 && ceNameInCase(h.Key) }) {
+		return nil
+	}
+	var shadows []*msg.Violation
+	_, err := ce.Kafka.AppendHeaders(nil, id, func(key string, value []byte) {
+		for _, h := range hs {
+			if len(h.Key) == len(key) && h.Key != key && strings.EqualFold(h.Key, key) && !bytes.Equal(h.Value, value) {
+				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
+					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
+						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if shadows != nil {
+		return &msg.Error{Violations: shadows}
+	}
+	return nil
+}
+
+// ceNameInCase reports whether key is, in some case, the name of a header
+// ce.Kafka reads and writes.
+func ceNameInCase(key string) bool {
+	for _, name := range ceHeaderNames {
+		if len(key) == len(name) && strings.EqualFold(key, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ceHeaderNames are the names ceName knows, in its order.
+var ceHeaderNames = [ceNames]string{"content-type", "ce_" + ce.AttrSpecVersion, "ce_" + ce.AttrID, "ce_" + ce.AttrType,
+	"ce_" + ce.AttrSource, "ce_" + ce.AttrTime, "ce_" + ce.AttrDataSchema}
+
+// maxQuoted is the most of a header's value a violation quotes: a
+// verdict must fit in a dead letter, whatever the header holds.
+const maxQuoted = 64
 
 // breaks reports whether err lists a violation at path: a member the
 // body breaks says nothing that could contradict a header.

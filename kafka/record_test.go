@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -293,4 +294,39 @@ func returned(t *testing.T, m msg.Message, id msg.Identity, err error) string {
 		}
 	}
 	return b.String()
+}
+
+// A consumer decodes as the gate judges: a header named as one of the
+// ce_ headers in another case must say what that one says, or the record
+// is invalid, with a violation of rule header; one that agrees is kept.
+func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
+	ms, _ := samples(t)
+	m := ms[0]
+	r, err := kafka.Record("t", m, false)
+	require.NoError(t, err)
+	id := m.Identity()
+	for _, c := range []struct {
+		key, value string
+		ok         bool
+	}{
+		{"CE_TYPE", "core.vehicle", false},
+		{"Ce_Id", "6f1c6f0e-0000-4000-8000-000000000000", false},
+		{"Content-Type", "text/plain", false},
+		{"CE_TYPE", id.Kind.Name, true},
+		{"X-Other", "anything", true},
+	} {
+		shadowed := *r
+		shadowed.Headers = append(slices.Clip(r.Headers), kgo.RecordHeader{Key: c.key, Value: []byte(c.value)})
+		got, err := kafka.Decode(catalogue.Kinds, &shadowed)
+		if c.ok {
+			require.NoError(t, err, "%s: %s", c.key, c.value)
+			assert.Equal(t, m, got)
+			continue
+		}
+		var e *msg.Error
+		require.ErrorAs(t, err, &e, "%s: %s", c.key, c.value)
+		require.Len(t, e.Violations, 1)
+		assert.Equal(t, msg.RuleHeader, e.Violations[0].Rule)
+		assert.Contains(t, e.Violations[0].Message, c.key)
+	}
 }
