@@ -323,6 +323,21 @@ func (b Binding) keys() *[nHeaders]string {
 	return keysOf(b)
 }
 
+// HeaderInOtherCase returns the name of the binding's header (its
+// content type's or one of its CloudEvents attributes') that key spells
+// in another case, as CE_TYPE spells Kafka's ce_type; "" when key is one
+// of them as it is, or none of them. A reader that ignores the case of
+// header names could take such a header for the binding's own, so a gate
+// or a consumer treats it as one: it must agree, or it is a violation.
+func (b Binding) HeaderInOtherCase(key string) string {
+	for _, name := range b.keys() {
+		if len(key) == len(name) && key != name && strings.EqualFold(key, name) {
+			return name
+		}
+	}
+	return ""
+}
+
 // headers holds the values of the headers read, and which were present.
 type headers struct {
 	v   [nHeaders]string

@@ -449,3 +449,27 @@ func TestAppendHeadersGivesWhatWriteSets(t *testing.T) {
 	}
 	require.NotZero(t, n)
 }
+
+// HeaderInOtherCase names the binding's header a name spells in another
+// case, and nothing for the header itself, another binding's, or a name
+// that folds to one only by a rune of another length.
+func TestHeaderInOtherCase(t *testing.T) {
+	for _, c := range []struct {
+		b         ce.Binding
+		key, want string
+	}{
+		{ce.Kafka, "CE_TYPE", "ce_type"},
+		{ce.Kafka, "Ce_Id", "ce_id"},
+		{ce.Kafka, "Content-Type", "content-type"},
+		{ce.Kafka, "ce_type", ""},
+		{ce.Kafka, "ce-type", ""},
+		{ce.Kafka, "ce_ſource", ""}, // ſ folds to s, but is two bytes
+		{ce.NATS, "CE-ID", "ce-id"},
+		{ce.NATS, "content-type", "Content-Type"},
+		{ce.NATS, "Content-Type", ""},
+		{ce.NATS, "ce_id", ""},
+		{ce.NATS, "X-Other", ""},
+	} {
+		assert.Equal(t, c.want, c.b.HeaderInOtherCase(c.key), "%s", c.key)
+	}
+}

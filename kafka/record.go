@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -412,13 +411,14 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, ms
 // Such a header is rare: the headers are written for id only when there
 // is one.
 func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
-	if !slices.ContainsFunc(hs, func(h kgo.RecordHeader) bool { return ceName(h.Key) < 0 && ceNameInCase(h.Key) }) {
+	// The usual names are found by ceName's switch, without the search.
+	if !slices.ContainsFunc(hs, func(h kgo.RecordHeader) bool { return ceName(h.Key) < 0 && ce.Kafka.HeaderInOtherCase(h.Key) != "" }) {
 		return nil
 	}
 	var shadows []*msg.Violation
 	_, err := ce.Kafka.AppendHeaders(nil, id, func(key string, value []byte) {
 		for _, h := range hs {
-			if len(h.Key) == len(key) && h.Key != key && strings.EqualFold(h.Key, key) && !bytes.Equal(h.Value, value) {
+			if ce.Kafka.HeaderInOtherCase(h.Key) == key && !bytes.Equal(h.Value, value) {
 				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
 					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
 						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
@@ -433,21 +433,6 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 	}
 	return nil
 }
-
-// ceNameInCase reports whether key is, in some case, the name of a header
-// ce.Kafka reads and writes.
-func ceNameInCase(key string) bool {
-	for _, name := range ceHeaderNames {
-		if len(key) == len(name) && strings.EqualFold(key, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// ceHeaderNames are the names ceName knows, in its order.
-var ceHeaderNames = [ceNames]string{"content-type", "ce_" + ce.AttrSpecVersion, "ce_" + ce.AttrID, "ce_" + ce.AttrType,
-	"ce_" + ce.AttrSource, "ce_" + ce.AttrTime, "ce_" + ce.AttrDataSchema}
 
 // maxQuoted is the most of a header's value a violation quotes: a
 // verdict must fit in a dead letter, whatever the header holds.

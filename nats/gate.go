@@ -533,7 +533,7 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	}
 	var names []string
 	for k := range in.Header {
-		if !validKey(k) || ceName(k) != "" {
+		if !validKey(k) || ce.NATS.HeaderInOtherCase(k) != "" {
 			names = append(names, k)
 		}
 	}
@@ -541,7 +541,7 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	for _, k := range names {
 		q, _ := json.Marshal(k)
 		why := "not a header name NATS publishes"
-		if name := ceName(k); name != "" {
+		if name := ce.NATS.HeaderInOtherCase(k); name != "" {
 			why = "the header " + name + " in another case: a reader that ignores case could take it for the one checked"
 		}
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
@@ -554,21 +554,6 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 		return m, id, e
 	}
 	return m, id, &msg.Error{Violations: bad}
-}
-
-// ceNames are the names of the headers of decision 14 on NATS.
-var ceNames = [...]string{ce.NATS.ContentType, ce.NATS.Prefix + ce.AttrSpecVersion, ce.NATS.Prefix + ce.AttrID,
-	ce.NATS.Prefix + ce.AttrType, ce.NATS.Prefix + ce.AttrSource, ce.NATS.Prefix + ce.AttrTime, ce.NATS.Prefix + ce.AttrDataSchema}
-
-// ceName returns the name of decision 14 that k is in another case
-// (CE-ID for ce-id), or "".
-func ceName(k string) string {
-	for _, name := range ceNames {
-		if len(k) == len(name) && k != name && strings.EqualFold(k, name) {
-			return name
-		}
-	}
-	return ""
 }
 
 // closePuller ends the subscription of the puller, if there is one.
