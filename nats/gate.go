@@ -123,12 +123,25 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	}
 	// The operator's mistakes first, before the server is asked anything
 	// or a consumer is made on it.
-	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
+	outs := [...]struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}}
+	// readsOwn refuses an input, read by filters, that covers the subject
+	// of out.
+	readsOwn := func(filters []string, out struct{ what, subject string }) error {
+		for _, f := range filters {
+			if subjectsOverlap(f, out.subject) {
+				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
+			}
+		}
+		return nil
+	}
+	for _, out := range outs {
 		if !literal(out.subject) {
 			return refuse("the %s subject %q is not one subject to publish to (a wildcard, a space or an empty token)", out.what, out.subject)
 		}
-		if g.From == nil && subjectsOverlap(g.Input, out.subject) {
-			return refuse("the input %s covers the %s subject %s: the gate would read its own copies", g.Input, out.what, out.subject)
+		if g.From == nil {
+			if err := readsOwn([]string{g.Input}, out); err != nil {
+				return err
+			}
 		}
 	}
 	if g.Output == g.DeadLetter {
@@ -220,15 +233,13 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		g.From = nil
 		return refuse("the durable consumer %s reads %s, not the input %s: name its subject as the input, or another durable", g.Durable, strings.Join(filters, " "), g.Input)
 	}
-	for _, out := range []struct{ what, subject string }{{"output", g.Output}, {"dead-letter", g.DeadLetter}} {
-		for _, f := range filters {
-			if subjectsOverlap(f, out.subject) {
-				return refuse("the input %s covers the %s subject %s: the gate would read its own copies", f, out.what, out.subject)
-			}
+	for _, out := range outs {
+		if err := readsOwn(filters, out); err != nil {
+			return err
 		}
 	}
 	b.incarnation = incarnation(inInfo)
-	if b.pull == nil || b.pull.subject != newPuller(g.JetStream, info).subject {
+	if b.pull == nil || b.pull.subject != pullSubject(g.JetStream, info) {
 		b.closePuller()
 		b.pull = newPuller(g.JetStream, info)
 	}

@@ -43,6 +43,15 @@ type puller struct {
 // newPuller returns a puller of the consumer named in info, through the
 // JetStream API of js.
 func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
+	nc := js.Conn()
+	return &puller{nc: nc, subject: pullSubject(js, info), inbox: nc.NewInbox(),
+		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
+		msgs: make(chan *natsgo.Msg, 1024)}
+}
+
+// pullSubject returns the subject of the requests for the messages of the
+// consumer named in info, through the JetStream API of js.
+func pullSubject(js jetstream.JetStream, info *jetstream.ConsumerInfo) string {
 	o := js.Options()
 	prefix := jetstream.DefaultAPIPrefix
 	switch {
@@ -51,10 +60,7 @@ func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
 	case o.APIPrefix != "":
 		prefix = strings.TrimSuffix(o.APIPrefix, ".") + "."
 	}
-	nc := js.Conn()
-	return &puller{nc: nc, subject: prefix + "CONSUMER.MSG.NEXT." + info.Stream + "." + info.Name, inbox: nc.NewInbox(),
-		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
-		msgs: make(chan *natsgo.Msg, 1024)}
+	return prefix + "CONSUMER.MSG.NEXT." + info.Stream + "." + info.Name
 }
 
 // noWaitExpires is how long a request that does not wait for messages
