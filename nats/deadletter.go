@@ -45,7 +45,7 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 			}
 			k = OriginalPrefix + escapeKey(k)
 		case !validKey(k):
-			// Only a dead letter has one (see jsBroker.DecodeIdentity).
+			// Only a dead letter has one (see judge).
 			k = OriginalPrefix + escapeKey(k)
 		}
 		// The values are shared, not copied: headers are replaced with

@@ -276,10 +276,7 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 			return w, fmt.Errorf("nats: reading the %s stream %s: %w", out.what, name, err)
 		}
 		cfg := (*out.stream).CachedInfo().Config
-		*out.limit = maxPayload
-		if m := int(cfg.MaxMsgSize); m > 0 {
-			*out.limit = min(m, maxPayload)
-		}
+		*out.limit = streamLimit(cfg, maxPayload)
 		switch {
 		case *out.limit < MinMaxPayload:
 			return w, refuse("the %s stream %s stores messages of at most %d bytes, below %d", out.what, name, *out.limit, MinMaxPayload)
@@ -294,6 +291,15 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 	}
 	b.deadNow.Store(0)
 	return w, nil
+}
+
+// streamLimit returns the size of the largest message a stream of
+// configuration cfg stores, on a server whose limit is maxPayload.
+func streamLimit(cfg jetstream.StreamConfig, maxPayload int) int {
+	if m := int(cfg.MaxMsgSize); m > 0 {
+		return min(m, maxPayload)
+	}
+	return maxPayload
 }
 
 // incarnation names one life of a stream: its name and the time it was
@@ -467,11 +473,7 @@ func (b *jsBroker) readLimits() {
 		if err != nil {
 			return was // asked again after the next refusal
 		}
-		n := int(b.js.Conn().MaxPayload())
-		if m := int(info.Config.MaxMsgSize); m > 0 {
-			n = min(n, m)
-		}
-		return n
+		return streamLimit(info.Config, int(b.js.Conn().MaxPayload()))
 	}
 	b.outLimit = limit(b.out, b.outLimit)
 	b.deadNow.Store(int64(limit(b.dead, b.deadLimit)))
