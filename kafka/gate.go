@@ -200,8 +200,7 @@ func abortOpen(ctx context.Context, cl *kgo.Client) error {
 // the connection, which a new session may not meet: not a refusal, and
 // not a producer fenced (see broker.stop).
 func transient(err error) bool {
-	if errors.Is(err, gate.ErrRefused) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) ||
-		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+	if errors.Is(err, gate.ErrRefused) || fenced(err) || errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
 		return false
 	}
 	var netErr net.Error
@@ -353,7 +352,7 @@ func (b *broker) Start(ctx context.Context) error {
 // records again for ever. A broker that does not say (its configs not
 // described to this client) is left to refuse what it must.
 func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
-	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	batch := b.batchBytes()
 	configs, err := adm.DescribeTopicConfigs(ctx, b.g.Output, b.g.DeadLetters)
 	if err != nil && transient(err) {
 		return fmt.Errorf("cannot reach the broker: %w", err)
@@ -363,7 +362,7 @@ func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 			if c.Key != "max.message.bytes" || rc.Err != nil {
 				continue
 			}
-			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && int(batch) > limit {
+			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && batch > limit {
 				return fmt.Errorf("%w: its topic %q stores record batches of at most %d bytes (max.message.bytes), fewer than the %d its client may put in one (kgo.ProducerBatchMaxBytes, the command's -max-record-bytes)",
 					gate.ErrRefused, rc.Name, limit, batch)
 			}
@@ -674,12 +673,18 @@ func recordSize(r *kgo.Record) int {
 // recordLimit returns the size a record the gate produces must keep
 // within: MaxRecordBytes, and no more than the client puts in a batch.
 func (b *broker) recordLimit() int {
-	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
-	limit := int(batch) - batchOverhead
+	limit := b.batchBytes() - batchOverhead
 	if b.g.MaxRecordBytes > 0 {
 		limit = min(limit, b.g.MaxRecordBytes)
 	}
 	return limit
+}
+
+// batchBytes returns the most the session's client puts in a record
+// batch (kgo.ProducerBatchMaxBytes).
+func (b *broker) batchBytes() int {
+	batch, _ := b.sess.Client().OptValue(kgo.ProducerBatchMaxBytes).(int32)
+	return int(batch)
 }
 
 // afterStop returns a context that is done grace after ctx is.
