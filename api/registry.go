@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetkit/catalogue/compat"
 	"github.com/fleetkit/catalogue/internal/jsontext"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
 
@@ -983,9 +984,9 @@ func firstDifference(a, b any, at string) string {
 			av, inA := a[k]
 			bv, inB := b[k]
 			if inA != inB {
-				return at + "/" + pointerToken(k)
+				return msg.Pointer(at, k)
 			}
-			if d := firstDifference(av, bv, at+"/"+pointerToken(k)); d != "" {
+			if d := firstDifference(av, bv, msg.Pointer(at, k)); d != "" {
 				return d
 			}
 		}
@@ -1009,11 +1010,6 @@ func firstDifference(a, b any, at string) string {
 		return at
 	}
 	return ""
-}
-
-// pointerToken escapes a member name as a JSON Pointer reference token.
-func pointerToken(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
 
 // canonicalNumber returns a JSON number's value in one spelling, its

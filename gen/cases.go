@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fleetkit/catalogue/internal/goname"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // A oneOf or an anyOf beside a type ({"type": "integer", "oneOf": [...]})
@@ -76,7 +77,7 @@ func (b *builder) buildCases(path, name string, n node, required bool) (*field, 
 		}
 		cs := &caseSet{Rule: "dependentSchemas", Members: names}
 		for _, m := range names {
-			c, err := b.buildCase(path+"/dependentSchemas/"+pointerToken(m), name, typ, f, deps[m])
+			c, err := b.buildCase(msg.Pointer(path+"/dependentSchemas", m), name, typ, f, deps[m])
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // patternProperties and additionalProperties as a schema. The members
@@ -59,7 +61,7 @@ func (b *builder) extraSchemas(m *message, path string, n node, props map[string
 	}
 	prefix := unexport(m.GoName)
 	for i, k := range keys {
-		at := path + "/patternProperties/" + pointerToken(k)
+		at := msg.Pointer(path+"/patternProperties", k)
 		re2, err := ecmaToRE2(k)
 		if err != nil {
 			return fmt.Errorf("%s: pattern %s: %v", at, strconv.Quote(k), err)
@@ -110,11 +112,6 @@ func (b *builder) extraValue(path, goName string, raw json.RawMessage) (*field, 
 		}
 	}
 	return f, nil
-}
-
-// pointerToken escapes a member name for a JSON Pointer.
-func pointerToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // extras writes m's compiled patterns, the functions that check the
