@@ -98,7 +98,7 @@ func appendMembers(rows *[]*member, schema string, obj []keyword, prefix string,
 		}
 	}
 	for _, p := range props {
-		ptr := prefix + "/" + pointerEscaper.Replace(p.Name)
+		ptr := msg.Pointer(prefix, p.Name) // as a violation names the member
 		kws, ok := object(p.Value)
 		if !ok {
 			// A boolean schema: true takes any value, false none.
@@ -125,10 +125,6 @@ func appendMembers(rows *[]*member, schema string, obj []keyword, prefix string,
 	}
 	return nil
 }
-
-// pointerEscaper escapes a member name as a JSON Pointer segment (RFC
-// 6901), as msg's violations write it.
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // describe returns the row of the member at ptr whose schema has the
 // keywords kws.
