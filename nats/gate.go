@@ -2,7 +2,6 @@ package nats
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -552,12 +551,11 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		q, _ := json.Marshal(k)
 		why := "not a header name NATS publishes"
 		if name := ce.NATS.HeaderInOtherCase(k); name != "" {
 			why = "the header " + name + " in another case: a reader that ignores case could take it for the one checked"
 		}
-		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(msg.AppendJSONString(nil, k))})
 	}
 	if bad == nil {
 		return m, id, err

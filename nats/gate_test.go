@@ -328,6 +328,37 @@ func TestGateEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 	assert.Equal(t, n-1, got, "dead letters read back: %v", batch.Error())
 }
 
+// The verdict quotes a header name NATS does not publish as the library
+// writes every string of a verdict (msg.AppendJSONString), its '<', '>'
+// and '&' as they are: encoding/json wrote them \u003c, \u003e and
+// \u0026, so that the dead letter's text differed from what msgcheck and
+// the Kafka gate write for the same value.
+func TestGateQuotesABadHeaderNameAsTheLibraryDoes(t *testing.T) {
+	b := startBroker(t)
+	valid, err := newMsg("in.x", newGen(23).valid())
+	require.NoError(t, err)
+	const name = "<b>&x"
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\n"+name+": y\r\n\r\n", valid.Data)
+	for deadline := time.Now().Add(10 * time.Second); b.count("IN") < 1; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "not stored")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.DeadLetters)
+	dead := b.all("DEAD")
+	require.Len(t, dead, 1)
+	v, err := ParseVerdict(dead[0].Header)
+	require.NoError(t, err)
+	require.NotEmpty(t, v.Violations)
+	last := v.Violations[len(v.Violations)-1]
+	assert.Equal(t, msg.RuleHeader, last.Rule)
+	assert.Equal(t, string(msg.AppendJSONString(nil, name)), last.Value)
+	assert.Contains(t, dead[0].Header.Get(VerdictHeader), `"value":"\"<b>&x\""`)
+}
+
 // Nothing a producer sets passes into the output as a header that
 // readers take for another: a Catalogue-Verdict on a valid message was
 // forwarded as it came, so that ParseVerdict found a verdict on a copy
