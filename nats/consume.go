@@ -77,7 +77,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 	// Pulled as the gate pulls (puller): nats.go's iterator takes a
 	// stored message with an empty body and a Status header for the
 	// server's own status, and never hands it over.
-	p := newPuller(c.JetStream, info)
+	p := newPuller(c.JetStream, c.From, info)
 	defer p.close()
 	batch := orDefault(c.Batch, 100)
 	for ctx.Err() == nil {

@@ -240,7 +240,11 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	b.incarnation = incarnation(inInfo)
 	if b.pull == nil || b.pull.subject != pullSubject(g.JetStream, info) {
 		b.closePuller()
-		b.pull = newPuller(g.JetStream, info)
+		b.pull = newPuller(g.JetStream, g.From, info)
+	} else {
+		// The same consumer: its limits as they are now.
+		b.pull.cons = g.From
+		b.pull.setLimits(info.Config)
 	}
 	return nil
 }

@@ -476,6 +476,46 @@ func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
 	}
 }
 
+// A gate follows its durable consumer's limits when the operator changes
+// them under it (nats consumer edit), or when it starts again on a
+// consumer changed since: it read them once, and asked for more than the
+// consumer now allows, refused every time, for ever.
+func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*jetstream.ConsumerConfig)
+	}{
+		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
+		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
+		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, gjs := connect(t, b.url)
+			gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 200 * time.Millisecond}
+			stop := goGate(ctx, gt)
+			defer stop()
+			g := newGen(32)
+			for b.count("OUT") == 0 { // the gate has started: it forwards one
+				b.publishValid(g, 1)
+				time.Sleep(50 * time.Millisecond)
+			}
+			b.durable("gate", "in.>", c.edit)
+			const n = 300
+			b.publishValid(g, n)
+			for b.count("OUT") < n+1 {
+				require.NoError(t, ctx.Err(), "the gate forwarded %d of %d", b.count("OUT"), n+1)
+				time.Sleep(20 * time.Millisecond)
+			}
+			st, err := stop()
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, st.Messages, n+1)
+		})
+	}
+}
+
 // A gate refuses a durable consumer that would end messages the gate has
 // not: one without explicit acknowledgements (AckNone takes a message as
 // acknowledged once delivered, and AckAll every message before the one

@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -30,9 +31,12 @@ type puller struct {
 	inbox   string // each request answers to inbox.<n>
 	n       uint64
 	// The consumer's limits on a request (see requestBatch; and
-	// MaxRequestExpires, which it refuses beyond); 0 for none.
+	// MaxRequestExpires, which it refuses beyond); 0 for none. They are
+	// read again from cons when it refuses a request beyond them: the
+	// operator may change them under a running gate.
 	maxBatch   int
 	maxExpires time.Duration
+	cons       jetstream.Consumer
 
 	mu   sync.Mutex // guards sub, which a fetch makes when there is none
 	sub  *natsgo.Subscription
@@ -40,13 +44,30 @@ type puller struct {
 	done chan struct{}    // closed when sub is
 }
 
-// newPuller returns a puller of the consumer named in info, through the
-// JetStream API of js.
-func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
+// newPuller returns a puller of cons, whose information is info, through
+// the JetStream API of js.
+func newPuller(js jetstream.JetStream, cons jetstream.Consumer, info *jetstream.ConsumerInfo) *puller {
 	nc := js.Conn()
-	return &puller{nc: nc, subject: pullSubject(js, info), inbox: nc.NewInbox(),
-		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
+	p := &puller{nc: nc, subject: pullSubject(js, info), inbox: nc.NewInbox(), cons: cons,
 		msgs: make(chan *natsgo.Msg, 1024)}
+	p.setLimits(info.Config)
+	return p
+}
+
+// setLimits sets the limits on a request to those of a consumer of
+// configuration c. It is called from the goroutine that fetches.
+func (p *puller) setLimits(c jetstream.ConsumerConfig) {
+	p.maxBatch, p.maxExpires = requestBatch(c), c.MaxRequestExpires
+}
+
+// readLimits reads the consumer's limits on a request again, after it
+// refused one beyond them.
+func (p *puller) readLimits() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if info, err := p.cons.Info(ctx); err == nil {
+		p.setLimits(info.Config)
+	}
 }
 
 // pullSubject returns the subject of the requests for the messages of the
@@ -146,6 +167,11 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 			description := m.Header.Get("Description")
 			if strings.EqualFold(description, "Consumer Deleted") {
 				return msgs, jetstream.ErrConsumerDeleted
+			}
+			if strings.HasPrefix(description, "Exceeded MaxRequest") {
+				// Its limits lowered since they were read: the next
+				// request keeps to them.
+				p.readLimits()
 			}
 			return msgs, fmt.Errorf("nats: pulling from the consumer: %s", description)
 		case "503":
