@@ -88,7 +88,9 @@ const MinMaxPayload = gate.MinLimit
 // waited out with back-off, and logged, not returned: the messages
 // involved come again. It returns an error wrapping ErrRefused if the
 // gate cannot work, and an error if From is deleted (its stream deleted
-// or made again, say).
+// or made again, say), or if the server denies the gate's credentials a
+// right it needs (to publish to Output or DeadLetter, or to read the
+// output stream), the messages involved left to come again.
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 	b := &jsBroker{g: g, js: g.JetStream}
 	defer b.closePuller()
@@ -104,9 +106,11 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // would drop messages the gate has not stored (an ack policy other than
 // explicit, a MaxDeliver), a stream would hold its copies or store them
 // twice (no_ack, sealed, a duplicate window shorter than From's
-// AckWait), or the server's limit on a message (max_payload), or a
-// stream's, is below MinMaxPayload. Any other error is one asking the
-// server.
+// AckWait), the server's limit on a message (max_payload), or a
+// stream's, is below MinMaxPayload, or the server denies the gate's
+// credentials reading the output stream's messages (which the gate
+// compares a message reusing an id with). Any other error is one asking
+// the server.
 func (g *Gate) Check(ctx context.Context) error {
 	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
 }
@@ -153,6 +157,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	window, err := b.outputs(ctx, refuse)
 	if err != nil {
 		return err
+	}
+	if err := b.canRead(ctx); err != nil {
+		return refuse("%v", err)
 	}
 	// A message comes again after AckWait when its acknowledgement is
 	// lost: its copy must still be known then (see the README).
@@ -296,6 +303,53 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 	return w, nil
 }
 
+// canRead checks that the gate may read the output stream's messages,
+// as it reads the copy stored under an id to compare it with a message
+// that reuses the id (sizeWatch): it reads the last one, if any. It
+// returns an error if the server denies it that (a permissions
+// violation), and nil otherwise: any other failure is the next
+// comparison's.
+func (b *jsBroker) canRead(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	seq := max(b.out.CachedInfo().State.LastSeq, 1)
+	if _, err := b.out.GetMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return b.deniedReading(err)
+	}
+	return nil
+}
+
+// deniedReading returns an error saying so if err, the error of reading
+// a message of the output stream, is the server's denial; nil otherwise.
+// The server denies a request by an error of the connection, and never
+// answers it: the request's error is its time running out.
+func (b *jsBroker) deniedReading(err error) error {
+	name := b.out.CachedInfo().Config.Name
+	for _, api := range []string{"MSG.GET." + name, "DIRECT.GET." + name} {
+		if d := denied(b.js.Conn(), err, api); d != nil {
+			return fmt.Errorf("nats: the gate may not read the output stream %s, and could not tell a message that comes again from another reusing its id: %w", name, d)
+		}
+	}
+	return nil
+}
+
+// denied returns the permissions violation that made a request or a
+// publication to subject fail with err, if the connection's last error
+// is one, for subject or a subject beneath it.
+func denied(nc *natsgo.Conn, err error, subject string) error {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, natsgo.ErrTimeout) && !errors.Is(err, jetstream.ErrAsyncPublishTimeout) {
+		return nil
+	}
+	last := nc.LastError()
+	if !errors.Is(last, natsgo.ErrPermissionViolation) {
+		return nil
+	}
+	if text := last.Error(); strings.Contains(text, "."+subject+`"`) || strings.Contains(text, "."+subject+".") || strings.Contains(text, `"`+subject+`"`) {
+		return last
+	}
+	return nil
+}
+
 // streamLimit returns the size of the largest message a stream of
 // configuration cfg stores, on a server whose limit is maxPayload.
 func streamLimit(cfg jetstream.StreamConfig, maxPayload int) int {
@@ -352,6 +406,11 @@ type jsBroker struct {
 	refused atomic.Bool
 	deadNow atomic.Int64
 	pull    *puller // of From
+	// lost is the error of a right the server denies the gate since it
+	// started (to publish its copies or dead letters, to read its
+	// output): the next Fetch stops the gate with it, rather than leave
+	// every message to come again for ever.
+	lost atomic.Pointer[error]
 
 	published atomic.Uint64 // messages published, numbering them
 	mu        sync.Mutex
@@ -395,6 +454,9 @@ func (d *delivery) metadata() *natsgo.MsgMetadata {
 }
 
 func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
+	if lost := b.lost.Load(); lost != nil {
+		return nil, gate.Fatal(*lost)
+	}
 	msgs, err := b.pull.fetch(max, wait, orDefaultDuration(b.g.MaxWait, time.Second))
 	if len(msgs) == 0 && err != nil {
 		return nil, consumerGone(err)
@@ -487,12 +549,36 @@ func (b *jsBroker) readLimits() {
 type sizeWatch struct{ *outgoing }
 
 func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
+	b, subject := w.broker, w.m.Subject
 	s, err := w.outgoing.Wait(ctx)
 	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) {
-		w.broker.refused.Store(true)
+		b.refused.Store(true)
+	}
+	if err != nil {
+		what := "output"
+		if subject == b.g.DeadLetter {
+			what = "dead-letter"
+		}
+		if d := denied(b.js.Conn(), err, subject); d != nil {
+			b.lose(fmt.Errorf("nats: the gate may not publish to the %s subject %s: %w", what, subject, d))
+		}
+	}
+	if s.Previous != nil {
+		previous := s.Previous
+		s.Previous = func(ctx context.Context) ([]byte, error) {
+			body, err := previous(ctx)
+			if d := b.deniedReading(err); d != nil {
+				b.lose(d)
+			}
+			return body, err
+		}
 	}
 	return s, err
 }
+
+// lose records err, the error of a right the server denies the gate, to
+// stop it with.
+func (b *jsBroker) lose(err error) { b.lost.CompareAndSwap(nil, &err) }
 
 // deadLetter publishes the dead letter of d, with verdict v, cut to
 // limit bytes.
