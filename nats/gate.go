@@ -459,7 +459,7 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 	}
 	msgs, err := b.pull.fetch(max, wait, orDefaultDuration(b.g.MaxWait, time.Second))
 	if len(msgs) == 0 && err != nil {
-		return nil, consumerGone(err)
+		return nil, b.fatal(ctx, err)
 	}
 	// A message that came before an error is the gate's: the error, if
 	// it lasts, comes again with the next fetch.
@@ -476,20 +476,37 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 		// Nothing came for a while. A pull from a consumer that is gone
 		// finds no one to answer it and looks the same: ask.
 		if _, err := b.g.From.Info(ctx); err != nil {
-			return nil, consumerGone(err)
+			return nil, b.fatal(ctx, err)
 		}
 	}
 	return ds, nil
 }
 
-// consumerGone marks as fatal the error of a fetch from a consumer that
-// no longer exists.
-func consumerGone(err error) error {
+// fatal marks as fatal the error of a fetch that no other can follow:
+// from a consumer that no longer exists, or on a connection closed for
+// good while the gate runs (nats.go closes it on an error of the server
+// it cannot go on from, such as a message above a restarted server's
+// smaller max_payload, published into the reconnection).
+func (b *jsBroker) fatal(ctx context.Context, err error) error {
 	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 		return gate.Fatal(fmt.Errorf("nats: the input consumer is gone (its stream deleted or made again?): %w", err))
 	}
+	if errors.Is(err, natsgo.ErrConnectionClosed) && ctx.Err() == nil {
+		if why := b.js.Conn().LastError(); why != nil {
+			err = fmt.Errorf("%w (%v)", err, why)
+		}
+		return gate.Fatal(err)
+	}
 	return err
 }
+
+// errReconnecting is the error of a copy or a dead letter that Forward
+// or DeadLetter does not publish while the client reconnects: nats.go
+// would keep it to send once connected again, before it learns the
+// server's limit, and a server restarted with a smaller max_payload
+// closes the connection for good on a message above it. Its message
+// comes again instead.
+var errReconnecting = errors.New("nats: not connected to the server")
 
 // The limits read at start (Start) may be above the server's: one
 // restarted with a smaller max_payload, which nats.go then holds its
@@ -497,6 +514,9 @@ func consumerGone(err error) error {
 // a copy above it is too large, and a dead letter is cut to it.
 
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	if !b.js.Conn().IsConnected() {
+		return nil, errReconnecting
+	}
 	if b.refused.Swap(false) {
 		b.readLimits()
 	}
@@ -512,6 +532,9 @@ func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, err
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	if !b.js.Conn().IsConnected() {
+		return nil, errReconnecting
+	}
 	limit := b.deadLimit
 	if now := int(b.deadNow.Load()); now > 0 {
 		limit = now

@@ -129,6 +129,11 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			}}
 		wg.Go(func() {
 			_, err := g.Run(gctx)
+			if i == 2 && err != nil {
+				// Its connection closed before its context was done.
+				assert.ErrorIs(t, err, natsgo.ErrConnectionClosed)
+				return
+			}
 			assert.NoError(t, err)
 		})
 	}
@@ -657,6 +662,80 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A gate publishes no copy or dead letter while its client reconnects:
+// nats.go kept it, to send once connected again, and a server restarted
+// with a smaller max_payload then closed the connection for good on it
+// (TestGateStopsWhenItsConnectionIsClosed). The message is left to come
+// again instead, once the client is connected.
+func TestGatePublishesNothingIntoAReconnection(t *testing.T) {
+	b := startBroker(t)
+	nc, js := connect(t, b.url)
+	gt := &Gate{JetStream: js, Output: "out", DeadLetter: "dead"}
+	br := &jsBroker{g: gt, js: js, out: b.stream("OUT"), dead: b.stream("DEAD"), outLimit: 1 << 20, deadLimit: 1 << 20}
+	m, in, id := judgeable(t, newGen(45), "publisher")
+	require.NotNil(t, m)
+	d := &delivery{m: pulled{in}, md: &natsgo.MsgMetadata{Stream: "IN"}}
+	b.srv.Shutdown()
+	b.srv.WaitForShutdown()
+	for !nc.IsReconnecting() {
+		time.Sleep(time.Millisecond)
+	}
+	before, err := nc.Buffered()
+	require.NoError(t, err)
+	_, err = br.Forward(d, id)
+	assert.Error(t, err, "a copy")
+	_, err = br.DeadLetter(d, gate.VerdictOf(m, nil))
+	assert.Error(t, err, "a dead letter")
+	after, err := nc.Buffered()
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing kept to publish on reconnecting")
+}
+
+// A gate whose connection is closed for good, as nats.go closes it when
+// a server restarted with a smaller max_payload refuses a message
+// published into the reconnection ("Maximum Payload Violation"), stops
+// with an error that says so (wrapping natsgo.ErrConnectionClosed: the
+// command connects again): it fetched in vain for ever, every message
+// it held waiting, and its command never exited.
+func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := embedded.Start(dir, -1, 16<<10)
+	require.NoError(t, err)
+	port := embedded.Port(srv)
+	t.Cleanup(func() { srv.Shutdown() })
+	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
+	b.makeStreams()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gnc, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := gt.Run(ctx)
+		done <- err
+	}()
+	for b.count("OUT") == 0 { // the gate has started: it forwards one
+		b.publishValid(newGen(44), 1)
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	for !gnc.IsReconnecting() {
+		time.Sleep(time.Millisecond)
+	}
+	// A message of the gate's client, larger than the next server takes.
+	require.NoError(t, gnc.Publish("elsewhere", make([]byte, 10<<10)))
+	srv, err = embedded.Start(dir, port, 8<<10)
+	require.NoError(t, err)
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t.Fatal("the gate did not stop")
+	}
+	require.ErrorIs(t, err, natsgo.ErrConnectionClosed)
+	assert.Contains(t, err.Error(), "Maximum Payload Violation", "why, as the server said")
+}
 
 // Streams whose limit on a message is lowered under a running gate (or
 // that are deleted and made again with a smaller one) take no copy or
