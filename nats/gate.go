@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,7 +103,9 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // Check checks what Run checks before it starts, and returns an error
 // wrapping ErrRefused, saying why, if the gate cannot work: no stream
 // stores Output or DeadLetter, they are one subject or have wildcards,
-// From reads either of them (the gate would read its own copies), From
+// From reads either of them, or their streams republish what they store
+// to a subject From reads, or From's stream sources them onto one (the
+// gate would read its own copies), From
 // would drop messages the gate has not stored (an ack policy other than
 // explicit, a MaxDeliver), a stream would hold its copies or store them
 // twice (no_ack, sealed, a duplicate window shorter than From's
@@ -178,6 +181,13 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
 		}
+		in, err := g.JetStream.Stream(ctx, stream)
+		if err != nil {
+			return fmt.Errorf("nats: reading the input stream %s: %w", stream, err)
+		}
+		if err := b.feedsBack([]string{g.Input}, in.CachedInfo().Config, refuse); err != nil {
+			return err
+		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
 			cfg := DurableConfig(g.Durable, g.Input)
@@ -244,6 +254,11 @@ func (b *jsBroker) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	if !named { // checked above, before the consumer was made
+		if err := b.feedsBack(filters, inInfo.Config, refuse); err != nil {
+			return err
+		}
+	}
 	b.incarnation = incarnation(inInfo)
 	if b.pull == nil || b.pull.subject != pullSubject(g.JetStream, info) {
 		b.closePuller()
@@ -254,6 +269,85 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		b.pull.setLimits(info.Config)
 	}
 	return nil
+}
+
+// feedsBack returns an error made by refuse if what the gate stores in
+// the output or dead-letter stream would come back to its input, read by
+// filters from a stream of configuration in, otherwise than by its
+// subject (see Start's readsOwn): republished by the stream that stores
+// it (RePublish), or sourced or mirrored by the input stream, onto a
+// subject the input reads. A dead letter would come back, be
+// dead-lettered again under another id, and come back again, for ever.
+func (b *jsBroker) feedsBack(filters []string, in jetstream.StreamConfig, refuse func(string, ...any) error) error {
+	covered := func(subject string) string {
+		for _, f := range filters {
+			if subjectsOverlap(f, subject) {
+				return f
+			}
+		}
+		return ""
+	}
+	sources := slices.Clip(in.Sources)
+	if in.Mirror != nil {
+		sources = append(sources, in.Mirror)
+	}
+	for _, out := range []struct {
+		what, subject string
+		cfg           jetstream.StreamConfig
+	}{{"output", b.g.Output, b.out.CachedInfo().Config}, {"dead-letter", b.g.DeadLetter, b.dead.CachedInfo().Config}} {
+		if rp := out.cfg.RePublish; rp != nil && subjectsOverlap(cmp.Or(rp.Source, ">"), out.subject) {
+			if f := covered(destination(rp.Destination)); f != "" {
+				return refuse("the %s stream %s republishes what it stores to %s, which the input %s covers: the gate would read its own copies", out.what, out.cfg.Name, rp.Destination, f)
+			}
+		}
+		for _, src := range sources {
+			if src == nil || src.Name != out.cfg.Name || src.External != nil {
+				continue
+			}
+			for _, to := range landing(src, out.subject) {
+				if f := covered(to); f != "" {
+					return refuse("the input stream %s sources the %s stream %s onto %s, which the input %s covers: the gate would read its own copies", in.Name, out.what, out.cfg.Name, to, f)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// landing returns the subjects onto which a stream that sources src (or
+// mirrors it) stores its messages of subject: those its transforms give
+// them, or subject itself if it has none and its filter takes them.
+func landing(src *jetstream.StreamSource, subject string) []string {
+	if len(src.SubjectTransforms) == 0 {
+		if src.FilterSubject == "" || subjectsOverlap(src.FilterSubject, subject) {
+			return []string{subject}
+		}
+		return nil
+	}
+	var to []string
+	for _, t := range src.SubjectTransforms {
+		if subjectsOverlap(t.Source, subject) {
+			to = append(to, cmp.Or(destination(t.Destination), subject))
+		}
+	}
+	return to
+}
+
+// destination returns the destination of a subject transform as a
+// pattern of the subjects it makes: a token that a mapping function
+// makes ({{wildcard(1)}}, $1) a wildcard, since it may be anything, and
+// one that may make several ({{split(1,-)}}) the rest.
+func destination(d string) string {
+	tokens := strings.Split(d, ".")
+	for i, t := range tokens {
+		if strings.Contains(t, "{{") || strings.HasPrefix(t, "$") {
+			if strings.Contains(strings.ToLower(t), "split") {
+				return strings.Join(append(tokens[:i], ">"), ".")
+			}
+			tokens[i] = "*"
+		}
+	}
+	return strings.Join(tokens, ".")
 }
 
 // window is the shorter duplicate window of the output and dead-letter

@@ -449,6 +449,61 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 	}
 }
 
+// A gate refuses streams that would bring its own copies or dead letters
+// back to its input, whatever their subjects: an output or dead-letter
+// stream that republishes what it stores (RePublish) to a subject the
+// input reads, and an input stream that sources the output or the dead
+// letters (Sources, Mirror) onto such a subject. Only the subjects were
+// checked: a dead letter came back as input, was dead-lettered again
+// under a new id, and came back again, for ever.
+func TestGateRefusesStreamsThatFeedItsOutputBack(t *testing.T) {
+	for _, c := range []struct {
+		name, stream string
+		edit         func(*jetstream.StreamConfig)
+		says         string
+	}{
+		{"dead letters republished", "DEAD", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "dead", Destination: "in.again"}
+		}, "the dead-letter stream DEAD republishes"},
+		{"copies republished by a mapping", "OUT", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "*", Destination: "in.{{wildcard(1)}}"}
+		}, "the output stream OUT republishes"},
+		{"dead letters sourced", "IN", func(c *jetstream.StreamConfig) {
+			c.Sources = []*jetstream.StreamSource{{Name: "DEAD", SubjectTransforms: []jetstream.SubjectTransformConfig{{Source: "dead", Destination: "in.dead"}}}}
+		}, "the input stream IN sources the dead-letter stream DEAD"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cfg := b.stream(c.stream).CachedInfo().Config
+			c.edit(&cfg)
+			_, err := b.js.UpdateStream(ctx, cfg)
+			require.NoError(t, err)
+			_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
+			require.NoError(t, err)
+			b.refused(t, ctx, c.says)
+			assert.Zero(t, b.count("DEAD"))
+		})
+	}
+	// Republished or sourced elsewhere, they are no concern of the gate's.
+	t.Run("republished elsewhere", func(t *testing.T) {
+		b := startBroker(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cfg := b.stream("DEAD").CachedInfo().Config
+		cfg.RePublish = &jetstream.RePublish{Source: "dead", Destination: "audit.dead"}
+		_, err := b.js.UpdateStream(ctx, cfg)
+		require.NoError(t, err)
+		_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
+		require.NoError(t, err)
+		gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+		st, err := gt.Run(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.DeadLetters)
+	})
+}
+
 // A gate reads a durable consumer as the operator made it: one that
 // refuses requests for more than a few messages (MaxRequestBatch), or
 // for a longer wait (MaxRequestExpires), was asked again in vain for
