@@ -105,11 +105,11 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // stores Output or DeadLetter, they are one subject or have wildcards,
 // From reads either of them, or their streams republish what they store
 // to a subject From reads, or From's stream sources them onto one (the
-// gate would read its own copies), From
-// would drop messages the gate has not stored (an ack policy other than
-// explicit, a MaxDeliver), a stream would hold its copies or store them
-// twice (no_ack, sealed, a duplicate window shorter than From's
-// AckWait), the server's limit on a message (max_payload), or a
+// gate would read its own copies), From would drop messages the gate has
+// not stored (an ack policy other than explicit, a MaxDeliver) or refuse
+// its requests (priority groups), a stream would hold its copies or
+// store them twice (no_ack, sealed, a duplicate window shorter than
+// From's AckWait), the server's limit on a message (max_payload), or a
 // stream's, is below MinMaxPayload, or the server denies the gate's
 // credentials reading the output stream's messages (which the gate
 // compares a message reusing an id with). Any other error is one asking
@@ -226,6 +226,11 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	}
 	if info.Config.MaxDeliver > 0 {
 		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
+	}
+	if len(info.Config.PriorityGroups) > 0 {
+		// Every request must name one of them, which the gate's do not:
+		// the consumer would refuse each.
+		return refuse("the input consumer %s has priority groups (%s): a gate's requests name none", info.Name, strings.Join(info.Config.PriorityGroups, " "))
 	}
 	if err := short(info.Config.AckWait); err != nil {
 		return err

@@ -594,6 +594,9 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
 		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
 		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+		// One whose requests must name a priority group, which a gate's do
+		// not: each was refused, for ever.
+		{"priority groups", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, PriorityPolicy: jetstream.PriorityPolicyOverflow, PriorityGroups: []string{"A"}}, "priority"},
 		// Not one that drops messages, but one that reads others than the
 		// gate was told to.
 		{"another filter", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: "in.other"}, "reads in.other, not the input in.>"},
