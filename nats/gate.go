@@ -108,8 +108,8 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // gate would read its own copies), From would drop messages the gate has
 // not stored (an ack policy other than explicit, a MaxDeliver) or refuse
 // its requests (priority groups), a stream would hold its copies or
-// store them twice (no_ack, sealed, a duplicate window shorter than
-// From's AckWait), the server's limit on a message (max_payload), or a
+// store them twice (no_ack, sealed, a counter, a duplicate window
+// shorter than From's AckWait), the server's limit on a message (max_payload), or a
 // stream's, is below MinMaxPayload, or the server denies the gate's
 // credentials reading the output stream's messages (which the gate
 // compares a message reusing an id with). Any other error is one asking
@@ -393,6 +393,8 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 			return w, refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
 		case cfg.Sealed:
 			return w, refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
+		case cfg.AllowMsgCounter:
+			return w, refuse("the %s stream %s is a counter: it stores only messages that add to it (Nats-Incr)", out.what, name)
 		}
 		if w.stream == "" || cfg.Duplicates < w.d {
 			w = window{out.what, name, cfg.Duplicates}

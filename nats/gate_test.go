@@ -624,9 +624,11 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 // A gate refuses output and dead-letter streams that would hold its
 // messages hostage or store them twice: one that does not acknowledge
 // what it stores (NoAck), whose copies the gate would wait for and send
-// again for ever; a sealed one, which stores nothing more; and one whose
-// duplicate window is shorter than the input consumer's AckWait, which
-// would store a message that comes again twice.
+// again for ever; a sealed one, which stores nothing more; a counter
+// (AllowMsgCounter), which refuses every message that does not add to
+// it (Nats-Incr), and so every copy and dead letter, for ever; and one
+// whose duplicate window is shorter than the input consumer's AckWait,
+// which would store a message that comes again twice.
 func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 	for _, c := range []struct {
 		name, stream string
@@ -636,6 +638,8 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 		{"output NoAck", "OUT", func(c *jetstream.StreamConfig) { c.NoAck = true }, "acknowledge"},
 		{"dead letters sealed", "DEAD", func(c *jetstream.StreamConfig) { c.Sealed = true }, "sealed"},
 		{"output duplicate window", "OUT", func(c *jetstream.StreamConfig) { c.Duplicates = time.Second }, "duplicate window"},
+		{"output counter", "OUT", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
+		{"dead letters counter", "DEAD", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
@@ -643,7 +647,14 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 			defer cancel()
 			cfg := b.stream(c.stream).CachedInfo().Config
 			c.edit(&cfg)
-			_, err := b.js.UpdateStream(ctx, cfg)
+			if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
+				// A counter is made so, not changed into one.
+				require.NoError(t, b.js.DeleteStream(ctx, c.stream))
+				_, err = b.js.CreateStream(ctx, cfg)
+				require.NoError(t, err)
+			}
+			b.publishValid(newGen(34), 1)
+			_, err := b.js.PublishMsg(ctx, newGen(35).invalid(t, "bad"))
 			require.NoError(t, err)
 			b.refused(t, ctx, c.says)
 		})
