@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -56,6 +57,10 @@ type Consumer struct {
 	Batch int
 
 	incarnation string // of From's stream, for the ids of dead letters
+	// deadLimit is the size of the largest message the dead-letter
+	// stream stores, on this server; read at start, and again when the
+	// server refuses a dead letter as larger (see readDeadLimit).
+	deadLimit int
 }
 
 // Consume hands the messages to handle, one at a time, until ctx is done,
@@ -74,6 +79,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 		return err
 	}
 	c.incarnation = incarnation(in.CachedInfo())
+	c.readDeadLimit(ctx)
 	// Pulled as the gate pulls (puller): nats.go's iterator takes a
 	// stored message with an empty body and a Status header for the
 	// server's own status, and never hands it over.
@@ -134,15 +140,39 @@ func (c *Consumer) handle(ctx context.Context, m *natsgo.Msg, handle func(contex
 func (c *Consumer) deadLetter(ctx context.Context, m *natsgo.Msg, md *natsgo.MsgMetadata, v gate.Verdict) {
 	v.Place = gate.Place{Subject: m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 	v.Deliveries = md.NumDelivered
-	out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
-	if err == nil {
-		_, err = c.JetStream.PublishMsg(ctx, &out)
+	publish := func() error {
+		out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, min(c.deadLimit, int(c.JetStream.Conn().MaxPayload())))
+		if err == nil {
+			_, err = c.JetStream.PublishMsg(ctx, &out)
+		}
+		return err
+	}
+	err := publish()
+	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) || errors.Is(err, natsgo.ErrMaxPayload) {
+		// The stream's limit lowered, or the server's, since it was read.
+		c.readDeadLimit(ctx)
+		err = publish()
 	}
 	if err != nil {
 		m.NakWithDelay(retryDelay(md.NumDelivered))
 		return
 	}
 	m.Ack()
+}
+
+// readDeadLimit reads the size of the largest message the dead-letter
+// stream stores: the server's max_payload, or the stream's max_msg_size
+// if lower, which a dead letter cut to the server's alone would exceed,
+// refused for ever.
+func (c *Consumer) readDeadLimit(ctx context.Context) {
+	c.deadLimit = int(c.JetStream.Conn().MaxPayload())
+	name, err := c.JetStream.StreamNameBySubject(ctx, c.DeadLetter)
+	if err != nil {
+		return // the server's, until the next refusal
+	}
+	if s, err := c.JetStream.Stream(ctx, name); err == nil {
+		c.deadLimit = streamLimit(s.CachedInfo().Config, c.deadLimit)
+	}
 }
 
 // orDefault returns n, or def if n is 0.

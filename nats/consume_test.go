@@ -394,12 +394,29 @@ func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
 	assert.Equal(t, want.Omitted(), verdicts[0].Omitted)
 }
 
-// A consumer's dead letter too large for the server, with its verdict, is
-// cut to fit and says so, and the message is acknowledged: it does not
-// come back for ever.
+// A consumer's dead letter too large for the server, or for the
+// dead-letter stream (its max_msg_size, which the Consumer did not read:
+// the stream refused the dead letter cut to the server's limit, and the
+// message came back for ever), with its verdict, is cut to fit and says
+// so, and the message is acknowledged.
 func TestConsumerCutsADeadLetterTooLargeForTheServer(t *testing.T) {
 	const limit = 8 << 10
-	c := startContract(t, gatetest.Config{MaxBytes: limit}).(*contract)
+	t.Run("server", func(t *testing.T) {
+		consumerCutsADeadLetter(t, startContract(t, gatetest.Config{MaxBytes: limit}).(*contract), limit)
+	})
+	t.Run("stream", func(t *testing.T) {
+		c := startContract(t, gatetest.Config{}).(*contract)
+		cfg := streamConfig("DEAD", "dead")
+		cfg.MaxMsgSize = limit
+		_, err := c.js.UpdateStream(context.Background(), cfg)
+		require.NoError(t, err)
+		consumerCutsADeadLetter(t, c, limit)
+	})
+}
+
+// consumerCutsADeadLetter runs a Consumer on c of an invalid message
+// that fits limit, and whose dead letter does not.
+func consumerCutsADeadLetter(t *testing.T, c *contract, limit int) {
 	body := `{"message_type":"core.device","model":"` + strings.Repeat("m", limit-300) + `"}`
 	_, err := c.js.PublishMsg(context.Background(), &natsgo.Msg{Subject: "in.x", Data: []byte(body)})
 	require.NoError(t, err)
