@@ -150,6 +150,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 			}
 		}
 	}
+	if g.From == nil && !pattern(g.Input) {
+		return refuse("the input subject %q is not a subject to read (a space, an empty token, or > before its end)", g.Input)
+	}
 	if g.Output == g.DeadLetter {
 		return refuse("the output is the dead-letter subject %s: valid messages and dead letters would be mixed", g.Output)
 	}
@@ -470,8 +473,15 @@ func incarnation(info *jetstream.StreamInfo) string {
 // literal reports whether subject is one a message can be published to:
 // tokens without wildcards or white space, none of them empty.
 func literal(subject string) bool {
-	for _, t := range strings.Split(subject, ".") {
-		if t == "" || t == "*" || t == ">" || strings.ContainsAny(t, " \t\r\n") {
+	return pattern(subject) && !slices.ContainsFunc(strings.Split(subject, "."), func(t string) bool { return t == "*" || t == ">" })
+}
+
+// pattern reports whether subject is one a consumer can read: tokens
+// without white space, none of them empty, and > only as the last.
+func pattern(subject string) bool {
+	tokens := strings.Split(subject, ".")
+	for i, t := range tokens {
+		if t == "" || t == ">" && i < len(tokens)-1 || strings.ContainsAny(t, " \t\r\n") {
 			return false
 		}
 	}

@@ -430,6 +430,10 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 		{"output with a wildcard", "in.>", "out.*", "dead", "gate", "wildcard"},
 		{"dead letters with a wildcard", "in.>", "out", ">", "gate", "wildcard"},
 		{"a durable name JetStream refuses", "in.>", "out", "dead", "a.b", "a.b"},
+		{"no input", "", "out", "dead", "gate", "input"},
+		{"input with a space", "in x", "out", "dead", "gate", `input subject "in x"`},
+		{"input with an empty token", "in..x", "out", "dead", "gate", "input subject"},
+		{"input with > before its end", "in.>.x", "out", "dead", "gate", "input subject"},
 		{"no stream stores the output", "in.>", "elsewhere", "dead", "gate", "no stream stores the output"},
 		{"no stream stores the dead letters", "in.>", "out", "elsewhere", "gate", "no stream stores the dead-letter"},
 	} {
