@@ -178,7 +178,10 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 		}
 		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
 			if msgs == nil {
-				msgs = make([]*natsgo.Msg, 0, req.Batch)
+				// Room for the batch asked for, unless that is more than
+				// any gate needs: a consumer without MaxAckPending
+				// lets -batch through as it is.
+				msgs = make([]*natsgo.Msg, 0, min(req.Batch, 4096))
 			}
 			msgs = append(msgs, m)
 			// A request whose bytes are used up exactly ends without a
