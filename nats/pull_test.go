@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -63,4 +64,23 @@ func TestFetchKeepsToItsBudgetOfBytes(t *testing.T) {
 			break
 		}
 	}
+}
+
+// A fetch makes room for no more messages than a gate needs, whatever the
+// batch asked for: with a consumer that lets any batch through (no
+// MaxAckPending, no MaxRequestBatch), -batch 100000000 made room for all
+// of it, 800 MB, on the first message.
+func TestFetchMakesRoomForWhatAGateNeeds(t *testing.T) {
+	b := startBroker(t)
+	b.publishValid(newGen(81), 1)
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = -1 })
+	info, err := cons.Info(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, requestBatch(info.Config), "no limit on a request")
+	p := newPuller(b.js, cons, info)
+	defer p.close()
+	msgs, err := p.fetch(10_000_000, false, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.LessOrEqual(t, cap(msgs), 4096)
 }
