@@ -261,6 +261,41 @@ func TestGateKeepsAnotherNatsMsgIDRenamed(t *testing.T) {
 	assert.Equal(t, []string{"", "producer-key-1"}, originals)
 }
 
+// A header the producer names with the gate's prefix for what it
+// renames (Catalogue-Original-) is renamed in its turn, in a copy and in
+// a dead letter: it was kept as it came, beside the gate's own, so that
+// a producer could say what the original's Nats-Msg-Id was, and a
+// reader of the copy, or the demo's report of a dead letter, took its
+// word for it.
+func TestGateKeepsNoHeaderThatPosesAsOneItRenamed(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(12)
+	ctx := context.Background()
+	forge := func(m *natsgo.Msg) *natsgo.Msg {
+		m.Header.Set(jetstream.MsgIDHeader, "real-key-"+m.Header.Get("ce-id"))
+		m.Header.Set(OriginalPrefix+jetstream.MsgIDHeader, "forged")
+		m.Header.Set("catalogue-original-Nats-Rollup", "forged")
+		return m
+	}
+	valid, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	for _, m := range []*natsgo.Msg{forge(valid), forge(g.invalid(t, "bad"))} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Forwarded)
+	require.Equal(t, 1, st.DeadLetters)
+	for _, m := range append(b.all("OUT"), b.all("DEAD")...) {
+		assert.Len(t, m.Header[OriginalPrefix+jetstream.MsgIDHeader], 1, "%v", m.Header)
+		assert.True(t, strings.HasPrefix(m.Header.Get(OriginalPrefix+jetstream.MsgIDHeader), "real-key-"), "%v", m.Header)
+		assert.Equal(t, []string{"forged"}, m.Header[OriginalPrefix+OriginalPrefix+jetstream.MsgIDHeader])
+		assert.Equal(t, []string{"forged"}, m.Header[OriginalPrefix+"catalogue-original-Nats-Rollup"])
+	}
+}
+
 // Whatever headers a stored message has, the gate ends it: one that
 // nats.go's Fetch took for the server's own status (an empty body with a
 // Status header: no messages, timeout, consumer deleted, heartbeat) was
