@@ -105,7 +105,7 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // stores Output or DeadLetter, they are one subject or have wildcards,
 // From reads either of them, or their streams republish what they store
 // to a subject From reads, or From's stream sources them onto one (the
-// gate would read its own copies), From would drop messages the gate has
+// gate would read its own copies), or stores them, From would drop messages the gate has
 // not stored (an ack policy other than explicit, a MaxDeliver) or refuse
 // its requests (priority groups), a stream would hold its copies or
 // store them twice (no_ack, sealed, a counter, a duplicate window
@@ -191,6 +191,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		if err := b.feedsBack([]string{g.Input}, in.CachedInfo().Config, refuse); err != nil {
 			return err
 		}
+		if err := b.storedWithInput(stream, refuse); err != nil {
+			return err
+		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
 			cfg := DurableConfig(g.Durable, g.Input)
@@ -266,6 +269,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		if err := b.feedsBack(filters, inInfo.Config, refuse); err != nil {
 			return err
 		}
+		if err := b.storedWithInput(inInfo.Config.Name, refuse); err != nil {
+			return err
+		}
 	}
 	b.incarnation = incarnation(inInfo)
 	if b.pull == nil || b.pull.subject != pullSubject(g.JetStream, info) {
@@ -317,6 +323,26 @@ func (b *jsBroker) feedsBack(filters []string, in jetstream.StreamConfig, refuse
 					return refuse("the input stream %s sources the %s stream %s onto %s, which the input %s covers: the gate would read its own copies", in.Name, out.what, out.cfg.Name, to, f)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// storedWithInput returns an error made by refuse if the input stream,
+// named in, stores the output or the dead letters too. One duplicate
+// window would then hold the input's ids and the gate's: a copy's
+// Nats-Msg-Id is its message's id, which a Publisher gives the message
+// too, so that the stream would take each copy for a duplicate of the
+// message it copies, and the gate would acknowledge the message as a
+// redelivery, never forwarded; and a producer could give its message
+// the Nats-Msg-Id of a dead letter to come, which the stream would drop.
+func (b *jsBroker) storedWithInput(in string, refuse func(string, ...any) error) error {
+	for _, out := range []struct {
+		what, subject string
+		stream        jetstream.Stream
+	}{{"output", b.g.Output, b.out}, {"dead-letter", b.g.DeadLetter, b.dead}} {
+		if out.stream.CachedInfo().Config.Name == in {
+			return refuse("the %s subject %s is stored by the input stream %s: its duplicate window would take the gate's messages for its input's", out.what, out.subject, in)
 		}
 	}
 	return nil
@@ -579,6 +605,9 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 		all := make([]delivery, len(msgs)) // the batch's deliveries, in one allocation
 		ds = make([]gate.Delivery, len(msgs))
 		for i, m := range msgs {
+			if m.Subject == b.g.Output || m.Subject == b.g.DeadLetter {
+				return nil, b.feedingBack(m.Subject)
+			}
 			all[i].m = pulled{m}
 			ds[i] = &all[i]
 		}
@@ -591,6 +620,20 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 		}
 	}
 	return ds, nil
+}
+
+// feedingBack returns the error that stops a gate whose input brought
+// back a message of the output or dead-letter subject: its consumer
+// changed, since the gate started, to read it (Start refuses one that
+// does). Each of its dead letters would come back and be dead-lettered
+// again, under another id, for ever. The messages of the batch come
+// again after AckWait, to a gate whose consumer is mended.
+func (b *jsBroker) feedingBack(subject string) error {
+	what := "output"
+	if subject == b.g.DeadLetter {
+		what = "dead-letter"
+	}
+	return gate.Fatal(fmt.Errorf("nats: the input brought back a message of the %s subject %s: its consumer reads what the gate stores, and the gate would read its own copies", what, subject))
 }
 
 // fatal marks as fatal the error of a fetch that no other can follow:

@@ -543,6 +543,87 @@ func TestGateRefusesStreamsThatFeedItsOutputBack(t *testing.T) {
 	})
 }
 
+// A gate whose input is changed under it to bring back what it stores
+// (the dead-letter stream deleted, the input stream made to store the
+// dead-letter subject, and the consumer to read it) stops at the first of
+// its own messages that comes back, saying why: each dead letter came
+// back, was dead-lettered again under another id, and came back again,
+// for ever.
+func TestGateStopsWhenItsOwnMessagesComeBack(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, gjs := connect(t, b.url)
+	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := gt.Run(ctx)
+		done <- err
+	}()
+	for b.count("OUT") == 0 { // the gate has started: it forwards one
+		b.publishValid(newGen(36), 1)
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, b.js.DeleteStream(ctx, "DEAD"))
+	cfg := streamConfig("IN", "in.>")
+	cfg.Subjects = append(cfg.Subjects, "dead")
+	_, err := b.js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+	b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.FilterSubject, c.FilterSubjects = "", []string{"in.>", "dead"} })
+	_, err = b.js.PublishMsg(ctx, newGen(37).invalid(t, "bad"))
+	require.NoError(t, err)
+	dead := func() uint64 {
+		info, err := b.stream("IN").Info(context.Background(), jetstream.WithSubjectFilter("dead"))
+		require.NoError(t, err)
+		return info.State.Subjects["dead"]
+	}
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t.Fatalf("the gate did not stop: %d dead letters", dead())
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dead-letter subject dead")
+	assert.EqualValues(t, 1, dead())
+}
+
+// A gate refuses an input stream that stores its output or its dead
+// letters too (one stream of fleet.in.>, fleet.valid and fleet.dead): a
+// copy's Nats-Msg-Id is the message's id, which a Publisher gives its
+// message too, so that the stream took each copy for a duplicate of the
+// message it copied, and the gate, finding that message under the id,
+// acknowledged it as a redelivery: no valid message was ever forwarded.
+// And a producer could give its message the Nats-Msg-Id of a dead letter
+// to come, which the stream would then drop.
+func TestGateRefusesAnInputStreamThatStoresItsOutput(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		subjects []string
+		says     string
+	}{
+		{"output", []string{"in.>", "out"}, "the output subject out is stored by the input stream IN"},
+		{"dead letters", []string{"in.>", "dead"}, "the dead-letter subject dead is stored by the input stream IN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for _, name := range []string{"OUT", "DEAD"} {
+				require.NoError(t, b.js.DeleteStream(ctx, name))
+			}
+			_, err := b.js.CreateStream(ctx, streamConfig("OTHER", map[string]string{"out": "dead", "dead": "out"}[c.subjects[1]]))
+			require.NoError(t, err)
+			cfg := streamConfig("IN", "in.>")
+			cfg.Subjects = c.subjects
+			_, err = b.js.UpdateStream(ctx, cfg)
+			require.NoError(t, err)
+			b.publishValid(newGen(38), 3)
+			b.refused(t, ctx, c.says)
+			assert.Zero(t, b.count("OTHER"))
+		})
+	}
+}
+
 // A gate reads a durable consumer as the operator made it: one that
 // refuses requests for more than a few messages (MaxRequestBatch), or
 // for a longer wait (MaxRequestExpires), was asked again in vain for
