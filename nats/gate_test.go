@@ -555,15 +555,9 @@ func TestGateStopsWhenItsOwnMessagesComeBack(t *testing.T) {
 	defer cancel()
 	_, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	done := make(chan error, 1)
-	go func() {
-		_, err := gt.Run(ctx)
-		done <- err
-	}()
-	for b.count("OUT") == 0 { // the gate has started: it forwards one
-		b.publishValid(newGen(36), 1)
-		time.Sleep(50 * time.Millisecond)
-	}
+	run := goGate(ctx, gt)
+	defer run.stop()
+	b.started(newGen(36))
 	require.NoError(t, b.js.DeleteStream(ctx, "DEAD"))
 	cfg := streamConfig("IN", "in.>")
 	cfg.Subjects = append(cfg.Subjects, "dead")
@@ -577,11 +571,7 @@ func TestGateStopsWhenItsOwnMessagesComeBack(t *testing.T) {
 		require.NoError(t, err)
 		return info.State.Subjects["dead"]
 	}
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		t.Fatalf("the gate did not stop: %d dead letters", dead())
-	}
+	err = run.wait(t, 20*time.Second)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "dead-letter subject dead")
 	assert.EqualValues(t, 1, dead())
@@ -675,13 +665,10 @@ func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
 			defer cancel()
 			_, gjs := connect(t, b.url)
 			gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 200 * time.Millisecond}
-			stop := goGate(ctx, gt)
-			defer stop()
+			run := goGate(ctx, gt)
+			defer run.stop()
 			g := newGen(32)
-			for b.count("OUT") == 0 { // the gate has started: it forwards one
-				b.publishValid(g, 1)
-				time.Sleep(50 * time.Millisecond)
-			}
+			b.started(g)
 			b.durable("gate", "in.>", c.edit)
 			const n = 300
 			b.publishValid(g, n)
@@ -689,7 +676,7 @@ func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
 				require.NoError(t, ctx.Err(), "the gate forwarded %d of %d", b.count("OUT"), n+1)
 				time.Sleep(20 * time.Millisecond)
 			}
-			st, err := stop()
+			st, err := run.stop()
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, st.Messages, n+1)
 		})
@@ -812,8 +799,8 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	})
 	gnc, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	stop := goGate(ctx, gt)
-	defer stop()
+	run := goGate(ctx, gt)
+	defer run.stop()
 	time.Sleep(500 * time.Millisecond)
 	srv.Shutdown()
 	srv.WaitForShutdown()
@@ -840,7 +827,7 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate stored %d of 2", stored())
 		time.Sleep(50 * time.Millisecond)
 	}
-	st, err := stop()
+	st, err := run.stop()
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.DeadLetters)
 	for _, m := range b.all("DEAD") {
@@ -899,15 +886,9 @@ func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
 	defer cancel()
 	gnc, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	done := make(chan error, 1)
-	go func() {
-		_, err := gt.Run(ctx)
-		done <- err
-	}()
-	for b.count("OUT") == 0 { // the gate has started: it forwards one
-		b.publishValid(newGen(44), 1)
-		time.Sleep(50 * time.Millisecond)
-	}
+	run := goGate(ctx, gt)
+	defer run.stop()
+	b.started(newGen(44))
 	srv.Shutdown()
 	srv.WaitForShutdown()
 	for !gnc.IsReconnecting() {
@@ -917,11 +898,7 @@ func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
 	require.NoError(t, gnc.Publish("elsewhere", make([]byte, 10<<10)))
 	srv, err = embedded.Start(dir, port, 8<<10)
 	require.NoError(t, err)
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		t.Fatal("the gate did not stop")
-	}
+	err = run.wait(t, 20*time.Second)
 	require.ErrorIs(t, err, natsgo.ErrConnectionClosed)
 	assert.Contains(t, err.Error(), "Maximum Payload Violation", "why, as the server said")
 }
@@ -938,12 +915,9 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 	defer cancel()
 	_, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	stop := goGate(ctx, gt)
-	defer stop()
-	for b.count("OUT") == 0 { // the gate has started: it forwards one
-		b.publishValid(newGen(42), 1)
-		time.Sleep(100 * time.Millisecond)
-	}
+	run := goGate(ctx, gt)
+	defer run.stop()
+	b.started(newGen(42))
 	for _, name := range []string{"OUT", "DEAD"} {
 		cfg := b.stream(name).CachedInfo().Config
 		cfg.MaxMsgSize = 4 << 10
@@ -960,7 +934,7 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate dead-lettered %d of 2", b.count("DEAD"))
 		time.Sleep(50 * time.Millisecond)
 	}
-	_, err := stop()
+	_, err := run.stop()
 	require.NoError(t, err)
 	assert.Equal(t, before, b.count("OUT"))
 	for _, m := range b.all("DEAD") {
@@ -980,24 +954,53 @@ func (b *broker) refused(t *testing.T, ctx context.Context, says string) {
 	assert.Contains(t, err.Error(), says)
 }
 
-// goGate runs gt in a goroutine until stop is called, which returns what
-// Run returned, however many times it is called.
-func goGate(ctx context.Context, gt *Gate) (stop func() (GateStats, error)) {
-	type result struct {
-		st  GateStats
-		err error
-	}
-	done := make(chan result, 1)
+// goGate runs gt in a goroutine until it returns, or its stop is called.
+func goGate(ctx context.Context, gt *Gate) *running {
 	ctx, cancel := context.WithCancel(ctx)
+	r := &running{cancel: cancel, done: make(chan struct{})}
 	go func() {
-		st, err := gt.Run(ctx)
-		done <- result{st, err}
+		defer close(r.done)
+		r.st, r.err = gt.Run(ctx)
 	}()
-	return sync.OnceValues(func() (GateStats, error) {
-		cancel()
-		r := <-done
-		return r.st, r.err
-	})
+	return r
+}
+
+// running is a gate run by goGate.
+type running struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	st     GateStats // what Run returned, once done is closed
+	err    error
+}
+
+// stop stops the gate, and returns what Run returned, however many times
+// it is called.
+func (r *running) stop() (GateStats, error) {
+	r.cancel()
+	<-r.done
+	return r.st, r.err
+}
+
+// wait waits for the gate to return on its own, and returns Run's error;
+// it fails the test after d.
+func (r *running) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(d):
+		t.Fatal("the gate did not stop")
+		return nil
+	}
+}
+
+// started waits for a gate to have started: it publishes a valid message
+// of g every 50 ms until the gate has forwarded one.
+func (b *broker) started(g *gen) {
+	for b.count("OUT") == 0 {
+		b.publishValid(g, 1)
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // bigPair returns a valid device of g whose model is size bytes long,

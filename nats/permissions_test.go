@@ -124,35 +124,22 @@ func TestGateStopsWhenItsCredentialsLoseARight(t *testing.T) {
 			g := startGuarded(t, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			gt := g.gateAs()
-			gctx, stop := context.WithCancel(ctx)
-			defer stop()
-			done := make(chan error, 1)
-			go func() {
-				_, err := gt.Run(gctx)
-				done <- err
-			}()
+			run := goGate(ctx, g.gateAs())
+			defer run.stop()
 			gen := newGen(52)
-			for g.count("OUT") == 0 { // the gate has started: it forwards one
-				g.publishValid(gen, 1)
-				time.Sleep(50 * time.Millisecond)
-			}
+			g.started(gen)
 			g.permit(deny(c.denied...))
 			g.publishTwice(53)
 			bad := gen.invalid(t, "bad")
 			_, err := g.js.PublishMsg(ctx, bad)
 			require.NoError(t, err)
-			select {
-			case err = <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the gate did not stop")
-			}
+			err = run.wait(t, 30*time.Second)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.says)
 
 			// Given its rights again, the next gate ends what is left.
 			g.permit(nil)
-			gt = g.gateAs()
+			gt := g.gateAs()
 			gt.UntilIdle = true
 			_, err = gt.Run(ctx)
 			require.NoError(t, err)
