@@ -614,6 +614,17 @@ func TestGateRefusesAnInputStreamThatStoresItsOutput(t *testing.T) {
 	}
 }
 
+// operatorLimits are the limits an operator may give a durable consumer
+// on what a gate asks of it.
+var operatorLimits = []struct {
+	name string
+	edit func(*jetstream.ConsumerConfig)
+}{
+	{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
+	{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
+	{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
+}
+
 // A gate reads a durable consumer as the operator made it: one that
 // refuses requests for more than a few messages (MaxRequestBatch), or
 // for a longer wait (MaxRequestExpires), was asked again in vain for
@@ -621,14 +632,7 @@ func TestGateRefusesAnInputStreamThatStoresItsOutput(t *testing.T) {
 // (MaxAckPending) left each request of the gate unanswered until it gave
 // up, a second later, so that a few messages took minutes.
 func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(*jetstream.ConsumerConfig)
-	}{
-		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
-		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
-		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
-	} {
+	for _, c := range operatorLimits {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
 			const n = 1000
@@ -651,14 +655,7 @@ func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
 // consumer changed since: it read them once, and asked for more than the
 // consumer now allows, refused every time, for ever.
 func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(*jetstream.ConsumerConfig)
-	}{
-		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
-		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
-		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
-	} {
+	for _, c := range operatorLimits {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
