@@ -21,7 +21,6 @@ import (
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
-	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
 
 // readStream reads the n first messages of a stream with an ordered
@@ -771,13 +770,7 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 // left their messages to come again for ever. A copy too large is now
 // dead-lettered (rule too_large), and a dead letter cut to the new limit.
 func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := embedded.Start(dir, -1, 16<<10)
-	require.NoError(t, err)
-	port := embedded.Port(srv)
-	t.Cleanup(func() { srv.Shutdown() })
-	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
-	b.makeStreams()
+	b := startBrokerWith(t, 16<<10)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// A valid device and an invalid one, each of 10 KiB, which fit the
@@ -799,10 +792,7 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	run := goGate(ctx, gt)
 	defer run.stop()
 	time.Sleep(500 * time.Millisecond)
-	srv.Shutdown()
-	srv.WaitForShutdown()
-	srv, err = embedded.Start(dir, port, 8<<10)
-	require.NoError(t, err)
+	b.startAgain(b.shutdown(), 8<<10)
 	for gnc.MaxPayload() != 8<<10 {
 		require.NoError(t, ctx.Err(), "the gate did not reconnect")
 		time.Sleep(10 * time.Millisecond)
@@ -872,13 +862,7 @@ func TestGatePublishesNothingIntoAReconnection(t *testing.T) {
 // command connects again): it fetched in vain for ever, every message
 // it held waiting, and its command never exited.
 func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := embedded.Start(dir, -1, 16<<10)
-	require.NoError(t, err)
-	port := embedded.Port(srv)
-	t.Cleanup(func() { srv.Shutdown() })
-	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
-	b.makeStreams()
+	b := startBrokerWith(t, 16<<10)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	gnc, gjs := connect(t, b.url)
@@ -886,16 +870,14 @@ func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
 	run := goGate(ctx, gt)
 	defer run.stop()
 	b.started(newGen(44))
-	srv.Shutdown()
-	srv.WaitForShutdown()
+	port := b.shutdown()
 	for !gnc.IsReconnecting() {
 		time.Sleep(time.Millisecond)
 	}
 	// A message of the gate's client, larger than the next server takes.
 	require.NoError(t, gnc.Publish("elsewhere", make([]byte, 10<<10)))
-	srv, err = embedded.Start(dir, port, 8<<10)
-	require.NoError(t, err)
-	err = run.wait(t, 20*time.Second)
+	b.startAgain(port, 8<<10)
+	err := run.wait(t, 20*time.Second)
 	require.ErrorIs(t, err, natsgo.ErrConnectionClosed)
 	assert.Contains(t, err.Error(), "Maximum Payload Violation", "why, as the server said")
 }
