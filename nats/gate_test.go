@@ -552,11 +552,8 @@ func TestGateStopsWhenItsOwnMessagesComeBack(t *testing.T) {
 	b := startBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, gjs := connect(t, b.url)
-	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	run := goGate(ctx, gt)
+	run, _ := b.runGate(ctx, newGen(36))
 	defer run.stop()
-	b.started(newGen(36))
 	require.NoError(t, b.js.DeleteStream(ctx, "DEAD"))
 	cfg := streamConfig("IN", "in.>")
 	cfg.Subjects = append(cfg.Subjects, "dead")
@@ -659,12 +656,9 @@ func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
 			b := startBroker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_, gjs := connect(t, b.url)
-			gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 200 * time.Millisecond}
-			run := goGate(ctx, gt)
-			defer run.stop()
 			g := newGen(32)
-			b.started(g)
+			run, _ := b.runGate(ctx, g)
+			defer run.stop()
 			b.durable("gate", "in.>", c.edit)
 			const n = 300
 			b.publishValid(g, n)
@@ -865,11 +859,8 @@ func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
 	b := startBrokerWith(t, 16<<10)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	gnc, gjs := connect(t, b.url)
-	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	run := goGate(ctx, gt)
+	run, gnc := b.runGate(ctx, newGen(44))
 	defer run.stop()
-	b.started(newGen(44))
 	port := b.shutdown()
 	for !gnc.IsReconnecting() {
 		time.Sleep(time.Millisecond)
@@ -892,11 +883,8 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 	b := startBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, gjs := connect(t, b.url)
-	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	run := goGate(ctx, gt)
+	run, _ := b.runGate(ctx, newGen(42))
 	defer run.stop()
-	b.started(newGen(42))
 	for _, name := range []string{"OUT", "DEAD"} {
 		cfg := b.stream(name).CachedInfo().Config
 		cfg.MaxMsgSize = 4 << 10
@@ -973,10 +961,22 @@ func (r *running) wait(t *testing.T, d time.Duration) error {
 	}
 }
 
+// runGate runs a gate of the durable gate (made if absent), on a
+// connection of its own, and returns once it has started (started), with
+// that connection.
+func (b *broker) runGate(ctx context.Context, g *gen) (*running, *natsgo.Conn) {
+	nc, js := connect(b.t, b.url)
+	gt := &Gate{JetStream: js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	run := goGate(ctx, gt)
+	b.started(g)
+	return run, nc
+}
+
 // started waits for a gate to have started: it publishes a valid message
 // of g every 50 ms until the gate has forwarded one.
 func (b *broker) started(g *gen) {
-	for b.count("OUT") == 0 {
+	for deadline := time.Now().Add(30 * time.Second); b.count("OUT") == 0; {
+		require.True(b.t, time.Now().Before(deadline), "the gate never started")
 		b.publishValid(g, 1)
 		time.Sleep(50 * time.Millisecond)
 	}
