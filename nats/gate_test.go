@@ -487,59 +487,23 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 	}
 }
 
-// A gate refuses streams that would bring its own copies or dead letters
-// back to its input, whatever their subjects: an output or dead-letter
-// stream that republishes what it stores (RePublish) to a subject the
-// input reads, and an input stream that sources the output or the dead
-// letters (Sources, Mirror) onto such a subject. Only the subjects were
-// checked: a dead letter came back as input, was dead-lettered again
-// under a new id, and came back again, for ever.
-func TestGateRefusesStreamsThatFeedItsOutputBack(t *testing.T) {
-	for _, c := range []struct {
-		name, stream string
-		edit         func(*jetstream.StreamConfig)
-		says         string
-	}{
-		{"dead letters republished", "DEAD", func(c *jetstream.StreamConfig) {
-			c.RePublish = &jetstream.RePublish{Source: "dead", Destination: "in.again"}
-		}, "the dead-letter stream DEAD republishes"},
-		{"copies republished by a mapping", "OUT", func(c *jetstream.StreamConfig) {
-			c.RePublish = &jetstream.RePublish{Source: "*", Destination: "in.{{wildcard(1)}}"}
-		}, "the output stream OUT republishes"},
-		{"dead letters sourced", "IN", func(c *jetstream.StreamConfig) {
-			c.Sources = []*jetstream.StreamSource{{Name: "DEAD", SubjectTransforms: []jetstream.SubjectTransformConfig{{Source: "dead", Destination: "in.dead"}}}}
-		}, "the input stream IN sources the dead-letter stream DEAD"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			b := startBroker(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			cfg := b.stream(c.stream).CachedInfo().Config
-			c.edit(&cfg)
-			_, err := b.js.UpdateStream(ctx, cfg)
-			require.NoError(t, err)
-			_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
-			require.NoError(t, err)
-			b.refused(t, ctx, c.says)
-			assert.Zero(t, b.count("DEAD"))
-		})
-	}
-	// Republished or sourced elsewhere, they are no concern of the gate's.
-	t.Run("republished elsewhere", func(t *testing.T) {
-		b := startBroker(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cfg := b.stream("DEAD").CachedInfo().Config
-		cfg.RePublish = &jetstream.RePublish{Source: "dead", Destination: "audit.dead"}
-		_, err := b.js.UpdateStream(ctx, cfg)
-		require.NoError(t, err)
-		_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
-		require.NoError(t, err)
-		gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
-		st, err := gt.Run(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, 1, st.DeadLetters)
-	})
+// A gate takes an output or dead-letter stream that republishes what it
+// stores elsewhere than to its input (see
+// TestGateRefusesStreamsThatWouldHoldOrDoubleMessages).
+func TestGateTakesAStreamThatRepublishesElsewhere(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cfg := b.stream("DEAD").CachedInfo().Config
+	cfg.RePublish = &jetstream.RePublish{Source: "dead", Destination: "audit.dead"}
+	_, err := b.js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+	_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
+	require.NoError(t, err)
+	gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.DeadLetters)
 }
 
 // A gate whose input is changed under it to bring back what it stores
@@ -725,7 +689,14 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 // (AllowMsgCounter), which refuses every message that does not add to
 // it (Nats-Incr), and so every copy and dead letter, for ever; and one
 // whose duplicate window is shorter than the input consumer's AckWait,
-// which would store a message that comes again twice.
+// which would store a message that comes again twice. And streams that
+// would bring its own copies or dead letters back to its input, whatever
+// their subjects: an output or dead-letter stream that republishes what
+// it stores (RePublish) to a subject the input reads, and an input
+// stream that sources the output or the dead letters (Sources, Mirror)
+// onto such a subject. Only the subjects were checked: a dead letter
+// came back as input, was dead-lettered again under a new id, and came
+// back again, for ever.
 func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 	for _, c := range []struct {
 		name, stream string
@@ -737,6 +708,15 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 		{"output duplicate window", "OUT", func(c *jetstream.StreamConfig) { c.Duplicates = time.Second }, "duplicate window"},
 		{"output counter", "OUT", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
 		{"dead letters counter", "DEAD", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
+		{"dead letters republished", "DEAD", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "dead", Destination: "in.again"}
+		}, "the dead-letter stream DEAD republishes"},
+		{"copies republished by a mapping", "OUT", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "*", Destination: "in.{{wildcard(1)}}"}
+		}, "the output stream OUT republishes"},
+		{"dead letters sourced", "IN", func(c *jetstream.StreamConfig) {
+			c.Sources = []*jetstream.StreamSource{{Name: "DEAD", SubjectTransforms: []jetstream.SubjectTransformConfig{{Source: "dead", Destination: "in.dead"}}}}
+		}, "the input stream IN sources the dead-letter stream DEAD"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
@@ -754,6 +734,7 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 			_, err := b.js.PublishMsg(ctx, newGen(35).invalid(t, "bad"))
 			require.NoError(t, err)
 			b.refused(t, ctx, c.says)
+			assert.Zero(t, b.count("OUT")+b.count("DEAD"), "nothing stored")
 		})
 	}
 }
