@@ -3,6 +3,7 @@ package nats
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -64,7 +65,8 @@ type Consumer struct {
 }
 
 // Consume hands the messages to handle, one at a time, until ctx is done,
-// and then returns nil. A message is acknowledged once handle returns nil;
+// and then returns nil; or until no message can come (its connection
+// closed, From deleted), and then returns an error that says so. A message is acknowledged once handle returns nil;
 // when it returns an error the message is delivered again, after the
 // back-off, unless it has been delivered MaxDeliver times, when it is
 // dead-lettered with the error. A message is handed over at least once:
@@ -95,12 +97,37 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 			c.handle(ctx, m, handle)
 		}
 		if err != nil && len(msgs) == 0 {
-			// The server gone for a while, or the consumer: the
-			// connection carries on across reconnections.
+			if err := c.gone(ctx, err); err != nil {
+				return err
+			}
+			// The server gone for a while: the connection carries on
+			// across reconnections.
 			select {
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
 			}
+		}
+	}
+	return nil
+}
+
+// gone returns an error if err, the error of a fetch, says that no
+// message can come again: the connection closed for good, or the
+// consumer deleted (its stream deleted or made again); nil if it may
+// pass, the server down for a while.
+func (c *Consumer) gone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if errors.Is(err, natsgo.ErrNoResponders) {
+		// No one answered: the server down, or the consumer gone.
+		if _, ierr := c.From.Info(ctx); errors.Is(ierr, jetstream.ErrConsumerNotFound) || errors.Is(ierr, jetstream.ErrStreamNotFound) {
+			err = ierr
+		}
+	}
+	for _, fatal := range []error{natsgo.ErrConnectionClosed, jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound} {
+		if errors.Is(err, fatal) {
+			return fmt.Errorf("nats: consuming: %w", err)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,4 +497,50 @@ func TestConsumerEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 		rules[v.Violations[len(v.Violations)-1].Rule]++
 	}
 	assert.Equal(t, map[msg.Rule]int{msg.RuleSyntax: 5, msg.RuleHeader: 2}, rules)
+}
+
+// A Consumer returns, saying why, when no message can come again: its
+// consumer deleted (its stream deleted or made again), or its connection
+// closed for good. It fetched in vain for ever.
+func TestConsumeReturnsWhenNothingCanCome(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  func(b *broker, nc *natsgo.Conn)
+		want []error // one of them
+	}{
+		{"consumer deleted", func(b *broker, _ *natsgo.Conn) {
+			require.NoError(t, b.js.DeleteConsumer(context.Background(), "IN", "gate"))
+		}, []error{jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound}},
+		{"stream deleted", func(b *broker, _ *natsgo.Conn) {
+			require.NoError(t, b.js.DeleteStream(context.Background(), "IN"))
+		}, []error{jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound}},
+		{"connection closed", func(_ *broker, nc *natsgo.Conn) { nc.Close() }, []error{natsgo.ErrConnectionClosed}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			b.publishValid(newGen(91), 1)
+			nc, js := connect(t, b.url)
+			cons, err := js.Consumer(context.Background(), "IN", b.durable("gate", "in.>").CachedInfo().Name)
+			require.NoError(t, err)
+			handled := make(chan struct{}, 1)
+			done := make(chan error, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			go func() {
+				done <- (&Consumer{JetStream: js, From: cons, DeadLetter: "dead"}).Consume(ctx, func(context.Context, catalogue.Message) error {
+					handled <- struct{}{}
+					return nil
+				})
+			}()
+			<-handled // it runs
+			c.end(b, nc)
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Consume did not return")
+			}
+			require.Error(t, err)
+			assert.True(t, slices.ContainsFunc(c.want, func(w error) bool { return errors.Is(err, w) }), "%v", err)
+		})
+	}
 }
