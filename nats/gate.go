@@ -106,8 +106,9 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // From reads either of them, or their streams republish what they store
 // to a subject From reads, or From's stream sources them onto one (the
 // gate would read its own copies), or stores them, From would drop messages the gate has
-// not stored (an ack policy other than explicit, a MaxDeliver) or refuse
-// its requests (priority groups), a stream would hold its copies or
+// not stored (an ack policy other than explicit, a MaxDeliver), deliver
+// them without their bodies (HeadersOnly) or refuse its requests
+// (priority groups), a stream would hold its copies or
 // store them twice (no_ack, sealed, a counter, a duplicate window
 // shorter than From's AckWait), the server's limit on a message (max_payload), or a
 // stream's, is below MinMaxPayload, or the server denies the gate's
@@ -232,6 +233,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	}
 	if info.Config.MaxDeliver > 0 {
 		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
+	}
+	if info.Config.HeadersOnly {
+		return refuse("the input consumer %s delivers headers only: the gate would judge, and dead-letter, every message without its body", info.Name)
 	}
 	if len(info.Config.PriorityGroups) > 0 {
 		// Every request must name one of them, which the gate's do not:

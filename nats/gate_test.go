@@ -655,6 +655,9 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
 		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
 		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+		// One that delivers headers alone: every message was judged, and
+		// dead-lettered, without its body.
+		{"headers only", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, HeadersOnly: true}, "headers"},
 		// One whose requests must name a priority group, which a gate's do
 		// not: each was refused, for ever.
 		{"priority groups", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, PriorityPolicy: jetstream.PriorityPolicyOverflow, PriorityGroups: []string{"A"}}, "priority"},
