@@ -225,22 +225,8 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
 	}
-	// A consumer that takes a message for acknowledged, or stops
-	// delivering it, before the gate has stored it would drop it in
-	// silence (decision 16).
-	if info.Config.AckPolicy != jetstream.AckExplicitPolicy {
-		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, info.Config.AckPolicy)
-	}
-	if info.Config.MaxDeliver > 0 {
-		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
-	}
-	if info.Config.HeadersOnly {
-		return refuse("the input consumer %s delivers headers only: the gate would judge, and dead-letter, every message without its body", info.Name)
-	}
-	if len(info.Config.PriorityGroups) > 0 {
-		// Every request must name one of them, which the gate's do not:
-		// the consumer would refuse each.
-		return refuse("the input consumer %s has priority groups (%s): a gate's requests name none", info.Name, strings.Join(info.Config.PriorityGroups, " "))
+	if err := unfit(info, refuse); err != nil {
+		return err
 	}
 	if err := short(info.Config.AckWait); err != nil {
 		return err
@@ -285,6 +271,30 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		// The same consumer: its limits as they are now.
 		b.pull.cons = g.From
 		b.pull.setLimits(info.Config)
+	}
+	return nil
+}
+
+// unfit returns an error made by refuse if the consumer of info would
+// drop messages, or hold them, whatever the gate does: Start refuses
+// such a consumer, and Fetch stops the gate whose consumer is changed
+// to one.
+func unfit(info *jetstream.ConsumerInfo, refuse func(string, ...any) error) error {
+	// A consumer that takes a message for acknowledged, or stops
+	// delivering it, before the gate has stored it would drop it in
+	// silence (decision 16).
+	c := info.Config
+	switch {
+	case c.AckPolicy != jetstream.AckExplicitPolicy:
+		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, c.AckPolicy)
+	case c.MaxDeliver > 0:
+		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, c.MaxDeliver)
+	case c.HeadersOnly:
+		return refuse("the input consumer %s delivers headers only: the gate would judge, and dead-letter, every message without its body", info.Name)
+	case len(c.PriorityGroups) > 0:
+		// Every request must name one of them, which the gate's do not:
+		// the consumer would refuse each.
+		return refuse("the input consumer %s has priority groups (%s): a gate's requests name none", info.Name, strings.Join(c.PriorityGroups, " "))
 	}
 	return nil
 }
@@ -618,12 +628,23 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 	}
 	if len(ds) == 0 && wait {
 		// Nothing came for a while. A pull from a consumer that is gone
-		// finds no one to answer it and looks the same: ask.
-		if _, err := b.g.From.Info(ctx); err != nil {
+		// finds no one to answer it and looks the same: ask; and check
+		// that it was not changed to one that Start refuses.
+		info, err := b.g.From.Info(ctx)
+		if err != nil {
 			return nil, b.fatal(ctx, err)
+		}
+		if err := unfit(info, changed); err != nil {
+			return nil, gate.Fatal(err)
 		}
 	}
 	return ds, nil
+}
+
+// changed makes the error of a consumer changed under the gate to one
+// Start refuses (see unfit).
+func changed(format string, args ...any) error {
+	return fmt.Errorf("nats: changed while the gate ran: "+format, args...)
 }
 
 // feedingBack returns the error that stops a gate whose input brought

@@ -685,6 +685,35 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 	}
 }
 
+// A gate whose durable consumer is changed under it to one it refuses at
+// start (a MaxDeliver, after which JetStream stops delivering a message
+// the gate could not store yet, in an outage; headers only) stops,
+// saying why, the next time its input is idle: it ran on, and the
+// messages the consumer then gave up on waited in their stream, never
+// delivered again, in silence.
+func TestGateStopsWhenItsConsumerIsChangedToDropMessages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*jetstream.ConsumerConfig)
+		says string
+	}{
+		{"MaxDeliver", func(c *jetstream.ConsumerConfig) { c.MaxDeliver = 5 }, "MaxDeliver 5"},
+		{"headers only", func(c *jetstream.ConsumerConfig) { c.HeadersOnly = true }, "headers only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			run, _ := b.runGate(ctx, newGen(39))
+			defer run.stop()
+			b.durable("gate", "in.>", c.edit)
+			err := run.wait(t, 20*time.Second)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.says)
+		})
+	}
+}
+
 // A gate refuses output and dead-letter streams that would hold its
 // messages hostage or store them twice: one that does not acknowledge
 // what it stores (NoAck), whose copies the gate would wait for and send
