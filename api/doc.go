@@ -51,7 +51,8 @@
 // 16), so that a flood of large messages costs a bounded amount of memory;
 // beyond them it answers 503 Service Unavailable with Retry-After, at once.
 // The compatibility route's bodies take places among the same ones (and
-// it runs at most one comparison per CPU at once, answering 503 beyond).
+// it runs at most one comparison per CPU at once: a comparison beyond
+// waits for its turn, up to five seconds, then is answered 503).
 // The other routes serve precomputed bytes and are never turned away. A
 // client that sends its body slowly holds its place until the server's
 // read time-out ends it: give the http.Server a ReadTimeout, as msgcheck

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -245,6 +246,7 @@ func TestRegistryCompatibilityRefusesABadVerboseAndAnswers503WhenBusy(t *testing
 	msg := wantError(t, do(h, http.MethodPost, path+"?verbose=yes", request), http.StatusBadRequest)
 	assert.Equal(t, `verbose "yes" is not true or false`, msg)
 
+	shortCompareWait(t)
 	for range cap(comparing) {
 		comparing <- struct{}{}
 	}
@@ -627,4 +629,33 @@ func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
 		<-g.working
 	}
 	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, "/api/registry/subjects/core.device", request).Code)
+}
+
+// TestRegistryCompatibilityWaitsForAPlace: a compatibility check that
+// arrives while every place to compare is taken waits for one, as a
+// registry answers every client of a burst of checks, rather than being
+// refused 503 at once.
+func TestRegistryCompatibilityWaitsForAPlace(t *testing.T) {
+	h := fixtureHandler(t)
+	request := schemaRequest(t, readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	answered := make(chan *httptest.ResponseRecorder)
+	go func() {
+		answered <- do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", request)
+	}()
+	select {
+	case rec := <-answered:
+		t.Errorf("answered %d while every place was taken: %s", rec.Code, rec.Body)
+	case <-time.After(200 * time.Millisecond): // still waiting, as it should
+	}
+	for range cap(comparing) {
+		<-comparing
+	}
+	if t.Failed() {
+		return
+	}
+	rec := <-answered
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }

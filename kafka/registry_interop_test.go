@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
@@ -232,5 +233,38 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 	} {
 		require.True(t, errors.As(write(), &restErr))
 		assert.Equal(t, api.ErrorReadOnly, restErr.Code)
+	}
+}
+
+// TestConfluentClientsCheckingAtOnceAreAllAnswered: a burst of
+// compatibility checks from many of Confluent's clients at once, as a
+// CI pipeline's parallel jobs make, is answered to every one of them:
+// a check that finds every place to compare taken waits for one.
+func TestConfluentClientsCheckingAtOnceAreAllAnswered(t *testing.T) {
+	url := serveRegistry(t)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	info := schemaregistry.SchemaInfo{Schema: string(device.JSON()), SchemaType: "JSON"}
+	const clients, checks = 32, 8
+	errs := make(chan error, clients*checks)
+	var start sync.WaitGroup
+	start.Add(1)
+	for range clients {
+		client, err := schemaregistry.NewClient(schemaregistry.NewConfig(url))
+		require.NoError(t, err)
+		go func() {
+			start.Wait()
+			for range checks {
+				ok, err := client.TestCompatibility("telemetry-value", 1, info)
+				if err == nil && !ok {
+					err = errors.New("not compatible with itself")
+				}
+				errs <- err
+			}
+		}()
+	}
+	start.Done()
+	for range clients * checks {
+		assert.NoError(t, <-errs)
 	}
 }
