@@ -122,7 +122,7 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	candidate, err := schemas.Parse(body)
 	if err != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "not a schema file: "+err.Error())
+		writeError(w, r, http.StatusUnprocessableEntity, "not a schema file: "+inJSONTerms("it", body, err))
 		return
 	}
 	if candidate.Name != name {

@@ -644,7 +644,7 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 		return req, nil, false
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		registryError(w, r, ErrorInvalidSchema, "the request is not a JSON object with a schema: "+err.Error())
+		registryError(w, r, ErrorInvalidSchema, inJSONTerms("the request", body, err))
 		return req, nil, false
 	}
 	if req.Schema == "" {
@@ -822,7 +822,7 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 func (g *registry) compare(s *subject, against []*registered, candidate []byte) (findings []string, compatible bool, err error) {
 	c, err := schemas.Parse(candidate)
 	if err != nil {
-		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %v", err)
+		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %s", inJSONTerms("it", candidate, err))
 	}
 	if want := against[0].Name; c.Name != want {
 		return nil, false, fmt.Errorf("the schema is %s, not %s, the schema of subject %s", strconv.Quote(c.Name), strconv.Quote(want), strconv.Quote(s.name))

@@ -659,3 +659,37 @@ func TestRegistryCompatibilityWaitsForAPlace(t *testing.T) {
 	rec := <-answered
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }
+
+// TestRegistryErrorsNameJSONNotGo: a request, or a schema, of the wrong
+// JSON type is refused in JSON's terms, with the place of the value at
+// fault, never with encoding/json's text, which names Go's types and the
+// server's own structs.
+func TestRegistryErrorsNameJSONNotGo(t *testing.T) {
+	h := fixtureHandler(t)
+	for _, tc := range []struct {
+		path, body string
+		code       int
+		want       string
+	}{
+		{"/api/registry/subjects/demo.sensor", `[]`, ErrorInvalidSchema, "the request is an array, want an object"},
+		{"/api/registry/subjects/demo.sensor/versions", `"x"`, ErrorInvalidSchema, "the request is a string, want an object"},
+		{"/api/registry/subjects/demo.sensor", `{"schema":1,"schemaType":"JSON"}`, ErrorInvalidSchema, `"/schema" is a number, want a string`},
+		{"/api/registry/subjects/demo.sensor", `{"schema":"{}","schemaType":true}`, ErrorInvalidSchema, `"/schemaType" is true or false, want a string`},
+		{"/api/registry/subjects/demo.sensor", `{"schema":"{}","schemaType":"JSON","references":{}}`, ErrorInvalidSchema, `"/references" is an object, want an array`},
+		{"/api/registry/subjects/demo.sensor/versions", schemaRequest(t, `[]`), ErrorReadOnly, "not a catalogue schema file: it is an array, want an object"},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `[]`), ErrorInvalidSchema, "not a catalogue schema file: it is an array, want an object"},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"title":["demo.sensor"]}`), ErrorInvalidSchema, `"/title" is an array, want a string`},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"required":[1]}`), ErrorInvalidSchema, `"/required/0" is a number, want a string`},
+	} {
+		msg := wantError(t, do(h, http.MethodPost, tc.path, tc.body), tc.code)
+		assert.Contains(t, msg, tc.want, tc.body)
+		for _, goText := range []string{"json:", "Go ", "struct", "api.", "unmarshal"} {
+			assert.NotContains(t, msg, goText, tc.body)
+		}
+	}
+	// The catalogue's own compatibility route reads a schema file the same way.
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", `{"required": 5}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	assert.Contains(t, rec.Body.String(), `\"/required\" is a number, want an array`)
+	assert.NotContains(t, rec.Body.String(), "Go ")
+}
