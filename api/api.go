@@ -182,6 +182,7 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 		if slices.Contains(methods, http.MethodGet) {
 			methods = append(methods, http.MethodHead) // ServeMux serves HEAD with GET
 		}
+		methods = append(methods, http.MethodOptions) // methodNotAllowed answers it
 		slices.Sort(methods)
 		h.mux.Handle(path, h.methodNotAllowed(slices.Compact(methods)))
 	}
@@ -432,8 +433,9 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name, version
 }
 
 // methodNotAllowed answers 405 for a route's path, listing the methods the
-// route serves; but 404 if the path names a schema or version the
-// catalogue does not hold, since no method would find it.
+// route serves, or 204 with the same list to OPTIONS; but 404 if the path
+// names a schema or version the catalogue does not hold, since no method
+// would find it.
 func (h *handler) methodNotAllowed(methods []string) http.Handler {
 	allow := strings.Join(methods, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -447,6 +449,10 @@ func (h *handler) methodNotAllowed(methods []string) http.Handler {
 			return
 		}
 		w.Header().Set("Allow", allow)
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		writeError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allow))
 	})
 }

@@ -180,7 +180,7 @@ func TestCompatibilityStatuses(t *testing.T) {
 	}
 	rec := do(h, http.MethodGet, "/api/schemas/demo.sensor/versions/1.0/compatibility", "")
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
-	assert.Equal(t, "POST", rec.Header().Get("Allow"))
+	assert.Equal(t, "OPTIONS, POST", rec.Header().Get("Allow"))
 }
 
 func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {

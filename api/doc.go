@@ -73,7 +73,8 @@
 // socket address or an error of Go's: 404 for an unknown schema, version or
 // path under /api/ (an unknown schema or version is 404 whatever the
 // method), or for a path that is not clean; 405 with an Allow header for a
-// method a route does not serve; 408 or 400 for a body that could not be
+// method a route does not serve (OPTIONS is answered 204 with the same
+// Allow header); 408 or 400 for a body that could not be
 // read; 413 for a message too large to judge; 503 with Retry-After when
 // too many bodies are held.
 //

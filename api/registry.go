@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/fleetkit/catalogue/compat"
 	"github.com/fleetkit/catalogue/internal/jsontext"
@@ -51,11 +52,18 @@ import (
 // POST /compatibility/subjects/{subject}/versions/{version} and
 // POST /compatibility/subjects/{subject}/versions (every version; with
 // ?verbose=true, each finding and its witness message in "messages"),
-// GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}.
+// GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}
+// (for a subject not served, 40408 and 40409 as in Confluent's registry,
+// or the registry's own with ?defaultToGlobal=true), and
+// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs).
 // The list routes take offset and limit; nothing is ever deleted, so
-// deletedOnly=true lists nothing and deleted=true changes nothing.
-// Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
-// body, {"error_code": 40401, "message": "..."}, and every answer the
+// deletedOnly=true lists nothing and deleted=true changes nothing. A
+// subject qualified with the default context, ":.:core.device", is the
+// subject core.device; the catalogue has no other context.
+// Writes (PUT, DELETE) are refused with 42205, and OPTIONS is answered
+// 204 with the path's methods in Allow. Errors have the registry's
+// body, {"error_code": 40401, "message": "..."}, in JSON's terms (a value
+// of the wrong type is named by its JSON Pointer), and every answer the
 // media type that the request's Accept prefers among the registry's.
 //
 // A request of up to 16 KiB with its length announced, as a serializer's
@@ -71,9 +79,14 @@ const (
 	ErrorSubjectNotFound = 40401 // no such subject
 	ErrorVersionNotFound = 40402 // the subject has no such version
 	ErrorSchemaNotFound  = 40403 // no such registry id, or the schema is not the subject's
-	ErrorInvalidSchema   = 42201 // the request's schema cannot be read
-	ErrorInvalidVersion  = 42202 // the version is not a number, "latest" or a catalogue version
-	ErrorReadOnly        = 42205 // the catalogue is read-only through the protocol
+	// A subject the registry does not serve has no compatibility level
+	// (40408) or mode (40409) of its own; asked with defaultToGlobal=true,
+	// it has the registry's.
+	ErrorSubjectCompatibilityNotConfigured = 40408
+	ErrorSubjectModeNotConfigured          = 40409
+	ErrorInvalidSchema                     = 42201 // the request's schema cannot be read
+	ErrorInvalidVersion                    = 42202 // the version is not a number, "latest" or a catalogue version
+	ErrorReadOnly                          = 42205 // the catalogue is read-only through the protocol
 )
 
 // registryContentType is the media type of the protocol's bodies.
@@ -110,6 +123,15 @@ func checkSubjects(all []schemas.Schema, m map[string]string) error {
 		switch name := m[subject]; {
 		case subject == "":
 			return errors.New("api: an empty subject")
+		case subject == "." || subject == "..":
+			// Every URL library removes such a path segment.
+			return fmt.Errorf("api: subject %q cannot be named in a URL", subject)
+		case strings.ContainsFunc(subject, unicode.IsControl):
+			return fmt.Errorf("api: subject %q has a control character, which Confluent's registry refuses", subject)
+		case strings.HasPrefix(subject, defaultContext):
+			return fmt.Errorf("api: subject %q names the default context, which every subject is in: write it %q", subject, strings.TrimPrefix(subject, defaultContext))
+		case strings.HasPrefix(subject, ":."):
+			return fmt.Errorf("api: subject %q is in a context of its own; the catalogue's subjects are all in the default one", subject)
 		case !names[name]:
 			return fmt.Errorf("api: subject %q maps to %q, which the catalogue does not have", subject, name)
 		case names[subject] && subject != name:
@@ -118,6 +140,11 @@ func checkSubjects(all []schemas.Schema, m map[string]string) error {
 	}
 	return nil
 }
+
+// defaultContext prefixes a subject qualified with the default context,
+// the only one the catalogue has: Confluent's registry reads
+// ":.:core.device" as core.device, and so does the registry here.
+const defaultContext = ":.:"
 
 // registry serves the schema-registry protocol over the catalogue. All it
 // serves is computed once, when the Handler is made.
@@ -198,6 +225,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /schemas/ids/{id}/schema", g.rawByID},
 		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
+		{"GET /schemas/guids/{guid}", g.schemaByGUID},
 		{"GET /subjects", g.subjectList},
 		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
 		{"GET /subjects/{subject}/versions", g.versionList},
@@ -259,6 +287,10 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := g.mux.Handler(r2); pattern == "/" {
 		if allowed := g.allowed(r2); allowed != "" {
 			w.Header().Set("Allow", allowed)
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 			registryError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allowed))
 			return
 		}
@@ -266,8 +298,8 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mux.ServeHTTP(w, r2)
 }
 
-// allowed returns the methods the registry serves at r's path, joined
-// for an Allow header, or "" if it serves none there.
+// allowed returns the methods the registry serves at r's path, OPTIONS
+// last, joined for an Allow header, or "" if it serves none there.
 func (g *registry) allowed(r *http.Request) string {
 	var methods []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
@@ -279,7 +311,10 @@ func (g *registry) allowed(r *http.Request) string {
 			}
 		}
 	}
-	return strings.Join(methods, ", ")
+	if len(methods) == 0 {
+		return ""
+	}
+	return strings.Join(append(methods, http.MethodOptions), ", ")
 }
 
 // schemaBody is the protocol's body for a schema by id.
@@ -395,6 +430,7 @@ func (g *registry) listed(r *http.Request) []*subject {
 	if prefix == ":*:" {
 		prefix = ""
 	}
+	prefix = strings.TrimPrefix(prefix, defaultContext)
 	var list []*subject
 	if queryTrue(r, "deletedOnly") {
 		return nil
@@ -458,7 +494,7 @@ type subjectVersion struct {
 // subjectVersions returns the subjects that have the version v, and its
 // number in each, only for the request's subject if it names one.
 func (g *registry) subjectVersions(r *http.Request, v *registered) []subjectVersion {
-	only := r.URL.Query().Get("subject")
+	only := strings.TrimPrefix(r.URL.Query().Get("subject"), defaultContext)
 	list := []subjectVersion{}
 	for _, name := range g.names {
 		if slices.Contains(g.subjects[name].versions, v) && (only == "" || only == name) {
@@ -499,7 +535,7 @@ func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
 // served returns the subject of that name, or nil if the registry does
 // not serve it.
 func (g *registry) served(name string) *subject {
-	if s, ok := g.subjects[name]; ok && len(s.versions) > 0 {
+	if s, ok := g.subjects[strings.TrimPrefix(name, defaultContext)]; ok && len(s.versions) > 0 {
 		return s
 	}
 	return nil
@@ -839,18 +875,45 @@ func (g *registry) compare(s *subject, against []*registered, candidate []byte) 
 	return findings, compatible, nil
 }
 
+// config serves GET /config and GET /config/{subject}: FULL_TRANSITIVE
+// (decision 13), the level of the registry and of every subject it
+// serves. A subject it does not serve has no level of its own: as in
+// Confluent's registry, asking for it is 40408, unless defaultToGlobal
+// is true, which asks for the registry's level.
 func (g *registry) config(w http.ResponseWriter, r *http.Request) {
-	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+	if !g.configured(w, r, ErrorSubjectCompatibilityNotConfigured, "compatibility") {
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"compatibilityLevel": "FULL_TRANSITIVE"}))
 }
 
+// mode serves GET /mode and GET /mode/{subject}, READONLY, as config
+// serves the level (40409 for a subject not served).
 func (g *registry) mode(w http.ResponseWriter, r *http.Request) {
-	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+	if !g.configured(w, r, ErrorSubjectModeNotConfigured, "mode") {
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"mode": "READONLY"}))
+}
+
+// configured reports whether the subject in r's path, if any, has the
+// setting what of its own, or defaultToGlobal=true asks for the
+// registry's; otherwise it answers code and returns false.
+func (g *registry) configured(w http.ResponseWriter, r *http.Request, code int, what string) bool {
+	subject := r.PathValue("subject")
+	if subject == "" || g.served(subject) != nil || queryTrue(r, "defaultToGlobal") {
+		return true
+	}
+	registryError(w, r, code, fmt.Sprintf("subject %s does not have subject-level %s configured", strconv.Quote(subject), what))
+	return false
+}
+
+// schemaByGUID serves GET /schemas/guids/{guid}, by which Confluent's
+// deserializers fetch a schema whose GUID a producer wrote in a header:
+// the catalogue names its schemas by registry id only (decision 15), so
+// no GUID is found.
+func (g *registry) schemaByGUID(w http.ResponseWriter, r *http.Request) {
+	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found: the catalogue names its schemas by registry id, not by GUID", strconv.Quote(r.PathValue("guid"))))
 }
 
 func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {

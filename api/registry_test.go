@@ -103,6 +103,13 @@ func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
 	assert.Error(t, CheckSubjects(map[string]string{"t-value": "core.nothing"}))
 	assert.Error(t, CheckSubjects(map[string]string{"core.device": "core.vehicle"}))
 	assert.Error(t, CheckSubjects(map[string]string{"": "core.vehicle"}))
+	// Subjects no client can name: a path segment "." or ".." is removed
+	// by every URL library, a control character is refused by Confluent's
+	// registry (42208), and a context other than the default one is not
+	// served, while the default one is the name without its prefix.
+	for _, subject := range []string{".", "..", "t\x00-value", "t\n-value", ":.other:t-value", ":.:t-value"} {
+		assert.Error(t, CheckSubjects(map[string]string{subject: "core.vehicle"}), subject)
+	}
 	assert.NoError(t, CheckSubjects(map[string]string{"t-value": "core.vehicle", "core.device": "core.device"}))
 	assert.Panics(t, func() { Handler(Subjects(map[string]string{"t-value": "core.nothing"})) })
 }
@@ -289,7 +296,20 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code, path)
 		assert.JSONEq(t, `{"mode":"READONLY"}`, rec.Body.String())
 	}
-	wantError(t, do(h, http.MethodGet, "/api/registry/config/core.nothing", ""), ErrorSubjectNotFound)
+	// A subject without versions has no level or mode of its own, as in
+	// Confluent's registry; with defaultToGlobal=true it has the global's.
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/config/core.nothing", ""), ErrorSubjectCompatibilityNotConfigured)
+	assert.Equal(t, `subject "core.nothing" does not have subject-level compatibility configured`, msg)
+	msg = wantError(t, do(h, http.MethodGet, "/api/registry/mode/core.nothing?defaultToGlobal=false", ""), ErrorSubjectModeNotConfigured)
+	assert.Equal(t, `subject "core.nothing" does not have subject-level mode configured`, msg)
+	for path, want := range map[string]string{
+		"/api/registry/config/core.nothing?defaultToGlobal=true":  `{"compatibilityLevel":"FULL_TRANSITIVE"}`,
+		"/api/registry/mode/new-topic-value?defaultToGlobal=TRUE": `{"mode":"READONLY"}`,
+	} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.JSONEq(t, want, rec.Body.String(), path)
+	}
 	for _, req := range [][2]string{
 		{http.MethodPut, "/api/registry/config"},
 		{http.MethodPut, "/api/registry/mode/core.device"},
@@ -313,10 +333,10 @@ func TestRegistryUnknownPathsAndMethodsAnswerInItsBody(t *testing.T) {
 	wantError(t, do(h, http.MethodDelete, "/api/registry", ""), http.StatusMethodNotAllowed)
 	rec := do(h, http.MethodPatch, "/api/registry/subjects", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
-	assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"))
+	assert.Equal(t, "GET, HEAD, OPTIONS", rec.Header().Get("Allow"))
 	rec = do(h, http.MethodGet, "/api/registry/subjects/core.device", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
-	assert.Equal(t, "POST, DELETE", rec.Header().Get("Allow"))
+	assert.Equal(t, "POST, DELETE, OPTIONS", rec.Header().Get("Allow"))
 }
 
 func TestCanonicalNumberIsOneSpellingPerValue(t *testing.T) {
@@ -692,4 +712,67 @@ func TestRegistryErrorsNameJSONNotGo(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code)
 	assert.Contains(t, rec.Body.String(), `\"/required\" is a number, want an array`)
 	assert.NotContains(t, rec.Body.String(), "Go ")
+}
+
+// TestRegistryDefaultContextPrefixIsTheSubject: ":.:" names the default
+// context, the only one the catalogue has, so ":.:core.device" is
+// core.device, as Confluent's registry normalizes it; another context's
+// subjects are not found.
+func TestRegistryDefaultContextPrefixIsTheSubject(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	request := schemaRequest(t, string(device.JSON()))
+	for _, subject := range []string{":.:core.device", "%3A.%3Acore.device", ":.:telemetry-value"} {
+		name := strings.TrimPrefix(strings.TrimPrefix(subject, ":.:"), "%3A.%3A")
+		rec := do(h, http.MethodGet, "/api/registry/subjects/"+subject+"/versions/latest", "")
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", subject, rec.Body)
+		var got versionBody
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+		assert.Equal(t, name, got.Subject)
+		assert.Equal(t, device.RegistryID, got.ID)
+		for _, path := range []string{"/api/registry/subjects/" + subject, "/api/registry/subjects/" + subject + "/versions"} {
+			assert.Equal(t, http.StatusOK, do(h, http.MethodPost, path, request).Code, path)
+		}
+		assert.Equal(t, http.StatusOK, do(h, http.MethodGet, "/api/registry/config/"+subject, "").Code)
+	}
+	rec := do(h, http.MethodGet, "/api/registry/schemas/ids/2/versions?subject=:.:telemetry-value", "")
+	assert.JSONEq(t, `[{"subject":"telemetry-value","version":1}]`, rec.Body.String())
+	rec = do(h, http.MethodGet, "/api/registry/subjects?subjectPrefix=:.:tele", "")
+	assert.JSONEq(t, `["telemetry-value"]`, rec.Body.String())
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/:.staging:core.device/versions", ""), ErrorSubjectNotFound)
+}
+
+// TestRegistrySchemaByGUIDIsNotFound: Confluent's clients fetch a schema
+// by GUID when a producer wrote one in a header; the catalogue names its
+// schemas by registry id only, so every GUID is the registry's 40403,
+// not a path unknown.
+func TestRegistrySchemaByGUIDIsNotFound(t *testing.T) {
+	msg := wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e", ""), ErrorSchemaNotFound)
+	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
+	assert.Contains(t, msg, "registry id")
+}
+
+// TestOptionsListsTheMethodsOfAPath: OPTIONS is answered 204 with the
+// methods the path serves, as Confluent's registry answers it, on the
+// registry's routes and on the catalogue's; a path that no route has is
+// still 404.
+func TestOptionsListsTheMethodsOfAPath(t *testing.T) {
+	h := Handler()
+	for path, allow := range map[string]string{
+		"/api/registry/subjects":                         "GET, HEAD, OPTIONS",
+		"/api/registry/subjects/core.device/versions":    "GET, HEAD, POST, OPTIONS",
+		"/api/registry/subjects/core.device":             "POST, DELETE, OPTIONS",
+		"/api/registry":                                  "GET, HEAD, POST, OPTIONS",
+		"/api/schemas":                                   "GET, HEAD, OPTIONS",
+		"/api/schemas/core.device/versions/1.0/validate": "OPTIONS, POST",
+		"/api/schemas/core.device/versions/1.0":          "GET, HEAD, OPTIONS",
+	} {
+		rec := do(h, http.MethodOptions, path, "")
+		assert.Equal(t, http.StatusNoContent, rec.Code, "%s: %s", path, rec.Body)
+		assert.Equal(t, allow, rec.Header().Get("Allow"), path)
+		assert.Empty(t, rec.Body.String(), path)
+	}
+	wantError(t, do(h, http.MethodOptions, "/api/registry/nothing", ""), http.StatusNotFound)
+	assert.Equal(t, http.StatusNotFound, do(h, http.MethodOptions, "/api/schemas/core.nothing/versions", "").Code)
 }
