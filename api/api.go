@@ -79,9 +79,15 @@ const retryAfter = "1"
 // handler serves the API. Each endpoint is one method on it, listed in
 // routes, which newHandler registers on mux.
 type handler struct {
-	fallback   http.Handler // for the paths that are not the API's; nil if none
-	maxBodies  int
-	bodies     chan struct{} // a semaphore of maxBodies: one token a body held
+	fallback  http.Handler // for the paths that are not the API's; nil if none
+	maxBodies int
+	bodies    chan struct{} // a semaphore of maxBodies: one token a body held
+	// working holds a place for each small body read without one of
+	// bodies' places (see freeBody) while it is judged: judging takes
+	// memory in proportion to the body, which these places bound however
+	// many such bodies arrive at once. The work is short and CPU-bound,
+	// so a request waits for one.
+	working    chan struct{}
 	mux        *http.ServeMux
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
@@ -143,6 +149,7 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 		o(h)
 	}
 	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
+	h.working = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	h.registry = newRegistry(h, all, h.subjects)
 
 	list := make([]entry, 0, len(all))
@@ -310,17 +317,24 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
+	status, answer := h.judge(name, version, r.Header, body)
+	release() // before writing, which a slow reader may hold up
+	writeJSON(w, r, status, answer)
+}
+
+// judge returns the status and the body of the validation route's answer
+// on the message body, judged by the schema name at version, with the
+// request's CloudEvents headers if it has any.
+func (h *handler) judge(name, version string, header http.Header, body []byte) (status int, answer []byte) {
 	var verdict msg.Verdict
-	if hasCloudEvents(r.Header) {
+	if hasCloudEvents(header) {
 		// The headers name the published catalogue's schemas, whose table
 		// of kinds ce decodes by: the message is decoded, for ce to
 		// compare its identity with the headers, borrowing from the
 		// body, which is held until the verdict is written.
-		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, header, name, version, body)
 		if m == nil {
-			h.noType(w, r, err)
-			return
+			return noType(err)
 		}
 		verdict = msg.VerdictOf(m, err)
 	} else {
@@ -328,38 +342,64 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		// decoded, which keeps nothing of it (catalogue.CheckAs).
 		k, err := h.checkAs(name, version, body)
 		if k == nil {
-			h.noType(w, r, err)
-			return
+			return noType(err)
 		}
 		verdict = msg.VerdictOf(nil, err)
 		verdict.Schema, verdict.Version = k.Name, k.Version
 	}
-	status := http.StatusOK
+	status = http.StatusOK
 	if !verdict.Valid {
 		status = http.StatusUnprocessableEntity
 	}
-	writeJSON(w, r, status, mustEncode(verdict))
+	return status, mustEncode(verdict)
 }
 
-// noType answers a request to judge by a schema file the catalogue has no
-// Go type for: the handler and the library disagree on what the
-// catalogue holds.
-func (h *handler) noType(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, http.StatusInternalServerError, err.Error())
+// noType returns the answer to a request to judge by a schema file the
+// catalogue has no Go type for: the handler and the library disagree on
+// what the catalogue holds.
+func noType(err error) (status int, answer []byte) {
+	return http.StatusInternalServerError, errorBody(err.Error())
 }
+
+// freeBody is the size up to which a body whose length is announced is
+// read without one of the handler's body places: a producer's message
+// and a serializer's request for one of the catalogue's schemas are a
+// few kilobytes, and holding as much for each connection costs no more
+// than the connection itself does, so clients that send their bodies
+// slowly, however many, cannot keep the others from being answered.
+const freeBody = 16 << 10
 
 // readBody reads the request body, what (such as "message") of at most
-// limit bytes, while it holds one of the handler's places for bodies, so
-// that the memory bodies take stays bounded however many requests come.
-// When it returns false it has answered the request through answer: 503
-// with Retry-After, busy saying why, when no place is free; 413 for a
-// body over limit; or what readFailure says. Otherwise the caller must
-// call release once it no longer holds the body.
+// limit bytes. A body of up to freeBody bytes, its length announced, is
+// read as it comes and then held in one of the handler's working places,
+// waited for; a larger one, or one of unknown length, is read while it
+// holds one of the handler's places for bodies, so that the memory bodies
+// take stays bounded however many requests come, and slow clients
+// cannot keep the others from being answered. When it returns false it
+// has answered the request through answer, unless its client has gone:
+// 503 with Retry-After, busy saying why, when no body place is free; 413
+// for a body over limit; or what readFailure says. Otherwise the caller
+// must call release once it no longer holds the body, before it writes
+// its answer, which a slow reader may take long to take.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, what, busy string, answer answerFunc) (body []byte, release func(), ok bool) {
 	tooLarge := fmt.Sprintf("the %s is larger than %d bytes", what, limit)
 	if r.ContentLength > limit {
 		answer(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 		return nil, nil, false
+	}
+	if r.ContentLength >= 0 && r.ContentLength <= freeBody {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
+		if err != nil {
+			status, text := readFailure(err)
+			answer(w, r, status, text)
+			return nil, nil, false
+		}
+		select {
+		case h.working <- struct{}{}:
+			return body, func() { <-h.working }, true
+		case <-r.Context().Done():
+			return nil, nil, false // the client has gone: nobody to answer
+		}
 	}
 	select {
 	case h.bodies <- struct{}{}:
@@ -525,9 +565,14 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType s
 
 // writeError writes the JSON error body {"error": msg}.
 func writeError(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	writeJSON(w, r, status, mustEncode(struct {
+	writeJSON(w, r, status, errorBody(msg))
+}
+
+// errorBody returns the JSON error body {"error": msg}.
+func errorBody(msg string) []byte {
+	return mustEncode(struct {
 		Error string `json:"error"`
-	}{msg}))
+	}{msg})
 }
 
 // mustEncode encodes v, which is one of this package's own types and cannot

@@ -113,37 +113,47 @@ func (h *handler) compatibility(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
+	status, answer, ok := h.compare(w, r, f, name, body, opt)
+	release() // before writing, which a slow reader may hold up
+	if ok {
+		writeJSON(w, r, status, answer)
+	}
+}
+
+// compare returns the status and body of the compatibility route's
+// answer on the candidate schema file body, proposed as a version of the
+// schema name, against the file f, once it has one of comparing's places
+// (see startComparing, which answers the request itself and returns ok
+// false when it has none).
+func (h *handler) compare(w http.ResponseWriter, r *http.Request, f file, name string, body []byte, opt compat.Options) (status int, answer []byte, ok bool) {
 	// Only then a place to compute, so that a slow client holds none.
 	done, ok := startComparing(w, r, writeError)
 	if !ok {
-		return
+		return 0, nil, false
 	}
 	defer done()
+	fail := func(status int, text string) (int, []byte, bool) {
+		return status, errorBody(text), true
+	}
 	candidate, err := schemas.Parse(body)
 	if err != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "not a schema file: "+inJSONTerms("it", body, err))
-		return
+		return fail(http.StatusUnprocessableEntity, "not a schema file: "+inJSONTerms("it", body, err))
 	}
 	if candidate.Name != name {
-		writeError(w, r, http.StatusUnprocessableEntity, fmt.Sprintf("the schema is %q, not %q", candidate.Name, name))
-		return
+		return fail(http.StatusUnprocessableEntity, fmt.Sprintf("the schema is %q, not %q", candidate.Name, name))
 	}
 	old, err := schemas.Parse(f.data)
 	if err != nil {
 		// The catalogue's own file: Load read it the same way.
-		writeError(w, r, http.StatusInternalServerError, err.Error())
-		return
+		return fail(http.StatusInternalServerError, err.Error())
 	}
 	report, err := compat.Compare(old, candidate, opt)
 	if err != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, err.Error())
-		return
+		return fail(http.StatusUnprocessableEntity, err.Error())
 	}
 	data, err := encode(report)
 	if err != nil {
-		writeError(w, r, http.StatusInternalServerError, err.Error())
-		return
+		return fail(http.StatusInternalServerError, err.Error())
 	}
-	writeJSON(w, r, http.StatusOK, data)
+	return http.StatusOK, data, true
 }

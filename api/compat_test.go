@@ -206,13 +206,14 @@ func TestCompatibilityTakesAPlaceAmongTheBodies(t *testing.T) {
 	for range cap(h.bodies) {
 		h.bodies <- struct{}{}
 	}
-	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	large := readFile(t, "../testdata/fixture/demo.sensor-1.1.json") + strings.Repeat(" ", freeBody)
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", large)
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, retryAfter, rec.Header().Get("Retry-After"))
 	for range cap(h.bodies) {
 		<-h.bodies
 	}
-	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", large)
 	assert.Equal(t, http.StatusOK, rec.Code)
 }
 

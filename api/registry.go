@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,9 +65,9 @@ import (
 // media type that the request's Accept prefers among the registry's.
 //
 // A request of up to 16 KiB with its length announced, as a serializer's
-// is, is read without one of the places MaxBodies bounds, so that clients
-// sending large bodies slowly cannot keep producers from registering; a
-// larger one takes a place, as on the validation route.
+// is, is read without one of the places MaxBodies bounds, as on every
+// route, so that clients sending bodies slowly cannot keep producers
+// from registering; a larger one takes a place.
 const RegistryPath = "/api/registry"
 
 // The error codes of the schema-registry protocol that the registry
@@ -155,11 +153,6 @@ type registry struct {
 	byID     map[int32]*registered
 	names    []string // the subjects, sorted
 	maxID    int32    // the largest registry id, for ?fetchMaxId=true
-	// working holds a place for each request read without a body place
-	// while it is judged: reading its JSON takes memory in proportion to
-	// it, which the places bound however many such requests arrive at
-	// once. The work is short and CPU-bound, so a request waits for one.
-	working chan struct{}
 }
 
 // subject is one subject and the versions it serves.
@@ -182,7 +175,6 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	}
 	g := &registry{
 		h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{},
-		working: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	byName := map[string][]*registered{}
 	for _, s := range all {
@@ -629,45 +621,12 @@ func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// freeRequest is the size up to which a request whose length is
-// announced is read without one of the handler's body places: a
-// serializer's request for one of the catalogue's schemas is a few
-// kilobytes, and holding as much for each connection costs no more than
-// the connection itself does, so clients that send their bodies slowly,
-// however many, cannot keep the others from registering and looking up.
-const freeRequest = 16 << 10
-
-// readBody reads the request's body: one of freeRequest bytes or fewer,
-// announced, as it comes; a larger one, or one of unknown length, while
-// it holds one of the handler's body places (see handler.readBody). A
-// small body, once read, is judged in one of the registry's working
-// places. When it returns ok false it has answered the request, unless
-// its client has gone; otherwise the caller must call release once it no
-// longer holds the body.
-func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
-	if r.ContentLength < 0 || r.ContentLength > freeRequest {
-		return g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
-	if err != nil {
-		status, text := readFailure(err)
-		registryError(w, r, status, text)
-		return nil, nil, false
-	}
-	select {
-	case g.working <- struct{}{}:
-		return body, func() { <-g.working }, true
-	case <-r.Context().Done():
-		return nil, nil, false // the client has gone: nobody to answer
-	}
-}
-
 // readRequest reads a POST request's schema, holding one of the handler's
 // body places while it does. It answers the request and returns ok false
 // when the body is too large, unreadable, not a request, not JSON or not
 // of type JSON.
 func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
-	body, release, ok := g.readBody(w, r)
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
 	if !ok {
 		return req, nil, false
 	}

@@ -414,7 +414,7 @@ func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
 	wantError(t, do(h, http.MethodPost, path, big), http.StatusRequestEntityTooLarge)
 
 	h.bodies <- struct{}{}
-	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeRequest) + `}`
+	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeBody) + `}`
 	rec := do(h, http.MethodPost, path, large)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	wantError(t, rec, http.StatusServiceUnavailable)
@@ -632,12 +632,11 @@ func TestRegisterComparesOnlyInAPlace(t *testing.T) {
 // client has gone.
 func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
 	h := Handler()
-	g := h.(*handler).registry
 	device, err := schemas.Lookup("core.device", "1.0")
 	require.NoError(t, err)
 	request := schemaRequest(t, string(device.JSON()))
-	for range cap(g.working) {
-		g.working <- struct{}{}
+	for range cap(h.(*handler).working) {
+		h.(*handler).working <- struct{}{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the client has gone while it waited
@@ -645,8 +644,8 @@ func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	assert.Empty(t, rec.Body.String(), "judged without a place")
-	for range cap(g.working) {
-		<-g.working
+	for range cap(h.(*handler).working) {
+		<-h.(*handler).working
 	}
 	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, "/api/registry/subjects/core.device", request).Code)
 }
