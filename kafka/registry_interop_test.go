@@ -224,6 +224,25 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 	require.True(t, errors.As(err, &restErr), "%v", err)
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 
+	// A subject in the default context, as context-aware clients name it.
+	latest, err := client.GetLatestSchemaMetadata(":.:telemetry-value")
+	require.NoError(t, err)
+	assert.Equal(t, int(device.RegistryID), latest.ID)
+
+	// A subject not served has no level of its own; the registry's is
+	// FULL_TRANSITIVE.
+	_, err = client.GetCompatibility("other-value")
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSubjectCompatibilityNotConfigured, restErr.Code)
+	config, err = client.GetConfig("other-value", true)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, config.CompatibilityLevel)
+
+	// The catalogue has no GUIDs: a schema by GUID is not found.
+	_, err = client.GetByGUID("2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e")
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+
 	// Writes are refused, read-only, in the registry's error.
 	for _, write := range []func() error{
 		func() error { _, err := client.UpdateCompatibility("core.device", schemaregistry.None); return err },

@@ -129,19 +129,24 @@ func TestConfluentPythonClientCallsEveryRoute(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &answer), "%s", out)
 
 	want := map[string]string{ // by call: "ok VALUE" or "error STATUS CODE"
-		"get_subjects":                           `ok ["core.association","core.device","core.vehicle","example.event","telemetry-core.association","telemetry-core.device","telemetry-core.vehicle","telemetry-example.event","telemetry-value"]`,
-		"get_compatibility":                      `ok "FULL_TRANSITIVE"`,
-		"get_compatibility telemetry-value":      `ok "FULL_TRANSITIVE"`,
-		"get_schema 5":                           "error 404 40403",
-		"get_schema 0":                           "error 404 40403",
-		"register_schema core.device vehicle":    "error 422 42205",
-		"register_schema other-value device":     "error 422 42205",
-		"register_schema core.device avro":       "error 422 42201",
-		"lookup_schema core.device vehicle":      "error 404 40403",
-		"test_compatibility core.device vehicle": "error 422 42201",
-		"set_compatibility":                      "error 422 42205",
-		"delete_subject":                         "error 422 42205",
-		"delete_version":                         "error 422 42205",
+		"get_subjects":                                 `ok ["core.association","core.device","core.vehicle","example.event","telemetry-core.association","telemetry-core.device","telemetry-core.vehicle","telemetry-example.event","telemetry-value"]`,
+		"get_compatibility":                            `ok "FULL_TRANSITIVE"`,
+		"get_compatibility telemetry-value":            `ok "FULL_TRANSITIVE"`,
+		"get_compatibility other-value":                "error 404 40408",
+		"get_versions :.:core.device":                  "ok [1]",
+		"get_latest_version :.:telemetry-value":        "ok 2",
+		"lookup_schema :.:core.device":                 "ok 2",
+		"test_compatibility core.device not an object": "error 422 42201",
+		"get_schema 5":                                 "error 404 40403",
+		"get_schema 0":                                 "error 404 40403",
+		"register_schema core.device vehicle":          "error 422 42205",
+		"register_schema other-value device":           "error 422 42205",
+		"register_schema core.device avro":             "error 422 42201",
+		"lookup_schema core.device vehicle":            "error 404 40403",
+		"test_compatibility core.device vehicle":       "error 422 42201",
+		"set_compatibility":                            "error 422 42205",
+		"delete_subject":                               "error 422 42205",
+		"delete_version":                               "error 422 42205",
 	}
 	for id := 1; id <= 4; id++ {
 		want[fmt.Sprintf("get_schema %d", id)] = `ok "JSON"`

@@ -36,6 +36,9 @@ def main():
     call("get_subjects", client.get_subjects)
     call("get_compatibility", client.get_compatibility)
     call("get_compatibility telemetry-value", lambda: client.get_compatibility("telemetry-value"))
+    call("get_compatibility other-value", lambda: client.get_compatibility("other-value"))
+    call("get_versions :.:core.device", lambda: client.get_versions(":.:core.device"))
+    call("get_latest_version :.:telemetry-value", lambda: client.get_latest_version(":.:telemetry-value").schema_id)
     for subject in ["core.device", "telemetry-value", "core.nothing"]:
         call("get_versions " + subject, lambda: client.get_versions(subject))
         call("get_latest_version " + subject, lambda: client.get_latest_version(subject).schema_id)
@@ -70,6 +73,9 @@ def main():
     call("register_schema core.device avro", lambda: client.register_schema("core.device", Schema('"string"', "AVRO")))
     call("lookup_schema core.device vehicle", lambda: client.lookup_schema("core.device", Schema(vehicle, "JSON")).schema_id)
     call("test_compatibility core.device vehicle", lambda: client.test_compatibility("core.device", Schema(vehicle, "JSON")))
+    call("test_compatibility core.device not an object",
+         lambda: client.test_compatibility("core.device", Schema("[]", "JSON")))
+    call("lookup_schema :.:core.device", lambda: client.lookup_schema(":.:core.device", Schema(device, "JSON")).schema_id)
     call("set_compatibility", lambda: client.set_compatibility("core.device", "NONE"))
     call("delete_subject", lambda: client.delete_subject("core.device"))
     call("delete_version", lambda: client.delete_version("core.device", 1))
