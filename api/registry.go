@@ -580,12 +580,16 @@ func (g *registry) referencedBy(w http.ResponseWriter, r *http.Request) {
 // number, "latest" or -1 for the last, or a catalogue version such as
 // "1.0". Otherwise it answers 42202 or 40402 and returns nil.
 func (s *subject) find(w http.ResponseWriter, r *http.Request) *registered {
-	text := r.PathValue("version")
+	// As Confluent's registry reads a version (its VersionId): without
+	// the white space and control characters around it (Java's trim),
+	// "latest" in any case, an integer as Java's Integer.parseInt reads
+	// one, sign and leading zeros allowed.
+	text := strings.TrimFunc(r.PathValue("version"), func(c rune) bool { return c <= ' ' })
 	// A version is an int32, as Java's Integer is in Confluent's registry:
 	// beyond, it is invalid (42202), not missing.
 	n64, err := strconv.ParseInt(text, 10, 32)
 	switch n := int(n64); {
-	case text == "latest" || err == nil && n == -1:
+	case strings.EqualFold(text, "latest") || err == nil && n == -1:
 		return s.versions[len(s.versions)-1]
 	case err == nil && n >= 1 && n <= len(s.versions):
 		return s.versions[n-1]

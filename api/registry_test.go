@@ -126,6 +126,10 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	}{
 		{"1", 1, "1.0"}, {"2", 2, "1.1"}, {"3", 3, "2.0"}, {"latest", 3, "2.0"}, {"-1", 3, "2.0"},
 		{"1.0", 1, "1.0"}, {"1.1", 2, "1.1"}, {"2.0", 3, "2.0"},
+		// As Confluent's VersionId reads a version: trimmed, "latest" in
+		// any case, an integer as Java's Integer.parseInt reads it.
+		{"LATEST", 3, "2.0"}, {"Latest", 3, "2.0"}, {"%20latest%20", 3, "2.0"}, {"%202", 2, "1.1"},
+		{"+2", 2, "1.1"}, {"02", 2, "1.1"},
 	} {
 		rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+tc.path, "")
 		require.Equal(t, http.StatusOK, rec.Code, tc.path)
