@@ -793,8 +793,8 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
 	messages, compatible, err := g.compare(s, against, []byte(req.Schema))
+	done() // before writing, which a slow reader may hold up
 	if err != nil {
 		registryError(w, r, ErrorInvalidSchema, err.Error())
 		return

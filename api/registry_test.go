@@ -779,3 +779,49 @@ func TestOptionsListsTheMethodsOfAPath(t *testing.T) {
 	wantError(t, do(h, http.MethodOptions, "/api/registry/nothing", ""), http.StatusNotFound)
 	assert.Equal(t, http.StatusNotFound, do(h, http.MethodOptions, "/api/schemas/core.nothing/versions", "").Code)
 }
+
+// blockedWriter is a ResponseWriter whose client reads nothing: Write
+// blocks until unblock is closed, after telling writing.
+type blockedWriter struct {
+	*httptest.ResponseRecorder
+	writing, unblock chan struct{}
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	close(b.writing)
+	<-b.unblock
+	return b.ResponseRecorder.Write(p)
+}
+
+// TestNoPlaceIsHeldWhileAnAnswerIsWritten: a client that reads its
+// answer slowly, or not at all, holds none of the places that bound the
+// work in progress (bodies, working places, places to compare) while
+// the answer is written, so that it cannot keep the others waiting.
+func TestNoPlaceIsHeldWhileAnAnswerIsWritten(t *testing.T) {
+	h := fixtureHandler(t)
+	candidate := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
+	large := strings.Repeat(" ", freeBody) // so that the body takes a place among bodies
+	for _, tc := range []struct{ path, body string }{
+		{"/api/registry/compatibility/subjects/demo.sensor/versions?verbose=true", schemaRequest(t, candidate)},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions?verbose=true", schemaRequest(t, candidate) + large},
+		{"/api/schemas/demo.sensor/versions/1.0/compatibility", candidate},
+		{"/api/schemas/demo.sensor/versions/1.0/compatibility", candidate + large},
+		{"/api/registry/subjects/demo.sensor", schemaRequest(t, candidate)},
+		{"/api/schemas/demo.sensor/versions/1.0/validate", `{}`},
+		{"/api/schemas/demo.sensor/versions/1.0/validate", `{}` + large},
+	} {
+		w := &blockedWriter{httptest.NewRecorder(), make(chan struct{}), make(chan struct{})}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body)))
+		}()
+		<-w.writing
+		assert.Zero(t, len(comparing), "places to compare held while writing: %s", tc.path)
+		assert.Zero(t, len(h.bodies), "body places held while writing: %s", tc.path)
+		assert.Zero(t, len(h.working), "working places held while writing: %s", tc.path)
+		close(w.unblock)
+		<-done
+		assert.NotEqual(t, http.StatusServiceUnavailable, w.Code, tc.path)
+	}
+}
