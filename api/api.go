@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -91,7 +92,11 @@ type handler struct {
 	mux        *http.ServeMux
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
-	files      map[key]file      // the schema files, by name and version
+	// known are the texts a 404 ends with, for a name the catalogue does
+	// not have ("" key: its names) and for a version a name does not have
+	// (key: the name, its versions), as msgcheck check -schema says them.
+	known map[string]string
+	files map[key]file // the schema files, by name and version
 	// checkAs judges a message by a schema at a version without decoding
 	// it: catalogue's CheckAs, or in tests the same over a fixture
 	// catalogue.
@@ -143,6 +148,7 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 		maxBodies:  DefaultMaxBodies(),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
+		known:      make(map[string]string),
 		files:      make(map[key]file, len(all)),
 	}
 	for _, o := range opts {
@@ -175,7 +181,13 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 	h.catalogue = mustEncode(list)
 	for name, versions := range byName {
 		h.versionsOf[name] = mustEncode(versions)
+		var numbers []string
+		for _, e := range versions {
+			numbers = append(numbers, e.Version)
+		}
+		h.known[name] = "versions of " + name + ": " + strings.Join(numbers, ", ")
 	}
+	h.known[""] = "known schemas: " + strings.Join(slices.Sorted(maps.Keys(byName)), ", ")
 
 	// A pattern with a method wins over the same path without one, so each
 	// path's method-less pattern catches exactly the methods it does not
@@ -274,7 +286,7 @@ func (h *handler) versions(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	body, ok := h.versionsOf[name]
 	if !ok {
-		writeError(w, r, http.StatusNotFound, fmt.Sprintf("%v %q", schemas.ErrUnknown, name))
+		h.notFound(w, r, name, "")
 		return
 	}
 	writeJSON(w, r, http.StatusOK, body)
@@ -463,11 +475,14 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) (name, version st
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not
-// hold, naming the name alone if no version of it exists.
+// hold, naming the name alone if no version of it exists, and saying what
+// the catalogue has instead, as msgcheck check -schema does: its names,
+// or the name's versions (there is no "latest": a route names exactly
+// the version it serves or judges by, decision 13).
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name, version string) {
-	text := fmt.Sprintf("%v %q version %q", schemas.ErrUnknown, name, version)
+	text := fmt.Sprintf("%v %q version %q; %s", schemas.ErrUnknown, name, version, h.known[name])
 	if _, known := h.versionsOf[name]; !known {
-		text = fmt.Sprintf("%v %q", schemas.ErrUnknown, name)
+		text = fmt.Sprintf("%v %q; %s", schemas.ErrUnknown, name, h.known[""])
 	}
 	writeError(w, r, http.StatusNotFound, text)
 }

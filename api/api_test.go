@@ -205,10 +205,11 @@ func TestNotFoundIsJSON(t *testing.T) {
 	tests := []struct {
 		name, path, msg string
 	}{
-		{"versions of an unknown schema", "/api/schemas/core.nope/versions", `unknown schema "core.nope"`},
-		{"unknown schema", "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"`},
-		{"unknown version", "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"`},
-		{"names are case-sensitive", "/api/schemas/CORE.DEVICE/versions/1.0", `unknown schema "CORE.DEVICE"`},
+		{"versions of an unknown schema", "/api/schemas/core.nope/versions", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"unknown schema", "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"unknown version", "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{"names are case-sensitive", "/api/schemas/CORE.DEVICE/versions/1.0", `unknown schema "CORE.DEVICE"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"no latest: a route names its version", "/api/schemas/core.device/versions/latest", `unknown schema "core.device" version "latest"; versions of core.device: 1.0`},
 		{"unknown path", "/api/nope", "no such resource: /api/nope"},
 		{"api root", "/api/", "no such resource: /api/"},
 		{"trailing slash", "/api/schemas/", "no such resource: /api/schemas/"},
@@ -234,11 +235,11 @@ func TestNotFoundIsJSON(t *testing.T) {
 // method.
 func TestUnknownSchemaIs404BeforeAny405(t *testing.T) {
 	tests := []struct{ method, path, msg string }{
-		{http.MethodGet, "/api/schemas/core.device/versions/9.9/validate", `unknown schema "core.device" version "9.9"`},
-		{http.MethodPut, "/api/schemas/core.nope/versions/1.0/validate", `unknown schema "core.nope"`},
-		{http.MethodPost, "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"`},
-		{http.MethodPost, "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"`},
-		{http.MethodDelete, "/api/schemas/core.nope/versions", `unknown schema "core.nope"`},
+		{http.MethodGet, "/api/schemas/core.device/versions/9.9/validate", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{http.MethodPut, "/api/schemas/core.nope/versions/1.0/validate", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{http.MethodPost, "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{http.MethodPost, "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{http.MethodDelete, "/api/schemas/core.nope/versions", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

@@ -86,6 +86,6 @@ func ExampleFallback() {
 	}
 	// Output:
 	// 200 ok
-	// 404 {"error":"unknown schema \"core.nope\""}
+	// 404 {"error":"unknown schema \"core.nope\"; known schemas: core.association, core.device, core.vehicle, example.event"}
 	// 404 {"error":"no such resource: /api/schemas/../../etc/passwd"}
 }
