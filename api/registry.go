@@ -58,7 +58,9 @@ import (
 // deletedOnly=true lists nothing and deleted=true changes nothing. A
 // subject qualified with the default context, ":.:core.device", is the
 // subject core.device; the catalogue has no other context.
-// Writes (PUT, DELETE) are refused with 42205, and OPTIONS is answered
+// Writes (PUT, DELETE) are refused with 42205, but for PUT /config and
+// PUT /mode setting what is set already, FULL_TRANSITIVE and READONLY,
+// which succeed as the idempotent writes they are; OPTIONS is answered
 // 204 with the path's methods in Allow. Errors have the registry's
 // body, {"error_code": 40401, "message": "..."}, in JSON's terms (a value
 // of the wrong type is named by its JSON Pointer), and every answer the
@@ -77,14 +79,18 @@ const (
 	ErrorSubjectNotFound = 40401 // no such subject
 	ErrorVersionNotFound = 40402 // the subject has no such version
 	ErrorSchemaNotFound  = 40403 // no such registry id, or the schema is not the subject's
+
 	// A subject the registry does not serve has no compatibility level
 	// (40408) or mode (40409) of its own; asked with defaultToGlobal=true,
 	// it has the registry's.
 	ErrorSubjectCompatibilityNotConfigured = 40408
 	ErrorSubjectModeNotConfigured          = 40409
-	ErrorInvalidSchema                     = 42201 // the request's schema cannot be read
-	ErrorInvalidVersion                    = 42202 // the version is not a number, "latest" or a catalogue version
-	ErrorReadOnly                          = 42205 // the catalogue is read-only through the protocol
+
+	ErrorInvalidSchema             = 42201 // the request's schema cannot be read
+	ErrorInvalidVersion            = 42202 // the version is not a number, "latest" or a catalogue version
+	ErrorInvalidCompatibilityLevel = 42203 // an update of the level names none
+	ErrorInvalidMode               = 42204 // an update of the mode names none
+	ErrorReadOnly                  = 42205 // the catalogue is read-only through the protocol
 )
 
 // registryContentType is the media type of the protocol's bodies.
@@ -232,10 +238,10 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /config/{subject}", g.config},
 		{"GET /mode", g.mode},
 		{"GET /mode/{subject}", g.mode},
-		{"PUT /config", g.readOnly},
-		{"PUT /config/{subject}", g.readOnly},
-		{"PUT /mode", g.readOnly},
-		{"PUT /mode/{subject}", g.readOnly},
+		{"PUT /config", g.putConfig},
+		{"PUT /config/{subject}", g.putConfig},
+		{"PUT /mode", g.putMode},
+		{"PUT /mode/{subject}", g.putMode},
 		{"DELETE /subjects/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
 		{"DELETE /config", g.readOnly},
@@ -877,6 +883,53 @@ func (g *registry) configured(w http.ResponseWriter, r *http.Request, code int, 
 // no GUID is found.
 func (g *registry) schemaByGUID(w http.ResponseWriter, r *http.Request) {
 	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found: the catalogue names its schemas by registry id, not by GUID", strconv.Quote(r.PathValue("guid"))))
+}
+
+// The compatibility levels and the modes of Confluent's registry.
+var (
+	compatibilityLevels = []string{"NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"}
+	modes               = []string{"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"}
+)
+
+// putConfig serves PUT /config and PUT /config/{subject}: an update to
+// FULL_TRANSITIVE, the level the registry has everywhere, is accepted as
+// the idempotent write it is, answered as Confluent's registry answers
+// it, so that tools that set the level they expect on every run work;
+// any other update is refused read-only (42205), or 42203 if it names
+// no level.
+func (g *registry) putConfig(w http.ResponseWriter, r *http.Request) {
+	g.putSetting(w, r, "compatibility", "FULL_TRANSITIVE", compatibilityLevels, ErrorInvalidCompatibilityLevel)
+}
+
+// putMode serves PUT /mode and PUT /mode/{subject} as putConfig serves
+// the level: READONLY is accepted, another mode is 42205, no mode 42204.
+func (g *registry) putMode(w http.ResponseWriter, r *http.Request) {
+	g.putSetting(w, r, "mode", "READONLY", modes, ErrorInvalidMode)
+}
+
+// putSetting serves an update whose body is {member: value}: 200 with
+// {member: current} if value is current, in any case; invalid if value
+// is none of valid; 42205 otherwise, and for any other body.
+func (g *registry) putSetting(w http.ResponseWriter, r *http.Request, member, current string, valid []string, invalid int) {
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
+	if !ok {
+		return
+	}
+	var update map[string]any
+	_, reason := jsontext.Check(body)
+	err := json.Unmarshal(body, &update)
+	release()
+	value, isString := update[member].(string)
+	switch {
+	case reason != "" || err != nil || !isString || len(update) != 1:
+		g.readOnly(w, r)
+	case strings.EqualFold(value, current):
+		writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{member: current}))
+	case !slices.Contains(valid, strings.ToUpper(value)):
+		registryError(w, r, invalid, fmt.Sprintf("%s %s is none of %s", member, strconv.Quote(value), strings.Join(valid, ", ")))
+	default:
+		registryError(w, r, ErrorReadOnly, fmt.Sprintf("the %s is %s, everywhere, and cannot be changed: the catalogue is read-only (decision 13)", member, current))
+	}
 }
 
 func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {

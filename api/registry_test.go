@@ -825,3 +825,38 @@ func TestNoPlaceIsHeldWhileAnAnswerIsWritten(t *testing.T) {
 		assert.NotEqual(t, http.StatusServiceUnavailable, w.Code, tc.path)
 	}
 }
+
+// TestRegistryUpdatesToWhatIsSetAreAccepted: a tool that sets the level
+// or the mode the registry already has (FULL_TRANSITIVE, READONLY), as
+// infrastructure-as-code tools do on every run, succeeds, with the
+// answer Confluent's registry gives; any other setting is read-only
+// (42205), and one that is no level or mode at all is 42203 or 42204.
+func TestRegistryUpdatesToWhatIsSetAreAccepted(t *testing.T) {
+	h := Handler()
+	for _, tc := range []struct{ path, body, want string }{
+		{"/api/registry/config", `{"compatibility":"FULL_TRANSITIVE"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/config/core.device", `{"compatibility":"full_transitive"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/config/new-topic-value", `{"compatibility":"FULL_TRANSITIVE"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/mode", `{"mode":"READONLY"}`, `{"mode":"READONLY"}`},
+		{"/api/registry/mode/core.device", `{"mode":"readonly"}`, `{"mode":"READONLY"}`},
+	} {
+		rec := do(h, http.MethodPut, tc.path, tc.body)
+		require.Equal(t, http.StatusOK, rec.Code, "%s %s: %s", tc.path, tc.body, rec.Body)
+		assert.JSONEq(t, tc.want, rec.Body.String(), tc.path)
+	}
+	for _, tc := range []struct {
+		path, body string
+		code       int
+	}{
+		{"/api/registry/config", `{"compatibility":"NONE"}`, ErrorReadOnly},
+		{"/api/registry/config/core.device", `{"compatibility":"BACKWARD"}`, ErrorReadOnly},
+		{"/api/registry/config", `{"compatibility":"SIDEWAYS"}`, ErrorInvalidCompatibilityLevel},
+		{"/api/registry/config", `{}`, ErrorReadOnly},
+		{"/api/registry/config", `{"compatibility":"FULL_TRANSITIVE","normalize":true}`, ErrorReadOnly},
+		{"/api/registry/mode", `{"mode":"READWRITE"}`, ErrorReadOnly},
+		{"/api/registry/mode", `{"mode":"SIDEWAYS"}`, ErrorInvalidMode},
+		{"/api/registry/mode", `[]`, ErrorReadOnly},
+	} {
+		wantError(t, do(h, http.MethodPut, tc.path, tc.body), tc.code)
+	}
+}

@@ -243,7 +243,15 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 	require.True(t, errors.As(err, &restErr), "%v", err)
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 
-	// Writes are refused, read-only, in the registry's error.
+	// Setting the level the registry has succeeds, as the idempotent
+	// write it is; any other write is refused, read-only, in the
+	// registry's error.
+	level, err = client.UpdateCompatibility("core.device", schemaregistry.FullTransitive)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
+	level, err = client.UpdateDefaultCompatibility(schemaregistry.FullTransitive)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
 	for _, write := range []func() error{
 		func() error { _, err := client.UpdateCompatibility("core.device", schemaregistry.None); return err },
 		func() error { _, err := client.DeleteSubject("core.device", false); return err },

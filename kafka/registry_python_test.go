@@ -145,6 +145,8 @@ func TestConfluentPythonClientCallsEveryRoute(t *testing.T) {
 		"lookup_schema core.device vehicle":            "error 404 40403",
 		"test_compatibility core.device vehicle":       "error 422 42201",
 		"set_compatibility":                            "error 422 42205",
+		"set_compatibility as it is":                   `ok {"compatibility":"FULL_TRANSITIVE"}`,
+		"set_compatibility of the registry as it is":   `ok {"compatibility":"FULL_TRANSITIVE"}`,
 		"delete_subject":                               "error 422 42205",
 		"delete_version":                               "error 422 42205",
 	}

@@ -77,6 +77,8 @@ def main():
          lambda: client.test_compatibility("core.device", Schema("[]", "JSON")))
     call("lookup_schema :.:core.device", lambda: client.lookup_schema(":.:core.device", Schema(device, "JSON")).schema_id)
     call("set_compatibility", lambda: client.set_compatibility("core.device", "NONE"))
+    call("set_compatibility as it is", lambda: client.set_compatibility("core.device", "FULL_TRANSITIVE"))
+    call("set_compatibility of the registry as it is", lambda: client.set_compatibility(level="FULL_TRANSITIVE"))
     call("delete_subject", lambda: client.delete_subject("core.device"))
     call("delete_version", lambda: client.delete_version("core.device", 1))
 
