@@ -682,14 +682,32 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 
 // match returns the subject's version whose schema is, as JSON, the
 // value: the same text up to white space, member order and the spelling
-// of numbers.
+// of numbers, and with an $id that names the same schema in either
+// scheme (see sameID).
 func (s *subject) match(value any) *registered {
 	for _, v := range s.versions {
-		if equalJSON(v.value, value) {
+		if equalJSON(v.value, sameID(value, v.ID)) {
 			return v
 		}
 	}
 	return nil
+}
+
+// sameID returns the decoded schema value with its $id written as id if
+// the two name the same schema (schemas.SameID: the catalogue was
+// published under http and https, decision 9, so a producer's copy may
+// have either), and otherwise value itself.
+func sameID(value any, id string) any {
+	o, ok := value.(map[string]any)
+	if !ok {
+		return value
+	}
+	if sent, ok := o["$id"].(string); !ok || sent == id || !schemas.SameID(sent, id) {
+		return value
+	}
+	o = maps.Clone(o)
+	o["$id"] = id
+	return o
 }
 
 // lookup serves POST /subjects/{subject}: the version of the subject whose

@@ -860,3 +860,30 @@ func TestRegistryUpdatesToWhatIsSetAreAccepted(t *testing.T) {
 		wantError(t, do(h, http.MethodPut, tc.path, tc.body), tc.code)
 	}
 }
+
+// TestRegistryMatchesAnIDInEitherScheme: the catalogue was published
+// under both http and https (decision 9), so a producer's copy of a
+// schema whose $id is http://, or has its host in capitals, is the
+// published schema: looked up and registered, it has the catalogue's id.
+func TestRegistryMatchesAnIDInEitherScheme(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	for _, id := range []string{
+		strings.Replace(device.ID, "https://", "http://", 1),
+		strings.Replace(device.ID, "https://catalogue.fleetkit.dev", "HTTPS://Catalogue.FleetKit.dev", 1),
+	} {
+		copied := strings.Replace(string(device.JSON()), device.ID, id, 1)
+		require.NotEqual(t, string(device.JSON()), copied)
+		for _, path := range []string{"/api/registry/subjects/core.device", "/api/registry/subjects/core.device/versions"} {
+			rec := do(h, http.MethodPost, path, schemaRequest(t, copied))
+			require.Equal(t, http.StatusOK, rec.Code, "%s %s: %s", path, id, rec.Body)
+			var got versionBody
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+			assert.Equal(t, device.RegistryID, got.ID)
+		}
+	}
+	// Another path is another schema.
+	other := strings.Replace(string(device.JSON()), device.ID, device.ID+"x", 1)
+	assert.Contains(t, wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, other)), ErrorSchemaNotFound), `"/$id"`)
+}

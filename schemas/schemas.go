@@ -227,6 +227,12 @@ func splitID(id string) (name, version string, ok bool) {
 	return name, version, true
 }
 
+// SameID reports whether the $ids a and b name the same schema: whether
+// they are equal once their schemes and hosts are read regardless of
+// case, and http as https (decision 9: the catalogue was published under
+// both).
+func SameID(a, b string) bool { return canonicalURL(a) == canonicalURL(b) }
+
 // canonicalURL rewrites the parts of a URL that compare regardless of case
 // (RFC 3986, 6.2.2.1), its scheme and host, in lower case, and an http URL
 // to https, so that URLs that differ only there compare equal. The path
