@@ -159,6 +159,9 @@ type registry struct {
 	byID     map[int32]*registered
 	names    []string // the subjects, sorted
 	maxID    int32    // the largest registry id, for ?fetchMaxId=true
+	// topicSubjects lists the subjects Subjects maps, for the 40401 that
+	// tells a client what is served: "none" if none.
+	topicSubjects string
 }
 
 // subject is one subject and the versions it serves.
@@ -209,6 +212,14 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		}
 	}
 	g.names = slices.Sorted(maps.Keys(g.subjects))
+	g.topicSubjects = "none"
+	if topics := slices.Sorted(maps.Keys(mapped)); len(topics) > 0 {
+		const most = 10 // the answer stays short however many are mapped
+		g.topicSubjects = strings.Join(topics[:min(len(topics), most)], ", ")
+		if len(topics) > most {
+			g.topicSubjects += fmt.Sprintf(" and %d more: GET /subjects", len(topics)-most)
+		}
+	}
 
 	for _, r := range []struct {
 		pattern string
@@ -523,9 +534,10 @@ func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
 // subject returns the subject in r's path, or answers 40401 and returns
 // nil.
 func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
-	s := g.served(r.PathValue("subject"))
+	name := r.PathValue("subject")
+	s := g.served(name)
 	if s == nil {
-		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found", strconv.Quote(r.PathValue("subject"))))
+		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found: the subjects are the schemas' names and the topic subjects given to the service (%s); serve another with msgcheck serve -subject %s=NAME (api.Subjects)", strconv.Quote(name), g.topicSubjects, name))
 	}
 	return s
 }

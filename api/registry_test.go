@@ -887,3 +887,12 @@ func TestRegistryMatchesAnIDInEitherScheme(t *testing.T) {
 	other := strings.Replace(string(device.JSON()), device.ID, device.ID+"x", 1)
 	assert.Contains(t, wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, other)), ErrorSchemaNotFound), `"/$id"`)
 }
+
+// TestRegistrySubjectNotFoundSaysHowToServeIt: a new user's first
+// failure is a serializer's subject, telemetry-value, that nobody mapped;
+// the 40401 says which subjects are served and how to serve one.
+func TestRegistrySubjectNotFoundSaysHowToServeIt(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/subjects/orders-value/versions/latest", ""), ErrorSubjectNotFound)
+	assert.Equal(t, `subject "orders-value" not found: the subjects are the schemas' names and the topic subjects given to the service (telemetry-value); serve another with msgcheck serve -subject orders-value=NAME (api.Subjects)`, msg)
+}
