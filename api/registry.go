@@ -755,6 +755,12 @@ func (s *subject) differences(value any) string {
 	return strings.Join(text, "; ")
 }
 
+// maxRefusalFindings is how many findings of its compatibility report
+// the refusal of a registration carries: it is an error message, which
+// clients print and log whole, where the report of a large schema may
+// run to megabytes. The compatibility route lists them all.
+const maxRefusalFindings = 10
+
 // register serves POST /subjects/{subject}/versions: the id of a schema
 // already in the catalogue under the subject; anything else is refused
 // as read-only, with the schema's compatibility report.
@@ -790,9 +796,13 @@ func (g *registry) register(w http.ResponseWriter, r *http.Request) {
 	case comparing <- struct{}{}:
 		findings, _, err := g.compare(s, s.versions, []byte(req.Schema))
 		<-comparing
-		if err != nil {
+		switch more := len(findings) - maxRefusalFindings; {
+		case err != nil:
 			text += "; " + err.Error()
-		} else if len(findings) > 0 {
+		case more > 0:
+			text += "; against the catalogue: " + strings.Join(findings[:maxRefusalFindings], "; ")
+			text += fmt.Sprintf("; and %d more findings: POST /compatibility/subjects/%s/versions?verbose=true lists them all", more, s.name)
+		case len(findings) > 0:
 			text += "; against the catalogue: " + strings.Join(findings, "; ")
 		}
 	default:
@@ -864,7 +874,13 @@ func (g *registry) compare(s *subject, against []*registered, candidate []byte) 
 	}
 	compatible = true
 	for _, v := range against {
-		report, err := compat.Compare(v.Schema, c, compat.Options{Mode: compat.Full})
+		proposed := c
+		if c.Version == v.Version {
+			// An edited copy keeps its $id, so claims the version it is
+			// compared with: the report names it apart.
+			proposed.Version = "the proposed " + c.Version
+		}
+		report, err := compat.Compare(v.Schema, proposed, compat.Options{Mode: compat.Full})
 		if err != nil {
 			return nil, false, err
 		}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -895,4 +896,39 @@ func TestRegistrySubjectNotFoundSaysHowToServeIt(t *testing.T) {
 	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
 	msg := wantError(t, do(h, http.MethodGet, "/api/registry/subjects/orders-value/versions/latest", ""), ErrorSubjectNotFound)
 	assert.Equal(t, `subject "orders-value" not found: the subjects are the schemas' names and the topic subjects given to the service (telemetry-value); serve another with msgcheck serve -subject orders-value=NAME (api.Subjects)`, msg)
+}
+
+// TestRegistryNamesAnEditedCopyApartFromThePublishedVersion: a producer
+// that edits its copy of core.device keeps its $id, so the copy claims
+// the version it is compared with; the report names it "the proposed
+// 1.0", never "1.0 adds the member ... which 1.0 rejects".
+func TestRegistryNamesAnEditedCopyApartFromThePublishedVersion(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	edited := strings.Replace(string(device.JSON()), `"properties": {`, `"properties": {"x": {"type": "string"},`, 1)
+	rec := do(h, http.MethodPost, "/api/registry/compatibility/subjects/core.device/versions/latest?verbose=true", schemaRequest(t, edited))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var answer struct{ Messages []string }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &answer))
+	require.Len(t, answer.Messages, 1)
+	assert.Contains(t, answer.Messages[0], `the proposed 1.0 adds the member "x"`)
+	assert.Contains(t, answer.Messages[0], `no message of 1.0 carries it`)
+}
+
+// TestRegisterRefusalKeepsItsReportShort: the refusal of a registration
+// is an error message that clients print and log whole, so it carries
+// the report's first findings only, and says where the rest are.
+func TestRegisterRefusalKeepsItsReportShort(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	var added []string
+	for i := range 30 {
+		added = append(added, fmt.Sprintf(`"x%d": {"type": "string"}`, i))
+	}
+	edited := strings.Replace(string(device.JSON()), `"properties": {`, `"properties": {`+strings.Join(added, ",")+",", 1)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device/versions", schemaRequest(t, edited)), ErrorReadOnly)
+	assert.Equal(t, maxRefusalFindings, strings.Count(msg, "witness:"), msg)
+	assert.Contains(t, msg, "; and 20 more findings: POST /compatibility/subjects/core.device/versions?verbose=true lists them all")
 }
