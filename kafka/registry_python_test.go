@@ -132,6 +132,7 @@ func TestConfluentPythonClientCallsEveryRoute(t *testing.T) {
 		"get_subjects":                                 `ok ["core.association","core.device","core.vehicle","example.event","telemetry-core.association","telemetry-core.device","telemetry-core.vehicle","telemetry-example.event","telemetry-value"]`,
 		"get_compatibility":                            `ok "FULL_TRANSITIVE"`,
 		"get_compatibility telemetry-value":            `ok "FULL_TRANSITIVE"`,
+		"test_compatibility 128 at once":               "ok 128",
 		"get_compatibility other-value":                "error 404 40408",
 		"get_versions :.:core.device":                  "ok [1]",
 		"get_latest_version :.:telemetry-value":        "ok 2",

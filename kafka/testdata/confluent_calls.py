@@ -9,6 +9,7 @@ stdout, is one JSON object: for each call, by name, {"ok": what it
 returned} or {"error": [HTTP status, error_code]}. The test judges it;
 this script asserts nothing itself."""
 
+import concurrent.futures
 import json
 import sys
 
@@ -77,6 +78,15 @@ def main():
          lambda: client.test_compatibility("core.device", Schema("[]", "JSON")))
     call("lookup_schema :.:core.device", lambda: client.lookup_schema(":.:core.device", Schema(device, "JSON")).schema_id)
     call("set_compatibility", lambda: client.set_compatibility("core.device", "NONE"))
+
+    # A burst of checks from many clients at once, as parallel CI jobs
+    # send: every one is answered, none turned away busy.
+    def burst():
+        def check(_):
+            return SchemaRegistryClient({"url": url}).test_compatibility("core.device", Schema(device, "JSON"))
+        with concurrent.futures.ThreadPoolExecutor(32) as pool:
+            return sum(pool.map(check, range(128)))
+    call("test_compatibility 128 at once", burst)
     call("set_compatibility as it is", lambda: client.set_compatibility("core.device", "FULL_TRANSITIVE"))
     call("set_compatibility of the registry as it is", lambda: client.set_compatibility(level="FULL_TRANSITIVE"))
     call("delete_subject", lambda: client.delete_subject("core.device"))
