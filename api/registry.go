@@ -653,6 +653,10 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 		return req, nil, false
 	}
 	defer release()
+	if len(body) == 0 {
+		registryError(w, r, ErrorInvalidSchema, "the request is empty, where a JSON object with a schema is wanted")
+		return req, nil, false
+	}
 	// Strictly, as messages are read (decisions 11 and 12): encoding/json
 	// would repair invalid UTF-8 and keep the last of repeated names,
 	// where the client may have meant the first.

@@ -696,6 +696,9 @@ func TestRegistryErrorsNameJSONNotGo(t *testing.T) {
 		want       string
 	}{
 		{"/api/registry/subjects/demo.sensor", `[]`, ErrorInvalidSchema, "the request is an array, want an object"},
+		// Confluent's Go client retries a 503 with the body it has sent,
+		// that is with none: say so, not "unexpected end of input".
+		{"/api/registry/subjects/demo.sensor/versions", ``, ErrorInvalidSchema, "the request is empty, where a JSON object with a schema is wanted"},
 		{"/api/registry/subjects/demo.sensor/versions", `"x"`, ErrorInvalidSchema, "the request is a string, want an object"},
 		{"/api/registry/subjects/demo.sensor", `{"schema":1,"schemaType":"JSON"}`, ErrorInvalidSchema, `"/schema" is a number, want a string`},
 		{"/api/registry/subjects/demo.sensor", `{"schema":"{}","schemaType":true}`, ErrorInvalidSchema, `"/schemaType" is true or false, want a string`},
