@@ -399,7 +399,8 @@ func queryTrue(r *http.Request, name string) bool {
 
 // page returns the items that the request's offset and limit select, as
 // Confluent's list routes do: from offset (0 by default), at most limit
-// of them (all when limit is negative or absent). For an offset or
+// of them (all when limit is absent, 0 or negative, as Confluent's
+// normalizeLimit reads it). For an offset or
 // limit that is not an integer it answers 400 and returns ok false.
 func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok bool) {
 	q := r.URL.Query()
@@ -424,7 +425,7 @@ func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok b
 		return nil, false
 	}
 	items = items[min(max(offset, 0), len(items)):]
-	if limit >= 0 && limit < len(items) {
+	if limit > 0 && limit < len(items) {
 		items = items[:limit]
 	}
 	return items, true

@@ -457,6 +457,9 @@ func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
 		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
 		{"/api/registry/subjects?deletedOnly=true", `[]`},
 		{"/api/registry/subjects?offset=1&limit=2", `["core.device","core.vehicle"]`},
+		// As Confluent's normalizeLimit: a limit of 0 or below is none.
+		{"/api/registry/subjects?offset=3&limit=0", `["example.event","telemetry-value"]`},
+		{"/api/registry/schemas?subjectPrefix=tele&limit=0", "[" + entry("telemetry-value", device) + "]"},
 		{"/api/registry/subjects/core.device/versions?deletedOnly=true", `[]`},
 		{"/api/registry/subjects/core.device/versions/1/referencedby", `[]`},
 		{"/api/registry/subjects/telemetry-value/metadata", entry("telemetry-value", device)},
