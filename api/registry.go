@@ -553,7 +553,8 @@ func (g *registry) served(name string) *subject {
 }
 
 // versionList serves GET /subjects/{subject}/versions: none with
-// deletedOnly=true, since no version is ever deleted.
+// deletedOnly=true, since no version is ever deleted; with offset and
+// limit, as Confluent's.
 func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	s := g.subject(w, r)
 	if s == nil {
@@ -566,7 +567,9 @@ func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	if queryTrue(r, "deletedOnly") {
 		numbers = numbers[:0]
 	}
-	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+	if numbers, ok := page(w, r, numbers); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+	}
 }
 
 // latestWithMetadata serves GET /subjects/{subject}/metadata, which

@@ -119,6 +119,8 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	h := fixtureHandler(t)
 	rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions", "")
 	assert.JSONEq(t, `[1,2,3]`, rec.Body.String())
+	rec = do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions?offset=1&limit=1", "")
+	assert.JSONEq(t, `[2]`, rec.Body.String())
 
 	for _, tc := range []struct {
 		path    string
