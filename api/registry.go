@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -982,7 +983,8 @@ func (g *registry) putSetting(w http.ResponseWriter, r *http.Request, member, cu
 	case !slices.Contains(valid, strings.ToUpper(value)):
 		registryError(w, r, invalid, fmt.Sprintf("%s %s is none of %s", member, strconv.Quote(value), strings.Join(valid, ", ")))
 	default:
-		registryError(w, r, ErrorReadOnly, fmt.Sprintf("the %s is %s, everywhere, and cannot be changed: the catalogue is read-only (decision 13)", member, current))
+		what := map[string]string{"compatibility": "compatibility level"}[member]
+		registryError(w, r, ErrorReadOnly, fmt.Sprintf("the %s is %s, for every subject, and cannot be changed: the catalogue is read-only (decision 13)", cmp.Or(what, member), current))
 	}
 }
 
