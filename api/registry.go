@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/compat"
 	"github.com/fleetkit/catalogue/internal/jsontext"
@@ -133,6 +134,9 @@ func checkSubjects(all []schemas.Schema, m map[string]string) error {
 			return fmt.Errorf("api: subject %q cannot be named in a URL", subject)
 		case strings.ContainsFunc(subject, unicode.IsControl):
 			return fmt.Errorf("api: subject %q has a control character, which Confluent's registry refuses", subject)
+		case !utf8.ValidString(subject):
+			// Answers write it in JSON, where it would not be itself.
+			return fmt.Errorf("api: subject %q is not UTF-8", subject)
 		case strings.HasPrefix(subject, defaultContext):
 			return fmt.Errorf("api: subject %q names the default context, which every subject is in: write it %q", subject, strings.TrimPrefix(subject, defaultContext))
 		case strings.HasPrefix(subject, ":."):

@@ -108,7 +108,7 @@ func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
 	// by every URL library, a control character is refused by Confluent's
 	// registry (42208), and a context other than the default one is not
 	// served, while the default one is the name without its prefix.
-	for _, subject := range []string{".", "..", "t\x00-value", "t\n-value", ":.other:t-value", ":.:t-value"} {
+	for _, subject := range []string{".", "..", "t\x00-value", "t\n-value", ":.other:t-value", ":.:t-value", "t\xff-value"} {
 		assert.Error(t, CheckSubjects(map[string]string{subject: "core.vehicle"}), subject)
 	}
 	assert.NoError(t, CheckSubjects(map[string]string{"t-value": "core.vehicle", "core.device": "core.device"}))
