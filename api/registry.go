@@ -880,6 +880,16 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 func (g *registry) compare(s *subject, against []*registered, candidate []byte) (findings []string, compatible bool, err error) {
 	c, err := schemas.Parse(candidate)
 	if err != nil {
+		_, typeErr := errors.AsType[*json.UnmarshalTypeError](err)
+		o, _ := decodeJSON(candidate)
+		if o, ok := o.(map[string]any); ok && o["$id"] == nil && !typeErr {
+			// A team's own schema: say how a proposed version names
+			// itself, the next minor of the latest version.
+			latest := s.versions[len(s.versions)-1]
+			next := fmt.Sprintf("%d.%d", latest.Major, latest.Minor+1)
+			return nil, false, fmt.Errorf("the schema is not a catalogue schema file: it has no $id; a proposed version of %s names itself as the catalogue's files do, with \"$id\": %s and \"title\": %s",
+				latest.Name, strconv.Quote(schemas.ID(latest.Name, next)), strconv.Quote(latest.Name))
+		}
 		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %s", inJSONTerms("it", candidate, err))
 	}
 	if want := against[0].Name; c.Name != want {

@@ -940,3 +940,12 @@ func TestRegisterRefusalKeepsItsReportShort(t *testing.T) {
 	assert.Equal(t, maxRefusalFindings, strings.Count(msg, "witness:"), msg)
 	assert.Contains(t, msg, "; and 20 more findings: POST /compatibility/subjects/core.device/versions?verbose=true lists them all")
 }
+
+// TestRegistrySaysHowASchemaWithoutIDNamesItself: a team's own schema
+// usually has no $id; the compatibility check says how a proposed
+// version names itself, rather than only that "" is not an $id.
+func TestRegistrySaysHowASchemaWithoutIDNamesItself(t *testing.T) {
+	h := fixtureHandler(t)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"type":"object"}`)), ErrorInvalidSchema)
+	assert.Equal(t, `the schema is not a catalogue schema file: it has no $id; a proposed version of demo.sensor names itself as the catalogue's files do, with "$id": "https://catalogue.fleetkit.dev/api/schemas/demo.sensor/versions/2.1" and "title": "demo.sensor"`, msg)
+}
