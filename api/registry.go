@@ -71,7 +71,11 @@ import (
 // A request of up to 16 KiB with its length announced, as a serializer's
 // is, is read without one of the places MaxBodies bounds, as on every
 // route, so that clients sending bodies slowly cannot keep producers
-// from registering; a larger one takes a place.
+// from registering; a larger one takes a place. Comparisons run one per
+// CPU at once: a compatibility check waits for its turn up to five
+// seconds (then 503), so that a burst of checks from many clients is
+// answered whole, and the refusal of a registration carries the first
+// ten findings of its report (the compatibility route lists them all).
 const RegistryPath = "/api/registry"
 
 // The error codes of the schema-registry protocol that the registry
