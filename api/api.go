@@ -221,7 +221,19 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	if underRegistry(sentPath(r)) || underRegistry(r.URL.Path) {
 		answer = registryError
 	}
-	answer(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
+	answer(w, r, http.StatusNotFound, "no such resource: "+sentPath(r)+hint(r.URL.Path))
+}
+
+// hint returns what a 404 for the path p adds, for the paths a new user
+// tries first: where the routes are.
+func hint(p string) string {
+	switch rest, ok := strings.CutPrefix(p, "/api/schemas/"); {
+	case p == "/api" || p == "/api/":
+		return "; the catalogue is at GET /api/schemas, the schema-registry protocol under " + RegistryPath
+	case ok && rest != "" && !strings.Contains(rest, "/"):
+		return "; a schema's versions are at GET /api/schemas/{name}/versions"
+	}
+	return ""
 }
 
 // sentPath returns the path of r as the client sent it: escaped (%2F is
