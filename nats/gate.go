@@ -40,6 +40,14 @@ import (
 // Several gates may read one durable consumer at once, on as many
 // machines: JetStream shares the messages out between them.
 type Gate struct {
+	// JetStream is the gate's access to JetStream. The gate publishes
+	// its copies and dead letters through its connection with a
+	// subscription of its own for their acknowledgements, not through
+	// its asynchronous publisher (PublishMsgAsync): that one's options
+	// (ack and error handlers, its limit of messages in flight, its
+	// timeout) do not apply to them. The gate has at most a few batches
+	// in flight, and waits for each acknowledgement for ten seconds at
+	// most.
 	JetStream jetstream.JetStream
 	// From is the consumer to read, such as one made with DurableConfig.
 	// If it is nil, Run reads the durable consumer Durable of the stream
@@ -92,6 +100,7 @@ const MinMaxPayload = gate.MinLimit
 // or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 	b := &jsBroker{g: g, js: g.JetStream}
+	defer b.acks.close()
 	defer b.closePuller()
 	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds,
 		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
@@ -350,10 +359,9 @@ type jsBroker struct {
 	deadNow atomic.Int64
 	pull    *puller // of From
 
-	published atomic.Uint64 // messages published, numbering them
-	mu        sync.Mutex
-	acked     []*outgoing // acknowledged, not yet reused, in that order
-	free      []*outgoing // to reuse (see jsBroker.outgoing)
+	acks acks // of what it publishes
+	mu   sync.Mutex
+	free []*outgoing // to reuse (see jsBroker.outgoing)
 }
 
 // delivery is a message as JetStream delivered it. Its metadata is read
@@ -504,14 +512,12 @@ func (b *jsBroker) deadLetter(d *delivery, v gate.Verdict, limit int) (gate.Pend
 }
 
 // publish starts publishing o to stream. An outgoing whose publishing
-// failed is not reused: nats.go may have kept it.
+// failed is not reused.
 func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, error) {
-	o.seq = b.published.Add(1)
-	f, err := b.js.PublishMsgAsync(&o.m)
-	if err != nil {
+	o.stream = stream
+	if err := b.acks.publish(b.js.Conn(), o); err != nil {
 		return nil, err
 	}
-	o.f, o.stream = f, stream
 	return sizeWatch{o}, nil
 }
 
