@@ -502,13 +502,27 @@ func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
 // deadLetter publishes the dead letter of d, with verdict v, cut to
 // limit bytes.
 func (b *jsBroker) deadLetter(d *delivery, v gate.Verdict, limit int) (gate.Pending, error) {
-	o := b.outgoing()
-	var err error
-	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit); err != nil {
-		o.release()
+	o, err := b.deadLetterOf(d, v, limit)
+	if err != nil {
 		return nil, err
 	}
 	return b.publish(o, b.dead)
+}
+
+// deadLetterOf returns the dead letter of d (see deadLetter), its headers
+// in the outgoing's own map.
+func (b *jsBroker) deadLetterOf(d *delivery, v gate.Verdict, limit int) (*outgoing, error) {
+	o := b.outgoing()
+	if o.dead == nil {
+		o.dead = make(natsgo.Header, 8)
+	}
+	clear(o.dead)
+	var err error
+	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit, o.dead); err != nil {
+		o.release()
+		return nil, err
+	}
+	return o, nil
 }
 
 // publish starts publishing o to stream. An outgoing whose publishing
@@ -541,8 +555,9 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	// A message whose headers hold none of decision 14's (onlyMsgID) is
 	// judged as one without headers, which it is to ce.NATS: its seven
 	// look-ups saved.
+	bare := onlyMsgID(in.Header)
 	var h ce.Header
-	if !onlyMsgID(in.Header) {
+	if !bare {
 		h = in.Header
 	}
 	m, id, err := binding.DecodeIdentity(kinds, h, in.Data)
@@ -551,9 +566,11 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "its headers cannot be read: not a NATS header block"})
 	}
 	var names []string
-	for k := range in.Header {
-		if !validKey(k) || ce.NATS.HeaderInOtherCase(k) != "" {
-			names = append(names, k)
+	if !bare { // a Nats-Msg-Id alone is a name NATS publishes, none of decision 14's
+		for k := range in.Header {
+			if !validKey(k) || ce.NATS.HeaderInOtherCase(k) != "" {
+				names = append(names, k)
+			}
 		}
 	}
 	slices.Sort(names)

@@ -47,6 +47,9 @@ type outgoing struct {
 	// are new strings; both are reused.
 	built, fresh []byte
 	idAt         int // the index of ce-id in vals
+	// dead is the map of a dead letter's headers, made once and reused
+	// (see jsBroker.deadLetter).
+	dead natsgo.Header
 
 	stream jetstream.Stream // where it is published
 	// id names it to its broker's acks, reply is the subject of its

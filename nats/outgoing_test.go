@@ -310,3 +310,28 @@ func FuzzScanAck(f *testing.F) {
 		assert.Equal(t, pubAck{seq: want.Sequence, duplicate: want.Duplicate}, a, body)
 	})
 }
+
+// A dead letter made in an outgoing that made another before has the
+// headers a dead letter made afresh has: none of the one before.
+func TestDeadLettersReuseNoHeaders(t *testing.T) {
+	br := &jsBroker{g: &Gate{DeadLetter: "dead"}, deadLimit: 1 << 20, incarnation: "IN@2026-01-01T00:00:00Z"}
+	g := newGen(11)
+	publisher := g.invalid(t, "bad-1")
+	publisher.Header.Set("X-Trace", "abc")
+	bare := &natsgo.Msg{Subject: "in.x", Header: natsgo.Header{jetstream.MsgIDHeader: {"bad-2"}}, Data: []byte(`{}`)}
+	for i, in := range []*natsgo.Msg{publisher, bare, publisher} {
+		d := &delivery{m: pulled{in}, md: &natsgo.MsgMetadata{Stream: "IN", NumDelivered: 1}}
+		d.md.Sequence.Stream = uint64(i + 1)
+		v := gate.VerdictOf(nil, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleHeader, Message: "made up"}}})
+		v.Place, v.Deliveries = d.Place(), 1
+		want, err := deadLetter("dead", d.m, v, br.incarnation, br.deadLimit, nil)
+		require.NoError(t, err)
+		o, err := br.deadLetterOf(d, v, br.deadLimit)
+		require.NoError(t, err)
+		assert.Equal(t, want.Header, o.m.Header, "%d", i)
+		assert.Equal(t, want.Data, o.m.Data, "%d", i)
+		o.release()
+	}
+	o := br.outgoing()
+	assert.NotNil(t, o.dead, "the outgoing reused")
+}
