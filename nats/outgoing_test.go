@@ -335,3 +335,41 @@ func TestDeadLettersReuseNoHeaders(t *testing.T) {
 	o := br.outgoing()
 	assert.NotNil(t, o.dead, "the outgoing reused")
 }
+
+// What the gate publishes ends, stored or not, without waiting out its
+// timeout: a subject no stream stores is refused at once (no
+// responders), and an acknowledgement awaited when the connection is
+// lost fails then, as jetstream's PublishMsgAsync fails it; the
+// outgoing of a copy stored is reused.
+func TestAcksEndEveryOutgoing(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // less than StoreTimeout
+	defer cancel()
+	br := &jsBroker{js: b.js}
+	defer br.acks.close()
+	publish := func(subject string) *outgoing {
+		o := br.outgoing()
+		o.m = natsgo.Msg{Subject: subject, Header: natsgo.Header{jetstream.MsgIDHeader: {subject}}, Data: []byte(`{}`)}
+		_, err := br.publish(o, nil)
+		require.NoError(t, err)
+		return o
+	}
+	stored := publish("out")
+	_, err := stored.Wait(ctx)
+	require.NoError(t, err)
+	assert.Same(t, stored, br.outgoing(), "reused once stored")
+
+	_, err = publish("nowhere").Wait(ctx)
+	assert.ErrorIs(t, err, jetstream.ErrNoStreamResponse)
+
+	// A subscriber that never answers: no "no responders", and no
+	// acknowledgement.
+	sub, err := b.nc.SubscribeSync("silent")
+	require.NoError(t, err)
+	defer sub.Unsubscribe()
+	require.NoError(t, b.nc.Flush())
+	silent := publish("silent")
+	b.restart()
+	_, err = silent.Wait(ctx)
+	assert.ErrorIs(t, err, natsgo.ErrDisconnected)
+}
