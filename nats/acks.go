@@ -249,14 +249,10 @@ func scanAck(b []byte) (a pubAck, ok bool) {
 			}
 			a.seq = n
 		case "duplicate":
-			switch string(value) {
-			case "true":
-				a.duplicate = true
-			case "false":
-				a.duplicate = false
-			default:
+			if string(value) != "true" && string(value) != "false" {
 				return a, false
 			}
+			a.duplicate = string(value) == "true"
 		default:
 			return a, false
 		}
