@@ -95,16 +95,19 @@ func (a *acks) close() {
 }
 
 // failOnLoss fails the outgoings awaited each time the connection is
-// lost, until lost is closed.
+// lost, until it is closed or lost is.
 func (a *acks) failOnLoss(lost chan natsgo.Status) {
 	for s := range lost {
-		a.mu.Lock()
+		err := natsgo.ErrDisconnected
 		if s == natsgo.CLOSED {
-			a.failAll(natsgo.ErrConnectionClosed)
-		} else {
-			a.failAll(natsgo.ErrDisconnected)
+			err = natsgo.ErrConnectionClosed
 		}
+		a.mu.Lock()
+		a.failAll(err)
 		a.mu.Unlock()
+		if s == natsgo.CLOSED {
+			return
+		}
 	}
 }
 
