@@ -723,7 +723,7 @@ func (s *subject) match(value any) *registered {
 }
 
 // sameID returns the decoded schema value with its $id written as id if
-// the two name the same schema (schemas.SameID: the catalogue was
+// the two name the same schema (msg.CanonicalID: the catalogue was
 // published under http and https, decision 9, so a producer's copy may
 // have either), and otherwise value itself.
 func sameID(value any, id string) any {
@@ -731,7 +731,7 @@ func sameID(value any, id string) any {
 	if !ok {
 		return value
 	}
-	if sent, ok := o["$id"].(string); !ok || sent == id || !schemas.SameID(sent, id) {
+	if sent, ok := o["$id"].(string); !ok || sent == id || msg.CanonicalID(sent) != msg.CanonicalID(id) {
 		return value
 	}
 	o = maps.Clone(o)
