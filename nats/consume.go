@@ -168,7 +168,7 @@ func (c *Consumer) deadLetter(ctx context.Context, m *natsgo.Msg, md *natsgo.Msg
 	v.Place = gate.Place{Subject: m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 	v.Deliveries = md.NumDelivered
 	publish := func() error {
-		out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, min(c.deadLimit, int(c.JetStream.Conn().MaxPayload())))
+		out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, min(c.deadLimit, int(c.JetStream.Conn().MaxPayload())), nil)
 		if err == nil {
 			_, err = c.JetStream.PublishMsg(ctx, &out)
 		}
