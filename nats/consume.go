@@ -66,7 +66,8 @@ type Consumer struct {
 
 // Consume hands the messages to handle, one at a time, until ctx is done,
 // and then returns nil; or until no message can come (its connection
-// closed, From deleted), and then returns an error that says so. A message is acknowledged once handle returns nil;
+// closed, From deleted), and then returns an error that says so. It
+// returns an error at once if From delivers headers only. A message is acknowledged once handle returns nil;
 // when it returns an error the message is delivered again, after the
 // back-off, unless it has been delivered MaxDeliver times, when it is
 // dead-lettered with the error. A message is handed over at least once:
@@ -75,6 +76,11 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 	info, err := c.From.Info(ctx)
 	if err != nil {
 		return err
+	}
+	if info.Config.HeadersOnly {
+		// Every message would be judged on an empty body, and
+		// dead-lettered.
+		return fmt.Errorf("nats: the consumer %s delivers headers only: a Consumer decodes the bodies", info.Name)
 	}
 	in, err := c.JetStream.Stream(ctx, info.Stream)
 	if err != nil {

@@ -544,3 +544,17 @@ func TestConsumeReturnsWhenNothingCanCome(t *testing.T) {
 		})
 	}
 }
+
+// A Consumer refuses a consumer that delivers headers only: it judged
+// every message on an empty body, and dead-lettered it, valid or not.
+func TestConsumeRefusesAConsumerOfHeadersOnly(t *testing.T) {
+	b := startBroker(t)
+	b.publishValid(newGen(92), 1)
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.HeadersOnly = true })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := (&Consumer{JetStream: b.js, From: cons, DeadLetter: "dead"}).Consume(ctx, func(context.Context, catalogue.Message) error { return nil })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "headers only")
+	assert.Zero(t, b.count("DEAD"))
+}
