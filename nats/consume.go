@@ -2,6 +2,8 @@ package nats
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -56,10 +58,16 @@ type Consumer struct {
 	Batch int
 
 	incarnation string // of From's stream, for the ids of dead letters
+	// deadLimit is the size of the largest message the dead-letter
+	// stream stores, on this server; read at start, and again when the
+	// server refuses a dead letter as larger (see readDeadLimit).
+	deadLimit int
 }
 
 // Consume hands the messages to handle, one at a time, until ctx is done,
-// and then returns nil. A message is acknowledged once handle returns nil;
+// and then returns nil; or until no message can come (its connection
+// closed, From deleted), and then returns an error that says so. It
+// returns an error at once if From delivers headers only. A message is acknowledged once handle returns nil;
 // when it returns an error the message is delivered again, after the
 // back-off, unless it has been delivered MaxDeliver times, when it is
 // dead-lettered with the error. A message is handed over at least once:
@@ -69,15 +77,21 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 	if err != nil {
 		return err
 	}
+	if info.Config.HeadersOnly {
+		// Every message would be judged on an empty body, and
+		// dead-lettered.
+		return fmt.Errorf("nats: the consumer %s delivers headers only: a Consumer decodes the bodies", info.Name)
+	}
 	in, err := c.JetStream.Stream(ctx, info.Stream)
 	if err != nil {
 		return err
 	}
 	c.incarnation = incarnation(in.CachedInfo())
+	c.readDeadLimit(ctx)
 	// Pulled as the gate pulls (puller): nats.go's iterator takes a
 	// stored message with an empty body and a Status header for the
 	// server's own status, and never hands it over.
-	p := newPuller(c.JetStream, info)
+	p := newPuller(c.JetStream, c.From, info)
 	defer p.close()
 	batch := orDefault(c.Batch, 100)
 	for ctx.Err() == nil {
@@ -89,12 +103,37 @@ func (c *Consumer) Consume(ctx context.Context, handle func(context.Context, cat
 			c.handle(ctx, m, handle)
 		}
 		if err != nil && len(msgs) == 0 {
-			// The server gone for a while, or the consumer: the
-			// connection carries on across reconnections.
+			if err := c.gone(ctx, err); err != nil {
+				return err
+			}
+			// The server gone for a while: the connection carries on
+			// across reconnections.
 			select {
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
 			}
+		}
+	}
+	return nil
+}
+
+// gone returns an error if err, the error of a fetch, says that no
+// message can come again: the connection closed for good, or the
+// consumer deleted (its stream deleted or made again); nil if it may
+// pass, the server down for a while.
+func (c *Consumer) gone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if errors.Is(err, natsgo.ErrNoResponders) {
+		// No one answered: the server down, or the consumer gone.
+		if _, ierr := c.From.Info(ctx); errors.Is(ierr, jetstream.ErrConsumerNotFound) || errors.Is(ierr, jetstream.ErrStreamNotFound) {
+			err = ierr
+		}
+	}
+	for _, fatal := range []error{natsgo.ErrConnectionClosed, jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound} {
+		if errors.Is(err, fatal) {
+			return fmt.Errorf("nats: consuming: %w", err)
 		}
 	}
 	return nil
@@ -134,15 +173,39 @@ func (c *Consumer) handle(ctx context.Context, m *natsgo.Msg, handle func(contex
 func (c *Consumer) deadLetter(ctx context.Context, m *natsgo.Msg, md *natsgo.MsgMetadata, v gate.Verdict) {
 	v.Place = gate.Place{Subject: m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 	v.Deliveries = md.NumDelivered
-	out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()), nil)
-	if err == nil {
-		_, err = c.JetStream.PublishMsg(ctx, &out)
+	publish := func() error {
+		out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, min(c.deadLimit, int(c.JetStream.Conn().MaxPayload())), nil)
+		if err == nil {
+			_, err = c.JetStream.PublishMsg(ctx, &out)
+		}
+		return err
+	}
+	err := publish()
+	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) || errors.Is(err, natsgo.ErrMaxPayload) {
+		// The stream's limit lowered, or the server's, since it was read.
+		c.readDeadLimit(ctx)
+		err = publish()
 	}
 	if err != nil {
 		m.NakWithDelay(retryDelay(md.NumDelivered))
 		return
 	}
 	m.Ack()
+}
+
+// readDeadLimit reads the size of the largest message the dead-letter
+// stream stores: the server's max_payload, or the stream's max_msg_size
+// if lower, which a dead letter cut to the server's alone would exceed,
+// refused for ever.
+func (c *Consumer) readDeadLimit(ctx context.Context) {
+	c.deadLimit = int(c.JetStream.Conn().MaxPayload())
+	name, err := c.JetStream.StreamNameBySubject(ctx, c.DeadLetter)
+	if err != nil {
+		return // the server's, until the next refusal
+	}
+	if s, err := c.JetStream.Stream(ctx, name); err == nil {
+		c.deadLimit = streamLimit(s.CachedInfo().Config, c.deadLimit)
+	}
 }
 
 // orDefault returns n, or def if n is 0.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -394,12 +395,29 @@ func TestDeadLettersCountTheViolationsPastTheCap(t *testing.T) {
 	assert.Equal(t, want.Omitted(), verdicts[0].Omitted)
 }
 
-// A consumer's dead letter too large for the server, with its verdict, is
-// cut to fit and says so, and the message is acknowledged: it does not
-// come back for ever.
+// A consumer's dead letter too large for the server, or for the
+// dead-letter stream (its max_msg_size, which the Consumer did not read:
+// the stream refused the dead letter cut to the server's limit, and the
+// message came back for ever), with its verdict, is cut to fit and says
+// so, and the message is acknowledged.
 func TestConsumerCutsADeadLetterTooLargeForTheServer(t *testing.T) {
 	const limit = 8 << 10
-	c := startContract(t, gatetest.Config{MaxBytes: limit}).(*contract)
+	t.Run("server", func(t *testing.T) {
+		consumerCutsADeadLetter(t, startContract(t, gatetest.Config{MaxBytes: limit}).(*contract), limit)
+	})
+	t.Run("stream", func(t *testing.T) {
+		c := startContract(t, gatetest.Config{}).(*contract)
+		cfg := streamConfig("DEAD", "dead")
+		cfg.MaxMsgSize = limit
+		_, err := c.js.UpdateStream(context.Background(), cfg)
+		require.NoError(t, err)
+		consumerCutsADeadLetter(t, c, limit)
+	})
+}
+
+// consumerCutsADeadLetter runs a Consumer on c of an invalid message
+// that fits limit, and whose dead letter does not.
+func consumerCutsADeadLetter(t *testing.T, c *contract, limit int) {
 	body := `{"message_type":"core.device","model":"` + strings.Repeat("m", limit-300) + `"}`
 	_, err := c.js.PublishMsg(context.Background(), &natsgo.Msg{Subject: "in.x", Data: []byte(body)})
 	require.NoError(t, err)
@@ -479,4 +497,64 @@ func TestConsumerEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 		rules[v.Violations[len(v.Violations)-1].Rule]++
 	}
 	assert.Equal(t, map[msg.Rule]int{msg.RuleSyntax: 5, msg.RuleHeader: 2}, rules)
+}
+
+// A Consumer returns, saying why, when no message can come again: its
+// consumer deleted (its stream deleted or made again), or its connection
+// closed for good. It fetched in vain for ever.
+func TestConsumeReturnsWhenNothingCanCome(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  func(b *broker, nc *natsgo.Conn)
+		want []error // one of them
+	}{
+		{"consumer deleted", func(b *broker, _ *natsgo.Conn) {
+			require.NoError(t, b.js.DeleteConsumer(context.Background(), "IN", "gate"))
+		}, []error{jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound}},
+		{"stream deleted", func(b *broker, _ *natsgo.Conn) {
+			require.NoError(t, b.js.DeleteStream(context.Background(), "IN"))
+		}, []error{jetstream.ErrConsumerDeleted, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound}},
+		{"connection closed", func(_ *broker, nc *natsgo.Conn) { nc.Close() }, []error{natsgo.ErrConnectionClosed}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			b.publishValid(newGen(91), 1)
+			nc, js := connect(t, b.url)
+			cons, err := js.Consumer(context.Background(), "IN", b.durable("gate", "in.>").CachedInfo().Name)
+			require.NoError(t, err)
+			handled := make(chan struct{}, 1)
+			done := make(chan error, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			go func() {
+				done <- (&Consumer{JetStream: js, From: cons, DeadLetter: "dead"}).Consume(ctx, func(context.Context, catalogue.Message) error {
+					handled <- struct{}{}
+					return nil
+				})
+			}()
+			<-handled // it runs
+			c.end(b, nc)
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Consume did not return")
+			}
+			require.Error(t, err)
+			assert.True(t, slices.ContainsFunc(c.want, func(w error) bool { return errors.Is(err, w) }), "%v", err)
+		})
+	}
+}
+
+// A Consumer refuses a consumer that delivers headers only: it judged
+// every message on an empty body, and dead-lettered it, valid or not.
+func TestConsumeRefusesAConsumerOfHeadersOnly(t *testing.T) {
+	b := startBroker(t)
+	b.publishValid(newGen(92), 1)
+	cons := b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.HeadersOnly = true })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := (&Consumer{JetStream: b.js, From: cons, DeadLetter: "dead"}).Consume(ctx, func(context.Context, catalogue.Message) error { return nil })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "headers only")
+	assert.Zero(t, b.count("DEAD"))
 }

@@ -1,9 +1,18 @@
 package nats
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,4 +178,101 @@ func (c *contract) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate
 		nc.Flush() // the last acknowledgements
 		return st, err
 	}, nc.Close)
+}
+
+// The operator's gate, the command itself, keeps the contract too: each
+// gate a process of its own (cmd/gate, built for the test), stopped by
+// SIGTERM as a service manager stops it, killed by SIGKILL, its counts
+// read from its summary, its refusals from its exit status and its log.
+func TestCommandContract(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "gate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/gate")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	gatetest.Run(t, gatetest.Binding{CE: ce.NATS, Large: 2_000, Start: func(t testing.TB, cfg gatetest.Config) gatetest.Broker {
+		return &command{contract: startContract(t, cfg).(*contract), bin: bin}
+	}})
+}
+
+// command is a contract whose gates are processes of the command bin.
+type command struct {
+	*contract
+	bin string
+}
+
+// summary is the command's summary line, its counts in order.
+var summary = regexp.MustCompile(`gate: (\d+) messages, (\d+) forwarded to \S+, (\d+) dead letters to \S+; (\d+) redeliveries, (\d+) retries`)
+
+func (c *command) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate {
+	out, dead := "out", "dead"
+	if c.cfg.InputCoversOutput {
+		out = "in.valid"
+	}
+	if c.cfg.InputCoversDeadLetter {
+		dead = "in.dead"
+	}
+	args := []string{"-server", c.url, "-in", "in.>", "-out", out, "-dead", dead, "-durable", "gate", "-batch", strconv.Itoa(cmp.Or(o.Batch, 256))}
+	if o.UntilIdle {
+		args = append(args, "-until-idle")
+	}
+	var log bytes.Buffer // written by the process, read once it is done
+	cmd := exec.Command(c.bin, args...)
+	cmd.Stderr = &log
+	require.NoError(t, cmd.Start())
+	var err error // the process's, once exited is closed
+	exited := make(chan struct{})
+	go func() {
+		err = cmd.Wait()
+		close(exited)
+	}()
+	if o.Progress != nil {
+		// What the gates stored, as the streams count it: enough for a
+		// check to know that one got going.
+		go func() {
+			for {
+				select {
+				case <-exited:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				o.Progress(gate.Stats{Messages: c.stored()})
+			}
+		}()
+	}
+	run := func(ctx context.Context) (gate.Stats, error) {
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			cmd.Process.Signal(syscall.SIGTERM)
+			<-exited
+		}
+		text := log.String()
+		var st gate.Stats
+		if m := summary.FindStringSubmatch(text); m != nil {
+			n := make([]int, len(m))
+			for i := 1; i < len(m); i++ {
+				n[i], _ = strconv.Atoi(m[i])
+			}
+			st = gate.Stats{Messages: n[1], Forwarded: n[2], DeadLetters: n[3], Redeliveries: n[4], Retries: n[5]}
+		}
+		switch {
+		case err == nil:
+			return st, nil
+		case strings.Contains(text, gate.ErrRefused.Error()):
+			return st, fmt.Errorf("%w: the command logged:\n%s", gate.ErrRefused, text)
+		}
+		return st, fmt.Errorf("%w; the command logged:\n%s", err, text)
+	}
+	return gatetest.Go(t, run, func() { cmd.Process.Kill() })
+}
+
+// stored returns how many messages the output and the dead letters hold.
+func (c *command) stored() int {
+	n := 0
+	for _, name := range []string{"OUT", "DEAD"} {
+		if s, err := c.js.Stream(context.Background(), name); err == nil {
+			n += int(s.CachedInfo().State.Msgs)
+		}
+	}
+	return n
 }

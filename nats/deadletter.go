@@ -22,12 +22,15 @@ const VerdictHeader = "Catalogue-Verdict"
 // and of a header of the original named VerdictHeader (in any case):
 // kept, but no longer obeyed, nor read as a verdict. A dead letter
 // renames a Status header, and header names NATS does not publish,
-// percent-escaped, the same way.
+// percent-escaped, the same way. A header of the original whose name
+// starts with OriginalPrefix (in any case) gets it again, so that every
+// header so named says what the original had, never what its producer
+// claims it had.
 const OriginalPrefix = "Catalogue-Original-"
 
 // forwardHeaders returns a copy of h for a message published again: the
 // JetStream headers renamed with OriginalPrefix, and any named
-// VerdictHeader in any case too, so that the one verdict a consumer finds
+// VerdictHeader, or starting with OriginalPrefix, in any case too, so that the one verdict a consumer finds
 // is the gate's, on a dead letter, and none on a copy; for a dead letter
 // (dead), Status and names NATS does not publish too (see
 // OriginalPrefix); the rest as they are, with room for more headers to
@@ -49,7 +52,8 @@ func forwardInto(out, h natsgo.Header, sameID string, dead bool) natsgo.Header {
 				continue
 			}
 			k = originalMsgID // the most frequent: a bare message's only header
-		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader:
+		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader ||
+			len(k) >= len(OriginalPrefix) && strings.EqualFold(k[:len(OriginalPrefix)], OriginalPrefix):
 			k = OriginalPrefix + escapeKey(k)
 		case !validKey(k):
 			// Only a dead letter has one (see judge).

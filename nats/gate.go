@@ -1,8 +1,8 @@
 package nats
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,7 +97,9 @@ const MinMaxPayload = gate.MinLimit
 // waited out with back-off, and logged, not returned: the messages
 // involved come again. It returns an error wrapping ErrRefused if the
 // gate cannot work, and an error if From is deleted (its stream deleted
-// or made again, say).
+// or made again, say), or if the server denies the gate's credentials a
+// right it needs (to publish to Output or DeadLetter, or to read the
+// output stream), the messages involved left to come again.
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 	b := &jsBroker{g: g, js: g.JetStream}
 	defer b.acks.close()
@@ -110,13 +112,18 @@ func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 // Check checks what Run checks before it starts, and returns an error
 // wrapping ErrRefused, saying why, if the gate cannot work: no stream
 // stores Output or DeadLetter, they are one subject or have wildcards,
-// From reads either of them (the gate would read its own copies), From
-// would drop messages the gate has not stored (an ack policy other than
-// explicit, a MaxDeliver), a stream would hold its copies or store them
-// twice (no_ack, sealed, a duplicate window shorter than From's
-// AckWait), or the server's limit on a message (max_payload), or a
-// stream's, is below MinMaxPayload. Any other error is one asking the
-// server.
+// From reads either of them, or their streams republish what they store
+// to a subject From reads, or From's stream sources them onto one (the
+// gate would read its own copies), or stores them, From would drop messages the gate has
+// not stored (an ack policy other than explicit, a MaxDeliver), deliver
+// them without their bodies (HeadersOnly) or refuse its requests
+// (priority groups), a stream would hold its copies or
+// store them twice (no_ack, sealed, a counter, a duplicate window
+// shorter than From's AckWait), the server's limit on a message (max_payload), or a
+// stream's, is below MinMaxPayload, or the server denies the gate's
+// credentials reading the output stream's messages (which the gate
+// compares a message reusing an id with). Any other error is one asking
+// the server.
 func (g *Gate) Check(ctx context.Context) error {
 	return (&jsBroker{g: g, js: g.JetStream}).Start(ctx)
 }
@@ -153,6 +160,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 			}
 		}
 	}
+	if g.From == nil && !pattern(g.Input) {
+		return refuse("the input subject %q is not a subject to read (a space, an empty token, or > before its end)", g.Input)
+	}
 	if g.Output == g.DeadLetter {
 		return refuse("the output is the dead-letter subject %s: valid messages and dead letters would be mixed", g.Output)
 	}
@@ -163,6 +173,9 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	window, err := b.outputs(ctx, refuse)
 	if err != nil {
 		return err
+	}
+	if err := b.canRead(ctx); err != nil {
+		return refuse("%v", err)
 	}
 	// A message comes again after AckWait when its acknowledgement is
 	// lost: its copy must still be known then (see the README).
@@ -180,6 +193,16 @@ func (b *jsBroker) Start(ctx context.Context) error {
 		}
 		if err != nil {
 			return fmt.Errorf("nats: finding the stream of the input subject %s: %w", g.Input, err)
+		}
+		in, err := g.JetStream.Stream(ctx, stream)
+		if err != nil {
+			return fmt.Errorf("nats: reading the input stream %s: %w", stream, err)
+		}
+		if err := b.feedsBack([]string{g.Input}, in.CachedInfo().Config, refuse); err != nil {
+			return err
+		}
+		if err := b.storedWithInput(stream, refuse); err != nil {
+			return err
 		}
 		g.From, err = g.JetStream.Consumer(ctx, stream, g.Durable)
 		if errors.Is(err, jetstream.ErrConsumerNotFound) {
@@ -211,14 +234,8 @@ func (b *jsBroker) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nats: reading the input consumer: %w", err)
 	}
-	// A consumer that takes a message for acknowledged, or stops
-	// delivering it, before the gate has stored it would drop it in
-	// silence (decision 16).
-	if info.Config.AckPolicy != jetstream.AckExplicitPolicy {
-		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, info.Config.AckPolicy)
-	}
-	if info.Config.MaxDeliver > 0 {
-		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, info.Config.MaxDeliver)
+	if err := unfit(info, refuse); err != nil {
+		return err
 	}
 	if err := short(info.Config.AckWait); err != nil {
 		return err
@@ -247,12 +264,147 @@ func (b *jsBroker) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	if !named { // checked above, before the consumer was made
+		if err := b.feedsBack(filters, inInfo.Config, refuse); err != nil {
+			return err
+		}
+		if err := b.storedWithInput(inInfo.Config.Name, refuse); err != nil {
+			return err
+		}
+	}
 	b.incarnation = incarnation(inInfo)
 	if b.pull == nil || b.pull.subject != pullSubject(g.JetStream, info) {
 		b.closePuller()
-		b.pull = newPuller(g.JetStream, info)
+		b.pull = newPuller(g.JetStream, g.From, info)
+	} else {
+		// The same consumer: its limits as they are now.
+		b.pull.cons = g.From
+		b.pull.setLimits(info.Config)
 	}
 	return nil
+}
+
+// unfit returns an error made by refuse if the consumer of info would
+// drop messages, or hold them, whatever the gate does: Start refuses
+// such a consumer, and Fetch stops the gate whose consumer is changed
+// to one.
+func unfit(info *jetstream.ConsumerInfo, refuse func(string, ...any) error) error {
+	// A consumer that takes a message for acknowledged, or stops
+	// delivering it, before the gate has stored it would drop it in
+	// silence (decision 16).
+	c := info.Config
+	switch {
+	case c.AckPolicy != jetstream.AckExplicitPolicy:
+		return refuse("the input consumer %s does not have each message acknowledged (ack policy %s): it would take messages the gate has not stored for done", info.Name, c.AckPolicy)
+	case c.MaxDeliver > 0:
+		return refuse("the input consumer %s stops delivering a message after MaxDeliver %d deliveries: a message the gate could not store yet would wait in its stream for ever (make it -1)", info.Name, c.MaxDeliver)
+	case c.HeadersOnly:
+		return refuse("the input consumer %s delivers headers only: the gate would judge, and dead-letter, every message without its body", info.Name)
+	case len(c.PriorityGroups) > 0:
+		// Every request must name one of them, which the gate's do not:
+		// the consumer would refuse each.
+		return refuse("the input consumer %s has priority groups (%s): a gate's requests name none", info.Name, strings.Join(c.PriorityGroups, " "))
+	}
+	return nil
+}
+
+// feedsBack returns an error made by refuse if what the gate stores in
+// the output or dead-letter stream would come back to its input, read by
+// filters from a stream of configuration in, otherwise than by its
+// subject (see Start's readsOwn): republished by the stream that stores
+// it (RePublish), or sourced or mirrored by the input stream, onto a
+// subject the input reads. A dead letter would come back, be
+// dead-lettered again under another id, and come back again, for ever.
+func (b *jsBroker) feedsBack(filters []string, in jetstream.StreamConfig, refuse func(string, ...any) error) error {
+	covered := func(subject string) string {
+		for _, f := range filters {
+			if subjectsOverlap(f, subject) {
+				return f
+			}
+		}
+		return ""
+	}
+	sources := slices.Clip(in.Sources)
+	if in.Mirror != nil {
+		sources = append(sources, in.Mirror)
+	}
+	for _, out := range []struct {
+		what, subject string
+		cfg           jetstream.StreamConfig
+	}{{"output", b.g.Output, b.out.CachedInfo().Config}, {"dead-letter", b.g.DeadLetter, b.dead.CachedInfo().Config}} {
+		if rp := out.cfg.RePublish; rp != nil && subjectsOverlap(cmp.Or(rp.Source, ">"), out.subject) {
+			if f := covered(destination(rp.Destination)); f != "" {
+				return refuse("the %s stream %s republishes what it stores to %s, which the input %s covers: the gate would read its own copies", out.what, out.cfg.Name, rp.Destination, f)
+			}
+		}
+		for _, src := range sources {
+			if src == nil || src.Name != out.cfg.Name || src.External != nil {
+				continue
+			}
+			for _, to := range landing(src, out.subject) {
+				if f := covered(to); f != "" {
+					return refuse("the input stream %s sources the %s stream %s onto %s, which the input %s covers: the gate would read its own copies", in.Name, out.what, out.cfg.Name, to, f)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// storedWithInput returns an error made by refuse if the input stream,
+// named in, stores the output or the dead letters too. One duplicate
+// window would then hold the input's ids and the gate's: a copy's
+// Nats-Msg-Id is its message's id, which a Publisher gives the message
+// too, so that the stream would take each copy for a duplicate of the
+// message it copies, and the gate would acknowledge the message as a
+// redelivery, never forwarded; and a producer could give its message
+// the Nats-Msg-Id of a dead letter to come, which the stream would drop.
+func (b *jsBroker) storedWithInput(in string, refuse func(string, ...any) error) error {
+	for _, out := range []struct {
+		what, subject string
+		stream        jetstream.Stream
+	}{{"output", b.g.Output, b.out}, {"dead-letter", b.g.DeadLetter, b.dead}} {
+		if out.stream.CachedInfo().Config.Name == in {
+			return refuse("the %s subject %s is stored by the input stream %s: its duplicate window would take the gate's messages for its input's", out.what, out.subject, in)
+		}
+	}
+	return nil
+}
+
+// landing returns the subjects onto which a stream that sources src (or
+// mirrors it) stores its messages of subject: those its transforms give
+// them, or subject itself if it has none and its filter takes them.
+func landing(src *jetstream.StreamSource, subject string) []string {
+	if len(src.SubjectTransforms) == 0 {
+		if src.FilterSubject == "" || subjectsOverlap(src.FilterSubject, subject) {
+			return []string{subject}
+		}
+		return nil
+	}
+	var to []string
+	for _, t := range src.SubjectTransforms {
+		if subjectsOverlap(t.Source, subject) {
+			to = append(to, cmp.Or(destination(t.Destination), subject))
+		}
+	}
+	return to
+}
+
+// destination returns the destination of a subject transform as a
+// pattern of the subjects it makes: a token that a mapping function
+// makes ({{wildcard(1)}}, $1) a wildcard, since it may be anything, and
+// one that may make several ({{split(1,-)}}) the rest.
+func destination(d string) string {
+	tokens := strings.Split(d, ".")
+	for i, t := range tokens {
+		if strings.Contains(t, "{{") || strings.HasPrefix(t, "$") {
+			if strings.Contains(strings.ToLower(t), "split") {
+				return strings.Join(append(tokens[:i], ">"), ".")
+			}
+			tokens[i] = "*"
+		}
+	}
+	return strings.Join(tokens, ".")
 }
 
 // window is the shorter duplicate window of the output and dead-letter
@@ -293,6 +445,8 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 			return w, refuse("the %s stream %s does not acknowledge what it stores (no_ack): the gate would wait for it for ever", out.what, name)
 		case cfg.Sealed:
 			return w, refuse("the %s stream %s is sealed: it stores nothing more", out.what, name)
+		case cfg.AllowMsgCounter:
+			return w, refuse("the %s stream %s is a counter: it stores only messages that add to it (Nats-Incr)", out.what, name)
 		}
 		if w.stream == "" || cfg.Duplicates < w.d {
 			w = window{out.what, name, cfg.Duplicates}
@@ -300,6 +454,53 @@ func (b *jsBroker) outputs(ctx context.Context, refuse func(string, ...any) erro
 	}
 	b.deadNow.Store(0)
 	return w, nil
+}
+
+// canRead checks that the gate may read the output stream's messages,
+// as it reads the copy stored under an id to compare it with a message
+// that reuses the id (sizeWatch): it reads the last one, if any. It
+// returns an error if the server denies it that (a permissions
+// violation), and nil otherwise: any other failure is the next
+// comparison's.
+func (b *jsBroker) canRead(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	seq := max(b.out.CachedInfo().State.LastSeq, 1)
+	if _, err := b.out.GetMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return b.deniedReading(err)
+	}
+	return nil
+}
+
+// deniedReading returns an error saying so if err, the error of reading
+// a message of the output stream, is the server's denial; nil otherwise.
+// The server denies a request by an error of the connection, and never
+// answers it: the request's error is its time running out.
+func (b *jsBroker) deniedReading(err error) error {
+	name := b.out.CachedInfo().Config.Name
+	for _, api := range []string{"MSG.GET." + name, "DIRECT.GET." + name} {
+		if d := denied(b.js.Conn(), err, api); d != nil {
+			return fmt.Errorf("nats: the gate may not read the output stream %s, and could not tell a message that comes again from another reusing its id: %w", name, d)
+		}
+	}
+	return nil
+}
+
+// denied returns the permissions violation that made a request or a
+// publication to subject fail with err, if the connection's last error
+// is one, for subject or a subject beneath it.
+func denied(nc *natsgo.Conn, err error, subject string) error {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, natsgo.ErrTimeout) && !errors.Is(err, jetstream.ErrAsyncPublishTimeout) {
+		return nil
+	}
+	last := nc.LastError()
+	if !errors.Is(last, natsgo.ErrPermissionViolation) {
+		return nil
+	}
+	if text := last.Error(); strings.Contains(text, "."+subject+`"`) || strings.Contains(text, "."+subject+".") || strings.Contains(text, `"`+subject+`"`) {
+		return last
+	}
+	return nil
 }
 
 // streamLimit returns the size of the largest message a stream of
@@ -321,8 +522,15 @@ func incarnation(info *jetstream.StreamInfo) string {
 // literal reports whether subject is one a message can be published to:
 // tokens without wildcards or white space, none of them empty.
 func literal(subject string) bool {
-	for _, t := range strings.Split(subject, ".") {
-		if t == "" || t == "*" || t == ">" || strings.ContainsAny(t, " \t\r\n") {
+	return pattern(subject) && !slices.ContainsFunc(strings.Split(subject, "."), func(t string) bool { return t == "*" || t == ">" })
+}
+
+// pattern reports whether subject is one a consumer can read: tokens
+// without white space, none of them empty, and > only as the last.
+func pattern(subject string) bool {
+	tokens := strings.Split(subject, ".")
+	for i, t := range tokens {
+		if t == "" || t == ">" && i < len(tokens)-1 || strings.ContainsAny(t, " \t\r\n") {
 			return false
 		}
 	}
@@ -358,6 +566,11 @@ type jsBroker struct {
 	refused atomic.Bool
 	deadNow atomic.Int64
 	pull    *puller // of From
+	// lost is the error of a right the server denies the gate since it
+	// started (to publish its copies or dead letters, to read its
+	// output): the next Fetch stops the gate with it, rather than leave
+	// every message to come again for ever.
+	lost atomic.Pointer[error]
 
 	acks acks // of what it publishes
 	mu   sync.Mutex
@@ -400,9 +613,12 @@ func (d *delivery) metadata() *natsgo.MsgMetadata {
 }
 
 func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delivery, error) {
+	if lost := b.lost.Load(); lost != nil {
+		return nil, gate.Fatal(*lost)
+	}
 	msgs, err := b.pull.fetch(max, wait, orDefaultDuration(b.g.MaxWait, time.Second))
 	if len(msgs) == 0 && err != nil {
-		return nil, consumerGone(err)
+		return nil, b.fatal(ctx, err)
 	}
 	// A message that came before an error is the gate's: the error, if
 	// it lasts, comes again with the next fetch.
@@ -411,28 +627,73 @@ func (b *jsBroker) Fetch(ctx context.Context, max int, wait bool) ([]gate.Delive
 		all := make([]delivery, len(msgs)) // the batch's deliveries, in one allocation
 		ds = make([]gate.Delivery, len(msgs))
 		for i, m := range msgs {
+			if m.Subject == b.g.Output || m.Subject == b.g.DeadLetter {
+				return nil, b.feedingBack(m.Subject)
+			}
 			all[i].m = pulled{m}
 			ds[i] = &all[i]
 		}
 	}
 	if len(ds) == 0 && wait {
 		// Nothing came for a while. A pull from a consumer that is gone
-		// finds no one to answer it and looks the same: ask.
-		if _, err := b.g.From.Info(ctx); err != nil {
-			return nil, consumerGone(err)
+		// finds no one to answer it and looks the same: ask; and check
+		// that it was not changed to one that Start refuses.
+		info, err := b.g.From.Info(ctx)
+		if err != nil {
+			return nil, b.fatal(ctx, err)
+		}
+		if err := unfit(info, changed); err != nil {
+			return nil, gate.Fatal(err)
 		}
 	}
 	return ds, nil
 }
 
-// consumerGone marks as fatal the error of a fetch from a consumer that
-// no longer exists.
-func consumerGone(err error) error {
+// changed makes the error of a consumer changed under the gate to one
+// Start refuses (see unfit).
+func changed(format string, args ...any) error {
+	return fmt.Errorf("nats: changed while the gate ran: "+format, args...)
+}
+
+// feedingBack returns the error that stops a gate whose input brought
+// back a message of the output or dead-letter subject: its consumer
+// changed, since the gate started, to read it (Start refuses one that
+// does). Each of its dead letters would come back and be dead-lettered
+// again, under another id, for ever. The messages of the batch come
+// again after AckWait, to a gate whose consumer is mended.
+func (b *jsBroker) feedingBack(subject string) error {
+	what := "output"
+	if subject == b.g.DeadLetter {
+		what = "dead-letter"
+	}
+	return gate.Fatal(fmt.Errorf("nats: the input brought back a message of the %s subject %s: its consumer reads what the gate stores, and the gate would read its own copies", what, subject))
+}
+
+// fatal marks as fatal the error of a fetch that no other can follow:
+// from a consumer that no longer exists, or on a connection closed for
+// good while the gate runs (nats.go closes it on an error of the server
+// it cannot go on from, such as a message above a restarted server's
+// smaller max_payload, published into the reconnection).
+func (b *jsBroker) fatal(ctx context.Context, err error) error {
 	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 		return gate.Fatal(fmt.Errorf("nats: the input consumer is gone (its stream deleted or made again?): %w", err))
 	}
+	if errors.Is(err, natsgo.ErrConnectionClosed) && ctx.Err() == nil {
+		if why := b.js.Conn().LastError(); why != nil {
+			err = fmt.Errorf("%w (%v)", err, why)
+		}
+		return gate.Fatal(err)
+	}
 	return err
 }
+
+// errReconnecting is the error of a copy or a dead letter that Forward
+// or DeadLetter does not publish while the client reconnects: nats.go
+// would keep it to send once connected again, before it learns the
+// server's limit, and a server restarted with a smaller max_payload
+// closes the connection for good on a message above it. Its message
+// comes again instead.
+var errReconnecting = errors.New("nats: not connected to the server")
 
 // The limits read at start (Start) may be above the server's: one
 // restarted with a smaller max_payload, which nats.go then holds its
@@ -440,6 +701,9 @@ func consumerGone(err error) error {
 // a copy above it is too large, and a dead letter is cut to it.
 
 func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error) {
+	if !b.js.Conn().IsConnected() {
+		return nil, errReconnecting
+	}
 	if b.refused.Swap(false) {
 		b.readLimits()
 	}
@@ -455,6 +719,9 @@ func (b *jsBroker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, err
 }
 
 func (b *jsBroker) DeadLetter(gd gate.Delivery, v gate.Verdict) (gate.Pending, error) {
+	if !b.js.Conn().IsConnected() {
+		return nil, errReconnecting
+	}
 	limit := b.deadLimit
 	if now := int(b.deadNow.Load()); now > 0 {
 		limit = now
@@ -492,12 +759,36 @@ func (b *jsBroker) readLimits() {
 type sizeWatch struct{ *outgoing }
 
 func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
+	b, subject := w.broker, w.m.Subject
 	s, err := w.outgoing.Wait(ctx)
 	if errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) {
-		w.broker.refused.Store(true)
+		b.refused.Store(true)
+	}
+	if err != nil {
+		what := "output"
+		if subject == b.g.DeadLetter {
+			what = "dead-letter"
+		}
+		if d := denied(b.js.Conn(), err, subject); d != nil {
+			b.lose(fmt.Errorf("nats: the gate may not publish to the %s subject %s: %w", what, subject, d))
+		}
+	}
+	if s.Previous != nil {
+		previous := s.Previous
+		s.Previous = func(ctx context.Context) ([]byte, error) {
+			body, err := previous(ctx)
+			if d := b.deniedReading(err); d != nil {
+				b.lose(d)
+			}
+			return body, err
+		}
 	}
 	return s, err
 }
+
+// lose records err, the error of a right the server denies the gate, to
+// stop it with.
+func (b *jsBroker) lose(err error) { b.lost.CompareAndSwap(nil, &err) }
 
 // deadLetter publishes the dead letter of d, with verdict v, cut to
 // limit bytes.
@@ -575,12 +866,11 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		q, _ := json.Marshal(k)
 		why := "not a header name NATS publishes"
 		if name := ce.NATS.HeaderInOtherCase(k); name != "" {
 			why = "the header " + name + " in another case: a reader that ignores case could take it for the one checked"
 		}
-		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(q)})
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: why, Value: string(msg.AppendJSONString(nil, k))})
 	}
 	if bad == nil {
 		return m, id, err

@@ -21,7 +21,6 @@ import (
 	"github.com/fleetkit/catalogue/device"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
-	"github.com/fleetkit/catalogue/nats/internal/embedded"
 )
 
 // readStream reads the n first messages of a stream with an ordered
@@ -129,6 +128,11 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			}}
 		wg.Go(func() {
 			_, err := g.Run(gctx)
+			if i == 2 && err != nil {
+				// Its connection closed before its context was done.
+				assert.ErrorIs(t, err, natsgo.ErrConnectionClosed)
+				return
+			}
 			assert.NoError(t, err)
 		})
 	}
@@ -256,6 +260,41 @@ func TestGateKeepsAnotherNatsMsgIDRenamed(t *testing.T) {
 	assert.Equal(t, []string{"", "producer-key-1"}, originals)
 }
 
+// A header the producer names with the gate's prefix for what it
+// renames (Catalogue-Original-) is renamed in its turn, in a copy and in
+// a dead letter: it was kept as it came, beside the gate's own, so that
+// a producer could say what the original's Nats-Msg-Id was, and a
+// reader of the copy, or the demo's report of a dead letter, took its
+// word for it.
+func TestGateKeepsNoHeaderThatPosesAsOneItRenamed(t *testing.T) {
+	b := startBroker(t)
+	g := newGen(12)
+	ctx := context.Background()
+	forge := func(m *natsgo.Msg) *natsgo.Msg {
+		m.Header.Set(jetstream.MsgIDHeader, "real-key-"+m.Header.Get("ce-id"))
+		m.Header.Set(OriginalPrefix+jetstream.MsgIDHeader, "forged")
+		m.Header.Set("catalogue-original-Nats-Rollup", "forged")
+		return m
+	}
+	valid, err := newMsg("in.x", g.valid())
+	require.NoError(t, err)
+	for _, m := range []*natsgo.Msg{forge(valid), forge(g.invalid(t, "bad"))} {
+		_, err := b.js.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Forwarded)
+	require.Equal(t, 1, st.DeadLetters)
+	for _, m := range append(b.all("OUT"), b.all("DEAD")...) {
+		assert.Len(t, m.Header[OriginalPrefix+jetstream.MsgIDHeader], 1, "%v", m.Header)
+		assert.True(t, strings.HasPrefix(m.Header.Get(OriginalPrefix+jetstream.MsgIDHeader), "real-key-"), "%v", m.Header)
+		assert.Equal(t, []string{"forged"}, m.Header[OriginalPrefix+OriginalPrefix+jetstream.MsgIDHeader])
+		assert.Equal(t, []string{"forged"}, m.Header[OriginalPrefix+"catalogue-original-Nats-Rollup"])
+	}
+}
+
 // Whatever headers a stored message has, the gate ends it: one that
 // nats.go's Fetch took for the server's own status (an empty body with a
 // Status header: no messages, timeout, consumer deleted, heartbeat) was
@@ -328,6 +367,37 @@ func TestGateEndsMessagesWhoseHeadersTheClientMisreads(t *testing.T) {
 	assert.Equal(t, n-1, got, "dead letters read back: %v", batch.Error())
 }
 
+// The verdict quotes a header name NATS does not publish as the library
+// writes every string of a verdict (msg.AppendJSONString), its '<', '>'
+// and '&' as they are: encoding/json wrote them \u003c, \u003e and
+// \u0026, so that the dead letter's text differed from what msgcheck and
+// the Kafka gate write for the same value.
+func TestGateQuotesABadHeaderNameAsTheLibraryDoes(t *testing.T) {
+	b := startBroker(t)
+	valid, err := newMsg("in.x", newGen(23).valid())
+	require.NoError(t, err)
+	const name = "<b>&x"
+	rawPublish(t, b.url, "in.x", "NATS/1.0\r\n"+name+": y\r\n\r\n", valid.Data)
+	for deadline := time.Now().Add(10 * time.Second); b.count("IN") < 1; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "not stored")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gt := &Gate{JetStream: b.js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.DeadLetters)
+	dead := b.all("DEAD")
+	require.Len(t, dead, 1)
+	v, err := ParseVerdict(dead[0].Header)
+	require.NoError(t, err)
+	require.NotEmpty(t, v.Violations)
+	last := v.Violations[len(v.Violations)-1]
+	assert.Equal(t, msg.RuleHeader, last.Rule)
+	assert.Equal(t, string(msg.AppendJSONString(nil, name)), last.Value)
+	assert.Contains(t, dead[0].Header.Get(VerdictHeader), `"value":"\"<b>&x\""`)
+}
+
 // Nothing a producer sets passes into the output as a header that
 // readers take for another: a Catalogue-Verdict on a valid message was
 // forwarded as it came, so that ParseVerdict found a verdict on a copy
@@ -394,6 +464,10 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 		{"output with a wildcard", "in.>", "out.*", "dead", "gate", "wildcard"},
 		{"dead letters with a wildcard", "in.>", "out", ">", "gate", "wildcard"},
 		{"a durable name JetStream refuses", "in.>", "out", "dead", "a.b", "a.b"},
+		{"no input", "", "out", "dead", "gate", "input"},
+		{"input with a space", "in x", "out", "dead", "gate", `input subject "in x"`},
+		{"input with an empty token", "in..x", "out", "dead", "gate", "input subject"},
+		{"input with > before its end", "in.>.x", "out", "dead", "gate", "input subject"},
 		{"no stream stores the output", "in.>", "elsewhere", "dead", "gate", "no stream stores the output"},
 		{"no stream stores the dead letters", "in.>", "out", "elsewhere", "gate", "no stream stores the dead-letter"},
 	} {
@@ -413,6 +487,104 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 	}
 }
 
+// A gate takes an output or dead-letter stream that republishes what it
+// stores elsewhere than to its input (see
+// TestGateRefusesStreamsThatWouldHoldOrDoubleMessages).
+func TestGateTakesAStreamThatRepublishesElsewhere(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cfg := b.stream("DEAD").CachedInfo().Config
+	cfg.RePublish = &jetstream.RePublish{Source: "dead", Destination: "audit.dead"}
+	_, err := b.js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+	_, err = b.js.PublishMsg(ctx, newGen(33).invalid(t, "bad"))
+	require.NoError(t, err)
+	gt := &Gate{JetStream: b.js, Input: "in.>", Durable: "gate", Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
+	st, err := gt.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.DeadLetters)
+}
+
+// A gate whose input is changed under it to bring back what it stores
+// (the dead-letter stream deleted, the input stream made to store the
+// dead-letter subject, and the consumer to read it) stops at the first of
+// its own messages that comes back, saying why: each dead letter came
+// back, was dead-lettered again under another id, and came back again,
+// for ever.
+func TestGateStopsWhenItsOwnMessagesComeBack(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, _ := b.runGate(ctx, newGen(36))
+	defer run.stop()
+	require.NoError(t, b.js.DeleteStream(ctx, "DEAD"))
+	cfg := streamConfig("IN", "in.>")
+	cfg.Subjects = append(cfg.Subjects, "dead")
+	_, err := b.js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+	b.durable("gate", "in.>", func(c *jetstream.ConsumerConfig) { c.FilterSubject, c.FilterSubjects = "", []string{"in.>", "dead"} })
+	_, err = b.js.PublishMsg(ctx, newGen(37).invalid(t, "bad"))
+	require.NoError(t, err)
+	dead := func() uint64 {
+		info, err := b.stream("IN").Info(context.Background(), jetstream.WithSubjectFilter("dead"))
+		require.NoError(t, err)
+		return info.State.Subjects["dead"]
+	}
+	err = run.wait(t, 20*time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dead-letter subject dead")
+	assert.EqualValues(t, 1, dead())
+}
+
+// A gate refuses an input stream that stores its output or its dead
+// letters too (one stream of fleet.in.>, fleet.valid and fleet.dead): a
+// copy's Nats-Msg-Id is the message's id, which a Publisher gives its
+// message too, so that the stream took each copy for a duplicate of the
+// message it copied, and the gate, finding that message under the id,
+// acknowledged it as a redelivery: no valid message was ever forwarded.
+// And a producer could give its message the Nats-Msg-Id of a dead letter
+// to come, which the stream would then drop.
+func TestGateRefusesAnInputStreamThatStoresItsOutput(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		subjects []string
+		says     string
+	}{
+		{"output", []string{"in.>", "out"}, "the output subject out is stored by the input stream IN"},
+		{"dead letters", []string{"in.>", "dead"}, "the dead-letter subject dead is stored by the input stream IN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for _, name := range []string{"OUT", "DEAD"} {
+				require.NoError(t, b.js.DeleteStream(ctx, name))
+			}
+			_, err := b.js.CreateStream(ctx, streamConfig("OTHER", map[string]string{"out": "dead", "dead": "out"}[c.subjects[1]]))
+			require.NoError(t, err)
+			cfg := streamConfig("IN", "in.>")
+			cfg.Subjects = c.subjects
+			_, err = b.js.UpdateStream(ctx, cfg)
+			require.NoError(t, err)
+			b.publishValid(newGen(38), 3)
+			b.refused(t, ctx, c.says)
+			assert.Zero(t, b.count("OTHER"))
+		})
+	}
+}
+
+// operatorLimits are the limits an operator may give a durable consumer
+// on what a gate asks of it.
+var operatorLimits = []struct {
+	name string
+	edit func(*jetstream.ConsumerConfig)
+}{
+	{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
+	{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
+	{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
+}
+
 // A gate reads a durable consumer as the operator made it: one that
 // refuses requests for more than a few messages (MaxRequestBatch), or
 // for a longer wait (MaxRequestExpires), was asked again in vain for
@@ -420,14 +592,7 @@ func TestGateRefusesMistakesBeforeMakingItsConsumer(t *testing.T) {
 // (MaxAckPending) left each request of the gate unanswered until it gave
 // up, a second later, so that a few messages took minutes.
 func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(*jetstream.ConsumerConfig)
-	}{
-		{"MaxRequestBatch", func(c *jetstream.ConsumerConfig) { c.MaxRequestBatch = 10 }},
-		{"MaxRequestExpires", func(c *jetstream.ConsumerConfig) { c.MaxRequestExpires = 10 * time.Millisecond }},
-		{"MaxAckPending", func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 3 }},
-	} {
+	for _, c := range operatorLimits {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
 			const n = 1000
@@ -441,6 +606,33 @@ func TestGateReadsAConsumerWithTheOperatorsLimits(t *testing.T) {
 			require.NoError(t, ctx.Err(), "the gate did not get through %d messages", n)
 			assert.Equal(t, n, st.Messages)
 			assert.EqualValues(t, n, b.count("OUT"))
+		})
+	}
+}
+
+// A gate follows its durable consumer's limits when the operator changes
+// them under it (nats consumer edit), or when it starts again on a
+// consumer changed since: it read them once, and asked for more than the
+// consumer now allows, refused every time, for ever.
+func TestGateFollowsTheConsumersLimitsChangedUnderIt(t *testing.T) {
+	for _, c := range operatorLimits {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			g := newGen(32)
+			run, _ := b.runGate(ctx, g)
+			defer run.stop()
+			b.durable("gate", "in.>", c.edit)
+			const n = 300
+			b.publishValid(g, n)
+			for b.count("OUT") < n+1 {
+				require.NoError(t, ctx.Err(), "the gate forwarded %d of %d", b.count("OUT"), n+1)
+				time.Sleep(20 * time.Millisecond)
+			}
+			st, err := run.stop()
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, st.Messages, n+1)
 		})
 	}
 }
@@ -463,6 +655,12 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 		{"AckAll", jetstream.ConsumerConfig{AckPolicy: jetstream.AckAllPolicy}, "acknowledge"},
 		{"MaxDeliver", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, MaxDeliver: 5}, "MaxDeliver"},
 		{"push", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, DeliverSubject: "push.gate"}, "pull"},
+		// One that delivers headers alone: every message was judged, and
+		// dead-lettered, without its body.
+		{"headers only", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, HeadersOnly: true}, "headers"},
+		// One whose requests must name a priority group, which a gate's do
+		// not: each was refused, for ever.
+		{"priority groups", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, PriorityPolicy: jetstream.PriorityPolicyOverflow, PriorityGroups: []string{"A"}}, "priority"},
 		// Not one that drops messages, but one that reads others than the
 		// gate was told to.
 		{"another filter", jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: "in.other"}, "reads in.other, not the input in.>"},
@@ -487,12 +685,50 @@ func TestGateRefusesAConsumerThatWouldDropMessages(t *testing.T) {
 	}
 }
 
+// A gate whose durable consumer is changed under it to one it refuses at
+// start (a MaxDeliver, after which JetStream stops delivering a message
+// the gate could not store yet, in an outage; headers only) stops,
+// saying why, the next time its input is idle: it ran on, and the
+// messages the consumer then gave up on waited in their stream, never
+// delivered again, in silence.
+func TestGateStopsWhenItsConsumerIsChangedToDropMessages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*jetstream.ConsumerConfig)
+		says string
+	}{
+		{"MaxDeliver", func(c *jetstream.ConsumerConfig) { c.MaxDeliver = 5 }, "MaxDeliver 5"},
+		{"headers only", func(c *jetstream.ConsumerConfig) { c.HeadersOnly = true }, "headers only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := startBroker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			run, _ := b.runGate(ctx, newGen(39))
+			defer run.stop()
+			b.durable("gate", "in.>", c.edit)
+			err := run.wait(t, 20*time.Second)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.says)
+		})
+	}
+}
+
 // A gate refuses output and dead-letter streams that would hold its
 // messages hostage or store them twice: one that does not acknowledge
 // what it stores (NoAck), whose copies the gate would wait for and send
-// again for ever; a sealed one, which stores nothing more; and one whose
-// duplicate window is shorter than the input consumer's AckWait, which
-// would store a message that comes again twice.
+// again for ever; a sealed one, which stores nothing more; a counter
+// (AllowMsgCounter), which refuses every message that does not add to
+// it (Nats-Incr), and so every copy and dead letter, for ever; and one
+// whose duplicate window is shorter than the input consumer's AckWait,
+// which would store a message that comes again twice. And streams that
+// would bring its own copies or dead letters back to its input, whatever
+// their subjects: an output or dead-letter stream that republishes what
+// it stores (RePublish) to a subject the input reads, and an input
+// stream that sources the output or the dead letters (Sources, Mirror)
+// onto such a subject. Only the subjects were checked: a dead letter
+// came back as input, was dead-lettered again under a new id, and came
+// back again, for ever.
 func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 	for _, c := range []struct {
 		name, stream string
@@ -502,6 +738,17 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 		{"output NoAck", "OUT", func(c *jetstream.StreamConfig) { c.NoAck = true }, "acknowledge"},
 		{"dead letters sealed", "DEAD", func(c *jetstream.StreamConfig) { c.Sealed = true }, "sealed"},
 		{"output duplicate window", "OUT", func(c *jetstream.StreamConfig) { c.Duplicates = time.Second }, "duplicate window"},
+		{"output counter", "OUT", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
+		{"dead letters counter", "DEAD", func(c *jetstream.StreamConfig) { c.AllowMsgCounter = true }, "counter"},
+		{"dead letters republished", "DEAD", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "dead", Destination: "in.again"}
+		}, "the dead-letter stream DEAD republishes"},
+		{"copies republished by a mapping", "OUT", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "*", Destination: "in.{{wildcard(1)}}"}
+		}, "the output stream OUT republishes"},
+		{"dead letters sourced", "IN", func(c *jetstream.StreamConfig) {
+			c.Sources = []*jetstream.StreamSource{{Name: "DEAD", SubjectTransforms: []jetstream.SubjectTransformConfig{{Source: "dead", Destination: "in.dead"}}}}
+		}, "the input stream IN sources the dead-letter stream DEAD"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := startBroker(t)
@@ -509,9 +756,17 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 			defer cancel()
 			cfg := b.stream(c.stream).CachedInfo().Config
 			c.edit(&cfg)
-			_, err := b.js.UpdateStream(ctx, cfg)
+			if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
+				// A counter is made so, not changed into one.
+				require.NoError(t, b.js.DeleteStream(ctx, c.stream))
+				_, err = b.js.CreateStream(ctx, cfg)
+				require.NoError(t, err)
+			}
+			b.publishValid(newGen(34), 1)
+			_, err := b.js.PublishMsg(ctx, newGen(35).invalid(t, "bad"))
 			require.NoError(t, err)
 			b.refused(t, ctx, c.says)
+			assert.Zero(t, b.count("OUT")+b.count("DEAD"), "nothing stored")
 		})
 	}
 }
@@ -522,13 +777,7 @@ func TestGateRefusesStreamsThatWouldHoldOrDoubleMessages(t *testing.T) {
 // left their messages to come again for ever. A copy too large is now
 // dead-lettered (rule too_large), and a dead letter cut to the new limit.
 func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := embedded.Start(dir, -1, 16<<10)
-	require.NoError(t, err)
-	port := embedded.Port(srv)
-	t.Cleanup(func() { srv.Shutdown() })
-	b := &broker{t: t, dir: dir, srv: srv, url: srv.ClientURL()}
-	b.makeStreams()
+	b := startBrokerWith(t, 16<<10)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// A valid device and an invalid one, each of 10 KiB, which fit the
@@ -547,13 +796,10 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 	})
 	gnc, gjs := connect(t, b.url)
 	gt := &Gate{JetStream: gjs, From: cons, Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	stop := goGate(ctx, gt)
-	defer stop()
+	run := goGate(ctx, gt)
+	defer run.stop()
 	time.Sleep(500 * time.Millisecond)
-	srv.Shutdown()
-	srv.WaitForShutdown()
-	srv, err = embedded.Start(dir, port, 8<<10)
-	require.NoError(t, err)
+	b.startAgain(b.shutdown(), 8<<10)
 	for gnc.MaxPayload() != 8<<10 {
 		require.NoError(t, ctx.Err(), "the gate did not reconnect")
 		time.Sleep(10 * time.Millisecond)
@@ -575,7 +821,7 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate stored %d of 2", stored())
 		time.Sleep(50 * time.Millisecond)
 	}
-	st, err := stop()
+	st, err := run.stop()
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.DeadLetters)
 	for _, m := range b.all("DEAD") {
@@ -587,6 +833,59 @@ func TestGateFollowsAServerRestartedWithASmallerLimit(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// A gate publishes no copy or dead letter while its client reconnects:
+// nats.go kept it, to send once connected again, and a server restarted
+// with a smaller max_payload then closed the connection for good on it
+// (TestGateStopsWhenItsConnectionIsClosed). The message is left to come
+// again instead, once the client is connected.
+func TestGatePublishesNothingIntoAReconnection(t *testing.T) {
+	b := startBroker(t)
+	nc, js := connect(t, b.url)
+	gt := &Gate{JetStream: js, Output: "out", DeadLetter: "dead"}
+	br := &jsBroker{g: gt, js: js, out: b.stream("OUT"), dead: b.stream("DEAD"), outLimit: 1 << 20, deadLimit: 1 << 20}
+	m, in, id := judgeable(t, newGen(45), "publisher")
+	require.NotNil(t, m)
+	d := &delivery{m: pulled{in}, md: &natsgo.MsgMetadata{Stream: "IN"}}
+	b.srv.Shutdown()
+	b.srv.WaitForShutdown()
+	for !nc.IsReconnecting() {
+		time.Sleep(time.Millisecond)
+	}
+	before, err := nc.Buffered()
+	require.NoError(t, err)
+	_, err = br.Forward(d, id)
+	assert.Error(t, err, "a copy")
+	_, err = br.DeadLetter(d, gate.VerdictOf(m, nil))
+	assert.Error(t, err, "a dead letter")
+	after, err := nc.Buffered()
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing kept to publish on reconnecting")
+}
+
+// A gate whose connection is closed for good, as nats.go closes it when
+// a server restarted with a smaller max_payload refuses a message
+// published into the reconnection ("Maximum Payload Violation"), stops
+// with an error that says so (wrapping natsgo.ErrConnectionClosed: the
+// command connects again): it fetched in vain for ever, every message
+// it held waiting, and its command never exited.
+func TestGateStopsWhenItsConnectionIsClosed(t *testing.T) {
+	b := startBrokerWith(t, 16<<10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, gnc := b.runGate(ctx, newGen(44))
+	defer run.stop()
+	port := b.shutdown()
+	for !gnc.IsReconnecting() {
+		time.Sleep(time.Millisecond)
+	}
+	// A message of the gate's client, larger than the next server takes.
+	require.NoError(t, gnc.Publish("elsewhere", make([]byte, 10<<10)))
+	b.startAgain(port, 8<<10)
+	err := run.wait(t, 20*time.Second)
+	require.ErrorIs(t, err, natsgo.ErrConnectionClosed)
+	assert.Contains(t, err.Error(), "Maximum Payload Violation", "why, as the server said")
+}
+
 // Streams whose limit on a message is lowered under a running gate (or
 // that are deleted and made again with a smaller one) take no copy or
 // dead letter above it: the server refused each, and the gate, its
@@ -597,14 +896,8 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 	b := startBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, gjs := connect(t, b.url)
-	gt := &Gate{JetStream: gjs, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
-	stop := goGate(ctx, gt)
-	defer stop()
-	for b.count("OUT") == 0 { // the gate has started: it forwards one
-		b.publishValid(newGen(42), 1)
-		time.Sleep(100 * time.Millisecond)
-	}
+	run, _ := b.runGate(ctx, newGen(42))
+	defer run.stop()
 	for _, name := range []string{"OUT", "DEAD"} {
 		cfg := b.stream(name).CachedInfo().Config
 		cfg.MaxMsgSize = 4 << 10
@@ -621,7 +914,7 @@ func TestGateFollowsAStreamLimitLoweredUnderIt(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the gate dead-lettered %d of 2", b.count("DEAD"))
 		time.Sleep(50 * time.Millisecond)
 	}
-	_, err := stop()
+	_, err := run.stop()
 	require.NoError(t, err)
 	assert.Equal(t, before, b.count("OUT"))
 	for _, m := range b.all("DEAD") {
@@ -641,24 +934,65 @@ func (b *broker) refused(t *testing.T, ctx context.Context, says string) {
 	assert.Contains(t, err.Error(), says)
 }
 
-// goGate runs gt in a goroutine until stop is called, which returns what
-// Run returned, however many times it is called.
-func goGate(ctx context.Context, gt *Gate) (stop func() (GateStats, error)) {
-	type result struct {
-		st  GateStats
-		err error
-	}
-	done := make(chan result, 1)
+// goGate runs gt in a goroutine until it returns, or its stop is called.
+func goGate(ctx context.Context, gt *Gate) *running {
 	ctx, cancel := context.WithCancel(ctx)
+	r := &running{cancel: cancel, done: make(chan struct{})}
 	go func() {
-		st, err := gt.Run(ctx)
-		done <- result{st, err}
+		defer close(r.done)
+		r.st, r.err = gt.Run(ctx)
 	}()
-	return sync.OnceValues(func() (GateStats, error) {
-		cancel()
-		r := <-done
-		return r.st, r.err
-	})
+	return r
+}
+
+// running is a gate run by goGate.
+type running struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	st     GateStats // what Run returned, once done is closed
+	err    error
+}
+
+// stop stops the gate, and returns what Run returned, however many times
+// it is called.
+func (r *running) stop() (GateStats, error) {
+	r.cancel()
+	<-r.done
+	return r.st, r.err
+}
+
+// wait waits for the gate to return on its own, and returns Run's error;
+// it fails the test after d.
+func (r *running) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(d):
+		t.Fatal("the gate did not stop")
+		return nil
+	}
+}
+
+// runGate runs a gate of the durable gate (made if absent), on a
+// connection of its own, and returns once it has started (started), with
+// that connection.
+func (b *broker) runGate(ctx context.Context, g *gen) (*running, *natsgo.Conn) {
+	nc, js := connect(b.t, b.url)
+	gt := &Gate{JetStream: js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", MaxWait: 100 * time.Millisecond}
+	run := goGate(ctx, gt)
+	b.started(g)
+	return run, nc
+}
+
+// started waits for a gate to have started: it publishes a valid message
+// of g every 50 ms until the gate has forwarded one.
+func (b *broker) started(g *gen) {
+	for deadline := time.Now().Add(30 * time.Second); b.count("OUT") == 0; {
+		require.True(b.t, time.Now().Before(deadline), "the gate never started")
+		b.publishValid(g, 1)
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // bigPair returns a valid device of g whose model is size bytes long,

@@ -45,10 +45,14 @@ type broker struct {
 
 // startBroker starts a server, connects to it and makes the streams IN
 // (in.>), OUT (out) and DEAD (dead).
-func startBroker(t testing.TB) *broker {
+func startBroker(t testing.TB) *broker { return startBrokerWith(t, 0) }
+
+// startBrokerWith is startBroker with a server that takes messages of up
+// to maxPayload bytes (0: embedded.Start's default).
+func startBrokerWith(t testing.TB, maxPayload int) *broker {
 	b := &broker{t: t, dir: t.TempDir()}
 	var err error
-	b.srv, err = embedded.Start(b.dir, -1, 0)
+	b.srv, err = embedded.Start(b.dir, -1, maxPayload)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.srv.Shutdown(); b.srv.WaitForShutdown() })
 	b.url = b.srv.ClientURL()
@@ -109,11 +113,22 @@ func connect(t testing.TB, url string, options ...natsgo.Option) (*natsgo.Conn, 
 // restart stops the server and starts another over the same store and
 // port.
 func (b *broker) restart() {
+	b.startAgain(b.shutdown(), 0)
+}
+
+// shutdown stops the server, and returns its port.
+func (b *broker) shutdown() int {
 	port := embedded.Port(b.srv)
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
+	return port
+}
+
+// startAgain starts a server over the store of the one stopped, on port,
+// taking messages of up to maxPayload bytes.
+func (b *broker) startAgain(port, maxPayload int) {
 	var err error
-	b.srv, err = embedded.Start(b.dir, port, 0)
+	b.srv, err = embedded.Start(b.dir, port, maxPayload)
 	require.NoError(b.t, err)
 }
 

@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -30,9 +31,18 @@ type puller struct {
 	inbox   string // each request answers to inbox.<n>
 	n       uint64
 	// The consumer's limits on a request (see requestBatch; and
-	// MaxRequestExpires, which it refuses beyond); 0 for none.
+	// MaxRequestExpires, which it refuses beyond); 0 for none. They are
+	// read again from cons when it refuses a request beyond them: the
+	// operator may change them under a running gate.
 	maxBatch   int
 	maxExpires time.Duration
+	cons       jetstream.Consumer
+	// maxBytes is the most bytes of messages a request asks for
+	// (fetchBytes, or the consumer's MaxRequestMaxBytes if lower), and
+	// large says that the next message is larger than that: the next
+	// request asks for it alone, without a limit of bytes.
+	maxBytes int
+	large    bool
 
 	mu   sync.Mutex // guards sub, which a fetch makes when there is none
 	sub  *natsgo.Subscription
@@ -40,13 +50,44 @@ type puller struct {
 	done chan struct{}    // closed when sub is
 }
 
-// newPuller returns a puller of the consumer named in info, through the
-// JetStream API of js.
-func newPuller(js jetstream.JetStream, info *jetstream.ConsumerInfo) *puller {
+// newPuller returns a puller of cons, whose information is info, through
+// the JetStream API of js.
+func newPuller(js jetstream.JetStream, cons jetstream.Consumer, info *jetstream.ConsumerInfo) *puller {
 	nc := js.Conn()
-	return &puller{nc: nc, subject: pullSubject(js, info), inbox: nc.NewInbox(),
-		maxBatch: requestBatch(info.Config), maxExpires: info.Config.MaxRequestExpires,
+	p := &puller{nc: nc, subject: pullSubject(js, info), inbox: nc.NewInbox(), cons: cons,
 		msgs: make(chan *natsgo.Msg, 1024)}
+	p.setLimits(info.Config)
+	return p
+}
+
+// setLimits sets the limits on a request to those of a consumer of
+// configuration c. It is called from the goroutine that fetches.
+func (p *puller) setLimits(c jetstream.ConsumerConfig) {
+	p.maxBatch, p.maxExpires = requestBatch(c), c.MaxRequestExpires
+	p.maxBytes = fetchBytes
+	if c.MaxRequestMaxBytes > 0 {
+		p.maxBytes = min(p.maxBytes, c.MaxRequestMaxBytes)
+	}
+}
+
+// fetchBytes is the most bytes of messages a fetch takes, besides one
+// message larger than that, which comes alone: a batch, and the few a
+// gate has in flight, hold no more than a few times this in memory,
+// whatever the server's max_payload (up to 64 MiB) and the size of the
+// batch. A batch of a hostile producer's largest messages would hold
+// the batch's size times max_payload: 256 MiB a batch on a default
+// server. It is far above what a batch of ordinary messages takes (256
+// of a few kB).
+const fetchBytes = 16 << 20
+
+// readLimits reads the consumer's limits on a request again, after it
+// refused one beyond them.
+func (p *puller) readLimits() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if info, err := p.cons.Info(ctx); err == nil {
+		p.setLimits(info.Config)
+	}
 }
 
 // pullSubject returns the subject of the requests for the messages of the
@@ -82,9 +123,10 @@ func requestBatch(c jetstream.ConsumerConfig) int {
 
 // pullRequest is the body of a request for messages.
 type pullRequest struct {
-	Batch   int           `json:"batch"`
-	Expires time.Duration `json:"expires,omitempty"`
-	NoWait  bool          `json:"no_wait,omitempty"`
+	Batch    int           `json:"batch"`
+	MaxBytes int           `json:"max_bytes,omitempty"`
+	Expires  time.Duration `json:"expires,omitempty"`
+	NoWait   bool          `json:"no_wait,omitempty"`
 }
 
 // fetch asks for up to max messages and returns those that come: with
@@ -96,10 +138,17 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 	// A request without wait still expires: one that finds the consumer
 	// at its MaxAckPending gets what it can and then nothing, not even
 	// an answer that it is done, until it expires.
-	req := pullRequest{Batch: max, NoWait: true, Expires: noWaitExpires}
-	if wait {
+	req := pullRequest{Batch: max, MaxBytes: p.maxBytes, NoWait: true, Expires: noWaitExpires}
+	switch {
+	case wait:
 		req = pullRequest{Batch: 1, Expires: maxWait}
+	case p.large:
+		req.Batch, req.MaxBytes = 1, 0
 	}
+	if req.Batch == 1 {
+		req.MaxBytes = 0 // one message, whatever its size
+	}
+	p.large = false
 	if p.maxBatch > 0 {
 		req.Batch = min(req.Batch, p.maxBatch)
 	}
@@ -119,6 +168,7 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	var msgs []*natsgo.Msg
+	size := 0 // of the messages, as the server counts them against MaxBytes
 	for len(msgs) < req.Batch {
 		var m *natsgo.Msg
 		select {
@@ -128,9 +178,18 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 		}
 		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
 			if msgs == nil {
-				msgs = make([]*natsgo.Msg, 0, req.Batch)
+				// Room for the batch asked for, unless that is more than
+				// any gate needs: a consumer without MaxAckPending
+				// lets -batch through as it is.
+				msgs = make([]*natsgo.Msg, 0, min(req.Batch, 4096))
 			}
 			msgs = append(msgs, m)
+			// A request whose bytes are used up exactly ends without a
+			// word. (A message of a request given up counts too: the
+			// rest of this one's come with the next fetch.)
+			if size += m.Size(); req.MaxBytes > 0 && size >= req.MaxBytes {
+				return msgs, nil
+			}
 			continue
 		}
 		if m.Subject != reply {
@@ -146,6 +205,18 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 			description := m.Header.Get("Description")
 			if strings.EqualFold(description, "Consumer Deleted") {
 				return msgs, jetstream.ErrConsumerDeleted
+			}
+			if strings.EqualFold(description, "Message Size Exceeds MaxBytes") {
+				// The next message is larger than the bytes left to the
+				// request: the next request takes it, alone if it
+				// must.
+				p.large = len(msgs) == 0
+				return msgs, nil
+			}
+			if strings.HasPrefix(description, "Exceeded MaxRequest") {
+				// Its limits lowered since they were read: the next
+				// request keeps to them.
+				p.readLimits()
 			}
 			return msgs, fmt.Errorf("nats: pulling from the consumer: %s", description)
 		case "503":

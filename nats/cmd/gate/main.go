@@ -12,7 +12,8 @@
 // covers either, its durable consumer or its streams would drop or
 // double messages (see the Gate's Check, and the README). It
 // waits for a server that is down, and logs losing it and finding it
-// again. SIGINT and SIGTERM stop it gracefully: it settles the messages
+// again; a connection the client closes for good (on an error of the
+// server it cannot go on from) is logged, and made again. SIGINT and SIGTERM stop it gracefully: it settles the messages
 // it holds and prints its summary. Its exit status is 0 when it stopped
 // so, or with -until-idle once nothing was left, and 2 when it stopped on
 // an error (or for a usage error).
@@ -189,26 +190,70 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	if o.creds != "" {
 		opts = append(opts, natsgo.UserCredentials(o.creds))
 	}
-	nc, err := natsgo.Connect(o.server, opts...)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	_, err = gate(ctx, nc, o, stderr, log)
+	var nc *natsgo.Conn
+	defer func() {
+		if nc != nil {
+			nc.Close()
+		}
+	}()
+	_, err := gate(ctx, o, stderr, log, func() (*natsgo.Conn, error) {
+		if nc != nil {
+			nc.Close()
+		}
+		var err error
+		nc, err = natsgo.Connect(o.server, opts...)
+		return nc, err
+	})
 	return err
 }
 
 // gate gates o.in until ctx is done (or, with untilIdle, nothing is left)
-// and reports on stderr. It waits for the server (see catnats.Gate's
-// Run).
-func gate(ctx context.Context, nc *natsgo.Conn, o options, stderr io.Writer, log *slog.Logger) (catnats.GateStats, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*o.batch))
-	if err != nil {
-		return catnats.GateStats{}, err
-	}
-	g := &catnats.Gate{JetStream: js, Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
+// and reports on stderr, on the connection that connect returns. It
+// waits for the server (see catnats.Gate's Run); a connection nats.go
+// closes for good while the gate runs (on an error of the server it
+// cannot go on from) is logged, and connect is called again, after a
+// back-off, for a new one, the counts going on.
+func gate(ctx context.Context, o options, stderr io.Writer, log *slog.Logger, connect func() (*natsgo.Conn, error)) (catnats.GateStats, error) {
+	g := &catnats.Gate{Input: o.in, Durable: o.durable, Output: o.out, DeadLetter: o.dead,
 		Batch: o.batch, UntilIdle: o.untilIdle, Log: log}
-	return gatecmd.Run(stderr, o.out, o.dead, &g.Progress, func() (catnats.GateStats, error) { return g.Run(ctx) })
+	var (
+		total    catnats.GateStats // of the connections before this one
+		progress func(catnats.GateStats)
+	)
+	g.Progress = func(s catnats.GateStats) {
+		if progress != nil {
+			s.Add(total)
+			progress(s)
+		}
+	}
+	return gatecmd.Run(stderr, o.out, o.dead, &progress, func() (catnats.GateStats, error) {
+		for try := 1; ; try++ {
+			nc, err := connect()
+			if err != nil {
+				return total, err
+			}
+			g.JetStream, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*o.batch))
+			if err != nil {
+				return total, err
+			}
+			g.From = nil // found again through the new connection
+			st, err := g.Run(ctx)
+			total.Add(st)
+			if !errors.Is(err, natsgo.ErrConnectionClosed) || ctx.Err() != nil {
+				return total, err
+			}
+			if st.Messages > 0 {
+				try = 1
+			}
+			wait := backoff(try, o.retryMax)
+			log.Warn("the connection was closed; connecting again", "in", wait.Round(time.Millisecond), "error", err)
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return total, nil
+			}
+		}
+	})
 }
 
 // demo publishes a file's messages to an embedded server, gates them, and
@@ -274,7 +319,13 @@ func demo(ctx context.Context, o options, stdout, stderr io.Writer, log *slog.Lo
 	fmt.Fprintf(stderr, "gate: published %d messages of %s to %s\n", published, o.publish, subject)
 
 	o.untilIdle, o.server, o.durable = true, srv.ClientURL(), "gate"
-	if _, err := gate(ctx, nc, o, stderr, log); err != nil {
+	once := func() (*natsgo.Conn, error) {
+		if nc.IsClosed() {
+			return nil, natsgo.ErrConnectionClosed
+		}
+		return nc, nil
+	}
+	if _, err := gate(ctx, o, stderr, log, once); err != nil {
 		return 0, err
 	}
 

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -232,4 +234,103 @@ func TestGateStopsWhenItsInputIsDeleted(t *testing.T) {
 	assert.Equal(t, 2, c.Exit(t), c.Log())
 	assert.Contains(t, c.Log(), "the input consumer is gone")
 	assert.Contains(t, c.Log(), "gate: 0 messages", "the summary, still")
+}
+
+// A gate whose connection nats.go closes for good (as it does when a
+// server restarted with a smaller max_payload refuses a message the
+// client kept through the reconnection) connects again, logs it, and
+// gates on, its counts going on: it fetched in vain for ever.
+func TestGateConnectsAgainWhenItsConnectionIsClosed(t *testing.T) {
+	s := &server{dir: t.TempDir(), port: freePort(t)}
+	s.up(t, "IN", "VALID", "DEAD")
+	p := startProxy(t, s.url())
+	c := cmdtest.Start(t, t.TempDir(), "-server", p.url())
+	n := s.publish(t)
+	waitGated := func(n int) {
+		for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
+			require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitGated(n)
+	p.refuse("-ERR 'Maximum Payload Violation'\r\n")
+	c.WaitLog(t, "the connection was closed; connecting again")
+	// The same messages again: the valid ones' copies are in the output
+	// already (redeliveries), the invalid ones are dead letters again.
+	s.publish(t)
+	waitGated(n + 14)
+	c.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, c.Exit(t), c.Log())
+	assert.Contains(t, c.Log(), "gate: 51 messages, 23 forwarded to fleet.valid, 28 dead letters to fleet.dead; 23 redeliveries", c.Log())
+}
+
+// A proxy passes a client's connections on to a NATS server.
+type proxy struct {
+	l      net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []proxied
+}
+
+// proxied is a client's connection and the server's it is passed on to;
+// done is closed when nothing more is passed from the server to the
+// client.
+type proxied struct {
+	client, server net.Conn
+	done           chan struct{}
+}
+
+// startProxy starts a proxy to the server at target (a nats:// URL).
+func startProxy(t *testing.T, target string) *proxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &proxy{l: l, target: strings.TrimPrefix(target, "nats://")}
+	t.Cleanup(func() {
+		l.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, c := range p.conns {
+			c.client.Close()
+			c.server.Close()
+		}
+	})
+	go func() {
+		for {
+			client, err := l.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", p.target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			c := proxied{client, server, make(chan struct{})}
+			p.mu.Lock()
+			p.conns = append(p.conns, c)
+			p.mu.Unlock()
+			go io.Copy(server, client)
+			go func() {
+				defer close(c.done)
+				io.Copy(client, server)
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *proxy) url() string { return "nats://" + p.l.Addr().String() }
+
+// refuse ends every connection as a server ends one it will not serve:
+// it sends the client line, an error of the protocol, and closes it.
+func (p *proxy) refuse(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.server.Close()
+		<-c.done
+		io.WriteString(c.client, line)
+		c.client.Close()
+	}
+	p.conns = nil
 }

@@ -15,12 +15,13 @@ import (
 // the same store, start again with the same dir and the port it had
 // (Port(s)). The server takes messages of up to maxPayload bytes, headers
 // included; 0 means 2 MiB, room for messages up to the library's largest
-// plus their dead letter's verdict.
-func Start(dir string, port, maxPayload int) (*server.Server, error) {
+// plus their dead letter's verdict. Each of edit, if any, changes the
+// server's options before it starts (its users, say).
+func Start(dir string, port, maxPayload int, edit ...func(*server.Options)) (*server.Server, error) {
 	if maxPayload == 0 {
 		maxPayload = 2 << 20
 	}
-	s, err := server.NewServer(&server.Options{
+	opts := &server.Options{
 		Host:       "127.0.0.1",
 		Port:       port,
 		JetStream:  true,
@@ -28,7 +29,11 @@ func Start(dir string, port, maxPayload int) (*server.Server, error) {
 		NoSigs:     true,
 		NoLog:      true,
 		MaxPayload: int32(maxPayload),
-	})
+	}
+	for _, e := range edit {
+		e(opts)
+	}
+	s, err := server.NewServer(opts)
 	if err != nil {
 		return nil, err
 	}
