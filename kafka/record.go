@@ -64,6 +64,9 @@ type readOnly struct {
 	// one holds the value Values returned for each name ceName knows,
 	// when there is one.
 	one [ceNames]string
+	// scratch is a buffer written reads the headers ce.Kafka writes
+	// into, kept from one record to the next.
+	scratch []byte
 }
 
 // ceName returns the index of key among the names of the headers
@@ -94,9 +97,11 @@ func ceName(key string) int {
 const ceNames = 7
 
 // A ceIndex says where, among a record's headers, are those of each name
-// ceName knows: the first of that name, and how many there are.
+// ceName knows: the first of that name, and how many there are; and how
+// many headers have other names.
 type ceIndex struct {
 	first, count [ceNames]int32
+	others       int
 }
 
 // index notes where the headers of hs are.
@@ -107,6 +112,8 @@ func (x *ceIndex) index(hs []kgo.RecordHeader) {
 				x.first[n] = int32(i)
 			}
 			x.count[n]++
+		} else {
+			x.others++
 		}
 	}
 }
@@ -141,9 +148,30 @@ func readHeaders(r *kgo.Record) *readOnly {
 // release gives ro back to readOnlies: neither it nor the values it
 // returned may be used after.
 func (ro *readOnly) release() {
-	*ro = readOnly{}
+	*ro = readOnly{scratch: ro.scratch[:0]}
 	readOnlies.Put(ro)
 }
+
+// written reports whether the headers hold each of those ce.Kafka writes
+// for the message of identity id once, with the value it writes: then a
+// copy of the message carries them as they are (see withIdentity).
+func (ro *readOnly) written(id msg.Identity) bool {
+	all := true
+	var err error
+	ro.scratch, err = ce.Kafka.AppendHeaders(ro.scratch[:0], id, func(key string, value []byte) {
+		n := ceName(key)
+		all = all && n >= 0 && ro.at.count[n] == 1 && bytes.Equal(ro.headers[ro.at.first[n]].Value, value)
+	})
+	if cap(ro.scratch) > maxScratch {
+		ro.scratch = nil
+	}
+	return err == nil && all
+}
+
+// maxScratch is the largest scratch buffer a readOnly keeps for the next
+// record: a message whose identity is huge does not make every readOnly
+// hold as much.
+const maxScratch = 4 << 10
 
 // Values returns the values of the headers named key, in order, each a
 // string that shares the record's bytes.
@@ -349,22 +377,29 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 // the gate, which holds the record until its copy is stored,
 // ce.Kafka.Borrowing().
 func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
-	m, id, err := decodeValue(kinds, r, b)
-	if err == nil {
+	h := readHeaders(r)
+	defer h.release()
+	return h.decode(kinds, r, b)
+}
+
+// decode is decodeIdentity, h being r's headers.
+func (h *readOnly) decode(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
+	m, id, err := decodeValue(kinds, r, h, b)
+	if err == nil && h.at.others > 0 {
+		// Only a header of a name ceName does not know can spell one
+		// of its names in another case.
 		err = shadowed(r.Headers, id)
 	}
 	return m, id, err
 }
 
-// decodeValue decodes r's value, framed or not, with its headers, as
+// decodeValue decodes r's value, framed or not, with its headers h, as
 // decodeIdentity says.
-func decodeValue(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
+func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding) (msg.Message, msg.Identity, error) {
 	id, body, framed, err := Unframe(r.Value)
 	if err != nil {
 		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
-	h := readHeaders(r)
-	defer h.release()
 	if !framed {
 		return b.DecodeIdentity(kinds, h, body)
 	}
