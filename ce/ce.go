@@ -230,11 +230,11 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
-		m, err = b.check(m, err, &hs, bad, &id)
+		m, err = b.check(h, m, err, &hs, bad, &id)
 		return m, id, err
 	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id)
+	m, err = b.check(h, m, err, &hs, bad, &id)
 	return m, id, err
 }
 
@@ -275,8 +275,21 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		}
 	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id)
+	m, err = b.check(h, m, err, &hs, bad, &id)
 	return m, id, err
+}
+
+// A WrittenHeader is a Header that learns, as a message is decoded with
+// it, whether it holds the headers Write sets for that message, each
+// once, with the value Write sets: a gate that forwards the message may
+// then give its copy the input's headers as they are, without comparing
+// them again. Decode, DecodeIdentity, DecodeAs and DecodeKind call its
+// SetWritten once they have checked the headers against a message.
+type WrittenHeader interface {
+	Header
+	// SetWritten says whether the headers are those Write would set: a
+	// message with a violation, of its body or its headers, has none.
+	SetWritten(written bool)
 }
 
 // The headers read and written, by index into Binding.keys and
@@ -373,15 +386,17 @@ func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 	return bad
 }
 
-// check compares the headers with the decoded message m, whose decoding
-// gave err, and returns m, with its identity in *id (which a gate's
-// judging returns, and is not copied on the way), and every violation:
-// the body's,
+// check compares the headers, read from h, with the decoded message m,
+// whose decoding gave err, and returns m, with its identity in *id (which
+// a gate's judging returns, and is not copied on the way), and every
+// violation: the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
 // list: a header that contradicts the body is not to be counted away.
-func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
+// It tells h, if it is a WrittenHeader, whether they are as Write writes
+// them.
+func (b Binding) check(h Header, m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
@@ -413,6 +428,25 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	quoted := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := k.Name
+	// For a WrittenHeader that holds every header, the values Write sets
+	// are built, to tell it whether it holds them; then a header that
+	// holds its value agrees with the message, and is not parsed. (For
+	// another, building them would cost more than parsing the id and the
+	// time.)
+	wh, noting := h.(WrittenHeader)
+	var written uint8 // the headers that hold those values, by index
+	if noting && hs.set == 1<<nHeaders-1 && writable(id) == nil {
+		var scratch [256]byte
+		var end [nHeaders]int
+		values := appendValues(scratch[:0], id, &end)
+		start := 0
+		for i := range nHeaders {
+			if hs.v[i] == string(values[start:end[i]]) && has(i) {
+				written |= 1 << i
+			}
+			start = end[i]
+		}
+	}
 
 	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
@@ -429,7 +463,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
-	if has(hID) && !broken(k.IDMember) {
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -438,7 +472,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
-	if has(hTime) && !broken(k.TimeMember) {
+	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
@@ -447,11 +481,14 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
+	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
 	all := append(body, bad...)
+	if noting {
+		wh.SetWritten(len(all) == 0 && written == 1<<nHeaders-1)
+	}
 	if len(all) == 0 {
 		return m, nil
 	}

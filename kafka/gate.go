@@ -429,14 +429,15 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 
 // DecodeIdentity judges d as the package's DecodeIdentity does, plain
 // or framed, borrowing from its value, and notes for Forward whether the
-// headers of a valid message are already those of its copy: the
-// headers are looked up once, on the judges' goroutines.
+// headers of a valid message are already those of its copy, as ce
+// found them checking them (ce.WrittenHeader): they are compared once,
+// on the judges' goroutines.
 func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
 	d := gd.(*delivery)
 	h := readHeaders(d.r)
 	defer h.release()
 	m, id, err := h.decode(kinds, d.r, ce.Kafka.Borrowing())
-	d.written = err == nil && h.written(id)
+	d.written = err == nil && h.written
 	return m, id, err
 }
 

@@ -64,9 +64,9 @@ type readOnly struct {
 	// one holds the value Values returned for each name ceName knows,
 	// when there is one.
 	one [ceNames]string
-	// scratch is a buffer written reads the headers ce.Kafka writes
-	// into, kept from one record to the next.
-	scratch []byte
+	// written is what ce said of the headers, decoding the record: that
+	// they are those it writes for the message (see ce.WrittenHeader).
+	written bool
 }
 
 // ceName returns the index of key among the names of the headers
@@ -148,30 +148,15 @@ func readHeaders(r *kgo.Record) *readOnly {
 // release gives ro back to readOnlies: neither it nor the values it
 // returned may be used after.
 func (ro *readOnly) release() {
-	*ro = readOnly{scratch: ro.scratch[:0]}
+	*ro = readOnly{}
 	readOnlies.Put(ro)
 }
 
-// written reports whether the headers hold each of those ce.Kafka writes
-// for the message of identity id once, with the value it writes: then a
-// copy of the message carries them as they are (see withIdentity).
-func (ro *readOnly) written(id msg.Identity) bool {
-	all := true
-	var err error
-	ro.scratch, err = ce.Kafka.AppendHeaders(ro.scratch[:0], id, func(key string, value []byte) {
-		n := ceName(key)
-		all = all && n >= 0 && ro.at.count[n] == 1 && bytes.Equal(ro.headers[ro.at.first[n]].Value, value)
-	})
-	if cap(ro.scratch) > maxScratch {
-		ro.scratch = nil
-	}
-	return err == nil && all
-}
+// SetWritten notes what ce found of the headers: it makes a readOnly a
+// ce.WrittenHeader, for the gate (see broker.DecodeIdentity).
+func (ro *readOnly) SetWritten(written bool) { ro.written = written }
 
-// maxScratch is the largest scratch buffer a readOnly keeps for the next
-// record: a message whose identity is huge does not make every readOnly
-// hold as much.
-const maxScratch = 4 << 10
+var _ ce.WrittenHeader = (*readOnly)(nil)
 
 // Values returns the values of the headers named key, in order, each a
 // string that shares the record's bytes.
