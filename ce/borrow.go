@@ -15,6 +15,34 @@ func (b Binding) Borrowing() Binding {
 	return b
 }
 
+// Judging returns b, Borrowing, but judging the messages it reads
+// without building them, for a caller that needs only a message's
+// verdict and identity, as a gate that forwards it byte for byte does:
+// a message whose schema a header names, or DecodeKind is given, is read
+// by its kind's JudgeIdentity, and DecodeIdentity, DecodeKind, DecodeAs
+// and Decode return no message for it, only its identity (for the two
+// that return one) and the error Borrowing's would give. A message
+// chosen by its message_type is built, as Borrowing builds it.
+func (b Binding) Judging() Binding {
+	b.borrow, b.judge = true, true
+	return b
+}
+
+// decodeChecked decodes body as a message of kind k, as b does, and
+// checks the headers h, read into hs with the violations bad, against it
+// (see check).
+func (b Binding) decodeChecked(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
+	var id msg.Identity
+	if b.judge && k.JudgeIdentity != nil {
+		id, err := k.JudgeIdentity(body)
+		_, err = b.check(h, nil, err, hs, bad, &id)
+		return nil, id, err
+	}
+	m, err := b.decode(k, body)
+	m, err = b.check(h, m, err, hs, bad, &id)
+	return m, id, err
+}
+
 // decode decodes body as a message of kind k, borrowing if b does and k
 // can.
 func (b Binding) decode(k *msg.Kind, body []byte) (msg.Message, error) {

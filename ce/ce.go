@@ -55,6 +55,7 @@ type Binding struct {
 	ContentType string
 
 	borrow bool // messages borrow from the body (see Borrowing)
+	judge  bool // messages are judged, not built (see Judging)
 }
 
 // The bindings of the transports CloudEvents defines binary mode for.
@@ -233,9 +234,7 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		m, err = b.check(h, m, err, &hs, bad, &id)
 		return m, id, err
 	}
-	m, err := b.decode(k, body)
-	m, err = b.check(h, m, err, &hs, bad, &id)
-	return m, id, err
+	return b.decodeChecked(h, k, body, &hs, bad)
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -274,9 +273,7 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	m, err := b.decode(k, body)
-	m, err = b.check(h, m, err, &hs, bad, &id)
-	return m, id, err
+	return b.decodeChecked(h, k, body, &hs, bad)
 }
 
 // A WrittenHeader is a Header that learns, as a message is decoded with
@@ -388,8 +385,9 @@ func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 
 // check compares the headers, read from h, with the decoded message m,
 // whose decoding gave err, and returns m, with its identity in *id (which
-// a gate's judging returns, and is not copied on the way), and every
-// violation: the body's,
+// a gate's judging returns, and is not copied on the way; a message
+// judged without being built, m nil, has its identity there already),
+// and every violation: the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
@@ -406,7 +404,9 @@ func (b Binding) check(h Header, m msg.Message, err error, hs *headers, bad []*m
 		}
 		body, omitted = e.Violations, e.Omitted
 	}
-	*id = m.Identity()
+	if m != nil {
+		*id = m.Identity()
+	}
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
 	// contradict: its decoded value is not the message's.

@@ -560,3 +560,38 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// Judging gives the verdict and the identity Borrowing gives, on every
+// line of the sample, valid or not, with the headers Write sets, with
+// some that contradict the body, and bare; it gives no message where a
+// header chose the schema, and the message where the body's
+// message_type did.
+func TestJudgingGivesBorrowingsVerdictAndIdentity(t *testing.T) {
+	for _, line := range corpus(t) {
+		hs := []header{{}, {"ce-id": {"00000000-0000-4000-8000-000000000000"}, "ce-type": {"core.device"}}}
+		if m, err := catalogue.Decode(line); err == nil {
+			written := header{}
+			require.NoError(t, ce.NATS.Write(written, m))
+			hs = append(hs, written)
+		}
+		for _, h := range hs {
+			wantM, wantID, wantErr := ce.NATS.Borrowing().DecodeIdentity(catalogue.Kinds, h, line)
+			m, id, err := ce.NATS.Judging().DecodeIdentity(catalogue.Kinds, h, line)
+			assert.Equal(t, errText(wantErr), errText(err), "%s %v", line, h)
+			assert.Equal(t, wantID, id, "%s %v", line, h)
+			if len(h) == 0 {
+				assert.Equal(t, wantM, m, "chosen by message_type: %s", line)
+			} else {
+				assert.Nil(t, m, "%s %v", line, h)
+			}
+			if wantID.Kind == nil {
+				continue
+			}
+			_, wantID, wantErr = ce.NATS.Borrowing().DecodeKind(catalogue.Kinds, h, wantID.Kind, line)
+			m, id, err = ce.NATS.Judging().DecodeKind(catalogue.Kinds, h, wantID.Kind, line)
+			assert.Equal(t, errText(wantErr), errText(err), "%s %v", line, h)
+			assert.Equal(t, wantID, id, "%s %v", line, h)
+			assert.Nil(t, m)
+		}
+	}
+}

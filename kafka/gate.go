@@ -428,7 +428,9 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 }
 
 // DecodeIdentity judges d as the package's DecodeIdentity does, plain
-// or framed, borrowing from its value, and notes for Forward whether the
+// or framed, borrowing from its value, without building the message
+// (ce.Binding's Judging: the gate forwards the value byte for byte, and
+// needs only the verdict and the identity), and notes for Forward whether the
 // headers of a valid message are already those of its copy, as ce
 // found them checking them (ce.WrittenHeader): they are compared once,
 // on the judges' goroutines.
@@ -436,7 +438,7 @@ func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message
 	d := gd.(*delivery)
 	h := readHeaders(d.r)
 	defer h.release()
-	m, id, err := h.decode(kinds, d.r, ce.Kafka.Borrowing())
+	m, id, err := h.decode(kinds, d.r, ce.Kafka.Judging())
 	d.written = err == nil && h.written
 	return m, id, err
 }

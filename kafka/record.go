@@ -367,7 +367,7 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity,
 
 // decodeIdentity is DecodeIdentity through binding b: ce.Kafka, or for
 // the gate, which holds the record until its copy is stored,
-// ce.Kafka.Borrowing().
+// ce.Kafka.Judging().
 func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
 	h := readHeaders(r)
 	defer h.release()
@@ -411,7 +411,7 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding) (ms
 	}
 	m, ident, err := b.DecodeKind(kinds, h, chosen, body)
 	switch {
-	case m == nil:
+	case ident.Kind == nil: // no message (a judging binding returns none, and its identity)
 	case chosen != k:
 		err = appendViolation(err, &msg.Violation{
 			Rule:    msg.RuleHeader,
