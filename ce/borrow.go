@@ -28,19 +28,23 @@ func (b Binding) Judging() Binding {
 	return b
 }
 
-// decodeChecked decodes body as a message of kind k, as b does, and
-// checks the headers h, read into hs with the violations bad, against it
-// (see check).
-func (b Binding) decodeChecked(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
-	var id msg.Identity
-	if b.judge && k.JudgeIdentity != nil {
-		id, err := k.JudgeIdentity(body)
-		_, err = b.check(h, nil, err, hs, bad, &id)
-		return nil, id, err
+// judged judges body as a message of kind k, for a Judging binding whose
+// kind can (JudgeIdentity), and checks the headers h, read into hs with
+// the violations bad, against its identity (see check), telling h, if it
+// is a WrittenHeader, whether they are those Write sets: it returns no
+// message.
+func (b Binding) judged(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
+	id, err := k.JudgeIdentity(body)
+	wh, noting := h.(WrittenHeader)
+	var written uint8
+	if noting {
+		written = writtenOf(hs, &id)
 	}
-	m, err := b.decode(k, body)
-	m, err = b.check(h, m, err, hs, bad, &id)
-	return m, id, err
+	_, err = b.check(nil, err, hs, bad, &id, written)
+	if noting {
+		wh.SetWritten(err == nil && written == 1<<nHeaders-1)
+	}
+	return nil, id, err
 }
 
 // decode decodes body as a message of kind k, borrowing if b does and k

@@ -231,10 +231,15 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
-		m, err = b.check(h, m, err, &hs, bad, &id)
+		m, err = b.check(m, err, &hs, bad, &id, 0)
 		return m, id, err
 	}
-	return b.decodeChecked(h, k, body, &hs, bad)
+	if b.judge && k.JudgeIdentity != nil {
+		return b.judged(h, k, body, &hs, bad)
+	}
+	m, err := b.decode(k, body)
+	m, err = b.check(m, err, &hs, bad, &id, 0)
+	return m, id, err
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -273,15 +278,23 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	return b.decodeChecked(h, k, body, &hs, bad)
+	if b.judge && k.JudgeIdentity != nil {
+		return b.judged(h, k, body, &hs, bad)
+	}
+	m, err := b.decode(k, body)
+	m, err = b.check(m, err, &hs, bad, &id, 0)
+	return m, id, err
 }
 
-// A WrittenHeader is a Header that learns, as a message is decoded with
+// A WrittenHeader is a Header that learns, as a message is judged with
 // it, whether it holds the headers Write sets for that message, each
 // once, with the value Write sets: a gate that forwards the message may
 // then give its copy the input's headers as they are, without comparing
-// them again. Decode, DecodeIdentity, DecodeAs and DecodeKind call its
-// SetWritten once they have checked the headers against a message.
+// them again. Decode, DecodeIdentity, DecodeAs and DecodeKind of a
+// Judging binding call its SetWritten once they have checked the headers
+// against a message they judged without building it (one whose schema a
+// header names, as every header Write sets does); another binding's,
+// which need not know, do not.
 type WrittenHeader interface {
 	Header
 	// SetWritten says whether the headers are those Write would set: a
@@ -383,18 +396,18 @@ func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 	return bad
 }
 
-// check compares the headers, read from h, with the decoded message m,
-// whose decoding gave err, and returns m, with its identity in *id (which
-// a gate's judging returns, and is not copied on the way; a message
-// judged without being built, m nil, has its identity there already),
-// and every violation: the body's,
+// check compares the headers with the decoded message m, whose decoding
+// gave err, and returns m, with its identity in *id (which a gate's
+// judging returns, and is not copied on the way; a message judged
+// without being built, m nil, has its identity there already), and
+// every violation: the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
 // list: a header that contradicts the body is not to be counted away.
-// It tells h, if it is a WrittenHeader, whether they are as Write writes
-// them.
-func (b Binding) check(h Header, m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
+// The headers whose bits are set in written hold the values Write sets
+// (see writtenOf): they agree with the message, and are not parsed.
+func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity, written uint8) (msg.Message, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
@@ -428,25 +441,6 @@ func (b Binding) check(h Header, m msg.Message, err error, hs *headers, bad []*m
 	quoted := func(i int) string { return quote(hs.v[i]) }
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := k.Name
-	// For a WrittenHeader that holds every header, the values Write sets
-	// are built, to tell it whether it holds them; then a header that
-	// holds its value agrees with the message, and is not parsed. (For
-	// another, building them would cost more than parsing the id and the
-	// time.)
-	wh, noting := h.(WrittenHeader)
-	var written uint8 // the headers that hold those values, by index
-	if noting && hs.set == 1<<nHeaders-1 && writable(id) == nil {
-		var scratch [256]byte
-		var end [nHeaders]int
-		values := appendValues(scratch[:0], id, &end)
-		start := 0
-		for i := range nHeaders {
-			if hs.v[i] == string(values[start:end[i]]) && has(i) {
-				written |= 1 << i
-			}
-			start = end[i]
-		}
-	}
 
 	if has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
@@ -486,13 +480,32 @@ func (b Binding) check(h Header, m msg.Message, err error, hs *headers, bad []*m
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
 	all := append(body, bad...)
-	if noting {
-		wh.SetWritten(len(all) == 0 && written == 1<<nHeaders-1)
-	}
 	if len(all) == 0 {
 		return m, nil
 	}
 	return m, &msg.Error{Violations: all, Omitted: omitted}
+}
+
+// writtenOf returns, for headers hs that hold every header Write sets,
+// the bits (by index) of those that hold the value Write sets for the
+// message of identity id: what a WrittenHeader is told. Building the
+// values costs more than parsing the id and time headers, which it
+// spares check: only a WrittenHeader's are built.
+func writtenOf(hs *headers, id *msg.Identity) (written uint8) {
+	if hs.set != 1<<nHeaders-1 || writable(id) != nil {
+		return 0
+	}
+	var scratch [256]byte
+	var end [nHeaders]int
+	values := appendValues(scratch[:0], id, &end)
+	start := 0
+	for i := range nHeaders {
+		if hs.v[i] == string(values[start:end[i]]) {
+			written |= 1 << i
+		}
+		start = end[i]
+	}
+	return written
 }
 
 // appendSource appends ce-source, derived from the source members of

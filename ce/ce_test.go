@@ -484,10 +484,11 @@ func (h *writtenHeader) SetWritten(written bool) { h.written, h.told = written, 
 
 var _ ce.WrittenHeader = (*writtenHeader)(nil)
 
-// A WrittenHeader learns that it holds the headers Write sets exactly
-// when it does, each once, and the message has no violation: headers
-// that agree with the message but are written otherwise are not, nor
-// are missing or repeated ones. The verdict is the same either way.
+// A WrittenHeader, judged, learns that it holds the headers Write sets
+// exactly when it does, each once, and the message has no violation:
+// headers that agree with the message but are written otherwise are
+// not, nor are missing or repeated ones. The verdict is the same either
+// way.
 func TestWrittenHeaderLearnsWhetherItHoldsWhatWriteSets(t *testing.T) {
 	m, err := catalogue.Decode([]byte(deviceLine))
 	require.NoError(t, err)
@@ -525,13 +526,16 @@ func TestWrittenHeaderLearnsWhetherItHoldsWhatWriteSets(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := &writtenHeader{header: c.h}
-			_, err := ce.NATS.Decode(catalogue.Kinds, h, []byte(c.body))
+			_, err := ce.NATS.Judging().Decode(catalogue.Kinds, h, []byte(c.body))
 			assert.Equal(t, c.valid, err == nil, "%v", err)
 			assert.True(t, h.told, "SetWritten was not called")
 			assert.Equal(t, c.written, h.written)
-			// The verdict is the one a plain Header gets.
-			_, plain := ce.NATS.Decode(catalogue.Kinds, c.h, []byte(c.body))
+			// The verdict is the one a binding that does not judge gives,
+			// which tells the header nothing.
+			other := &writtenHeader{header: c.h}
+			_, plain := ce.NATS.Decode(catalogue.Kinds, other, []byte(c.body))
 			assert.Equal(t, errText(plain), errText(err))
+			assert.False(t, other.told, "SetWritten was called by a binding that does not judge")
 		})
 	}
 }
@@ -547,7 +551,7 @@ func TestWrittenHeaderHoldsWhatWriteSetsForEverySample(t *testing.T) {
 		for _, b := range []ce.Binding{ce.NATS, ce.Kafka} {
 			h := &writtenHeader{header: header{}}
 			require.NoError(t, b.Write(h, m))
-			_, err := b.Borrowing().Decode(catalogue.Kinds, h, line)
+			_, err := b.Judging().Decode(catalogue.Kinds, h, line)
 			require.NoError(t, err)
 			assert.True(t, h.written, "%s", line)
 		}

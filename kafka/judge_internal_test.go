@@ -19,7 +19,7 @@ import (
 // its copy's headers (broker.copyHeaders), over the sample's valid
 // messages, each a plain record with the ce_ headers Record writes, as
 // BenchmarkGate's input is. Count its instructions with the garbage
-// collector off, as for BenchmarkRecord (see the README): about 12,100 a
+// collector off, as for BenchmarkRecord (see the README): about 12,000 a
 // record, of which judging the body exactly, for its identity, without
 // building the message or allocating (msg.Kind's JudgeIdentity), takes
 // about 7,000; ce's reading of the headers about 900 and its checking,
