@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -79,13 +80,23 @@ const retryAfter = "1"
 // handler serves the API. Each endpoint is one method on it, listed in
 // routes, which newHandler registers on mux.
 type handler struct {
-	fallback   http.Handler // for the paths that are not the API's; nil if none
-	maxBodies  int
-	bodies     chan struct{} // a semaphore of maxBodies: one token a body held
+	fallback  http.Handler // for the paths that are not the API's; nil if none
+	maxBodies int
+	bodies    chan struct{} // a semaphore of maxBodies: one token a body held
+	// working holds a place for each small body read without one of
+	// bodies' places (see freeBody) while it is judged: judging takes
+	// memory in proportion to the body, which these places bound however
+	// many such bodies arrive at once. The work is short and CPU-bound,
+	// so a request waits for one.
+	working    chan struct{}
 	mux        *http.ServeMux
 	catalogue  []byte            // body of GET /api/schemas
 	versionsOf map[string][]byte // body of GET /api/schemas/{name}/versions, by name
-	files      map[key]file      // the schema files, by name and version
+	// known are the texts a 404 ends with, for a name the catalogue does
+	// not have ("" key: its names) and for a version a name does not have
+	// (key: the name, its versions), as msgcheck check -schema says them.
+	known map[string]string
+	files map[key]file // the schema files, by name and version
 	// checkAs judges a message by a schema at a version without decoding
 	// it: catalogue's CheckAs, or in tests the same over a fixture
 	// catalogue.
@@ -137,12 +148,14 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 		maxBodies:  DefaultMaxBodies(),
 		mux:        http.NewServeMux(),
 		versionsOf: make(map[string][]byte),
+		known:      make(map[string]string),
 		files:      make(map[key]file, len(all)),
 	}
 	for _, o := range opts {
 		o(h)
 	}
 	h.bodies = make(chan struct{}, h.maxBodies) // as the options left it
+	h.working = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	h.registry = newRegistry(h, all, h.subjects)
 
 	list := make([]entry, 0, len(all))
@@ -168,7 +181,13 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 	h.catalogue = mustEncode(list)
 	for name, versions := range byName {
 		h.versionsOf[name] = mustEncode(versions)
+		var numbers []string
+		for _, e := range versions {
+			numbers = append(numbers, e.Version)
+		}
+		h.known[name] = "versions of " + name + ": " + strings.Join(numbers, ", ")
 	}
+	h.known[""] = "known schemas: " + strings.Join(slices.Sorted(maps.Keys(byName)), ", ")
 
 	// A pattern with a method wins over the same path without one, so each
 	// path's method-less pattern catches exactly the methods it does not
@@ -182,6 +201,7 @@ func newHandler(all []schemas.Schema, checkAs func(name, version string, data []
 		if slices.Contains(methods, http.MethodGet) {
 			methods = append(methods, http.MethodHead) // ServeMux serves HEAD with GET
 		}
+		methods = append(methods, http.MethodOptions) // methodNotAllowed answers it
 		slices.Sort(methods)
 		h.mux.Handle(path, h.methodNotAllowed(slices.Compact(methods)))
 	}
@@ -201,7 +221,19 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	if underRegistry(sentPath(r)) || underRegistry(r.URL.Path) {
 		answer = registryError
 	}
-	answer(w, r, http.StatusNotFound, "no such resource: "+sentPath(r))
+	answer(w, r, http.StatusNotFound, "no such resource: "+sentPath(r)+hint(r.URL.Path))
+}
+
+// hint returns what a 404 for the path p adds, for the paths a new user
+// tries first: where the routes are.
+func hint(p string) string {
+	switch rest, ok := strings.CutPrefix(p, "/api/schemas/"); {
+	case p == "/api" || p == "/api/":
+		return "; the catalogue is at GET /api/schemas, the schema-registry protocol under " + RegistryPath
+	case ok && rest != "" && !strings.Contains(rest, "/"):
+		return "; a schema's versions are at GET /api/schemas/{name}/versions"
+	}
+	return ""
 }
 
 // sentPath returns the path of r as the client sent it: escaped (%2F is
@@ -266,7 +298,7 @@ func (h *handler) versions(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	body, ok := h.versionsOf[name]
 	if !ok {
-		writeError(w, r, http.StatusNotFound, fmt.Sprintf("%v %q", schemas.ErrUnknown, name))
+		h.notFound(w, r, name, "")
 		return
 	}
 	writeJSON(w, r, http.StatusOK, body)
@@ -309,17 +341,24 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
+	status, answer := h.judge(name, version, r.Header, body)
+	release() // before writing, which a slow reader may hold up
+	writeJSON(w, r, status, answer)
+}
+
+// judge returns the status and the body of the validation route's answer
+// on the message body, judged by the schema name at version, with the
+// request's CloudEvents headers if it has any.
+func (h *handler) judge(name, version string, header http.Header, body []byte) (status int, answer []byte) {
 	var verdict msg.Verdict
-	if hasCloudEvents(r.Header) {
+	if hasCloudEvents(header) {
 		// The headers name the published catalogue's schemas, whose table
 		// of kinds ce decodes by: the message is decoded, for ce to
 		// compare its identity with the headers, borrowing from the
 		// body, which is held until the verdict is written.
-		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, r.Header, name, version, body)
+		m, err := ce.HTTP.Borrowing().DecodeAs(catalogue.Kinds, header, name, version, body)
 		if m == nil {
-			h.noType(w, r, err)
-			return
+			return noType(err)
 		}
 		verdict = msg.VerdictOf(m, err)
 	} else {
@@ -327,38 +366,64 @@ func (h *handler) validate(w http.ResponseWriter, r *http.Request) {
 		// decoded, which keeps nothing of it (catalogue.CheckAs).
 		k, err := h.checkAs(name, version, body)
 		if k == nil {
-			h.noType(w, r, err)
-			return
+			return noType(err)
 		}
 		verdict = msg.VerdictOf(nil, err)
 		verdict.Schema, verdict.Version = k.Name, k.Version
 	}
-	status := http.StatusOK
+	status = http.StatusOK
 	if !verdict.Valid {
 		status = http.StatusUnprocessableEntity
 	}
-	writeJSON(w, r, status, mustEncode(verdict))
+	return status, mustEncode(verdict)
 }
 
-// noType answers a request to judge by a schema file the catalogue has no
-// Go type for: the handler and the library disagree on what the
-// catalogue holds.
-func (h *handler) noType(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, http.StatusInternalServerError, err.Error())
+// noType returns the answer to a request to judge by a schema file the
+// catalogue has no Go type for: the handler and the library disagree on
+// what the catalogue holds.
+func noType(err error) (status int, answer []byte) {
+	return http.StatusInternalServerError, errorBody(err.Error())
 }
+
+// freeBody is the size up to which a body whose length is announced is
+// read without one of the handler's body places: a producer's message
+// and a serializer's request for one of the catalogue's schemas are a
+// few kilobytes, and holding as much for each connection costs no more
+// than the connection itself does, so clients that send their bodies
+// slowly, however many, cannot keep the others from being answered.
+const freeBody = 16 << 10
 
 // readBody reads the request body, what (such as "message") of at most
-// limit bytes, while it holds one of the handler's places for bodies, so
-// that the memory bodies take stays bounded however many requests come.
-// When it returns false it has answered the request through answer: 503
-// with Retry-After, busy saying why, when no place is free; 413 for a
-// body over limit; or what readFailure says. Otherwise the caller must
-// call release once it no longer holds the body.
+// limit bytes. A body of up to freeBody bytes, its length announced, is
+// read as it comes and then held in one of the handler's working places,
+// waited for; a larger one, or one of unknown length, is read while it
+// holds one of the handler's places for bodies, so that the memory bodies
+// take stays bounded however many requests come, and slow clients
+// cannot keep the others from being answered. When it returns false it
+// has answered the request through answer, unless its client has gone:
+// 503 with Retry-After, busy saying why, when no body place is free; 413
+// for a body over limit; or what readFailure says. Otherwise the caller
+// must call release once it no longer holds the body, before it writes
+// its answer, which a slow reader may take long to take.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, what, busy string, answer answerFunc) (body []byte, release func(), ok bool) {
 	tooLarge := fmt.Sprintf("the %s is larger than %d bytes", what, limit)
 	if r.ContentLength > limit {
 		answer(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 		return nil, nil, false
+	}
+	if r.ContentLength >= 0 && r.ContentLength <= freeBody {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
+		if err != nil {
+			status, text := readFailure(err)
+			answer(w, r, status, text)
+			return nil, nil, false
+		}
+		select {
+		case h.working <- struct{}{}:
+			return body, func() { <-h.working }, true
+		case <-r.Context().Done():
+			return nil, nil, false // the client has gone: nobody to answer
+		}
 	}
 	select {
 	case h.bodies <- struct{}{}:
@@ -422,18 +487,22 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) (name, version st
 }
 
 // notFound answers 404 for a schema name and version the catalogue does not
-// hold, naming the name alone if no version of it exists.
+// hold, naming the name alone if no version of it exists, and saying what
+// the catalogue has instead, as msgcheck check -schema does: its names,
+// or the name's versions (there is no "latest": a route names exactly
+// the version it serves or judges by, decision 13).
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name, version string) {
-	text := fmt.Sprintf("%v %q version %q", schemas.ErrUnknown, name, version)
+	text := fmt.Sprintf("%v %q version %q; %s", schemas.ErrUnknown, name, version, h.known[name])
 	if _, known := h.versionsOf[name]; !known {
-		text = fmt.Sprintf("%v %q", schemas.ErrUnknown, name)
+		text = fmt.Sprintf("%v %q; %s", schemas.ErrUnknown, name, h.known[""])
 	}
 	writeError(w, r, http.StatusNotFound, text)
 }
 
 // methodNotAllowed answers 405 for a route's path, listing the methods the
-// route serves; but 404 if the path names a schema or version the
-// catalogue does not hold, since no method would find it.
+// route serves, or 204 with the same list to OPTIONS; but 404 if the path
+// names a schema or version the catalogue does not hold, since no method
+// would find it.
 func (h *handler) methodNotAllowed(methods []string) http.Handler {
 	allow := strings.Join(methods, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -447,6 +516,10 @@ func (h *handler) methodNotAllowed(methods []string) http.Handler {
 			return
 		}
 		w.Header().Set("Allow", allow)
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		writeError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allow))
 	})
 }
@@ -519,9 +592,14 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType s
 
 // writeError writes the JSON error body {"error": msg}.
 func writeError(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	writeJSON(w, r, status, mustEncode(struct {
+	writeJSON(w, r, status, errorBody(msg))
+}
+
+// errorBody returns the JSON error body {"error": msg}.
+func errorBody(msg string) []byte {
+	return mustEncode(struct {
 		Error string `json:"error"`
-	}{msg}))
+	}{msg})
 }
 
 // mustEncode encodes v, which is one of this package's own types and cannot

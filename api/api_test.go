@@ -205,12 +205,15 @@ func TestNotFoundIsJSON(t *testing.T) {
 	tests := []struct {
 		name, path, msg string
 	}{
-		{"versions of an unknown schema", "/api/schemas/core.nope/versions", `unknown schema "core.nope"`},
-		{"unknown schema", "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"`},
-		{"unknown version", "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"`},
-		{"names are case-sensitive", "/api/schemas/CORE.DEVICE/versions/1.0", `unknown schema "CORE.DEVICE"`},
+		{"versions of an unknown schema", "/api/schemas/core.nope/versions", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"unknown schema", "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"unknown version", "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{"names are case-sensitive", "/api/schemas/CORE.DEVICE/versions/1.0", `unknown schema "CORE.DEVICE"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{"no latest: a route names its version", "/api/schemas/core.device/versions/latest", `unknown schema "core.device" version "latest"; versions of core.device: 1.0`},
 		{"unknown path", "/api/nope", "no such resource: /api/nope"},
-		{"api root", "/api/", "no such resource: /api/"},
+		{"api root", "/api/", "no such resource: /api/; the catalogue is at GET /api/schemas, the schema-registry protocol under /api/registry"},
+		{"api without its slash", "/api", "no such resource: /api; the catalogue is at GET /api/schemas, the schema-registry protocol under /api/registry"},
+		{"a schema without versions", "/api/schemas/core.device", "no such resource: /api/schemas/core.device; a schema's versions are at GET /api/schemas/{name}/versions"},
 		{"trailing slash", "/api/schemas/", "no such resource: /api/schemas/"},
 		{"escaped slash", "/api/schemas/core.device%2Fversions/1.0", "no such resource: /api/schemas/core.device%2Fversions/1.0"},
 		{"empty version", "/api/schemas/core.device/versions/", "no such resource: /api/schemas/core.device/versions/"},
@@ -234,11 +237,11 @@ func TestNotFoundIsJSON(t *testing.T) {
 // method.
 func TestUnknownSchemaIs404BeforeAny405(t *testing.T) {
 	tests := []struct{ method, path, msg string }{
-		{http.MethodGet, "/api/schemas/core.device/versions/9.9/validate", `unknown schema "core.device" version "9.9"`},
-		{http.MethodPut, "/api/schemas/core.nope/versions/1.0/validate", `unknown schema "core.nope"`},
-		{http.MethodPost, "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"`},
-		{http.MethodPost, "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"`},
-		{http.MethodDelete, "/api/schemas/core.nope/versions", `unknown schema "core.nope"`},
+		{http.MethodGet, "/api/schemas/core.device/versions/9.9/validate", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{http.MethodPut, "/api/schemas/core.nope/versions/1.0/validate", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{http.MethodPost, "/api/schemas/core.nope/versions/1.0", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
+		{http.MethodPost, "/api/schemas/core.device/versions/9.9", `unknown schema "core.device" version "9.9"; versions of core.device: 1.0`},
+		{http.MethodDelete, "/api/schemas/core.nope/versions", `unknown schema "core.nope"; known schemas: core.association, core.device, core.vehicle, example.event`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -257,8 +260,8 @@ func TestOtherMethodsAre405WithAllow(t *testing.T) {
 		"/api/schemas/core.device/versions",
 		"/api/schemas/core.device/versions/1.0",
 	}
-	methods := []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions}
-	testMethodNotAllowed(t, paths, methods, "GET, HEAD")
+	methods := []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch}
+	testMethodNotAllowed(t, paths, methods, "GET, HEAD, OPTIONS")
 }
 
 // testMethodNotAllowed checks that each of methods on each of paths is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,11 +180,12 @@ func TestCompatibilityStatuses(t *testing.T) {
 	}
 	rec := do(h, http.MethodGet, "/api/schemas/demo.sensor/versions/1.0/compatibility", "")
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
-	assert.Equal(t, "POST", rec.Header().Get("Allow"))
+	assert.Equal(t, "OPTIONS, POST", rec.Header().Get("Allow"))
 }
 
 func TestCompatibilityAnswers503WhenEveryPlaceIsTaken(t *testing.T) {
 	h := fixtureHandler(t)
+	shortCompareWait(t)
 	for range cap(comparing) {
 		comparing <- struct{}{}
 	}
@@ -204,13 +206,14 @@ func TestCompatibilityTakesAPlaceAmongTheBodies(t *testing.T) {
 	for range cap(h.bodies) {
 		h.bodies <- struct{}{}
 	}
-	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	large := readFile(t, "../testdata/fixture/demo.sensor-1.1.json") + strings.Repeat(" ", freeBody)
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", large)
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, retryAfter, rec.Header().Get("Retry-After"))
 	for range cap(h.bodies) {
 		<-h.bodies
 	}
-	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	rec = do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", large)
 	assert.Equal(t, http.StatusOK, rec.Code)
 }
 
@@ -233,4 +236,12 @@ func TestCompatibilityReportWritesAngleBracketsAsTheyAre(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), `"kind":"<b>&"`, "the witness as it is")
 	assert.NotContains(t, rec.Body.String(), `\u003c`)
 	assert.NotContains(t, rec.Body.String(), `\u0026`)
+}
+
+// shortCompareWait makes comparisons wait for a place only briefly until
+// the test ends, for tests of the 503 that ends the wait.
+func shortCompareWait(t *testing.T) {
+	saved := compareWait
+	compareWait = 10 * time.Millisecond
+	t.Cleanup(func() { compareWait = saved })
 }

@@ -50,12 +50,18 @@
 // read or being read (by default DefaultMaxBodies: eight per CPU, at least
 // 16), so that a flood of large messages costs a bounded amount of memory;
 // beyond them it answers 503 Service Unavailable with Retry-After, at once.
+// A body of up to 16 KiB whose length is announced, as a producer's
+// message usually is, takes none of these places: it is read as it
+// arrives, then judged among a few working places per CPU, so that
+// clients sending their bodies slowly, however many, cannot keep the
+// others from being answered.
 // The compatibility route's bodies take places among the same ones (and
-// it runs at most one comparison per CPU at once, answering 503 beyond).
+// it runs at most one comparison per CPU at once: a comparison beyond
+// waits for its turn, up to five seconds, then is answered 503).
 // The other routes serve precomputed bytes and are never turned away. A
-// client that sends its body slowly holds its place until the server's
-// read time-out ends it: give the http.Server a ReadTimeout, as msgcheck
-// serve does.
+// client that sends a large body slowly holds its place until the
+// server's read time-out ends it: give the http.Server a ReadTimeout, as
+// msgcheck serve does. No place is held while an answer is written.
 //
 // A request that carries CloudEvents attributes in binary mode (any ce-*
 // header, as a message travels on a broker: see package ce) is judged with
@@ -72,7 +78,8 @@
 // socket address or an error of Go's: 404 for an unknown schema, version or
 // path under /api/ (an unknown schema or version is 404 whatever the
 // method), or for a path that is not clean; 405 with an Allow header for a
-// method a route does not serve; 408 or 400 for a body that could not be
+// method a route does not serve (OPTIONS is answered 204 with the same
+// Allow header); 408 or 400 for a body that could not be
 // read; 413 for a message too large to judge; 503 with Retry-After when
 // too many bodies are held.
 //

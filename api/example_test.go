@@ -86,6 +86,41 @@ func ExampleFallback() {
 	}
 	// Output:
 	// 200 ok
-	// 404 {"error":"unknown schema \"core.nope\""}
+	// 404 {"error":"unknown schema \"core.nope\"; known schemas: core.association, core.device, core.vehicle, example.event"}
 	// 404 {"error":"no such resource: /api/schemas/../../etc/passwd"}
+}
+
+// A Confluent-style serializer that names subjects after topics
+// (TopicNameStrategy) finds a schema through the topic subjects given to
+// the Handler; every schema's own name is a subject too.
+func ExampleSubjects() {
+	subjects := map[string]string{"telemetry-value": "core.device"}
+	if err := api.CheckSubjects(subjects); err != nil { // as from configuration
+		panic(err)
+	}
+	srv := httptest.NewServer(api.Handler(api.Subjects(subjects)))
+	defer srv.Close()
+
+	for _, subject := range []string{"telemetry-value", "core.device", "orders-value"} {
+		resp, err := http.Get(srv.URL + api.RegistryPath + "/subjects/" + subject + "/versions/latest")
+		if err != nil {
+			panic(err)
+		}
+		var answer struct {
+			Subject   string
+			ID        int32
+			Version   int
+			ErrorCode int `json:"error_code"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&answer)
+		resp.Body.Close()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(subject, resp.StatusCode, answer.ID, answer.Version, answer.ErrorCode)
+	}
+	// Output:
+	// telemetry-value 200 2 1 0
+	// core.device 200 2 1 0
+	// orders-value 404 0 0 40401
 }

@@ -87,8 +87,11 @@ func TestValidateBeyondMaxBodiesIs503WithRetryAfter(t *testing.T) {
 		<-b.reading
 	}
 
+	// A body larger than a message usually is needs a place; a small one,
+	// its length announced, does not (TestSlowClientsDoNotStarveTheValidationRoute).
+	large := validMessages["core.device"] + strings.Repeat(" ", 16<<10)
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(validMessages["core.device"])))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(large)))
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
@@ -103,7 +106,7 @@ func TestValidateBeyondMaxBodiesIs503WithRetryAfter(t *testing.T) {
 		assert.Equal(t, http.StatusUnprocessableEntity, <-done, "an empty body")
 	}
 	rec = httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(validMessages["core.device"])))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(large)))
 	assert.Equal(t, http.StatusOK, rec.Code, "a body is let in again once one is answered")
 }
 
@@ -263,5 +266,32 @@ func TestRegistrySubjectsCannotForgeHeadersOrBodies(t *testing.T) {
 		assert.True(t, utf8.ValidString(body), subject)
 		assert.NotContains(t, body, "\u2028", subject)
 		assert.Equal(t, 1, strings.Count(body, "\n"), "one line: %q", body)
+	}
+}
+
+// TestSlowClientsDoNotStarveTheValidationRoute: clients that announce a
+// message of ordinary size and then send it slowly, more of them than
+// there are places for bodies, hold none: a producer's message is still
+// judged at once, as the registry's small requests are.
+func TestSlowClientsDoNotStarveTheValidationRoute(t *testing.T) {
+	srv := httptest.NewServer(api.Handler(api.MaxBodies(2)))
+	t.Cleanup(srv.Close)
+	path := validatePath("core.device", "1.0")
+	for range 4 {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		// Its headers, and one byte of its 500.
+		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{", path)
+		require.NoError(t, err)
+	}
+	time.Sleep(100 * time.Millisecond) // for the server to read their headers
+	for range 3 {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(validMessages["core.device"]))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
 	}
 }

@@ -2,16 +2,17 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fleetkit/catalogue/compat"
 	"github.com/fleetkit/catalogue/internal/jsontext"
@@ -51,17 +52,30 @@ import (
 // POST /compatibility/subjects/{subject}/versions/{version} and
 // POST /compatibility/subjects/{subject}/versions (every version; with
 // ?verbose=true, each finding and its witness message in "messages"),
-// GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}.
+// GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}
+// (for a subject not served, 40408 and 40409 as in Confluent's registry,
+// or the registry's own with ?defaultToGlobal=true), and
+// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs).
 // The list routes take offset and limit; nothing is ever deleted, so
-// deletedOnly=true lists nothing and deleted=true changes nothing.
-// Writes (PUT, DELETE) are refused with 42205. Errors have the registry's
-// body, {"error_code": 40401, "message": "..."}, and every answer the
+// deletedOnly=true lists nothing and deleted=true changes nothing. A
+// subject qualified with the default context, ":.:core.device", is the
+// subject core.device; the catalogue has no other context.
+// Writes (PUT, DELETE) are refused with 42205, but for PUT /config and
+// PUT /mode setting what is set already, FULL_TRANSITIVE and READONLY,
+// which succeed as the idempotent writes they are; OPTIONS is answered
+// 204 with the path's methods in Allow. Errors have the registry's
+// body, {"error_code": 40401, "message": "..."}, in JSON's terms (a value
+// of the wrong type is named by its JSON Pointer), and every answer the
 // media type that the request's Accept prefers among the registry's.
 //
 // A request of up to 16 KiB with its length announced, as a serializer's
-// is, is read without one of the places MaxBodies bounds, so that clients
-// sending large bodies slowly cannot keep producers from registering; a
-// larger one takes a place, as on the validation route.
+// is, is read without one of the places MaxBodies bounds, as on every
+// route, so that clients sending bodies slowly cannot keep producers
+// from registering; a larger one takes a place. Comparisons run one per
+// CPU at once: a compatibility check waits for its turn up to five
+// seconds (then 503), so that a burst of checks from many clients is
+// answered whole, and the refusal of a registration carries the first
+// ten findings of its report (the compatibility route lists them all).
 const RegistryPath = "/api/registry"
 
 // The error codes of the schema-registry protocol that the registry
@@ -71,9 +85,18 @@ const (
 	ErrorSubjectNotFound = 40401 // no such subject
 	ErrorVersionNotFound = 40402 // the subject has no such version
 	ErrorSchemaNotFound  = 40403 // no such registry id, or the schema is not the subject's
-	ErrorInvalidSchema   = 42201 // the request's schema cannot be read
-	ErrorInvalidVersion  = 42202 // the version is not a number, "latest" or a catalogue version
-	ErrorReadOnly        = 42205 // the catalogue is read-only through the protocol
+
+	// A subject the registry does not serve has no compatibility level
+	// (40408) or mode (40409) of its own; asked with defaultToGlobal=true,
+	// it has the registry's.
+	ErrorSubjectCompatibilityNotConfigured = 40408
+	ErrorSubjectModeNotConfigured          = 40409
+
+	ErrorInvalidSchema             = 42201 // the request's schema cannot be read
+	ErrorInvalidVersion            = 42202 // the version is not a number, "latest" or a catalogue version
+	ErrorInvalidCompatibilityLevel = 42203 // an update of the level names none
+	ErrorInvalidMode               = 42204 // an update of the mode names none
+	ErrorReadOnly                  = 42205 // the catalogue is read-only through the protocol
 )
 
 // registryContentType is the media type of the protocol's bodies.
@@ -110,6 +133,18 @@ func checkSubjects(all []schemas.Schema, m map[string]string) error {
 		switch name := m[subject]; {
 		case subject == "":
 			return errors.New("api: an empty subject")
+		case subject == "." || subject == "..":
+			// Every URL library removes such a path segment.
+			return fmt.Errorf("api: subject %q cannot be named in a URL", subject)
+		case strings.ContainsFunc(subject, unicode.IsControl):
+			return fmt.Errorf("api: subject %q has a control character, which Confluent's registry refuses", subject)
+		case !utf8.ValidString(subject):
+			// Answers write it in JSON, where it would not be itself.
+			return fmt.Errorf("api: subject %q is not UTF-8", subject)
+		case strings.HasPrefix(subject, defaultContext):
+			return fmt.Errorf("api: subject %q names the default context, which every subject is in: write it %q", subject, strings.TrimPrefix(subject, defaultContext))
+		case strings.HasPrefix(subject, ":."):
+			return fmt.Errorf("api: subject %q is in a context of its own; the catalogue's subjects are all in the default one", subject)
 		case !names[name]:
 			return fmt.Errorf("api: subject %q maps to %q, which the catalogue does not have", subject, name)
 		case names[subject] && subject != name:
@@ -118,6 +153,11 @@ func checkSubjects(all []schemas.Schema, m map[string]string) error {
 	}
 	return nil
 }
+
+// defaultContext prefixes a subject qualified with the default context,
+// the only one the catalogue has: Confluent's registry reads
+// ":.:core.device" as core.device, and so does the registry here.
+const defaultContext = ":.:"
 
 // registry serves the schema-registry protocol over the catalogue. All it
 // serves is computed once, when the Handler is made.
@@ -128,11 +168,9 @@ type registry struct {
 	byID     map[int32]*registered
 	names    []string // the subjects, sorted
 	maxID    int32    // the largest registry id, for ?fetchMaxId=true
-	// working holds a place for each request read without a body place
-	// while it is judged: reading its JSON takes memory in proportion to
-	// it, which the places bound however many such requests arrive at
-	// once. The work is short and CPU-bound, so a request waits for one.
-	working chan struct{}
+	// topicSubjects lists the subjects Subjects maps, for the 40401 that
+	// tells a client what is served: "none" if none.
+	topicSubjects string
 }
 
 // subject is one subject and the versions it serves.
@@ -155,7 +193,6 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 	}
 	g := &registry{
 		h: h, mux: http.NewServeMux(), subjects: map[string]*subject{}, byID: map[int32]*registered{},
-		working: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	byName := map[string][]*registered{}
 	for _, s := range all {
@@ -184,6 +221,14 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		}
 	}
 	g.names = slices.Sorted(maps.Keys(g.subjects))
+	g.topicSubjects = "none"
+	if topics := slices.Sorted(maps.Keys(mapped)); len(topics) > 0 {
+		const most = 10 // the answer stays short however many are mapped
+		g.topicSubjects = strings.Join(topics[:min(len(topics), most)], ", ")
+		if len(topics) > most {
+			g.topicSubjects += fmt.Sprintf(" and %d more: GET /subjects", len(topics)-most)
+		}
+	}
 
 	for _, r := range []struct {
 		pattern string
@@ -198,6 +243,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /schemas/ids/{id}/schema", g.rawByID},
 		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
+		{"GET /schemas/guids/{guid}", g.schemaByGUID},
 		{"GET /subjects", g.subjectList},
 		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
 		{"GET /subjects/{subject}/versions", g.versionList},
@@ -212,10 +258,10 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /config/{subject}", g.config},
 		{"GET /mode", g.mode},
 		{"GET /mode/{subject}", g.mode},
-		{"PUT /config", g.readOnly},
-		{"PUT /config/{subject}", g.readOnly},
-		{"PUT /mode", g.readOnly},
-		{"PUT /mode/{subject}", g.readOnly},
+		{"PUT /config", g.putConfig},
+		{"PUT /config/{subject}", g.putConfig},
+		{"PUT /mode", g.putMode},
+		{"PUT /mode/{subject}", g.putMode},
 		{"DELETE /subjects/{subject}", g.readOnly},
 		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
 		{"DELETE /config", g.readOnly},
@@ -259,6 +305,10 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := g.mux.Handler(r2); pattern == "/" {
 		if allowed := g.allowed(r2); allowed != "" {
 			w.Header().Set("Allow", allowed)
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 			registryError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed: use %s", r.Method, allowed))
 			return
 		}
@@ -266,8 +316,8 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mux.ServeHTTP(w, r2)
 }
 
-// allowed returns the methods the registry serves at r's path, joined
-// for an Allow header, or "" if it serves none there.
+// allowed returns the methods the registry serves at r's path, OPTIONS
+// last, joined for an Allow header, or "" if it serves none there.
 func (g *registry) allowed(r *http.Request) string {
 	var methods []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
@@ -279,7 +329,10 @@ func (g *registry) allowed(r *http.Request) string {
 			}
 		}
 	}
-	return strings.Join(methods, ", ")
+	if len(methods) == 0 {
+		return ""
+	}
+	return strings.Join(append(methods, http.MethodOptions), ", ")
 }
 
 // schemaBody is the protocol's body for a schema by id.
@@ -355,7 +408,8 @@ func queryTrue(r *http.Request, name string) bool {
 
 // page returns the items that the request's offset and limit select, as
 // Confluent's list routes do: from offset (0 by default), at most limit
-// of them (all when limit is negative or absent). For an offset or
+// of them (all when limit is absent, 0 or negative, as Confluent's
+// normalizeLimit reads it). For an offset or
 // limit that is not an integer it answers 400 and returns ok false.
 func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok bool) {
 	q := r.URL.Query()
@@ -380,7 +434,7 @@ func page[T any](w http.ResponseWriter, r *http.Request, items []T) (_ []T, ok b
 		return nil, false
 	}
 	items = items[min(max(offset, 0), len(items)):]
-	if limit >= 0 && limit < len(items) {
+	if limit > 0 && limit < len(items) {
 		items = items[:limit]
 	}
 	return items, true
@@ -395,6 +449,7 @@ func (g *registry) listed(r *http.Request) []*subject {
 	if prefix == ":*:" {
 		prefix = ""
 	}
+	prefix = strings.TrimPrefix(prefix, defaultContext)
 	var list []*subject
 	if queryTrue(r, "deletedOnly") {
 		return nil
@@ -458,7 +513,7 @@ type subjectVersion struct {
 // subjectVersions returns the subjects that have the version v, and its
 // number in each, only for the request's subject if it names one.
 func (g *registry) subjectVersions(r *http.Request, v *registered) []subjectVersion {
-	only := r.URL.Query().Get("subject")
+	only := strings.TrimPrefix(r.URL.Query().Get("subject"), defaultContext)
 	list := []subjectVersion{}
 	for _, name := range g.names {
 		if slices.Contains(g.subjects[name].versions, v) && (only == "" || only == name) {
@@ -489,9 +544,10 @@ func (g *registry) subjectList(w http.ResponseWriter, r *http.Request) {
 // subject returns the subject in r's path, or answers 40401 and returns
 // nil.
 func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
-	s := g.served(r.PathValue("subject"))
+	name := r.PathValue("subject")
+	s := g.served(name)
 	if s == nil {
-		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found", strconv.Quote(r.PathValue("subject"))))
+		registryError(w, r, ErrorSubjectNotFound, fmt.Sprintf("subject %s not found: the subjects are the schemas' names and the topic subjects given to the service (%s); serve another with msgcheck serve -subject %s=NAME (api.Subjects)", strconv.Quote(name), g.topicSubjects, name))
 	}
 	return s
 }
@@ -499,14 +555,15 @@ func (g *registry) subject(w http.ResponseWriter, r *http.Request) *subject {
 // served returns the subject of that name, or nil if the registry does
 // not serve it.
 func (g *registry) served(name string) *subject {
-	if s, ok := g.subjects[name]; ok && len(s.versions) > 0 {
+	if s, ok := g.subjects[strings.TrimPrefix(name, defaultContext)]; ok && len(s.versions) > 0 {
 		return s
 	}
 	return nil
 }
 
 // versionList serves GET /subjects/{subject}/versions: none with
-// deletedOnly=true, since no version is ever deleted.
+// deletedOnly=true, since no version is ever deleted; with offset and
+// limit, as Confluent's.
 func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	s := g.subject(w, r)
 	if s == nil {
@@ -519,7 +576,9 @@ func (g *registry) versionList(w http.ResponseWriter, r *http.Request) {
 	if queryTrue(r, "deletedOnly") {
 		numbers = numbers[:0]
 	}
-	writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+	if numbers, ok := page(w, r, numbers); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(numbers))
+	}
 }
 
 // latestWithMetadata serves GET /subjects/{subject}/metadata, which
@@ -552,12 +611,16 @@ func (g *registry) referencedBy(w http.ResponseWriter, r *http.Request) {
 // number, "latest" or -1 for the last, or a catalogue version such as
 // "1.0". Otherwise it answers 42202 or 40402 and returns nil.
 func (s *subject) find(w http.ResponseWriter, r *http.Request) *registered {
-	text := r.PathValue("version")
+	// As Confluent's registry reads a version (its VersionId): without
+	// the white space and control characters around it (Java's trim),
+	// "latest" in any case, an integer as Java's Integer.parseInt reads
+	// one, sign and leading zeros allowed.
+	text := strings.TrimFunc(r.PathValue("version"), func(c rune) bool { return c <= ' ' })
 	// A version is an int32, as Java's Integer is in Confluent's registry:
 	// beyond, it is invalid (42202), not missing.
 	n64, err := strconv.ParseInt(text, 10, 32)
 	switch n := int(n64); {
-	case text == "latest" || err == nil && n == -1:
+	case strings.EqualFold(text, "latest") || err == nil && n == -1:
 		return s.versions[len(s.versions)-1]
 	case err == nil && n >= 1 && n <= len(s.versions):
 		return s.versions[n-1]
@@ -593,49 +656,20 @@ func (g *registry) subjectRaw(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// freeRequest is the size up to which a request whose length is
-// announced is read without one of the handler's body places: a
-// serializer's request for one of the catalogue's schemas is a few
-// kilobytes, and holding as much for each connection costs no more than
-// the connection itself does, so clients that send their bodies slowly,
-// however many, cannot keep the others from registering and looking up.
-const freeRequest = 16 << 10
-
-// readBody reads the request's body: one of freeRequest bytes or fewer,
-// announced, as it comes; a larger one, or one of unknown length, while
-// it holds one of the handler's body places (see handler.readBody). A
-// small body, once read, is judged in one of the registry's working
-// places. When it returns ok false it has answered the request, unless
-// its client has gone; otherwise the caller must call release once it no
-// longer holds the body.
-func (g *registry) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
-	if r.ContentLength < 0 || r.ContentLength > freeRequest {
-		return g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r.ContentLength))
-	if err != nil {
-		status, text := readFailure(err)
-		registryError(w, r, status, text)
-		return nil, nil, false
-	}
-	select {
-	case g.working <- struct{}{}:
-		return body, func() { <-g.working }, true
-	case <-r.Context().Done():
-		return nil, nil, false // the client has gone: nobody to answer
-	}
-}
-
 // readRequest reads a POST request's schema, holding one of the handler's
 // body places while it does. It answers the request and returns ok false
 // when the body is too large, unreadable, not a request, not JSON or not
 // of type JSON.
 func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req request, value any, ok bool) {
-	body, release, ok := g.readBody(w, r)
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
 	if !ok {
 		return req, nil, false
 	}
 	defer release()
+	if len(body) == 0 {
+		registryError(w, r, ErrorInvalidSchema, "the request is empty, where a JSON object with a schema is wanted")
+		return req, nil, false
+	}
 	// Strictly, as messages are read (decisions 11 and 12): encoding/json
 	// would repair invalid UTF-8 and keep the last of repeated names,
 	// where the client may have meant the first.
@@ -644,7 +678,7 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 		return req, nil, false
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		registryError(w, r, ErrorInvalidSchema, "the request is not a JSON object with a schema: "+err.Error())
+		registryError(w, r, ErrorInvalidSchema, inJSONTerms("the request", body, err))
 		return req, nil, false
 	}
 	if req.Schema == "" {
@@ -677,14 +711,32 @@ func (g *registry) readRequest(w http.ResponseWriter, r *http.Request) (req requ
 
 // match returns the subject's version whose schema is, as JSON, the
 // value: the same text up to white space, member order and the spelling
-// of numbers.
+// of numbers, and with an $id that names the same schema in either
+// scheme (see sameID).
 func (s *subject) match(value any) *registered {
 	for _, v := range s.versions {
-		if equalJSON(v.value, value) {
+		if equalJSON(v.value, sameID(value, v.ID)) {
 			return v
 		}
 	}
 	return nil
+}
+
+// sameID returns the decoded schema value with its $id written as id if
+// the two name the same schema (msg.CanonicalID: the catalogue was
+// published under http and https, decision 9, so a producer's copy may
+// have either), and otherwise value itself.
+func sameID(value any, id string) any {
+	o, ok := value.(map[string]any)
+	if !ok {
+		return value
+	}
+	if sent, ok := o["$id"].(string); !ok || sent == id || msg.CanonicalID(sent) != msg.CanonicalID(id) {
+		return value
+	}
+	o = maps.Clone(o)
+	o["$id"] = id
+	return o
 }
 
 // lookup serves POST /subjects/{subject}: the version of the subject whose
@@ -719,6 +771,12 @@ func (s *subject) differences(value any) string {
 	}
 	return strings.Join(text, "; ")
 }
+
+// maxRefusalFindings is how many findings of its compatibility report
+// the refusal of a registration carries: it is an error message, which
+// clients print and log whole, where the report of a large schema may
+// run to megabytes. The compatibility route lists them all.
+const maxRefusalFindings = 10
 
 // register serves POST /subjects/{subject}/versions: the id of a schema
 // already in the catalogue under the subject; anything else is refused
@@ -755,9 +813,13 @@ func (g *registry) register(w http.ResponseWriter, r *http.Request) {
 	case comparing <- struct{}{}:
 		findings, _, err := g.compare(s, s.versions, []byte(req.Schema))
 		<-comparing
-		if err != nil {
+		switch more := len(findings) - maxRefusalFindings; {
+		case err != nil:
 			text += "; " + err.Error()
-		} else if len(findings) > 0 {
+		case more > 0:
+			text += "; against the catalogue: " + strings.Join(findings[:maxRefusalFindings], "; ")
+			text += fmt.Sprintf("; and %d more findings: POST /compatibility/subjects/%s/versions?verbose=true lists them all", more, s.name)
+		case len(findings) > 0:
 			text += "; against the catalogue: " + strings.Join(findings, "; ")
 		}
 	default:
@@ -794,8 +856,8 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
 	messages, compatible, err := g.compare(s, against, []byte(req.Schema))
+	done() // before writing, which a slow reader may hold up
 	if err != nil {
 		registryError(w, r, ErrorInvalidSchema, err.Error())
 		return
@@ -822,14 +884,30 @@ func (g *registry) compatibility(w http.ResponseWriter, r *http.Request) {
 func (g *registry) compare(s *subject, against []*registered, candidate []byte) (findings []string, compatible bool, err error) {
 	c, err := schemas.Parse(candidate)
 	if err != nil {
-		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %v", err)
+		_, typeErr := errors.AsType[*json.UnmarshalTypeError](err)
+		o, _ := decodeJSON(candidate)
+		if o, ok := o.(map[string]any); ok && o["$id"] == nil && !typeErr {
+			// A team's own schema: say how a proposed version names
+			// itself, the next minor of the latest version.
+			latest := s.versions[len(s.versions)-1]
+			next := fmt.Sprintf("%d.%d", latest.Major, latest.Minor+1)
+			return nil, false, fmt.Errorf("the schema is not a catalogue schema file: it has no $id; a proposed version of %s names itself as the catalogue's files do, with \"$id\": %s and \"title\": %s",
+				latest.Name, strconv.Quote(schemas.ID(latest.Name, next)), strconv.Quote(latest.Name))
+		}
+		return nil, false, fmt.Errorf("the schema is not a catalogue schema file: %s", inJSONTerms("it", candidate, err))
 	}
 	if want := against[0].Name; c.Name != want {
 		return nil, false, fmt.Errorf("the schema is %s, not %s, the schema of subject %s", strconv.Quote(c.Name), strconv.Quote(want), strconv.Quote(s.name))
 	}
 	compatible = true
 	for _, v := range against {
-		report, err := compat.Compare(v.Schema, c, compat.Options{Mode: compat.Full})
+		proposed := c
+		if c.Version == v.Version {
+			// An edited copy keeps its $id, so claims the version it is
+			// compared with: the report names it apart.
+			proposed.Version = "the proposed " + c.Version
+		}
+		report, err := compat.Compare(v.Schema, proposed, compat.Options{Mode: compat.Full})
 		if err != nil {
 			return nil, false, err
 		}
@@ -839,18 +917,93 @@ func (g *registry) compare(s *subject, against []*registered, candidate []byte) 
 	return findings, compatible, nil
 }
 
+// config serves GET /config and GET /config/{subject}: FULL_TRANSITIVE
+// (decision 13), the level of the registry and of every subject it
+// serves. A subject it does not serve has no level of its own: as in
+// Confluent's registry, asking for it is 40408, unless defaultToGlobal
+// is true, which asks for the registry's level.
 func (g *registry) config(w http.ResponseWriter, r *http.Request) {
-	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+	if !g.configured(w, r, ErrorSubjectCompatibilityNotConfigured, "compatibility") {
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"compatibilityLevel": "FULL_TRANSITIVE"}))
 }
 
+// mode serves GET /mode and GET /mode/{subject}, READONLY, as config
+// serves the level (40409 for a subject not served).
 func (g *registry) mode(w http.ResponseWriter, r *http.Request) {
-	if r.PathValue("subject") != "" && g.subject(w, r) == nil {
+	if !g.configured(w, r, ErrorSubjectModeNotConfigured, "mode") {
 		return
 	}
 	writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{"mode": "READONLY"}))
+}
+
+// configured reports whether the subject in r's path, if any, has the
+// setting what of its own, or defaultToGlobal=true asks for the
+// registry's; otherwise it answers code and returns false.
+func (g *registry) configured(w http.ResponseWriter, r *http.Request, code int, what string) bool {
+	subject := r.PathValue("subject")
+	if subject == "" || g.served(subject) != nil || queryTrue(r, "defaultToGlobal") {
+		return true
+	}
+	registryError(w, r, code, fmt.Sprintf("subject %s does not have subject-level %s configured", strconv.Quote(subject), what))
+	return false
+}
+
+// schemaByGUID serves GET /schemas/guids/{guid}, by which Confluent's
+// deserializers fetch a schema whose GUID a producer wrote in a header:
+// the catalogue names its schemas by registry id only (decision 15), so
+// no GUID is found.
+func (g *registry) schemaByGUID(w http.ResponseWriter, r *http.Request) {
+	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found: the catalogue names its schemas by registry id, not by GUID", strconv.Quote(r.PathValue("guid"))))
+}
+
+// The compatibility levels and the modes of Confluent's registry.
+var (
+	compatibilityLevels = []string{"NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"}
+	modes               = []string{"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"}
+)
+
+// putConfig serves PUT /config and PUT /config/{subject}: an update to
+// FULL_TRANSITIVE, the level the registry has everywhere, is accepted as
+// the idempotent write it is, answered as Confluent's registry answers
+// it, so that tools that set the level they expect on every run work;
+// any other update is refused read-only (42205), or 42203 if it names
+// no level.
+func (g *registry) putConfig(w http.ResponseWriter, r *http.Request) {
+	g.putSetting(w, r, "compatibility", "FULL_TRANSITIVE", compatibilityLevels, ErrorInvalidCompatibilityLevel)
+}
+
+// putMode serves PUT /mode and PUT /mode/{subject} as putConfig serves
+// the level: READONLY is accepted, another mode is 42205, no mode 42204.
+func (g *registry) putMode(w http.ResponseWriter, r *http.Request) {
+	g.putSetting(w, r, "mode", "READONLY", modes, ErrorInvalidMode)
+}
+
+// putSetting serves an update whose body is {member: value}: 200 with
+// {member: current} if value is current, in any case; invalid if value
+// is none of valid; 42205 otherwise, and for any other body.
+func (g *registry) putSetting(w http.ResponseWriter, r *http.Request, member, current string, valid []string, invalid int) {
+	body, release, ok := g.h.readBody(w, r, maxRegistryRequest, "request", "too many requests are being answered", registryError)
+	if !ok {
+		return
+	}
+	var update map[string]any
+	_, reason := jsontext.Check(body)
+	err := json.Unmarshal(body, &update)
+	release()
+	value, isString := update[member].(string)
+	switch {
+	case reason != "" || err != nil || !isString || len(update) != 1:
+		g.readOnly(w, r)
+	case strings.EqualFold(value, current):
+		writeRegistry(w, r, http.StatusOK, mustEncode(map[string]string{member: current}))
+	case !slices.Contains(valid, strings.ToUpper(value)):
+		registryError(w, r, invalid, fmt.Sprintf("%s %s is none of %s", member, strconv.Quote(value), strings.Join(valid, ", ")))
+	default:
+		what := map[string]string{"compatibility": "compatibility level"}[member]
+		registryError(w, r, ErrorReadOnly, fmt.Sprintf("the %s is %s, for every subject, and cannot be changed: the catalogue is read-only (decision 13)", cmp.Or(what, member), current))
+	}
 }
 
 func (g *registry) readOnly(w http.ResponseWriter, r *http.Request) {

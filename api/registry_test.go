@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,6 +104,13 @@ func TestSubjectsRefusesAMapToNoSchema(t *testing.T) {
 	assert.Error(t, CheckSubjects(map[string]string{"t-value": "core.nothing"}))
 	assert.Error(t, CheckSubjects(map[string]string{"core.device": "core.vehicle"}))
 	assert.Error(t, CheckSubjects(map[string]string{"": "core.vehicle"}))
+	// Subjects no client can name: a path segment "." or ".." is removed
+	// by every URL library, a control character is refused by Confluent's
+	// registry (42208), and a context other than the default one is not
+	// served, while the default one is the name without its prefix.
+	for _, subject := range []string{".", "..", "t\x00-value", "t\n-value", ":.other:t-value", ":.:t-value", "t\xff-value"} {
+		assert.Error(t, CheckSubjects(map[string]string{subject: "core.vehicle"}), subject)
+	}
 	assert.NoError(t, CheckSubjects(map[string]string{"t-value": "core.vehicle", "core.device": "core.device"}))
 	assert.Panics(t, func() { Handler(Subjects(map[string]string{"t-value": "core.nothing"})) })
 }
@@ -110,6 +119,8 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	h := fixtureHandler(t)
 	rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions", "")
 	assert.JSONEq(t, `[1,2,3]`, rec.Body.String())
+	rec = do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions?offset=1&limit=1", "")
+	assert.JSONEq(t, `[2]`, rec.Body.String())
 
 	for _, tc := range []struct {
 		path    string
@@ -118,6 +129,10 @@ func TestRegistryVersionsAreNumberedInPublicationOrder(t *testing.T) {
 	}{
 		{"1", 1, "1.0"}, {"2", 2, "1.1"}, {"3", 3, "2.0"}, {"latest", 3, "2.0"}, {"-1", 3, "2.0"},
 		{"1.0", 1, "1.0"}, {"1.1", 2, "1.1"}, {"2.0", 3, "2.0"},
+		// As Confluent's VersionId reads a version: trimmed, "latest" in
+		// any case, an integer as Java's Integer.parseInt reads it.
+		{"LATEST", 3, "2.0"}, {"Latest", 3, "2.0"}, {"%20latest%20", 3, "2.0"}, {"%202", 2, "1.1"},
+		{"+2", 2, "1.1"}, {"02", 2, "1.1"},
 	} {
 		rec := do(h, http.MethodGet, "/api/registry/subjects/demo.sensor/versions/"+tc.path, "")
 		require.Equal(t, http.StatusOK, rec.Code, tc.path)
@@ -245,6 +260,7 @@ func TestRegistryCompatibilityRefusesABadVerboseAndAnswers503WhenBusy(t *testing
 	msg := wantError(t, do(h, http.MethodPost, path+"?verbose=yes", request), http.StatusBadRequest)
 	assert.Equal(t, `verbose "yes" is not true or false`, msg)
 
+	shortCompareWait(t)
 	for range cap(comparing) {
 		comparing <- struct{}{}
 	}
@@ -287,7 +303,20 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code, path)
 		assert.JSONEq(t, `{"mode":"READONLY"}`, rec.Body.String())
 	}
-	wantError(t, do(h, http.MethodGet, "/api/registry/config/core.nothing", ""), ErrorSubjectNotFound)
+	// A subject without versions has no level or mode of its own, as in
+	// Confluent's registry; with defaultToGlobal=true it has the global's.
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/config/core.nothing", ""), ErrorSubjectCompatibilityNotConfigured)
+	assert.Equal(t, `subject "core.nothing" does not have subject-level compatibility configured`, msg)
+	msg = wantError(t, do(h, http.MethodGet, "/api/registry/mode/core.nothing?defaultToGlobal=false", ""), ErrorSubjectModeNotConfigured)
+	assert.Equal(t, `subject "core.nothing" does not have subject-level mode configured`, msg)
+	for path, want := range map[string]string{
+		"/api/registry/config/core.nothing?defaultToGlobal=true":  `{"compatibilityLevel":"FULL_TRANSITIVE"}`,
+		"/api/registry/mode/new-topic-value?defaultToGlobal=TRUE": `{"mode":"READONLY"}`,
+	} {
+		rec := do(h, http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.JSONEq(t, want, rec.Body.String(), path)
+	}
 	for _, req := range [][2]string{
 		{http.MethodPut, "/api/registry/config"},
 		{http.MethodPut, "/api/registry/mode/core.device"},
@@ -311,10 +340,10 @@ func TestRegistryUnknownPathsAndMethodsAnswerInItsBody(t *testing.T) {
 	wantError(t, do(h, http.MethodDelete, "/api/registry", ""), http.StatusMethodNotAllowed)
 	rec := do(h, http.MethodPatch, "/api/registry/subjects", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
-	assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"))
+	assert.Equal(t, "GET, HEAD, OPTIONS", rec.Header().Get("Allow"))
 	rec = do(h, http.MethodGet, "/api/registry/subjects/core.device", "")
 	wantError(t, rec, http.StatusMethodNotAllowed)
-	assert.Equal(t, "POST, DELETE", rec.Header().Get("Allow"))
+	assert.Equal(t, "POST, DELETE, OPTIONS", rec.Header().Get("Allow"))
 }
 
 func TestCanonicalNumberIsOneSpellingPerValue(t *testing.T) {
@@ -392,7 +421,7 @@ func TestRegistryBodyFailuresAnswerInItsBody(t *testing.T) {
 	wantError(t, do(h, http.MethodPost, path, big), http.StatusRequestEntityTooLarge)
 
 	h.bodies <- struct{}{}
-	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeRequest) + `}`
+	large := `{"schemaType":"JSON","schema":"{}"` + strings.Repeat(" ", freeBody) + `}`
 	rec := do(h, http.MethodPost, path, large)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	wantError(t, rec, http.StatusServiceUnavailable)
@@ -430,6 +459,9 @@ func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
 		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
 		{"/api/registry/subjects?deletedOnly=true", `[]`},
 		{"/api/registry/subjects?offset=1&limit=2", `["core.device","core.vehicle"]`},
+		// As Confluent's normalizeLimit: a limit of 0 or below is none.
+		{"/api/registry/subjects?offset=3&limit=0", `["example.event","telemetry-value"]`},
+		{"/api/registry/schemas?subjectPrefix=tele&limit=0", "[" + entry("telemetry-value", device) + "]"},
 		{"/api/registry/subjects/core.device/versions?deletedOnly=true", `[]`},
 		{"/api/registry/subjects/core.device/versions/1/referencedby", `[]`},
 		{"/api/registry/subjects/telemetry-value/metadata", entry("telemetry-value", device)},
@@ -610,12 +642,11 @@ func TestRegisterComparesOnlyInAPlace(t *testing.T) {
 // client has gone.
 func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
 	h := Handler()
-	g := h.(*handler).registry
 	device, err := schemas.Lookup("core.device", "1.0")
 	require.NoError(t, err)
 	request := schemaRequest(t, string(device.JSON()))
-	for range cap(g.working) {
-		g.working <- struct{}{}
+	for range cap(h.(*handler).working) {
+		h.(*handler).working <- struct{}{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the client has gone while it waited
@@ -623,8 +654,298 @@ func TestSmallRegistryRequestsAreReadInAPlace(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	assert.Empty(t, rec.Body.String(), "judged without a place")
-	for range cap(g.working) {
-		<-g.working
+	for range cap(h.(*handler).working) {
+		<-h.(*handler).working
 	}
 	assert.Equal(t, http.StatusOK, do(h, http.MethodPost, "/api/registry/subjects/core.device", request).Code)
+}
+
+// TestRegistryCompatibilityWaitsForAPlace: a compatibility check that
+// arrives while every place to compare is taken waits for one, as a
+// registry answers every client of a burst of checks, rather than being
+// refused 503 at once.
+func TestRegistryCompatibilityWaitsForAPlace(t *testing.T) {
+	h := fixtureHandler(t)
+	request := schemaRequest(t, readFile(t, "../testdata/fixture/demo.sensor-1.1.json"))
+	for range cap(comparing) {
+		comparing <- struct{}{}
+	}
+	answered := make(chan *httptest.ResponseRecorder)
+	go func() {
+		answered <- do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions/1", request)
+	}()
+	select {
+	case rec := <-answered:
+		t.Errorf("answered %d while every place was taken: %s", rec.Code, rec.Body)
+	case <-time.After(200 * time.Millisecond): // still waiting, as it should
+	}
+	for range cap(comparing) {
+		<-comparing
+	}
+	if t.Failed() {
+		return
+	}
+	rec := <-answered
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+}
+
+// TestRegistryErrorsNameJSONNotGo: a request, or a schema, of the wrong
+// JSON type is refused in JSON's terms, with the place of the value at
+// fault, never with encoding/json's text, which names Go's types and the
+// server's own structs.
+func TestRegistryErrorsNameJSONNotGo(t *testing.T) {
+	h := fixtureHandler(t)
+	for _, tc := range []struct {
+		path, body string
+		code       int
+		want       string
+	}{
+		{"/api/registry/subjects/demo.sensor", `[]`, ErrorInvalidSchema, "the request is an array, want an object"},
+		// Confluent's Go client retries a 503 with the body it has sent,
+		// that is with none: say so, not "unexpected end of input".
+		{"/api/registry/subjects/demo.sensor/versions", ``, ErrorInvalidSchema, "the request is empty, where a JSON object with a schema is wanted"},
+		{"/api/registry/subjects/demo.sensor/versions", `"x"`, ErrorInvalidSchema, "the request is a string, want an object"},
+		{"/api/registry/subjects/demo.sensor", `{"schema":1,"schemaType":"JSON"}`, ErrorInvalidSchema, `"/schema" is a number, want a string`},
+		{"/api/registry/subjects/demo.sensor", `{"schema":"{}","schemaType":true}`, ErrorInvalidSchema, `"/schemaType" is true or false, want a string`},
+		{"/api/registry/subjects/demo.sensor", `{"schema":"{}","schemaType":"JSON","references":{}}`, ErrorInvalidSchema, `"/references" is an object, want an array`},
+		{"/api/registry/subjects/demo.sensor/versions", schemaRequest(t, `[]`), ErrorReadOnly, "not a catalogue schema file: it is an array, want an object"},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `[]`), ErrorInvalidSchema, "not a catalogue schema file: it is an array, want an object"},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"title":["demo.sensor"]}`), ErrorInvalidSchema, `"/title" is an array, want a string`},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"required":[1]}`), ErrorInvalidSchema, `"/required/0" is a number, want a string`},
+	} {
+		msg := wantError(t, do(h, http.MethodPost, tc.path, tc.body), tc.code)
+		assert.Contains(t, msg, tc.want, tc.body)
+		for _, goText := range []string{"json:", "Go ", "struct", "api.", "unmarshal"} {
+			assert.NotContains(t, msg, goText, tc.body)
+		}
+	}
+	// The catalogue's own compatibility route reads a schema file the same way.
+	rec := do(h, http.MethodPost, "/api/schemas/demo.sensor/versions/1.0/compatibility", `{"required": 5}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	assert.Contains(t, rec.Body.String(), `\"/required\" is a number, want an array`)
+	assert.NotContains(t, rec.Body.String(), "Go ")
+}
+
+// TestRegistryDefaultContextPrefixIsTheSubject: ":.:" names the default
+// context, the only one the catalogue has, so ":.:core.device" is
+// core.device, as Confluent's registry normalizes it; another context's
+// subjects are not found.
+func TestRegistryDefaultContextPrefixIsTheSubject(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	request := schemaRequest(t, string(device.JSON()))
+	for _, subject := range []string{":.:core.device", "%3A.%3Acore.device", ":.:telemetry-value"} {
+		name := strings.TrimPrefix(strings.TrimPrefix(subject, ":.:"), "%3A.%3A")
+		rec := do(h, http.MethodGet, "/api/registry/subjects/"+subject+"/versions/latest", "")
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", subject, rec.Body)
+		var got versionBody
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+		assert.Equal(t, name, got.Subject)
+		assert.Equal(t, device.RegistryID, got.ID)
+		for _, path := range []string{"/api/registry/subjects/" + subject, "/api/registry/subjects/" + subject + "/versions"} {
+			assert.Equal(t, http.StatusOK, do(h, http.MethodPost, path, request).Code, path)
+		}
+		assert.Equal(t, http.StatusOK, do(h, http.MethodGet, "/api/registry/config/"+subject, "").Code)
+	}
+	rec := do(h, http.MethodGet, "/api/registry/schemas/ids/2/versions?subject=:.:telemetry-value", "")
+	assert.JSONEq(t, `[{"subject":"telemetry-value","version":1}]`, rec.Body.String())
+	rec = do(h, http.MethodGet, "/api/registry/subjects?subjectPrefix=:.:tele", "")
+	assert.JSONEq(t, `["telemetry-value"]`, rec.Body.String())
+	wantError(t, do(h, http.MethodGet, "/api/registry/subjects/:.staging:core.device/versions", ""), ErrorSubjectNotFound)
+}
+
+// TestRegistrySchemaByGUIDIsNotFound: Confluent's clients fetch a schema
+// by GUID when a producer wrote one in a header; the catalogue names its
+// schemas by registry id only, so every GUID is the registry's 40403,
+// not a path unknown.
+func TestRegistrySchemaByGUIDIsNotFound(t *testing.T) {
+	msg := wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e", ""), ErrorSchemaNotFound)
+	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
+	assert.Contains(t, msg, "registry id")
+}
+
+// TestOptionsListsTheMethodsOfAPath: OPTIONS is answered 204 with the
+// methods the path serves, as Confluent's registry answers it, on the
+// registry's routes and on the catalogue's; a path that no route has is
+// still 404.
+func TestOptionsListsTheMethodsOfAPath(t *testing.T) {
+	h := Handler()
+	for path, allow := range map[string]string{
+		"/api/registry/subjects":                         "GET, HEAD, OPTIONS",
+		"/api/registry/subjects/core.device/versions":    "GET, HEAD, POST, OPTIONS",
+		"/api/registry/subjects/core.device":             "POST, DELETE, OPTIONS",
+		"/api/registry":                                  "GET, HEAD, POST, OPTIONS",
+		"/api/schemas":                                   "GET, HEAD, OPTIONS",
+		"/api/schemas/core.device/versions/1.0/validate": "OPTIONS, POST",
+		"/api/schemas/core.device/versions/1.0":          "GET, HEAD, OPTIONS",
+	} {
+		rec := do(h, http.MethodOptions, path, "")
+		assert.Equal(t, http.StatusNoContent, rec.Code, "%s: %s", path, rec.Body)
+		assert.Equal(t, allow, rec.Header().Get("Allow"), path)
+		assert.Empty(t, rec.Body.String(), path)
+	}
+	wantError(t, do(h, http.MethodOptions, "/api/registry/nothing", ""), http.StatusNotFound)
+	assert.Equal(t, http.StatusNotFound, do(h, http.MethodOptions, "/api/schemas/core.nothing/versions", "").Code)
+}
+
+// blockedWriter is a ResponseWriter whose client reads nothing: Write
+// blocks until unblock is closed, after telling writing.
+type blockedWriter struct {
+	*httptest.ResponseRecorder
+	writing, unblock chan struct{}
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	close(b.writing)
+	<-b.unblock
+	return b.ResponseRecorder.Write(p)
+}
+
+// TestNoPlaceIsHeldWhileAnAnswerIsWritten: a client that reads its
+// answer slowly, or not at all, holds none of the places that bound the
+// work in progress (bodies, working places, places to compare) while
+// the answer is written, so that it cannot keep the others waiting.
+func TestNoPlaceIsHeldWhileAnAnswerIsWritten(t *testing.T) {
+	h := fixtureHandler(t)
+	candidate := readFile(t, "../testdata/fixture/demo.sensor-1.1.json")
+	large := strings.Repeat(" ", freeBody) // so that the body takes a place among bodies
+	for _, tc := range []struct{ path, body string }{
+		{"/api/registry/compatibility/subjects/demo.sensor/versions?verbose=true", schemaRequest(t, candidate)},
+		{"/api/registry/compatibility/subjects/demo.sensor/versions?verbose=true", schemaRequest(t, candidate) + large},
+		{"/api/schemas/demo.sensor/versions/1.0/compatibility", candidate},
+		{"/api/schemas/demo.sensor/versions/1.0/compatibility", candidate + large},
+		{"/api/registry/subjects/demo.sensor", schemaRequest(t, candidate)},
+		{"/api/schemas/demo.sensor/versions/1.0/validate", `{}`},
+		{"/api/schemas/demo.sensor/versions/1.0/validate", `{}` + large},
+	} {
+		w := &blockedWriter{httptest.NewRecorder(), make(chan struct{}), make(chan struct{})}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body)))
+		}()
+		<-w.writing
+		assert.Zero(t, len(comparing), "places to compare held while writing: %s", tc.path)
+		assert.Zero(t, len(h.bodies), "body places held while writing: %s", tc.path)
+		assert.Zero(t, len(h.working), "working places held while writing: %s", tc.path)
+		close(w.unblock)
+		<-done
+		assert.NotEqual(t, http.StatusServiceUnavailable, w.Code, tc.path)
+	}
+}
+
+// TestRegistryUpdatesToWhatIsSetAreAccepted: a tool that sets the level
+// or the mode the registry already has (FULL_TRANSITIVE, READONLY), as
+// infrastructure-as-code tools do on every run, succeeds, with the
+// answer Confluent's registry gives; any other setting is read-only
+// (42205), and one that is no level or mode at all is 42203 or 42204.
+func TestRegistryUpdatesToWhatIsSetAreAccepted(t *testing.T) {
+	h := Handler()
+	for _, tc := range []struct{ path, body, want string }{
+		{"/api/registry/config", `{"compatibility":"FULL_TRANSITIVE"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/config/core.device", `{"compatibility":"full_transitive"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/config/new-topic-value", `{"compatibility":"FULL_TRANSITIVE"}`, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/api/registry/mode", `{"mode":"READONLY"}`, `{"mode":"READONLY"}`},
+		{"/api/registry/mode/core.device", `{"mode":"readonly"}`, `{"mode":"READONLY"}`},
+	} {
+		rec := do(h, http.MethodPut, tc.path, tc.body)
+		require.Equal(t, http.StatusOK, rec.Code, "%s %s: %s", tc.path, tc.body, rec.Body)
+		assert.JSONEq(t, tc.want, rec.Body.String(), tc.path)
+	}
+	for _, tc := range []struct {
+		path, body string
+		code       int
+	}{
+		{"/api/registry/config", `{"compatibility":"NONE"}`, ErrorReadOnly},
+		{"/api/registry/config/core.device", `{"compatibility":"BACKWARD"}`, ErrorReadOnly},
+		{"/api/registry/config", `{"compatibility":"SIDEWAYS"}`, ErrorInvalidCompatibilityLevel},
+		{"/api/registry/config", `{}`, ErrorReadOnly},
+		{"/api/registry/config", `{"compatibility":"FULL_TRANSITIVE","normalize":true}`, ErrorReadOnly},
+		{"/api/registry/mode", `{"mode":"READWRITE"}`, ErrorReadOnly},
+		{"/api/registry/mode", `{"mode":"SIDEWAYS"}`, ErrorInvalidMode},
+		{"/api/registry/mode", `[]`, ErrorReadOnly},
+	} {
+		wantError(t, do(h, http.MethodPut, tc.path, tc.body), tc.code)
+	}
+}
+
+// TestRegistryMatchesAnIDInEitherScheme: the catalogue was published
+// under both http and https (decision 9), so a producer's copy of a
+// schema whose $id is http://, or has its host in capitals, is the
+// published schema: looked up and registered, it has the catalogue's id.
+func TestRegistryMatchesAnIDInEitherScheme(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	for _, id := range []string{
+		strings.Replace(device.ID, "https://", "http://", 1),
+		strings.Replace(device.ID, "https://catalogue.fleetkit.dev", "HTTPS://Catalogue.FleetKit.dev", 1),
+	} {
+		copied := strings.Replace(string(device.JSON()), device.ID, id, 1)
+		require.NotEqual(t, string(device.JSON()), copied)
+		for _, path := range []string{"/api/registry/subjects/core.device", "/api/registry/subjects/core.device/versions"} {
+			rec := do(h, http.MethodPost, path, schemaRequest(t, copied))
+			require.Equal(t, http.StatusOK, rec.Code, "%s %s: %s", path, id, rec.Body)
+			var got versionBody
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+			assert.Equal(t, device.RegistryID, got.ID)
+		}
+	}
+	// Another path is another schema.
+	other := strings.Replace(string(device.JSON()), device.ID, device.ID+"x", 1)
+	assert.Contains(t, wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device", schemaRequest(t, other)), ErrorSchemaNotFound), `"/$id"`)
+}
+
+// TestRegistrySubjectNotFoundSaysHowToServeIt: a new user's first
+// failure is a serializer's subject, telemetry-value, that nobody mapped;
+// the 40401 says which subjects are served and how to serve one.
+func TestRegistrySubjectNotFoundSaysHowToServeIt(t *testing.T) {
+	h := Handler(Subjects(map[string]string{"telemetry-value": "core.device"}))
+	msg := wantError(t, do(h, http.MethodGet, "/api/registry/subjects/orders-value/versions/latest", ""), ErrorSubjectNotFound)
+	assert.Equal(t, `subject "orders-value" not found: the subjects are the schemas' names and the topic subjects given to the service (telemetry-value); serve another with msgcheck serve -subject orders-value=NAME (api.Subjects)`, msg)
+}
+
+// TestRegistryNamesAnEditedCopyApartFromThePublishedVersion: a producer
+// that edits its copy of core.device keeps its $id, so the copy claims
+// the version it is compared with; the report names it "the proposed
+// 1.0", never "1.0 adds the member ... which 1.0 rejects".
+func TestRegistryNamesAnEditedCopyApartFromThePublishedVersion(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	edited := strings.Replace(string(device.JSON()), `"properties": {`, `"properties": {"x": {"type": "string"},`, 1)
+	rec := do(h, http.MethodPost, "/api/registry/compatibility/subjects/core.device/versions/latest?verbose=true", schemaRequest(t, edited))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var answer struct{ Messages []string }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &answer))
+	require.Len(t, answer.Messages, 1)
+	assert.Contains(t, answer.Messages[0], `the proposed 1.0 adds the member "x"`)
+	assert.Contains(t, answer.Messages[0], `no message of 1.0 carries it`)
+}
+
+// TestRegisterRefusalKeepsItsReportShort: the refusal of a registration
+// is an error message that clients print and log whole, so it carries
+// the report's first findings only, and says where the rest are.
+func TestRegisterRefusalKeepsItsReportShort(t *testing.T) {
+	h := Handler()
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	var added []string
+	for i := range 30 {
+		added = append(added, fmt.Sprintf(`"x%d": {"type": "string"}`, i))
+	}
+	edited := strings.Replace(string(device.JSON()), `"properties": {`, `"properties": {`+strings.Join(added, ",")+",", 1)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/subjects/core.device/versions", schemaRequest(t, edited)), ErrorReadOnly)
+	assert.Equal(t, maxRefusalFindings, strings.Count(msg, "witness:"), msg)
+	assert.Contains(t, msg, "; and 20 more findings: POST /compatibility/subjects/core.device/versions?verbose=true lists them all")
+}
+
+// TestRegistrySaysHowASchemaWithoutIDNamesItself: a team's own schema
+// usually has no $id; the compatibility check says how a proposed
+// version names itself, rather than only that "" is not an $id.
+func TestRegistrySaysHowASchemaWithoutIDNamesItself(t *testing.T) {
+	h := fixtureHandler(t)
+	msg := wantError(t, do(h, http.MethodPost, "/api/registry/compatibility/subjects/demo.sensor/versions", schemaRequest(t, `{"type":"object"}`)), ErrorInvalidSchema)
+	assert.Equal(t, `the schema is not a catalogue schema file: it has no $id; a proposed version of demo.sensor names itself as the catalogue's files do, with "$id": "https://catalogue.fleetkit.dev/api/schemas/demo.sensor/versions/2.1" and "title": "demo.sensor"`, msg)
 }

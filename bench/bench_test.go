@@ -32,37 +32,27 @@ import (
 )
 
 // impls are the implementations compared on each schema's inputs, keyed by
-// the input's schema. stdlib comes first, so that benchstat -col /impl
-// takes it as the base column, then this library (impl=catalogue).
+// the input's schema.
 var impls = map[string][]impl{
-	"device": {
-		encodingJSON[plaindevice.Device]("stdlib"),
-		methods[device.Device]("catalogue"),
-		encodingJSON[gjsdevice.Device]("gojsonschema"),
-		methods[ogendevice.Device]("ogen"),
-		santhosh("core.device"),
-	},
-	"vehicle": {
-		encodingJSON[plainvehicle.Vehicle]("stdlib"),
-		methods[vehicle.Vehicle]("catalogue"),
-		encodingJSON[gjsvehicle.Vehicle]("gojsonschema"),
-		methods[ogenvehicle.Vehicle]("ogen"),
-		santhosh("core.vehicle"),
-	},
-	"association": {
-		encodingJSON[plainassociation.Association]("stdlib"),
-		methods[association.Association]("catalogue"),
-		encodingJSON[gjsassociation.Association]("gojsonschema"),
-		methods[ogenassociation.Association]("ogen"),
-		santhosh("core.association"),
-	},
-	"event": {
-		encodingJSON[plainevent.Event]("stdlib"),
-		methods[event.Event]("catalogue"),
-		encodingJSON[gjsevent.Event]("gojsonschema"),
-		methods[ogenevent.Event]("ogen"),
-		santhosh("example.event"),
-	},
+	"device":      peersOf[plaindevice.Device, device.Device, gjsdevice.Device, ogendevice.Device]("core.device"),
+	"vehicle":     peersOf[plainvehicle.Vehicle, vehicle.Vehicle, gjsvehicle.Vehicle, ogenvehicle.Vehicle]("core.vehicle"),
+	"association": peersOf[plainassociation.Association, association.Association, gjsassociation.Association, ogenassociation.Association]("core.association"),
+	"event":       peersOf[plainevent.Event, event.Event, gjsevent.Event, ogenevent.Event]("example.event"),
+}
+
+// peersOf returns the impls of the named schema, whose types are Plain
+// (the plain struct), Catalogue (this library's), GJS (go-jsonschema's)
+// and Ogen (ogen's), in the same order for every schema: stdlib first, so
+// that benchstat -col /impl takes it as the base column, then this
+// library (impl=catalogue).
+func peersOf[Plain, Catalogue, GJS, Ogen any, PC message[Catalogue], PO message[Ogen]](schema string) []impl {
+	return []impl{
+		encodingJSON[Plain]("stdlib"),
+		methods[Catalogue, PC]("catalogue"),
+		encodingJSON[GJS]("gojsonschema"),
+		methods[Ogen, PO]("ogen"),
+		santhosh(schema),
+	}
 }
 
 // slow are the impls left out of decoding huge inputs, where one call

@@ -371,12 +371,7 @@ func readFile(data []byte, which string) (schemas.Schema, string, error) {
 // inBase reports whether id is under the catalogue's schemas, in either
 // scheme and any case of host (decision 9).
 func inBase(id string) bool {
-	scheme, rest, ok := strings.Cut(id, "://")
-	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
-		return false
-	}
-	host, path, _ := strings.Cut(rest, "/")
-	return strings.EqualFold(host, strings.TrimPrefix(schemas.BaseURL, "https://")) && strings.HasPrefix(path, "api/schemas/")
+	return strings.HasPrefix(msg.CanonicalID(id), schemas.BaseURL+"/api/schemas/")
 }
 
 // CheckCatalogue compares, for every schema of c, every minor version with

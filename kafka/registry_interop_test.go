@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
@@ -223,7 +224,34 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 	require.True(t, errors.As(err, &restErr), "%v", err)
 	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
 
-	// Writes are refused, read-only, in the registry's error.
+	// A subject in the default context, as context-aware clients name it.
+	latest, err := client.GetLatestSchemaMetadata(":.:telemetry-value")
+	require.NoError(t, err)
+	assert.Equal(t, int(device.RegistryID), latest.ID)
+
+	// A subject not served has no level of its own; the registry's is
+	// FULL_TRANSITIVE.
+	_, err = client.GetCompatibility("other-value")
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSubjectCompatibilityNotConfigured, restErr.Code)
+	config, err = client.GetConfig("other-value", true)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, config.CompatibilityLevel)
+
+	// The catalogue has no GUIDs: a schema by GUID is not found.
+	_, err = client.GetByGUID("2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e")
+	require.True(t, errors.As(err, &restErr), "%v", err)
+	assert.Equal(t, api.ErrorSchemaNotFound, restErr.Code)
+
+	// Setting the level the registry has succeeds, as the idempotent
+	// write it is; any other write is refused, read-only, in the
+	// registry's error.
+	level, err = client.UpdateCompatibility("core.device", schemaregistry.FullTransitive)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
+	level, err = client.UpdateDefaultCompatibility(schemaregistry.FullTransitive)
+	require.NoError(t, err)
+	assert.EqualValues(t, schemaregistry.FullTransitive, level)
 	for _, write := range []func() error{
 		func() error { _, err := client.UpdateCompatibility("core.device", schemaregistry.None); return err },
 		func() error { _, err := client.DeleteSubject("core.device", false); return err },
@@ -232,5 +260,38 @@ func TestConfluentClientReachesEveryReadRoute(t *testing.T) {
 	} {
 		require.True(t, errors.As(write(), &restErr))
 		assert.Equal(t, api.ErrorReadOnly, restErr.Code)
+	}
+}
+
+// TestConfluentClientsCheckingAtOnceAreAllAnswered: a burst of
+// compatibility checks from many of Confluent's clients at once, as a
+// CI pipeline's parallel jobs make, is answered to every one of them:
+// a check that finds every place to compare taken waits for one.
+func TestConfluentClientsCheckingAtOnceAreAllAnswered(t *testing.T) {
+	url := serveRegistry(t)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	info := schemaregistry.SchemaInfo{Schema: string(device.JSON()), SchemaType: "JSON"}
+	const clients, checks = 32, 8
+	errs := make(chan error, clients*checks)
+	var start sync.WaitGroup
+	start.Add(1)
+	for range clients {
+		client, err := schemaregistry.NewClient(schemaregistry.NewConfig(url))
+		require.NoError(t, err)
+		go func() {
+			start.Wait()
+			for range checks {
+				ok, err := client.TestCompatibility("telemetry-value", 1, info)
+				if err == nil && !ok {
+					err = errors.New("not compatible with itself")
+				}
+				errs <- err
+			}
+		}()
+	}
+	start.Done()
+	for range clients * checks {
+		assert.NoError(t, <-errs)
 	}
 }

@@ -48,3 +48,10 @@ func TestREADMELogsViolationsAsExampleError(t *testing.T) {
 		}
 	}
 }
+
+// Two $ids name the same schema when their canonical forms are equal: the
+// catalogue has been published under http and https (decision 9).
+func ExampleCanonicalID() {
+	fmt.Println(msg.CanonicalID("HTTP://Catalogue.FleetKit.dev/api/schemas/core.device/versions/1.0"))
+	// Output: https://catalogue.fleetkit.dev/api/schemas/core.device/versions/1.0
+}

@@ -202,7 +202,12 @@ func NewKinds(decode func(data []byte) (Message, error), kinds ...*Kind) *Kinds 
 		if k.RegistryID != 0 {
 			t.byRegistryID[k.RegistryID] = k
 		}
-		if rest, ok := strings.CutPrefix(k.ID, "https://"); ok {
+		// Its canonical form, which LookupID falls back to, and the
+		// same in http, so that an id in either scheme as published
+		// is found without allocating.
+		id := CanonicalID(k.ID)
+		t.byID[id] = k
+		if rest, ok := strings.CutPrefix(id, "https://"); ok {
 			t.byID["http://"+rest] = k
 		}
 	}
@@ -234,24 +239,35 @@ func (t *Kinds) Lookup(name, version string) *Kind {
 
 // LookupID returns the kind whose schema has the $id id, nil if none. The
 // scheme may be http or https (decision 9), and the scheme and host are
-// compared regardless of case, as URIs compare them; the path as it is.
+// compared regardless of case, as URIs compare them; the path as it is
+// (see CanonicalID).
 func (t *Kinds) LookupID(id string) *Kind {
 	if k, ok := t.byID[id]; ok {
 		return k
 	}
+	return t.byID[CanonicalID(id)]
+}
+
+// CanonicalID returns a schema's $id in the form in which two $ids that
+// name the same schema are equal: its scheme and host in lower case
+// (RFC 3986, 6.2.2.1) and an http $id as https, since the catalogue has
+// been published under both schemes (decision 9). The path keeps its
+// case: it is compared as it is. An id with no scheme or no path is
+// returned as it is.
+func CanonicalID(id string) string {
 	scheme, rest, ok := strings.Cut(id, "://")
 	if !ok {
-		return nil
+		return id
 	}
 	host, path, ok := strings.Cut(rest, "/")
 	if !ok {
-		return nil
+		return id
 	}
 	scheme = strings.ToLower(scheme)
-	if scheme != "http" && scheme != "https" {
-		return nil
+	if scheme == "http" {
+		scheme = "https"
 	}
-	return t.byID[scheme+"://"+strings.ToLower(host)+"/"+path]
+	return scheme + "://" + strings.ToLower(host) + "/" + path
 }
 
 // LookupRegistryID returns the kind whose registry id is id (decision

@@ -64,6 +64,12 @@ func TestKindsLookUp(t *testing.T) {
 	assert.Nil(t, kinds.LookupID("ftp://catalogue.fleetkit.dev/api/schemas/b/versions/1.0"))
 	assert.Nil(t, kinds.LookupID("b"))
 
+	// A kind whose own $id has its host in capitals is found by any case.
+	c := &msg.Kind{Name: "c", Version: "1.0", ID: "https://Catalogue.FleetKit.dev/api/schemas/c/versions/1.0"}
+	kinds = msg.NewKinds(nil, c)
+	assert.Same(t, c, kinds.LookupID(c.ID))
+	assert.Same(t, c, kinds.LookupID("http://catalogue.fleetkit.dev/api/schemas/c/versions/1.0"))
+
 	_, err := kinds.Decode([]byte(`{}`))
 	assert.ErrorIs(t, err, msg.ErrNoDecode)
 	assert.False(t, kinds.CanDecode())
@@ -76,4 +82,30 @@ func TestKindsLookUpRegistryIDs(t *testing.T) {
 	assert.Same(t, a, kinds.LookupRegistryID(7))
 	assert.Nil(t, kinds.LookupRegistryID(0), "a kind without an id is not found by 0")
 	assert.Nil(t, kinds.LookupRegistryID(8))
+}
+
+// TestCanonicalID pins the one rule by which $ids compare (decision 9),
+// which msg, schemas and compat all apply: scheme and host in any case,
+// http as https, the path as it is.
+func TestCanonicalID(t *testing.T) {
+	const want = "https://catalogue.fleetkit.dev/api/schemas/a/versions/1.0"
+	for _, id := range []string{
+		want,
+		"http://catalogue.fleetkit.dev/api/schemas/a/versions/1.0",
+		"HTTP://Catalogue.FleetKit.DEV/api/schemas/a/versions/1.0",
+		"Https://CATALOGUE.fleetkit.dev/api/schemas/a/versions/1.0",
+	} {
+		assert.Equal(t, want, msg.CanonicalID(id), id)
+	}
+	for _, id := range []string{
+		"https://catalogue.fleetkit.dev/API/schemas/A/versions/1.0", // the path keeps its case
+		"ftp://catalogue.fleetkit.dev/api/schemas/a/versions/1.0",
+		"https://catalogue.fleetkit.dev", // no path
+		"HTTPS://Catalogue.fleetkit.dev", // no path: as it is
+		"catalogue.fleetkit.dev/api",     // no scheme
+		"",
+	} {
+		assert.Equal(t, id, msg.CanonicalID(id), id)
+	}
+	assert.Equal(t, "https://h/", msg.CanonicalID("HTTP://H/"))
 }

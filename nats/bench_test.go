@@ -457,8 +457,7 @@ func BenchmarkCopy(b *testing.B) {
 					} else {
 						v := gate.VerdictOf(msg, err)
 						v.Place, v.Deliveries = d.Place(), 1
-						out = br.outgoing()
-						out.m, err = deadLetter("dead", d.m, v, br.incarnation, br.deadLimit)
+						out, err = br.deadLetterOf(d, v, br.deadLimit)
 					}
 					if err != nil || out.m.Data == nil {
 						b.Fatal(err)

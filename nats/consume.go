@@ -134,7 +134,7 @@ func (c *Consumer) handle(ctx context.Context, m *natsgo.Msg, handle func(contex
 func (c *Consumer) deadLetter(ctx context.Context, m *natsgo.Msg, md *natsgo.MsgMetadata, v gate.Verdict) {
 	v.Place = gate.Place{Subject: m.Subject, Stream: md.Stream, Sequence: md.Sequence.Stream}
 	v.Deliveries = md.NumDelivered
-	out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()))
+	out, err := deadLetter(c.DeadLetter, pulled{m}, v, c.incarnation, int(c.JetStream.Conn().MaxPayload()), nil)
 	if err == nil {
 		_, err = c.JetStream.PublishMsg(ctx, &out)
 	}

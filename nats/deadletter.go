@@ -36,13 +36,20 @@ const OriginalPrefix = "Catalogue-Original-"
 func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.Header {
 	// Room for all: a map that grows past 8 becomes a table, the group
 	// it had garbage.
-	out := make(natsgo.Header, len(h)+more)
+	return forwardInto(make(natsgo.Header, len(h)+more), h, sameID, dead)
+}
+
+// forwardInto is forwardHeaders into out, an empty map, which it
+// returns.
+func forwardInto(out, h natsgo.Header, sameID string, dead bool) natsgo.Header {
 	for k, vs := range h {
 		switch {
-		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader:
-			if k == jetstream.MsgIDHeader && len(vs) == 1 && vs[0] == sameID {
+		case k == jetstream.MsgIDHeader:
+			if len(vs) == 1 && vs[0] == sameID {
 				continue
 			}
+			k = originalMsgID // the most frequent: a bare message's only header
+		case len(k) >= 5 && strings.EqualFold(k[:5], "nats-") || strings.EqualFold(k, VerdictHeader) || dead && k == statusHeader:
 			k = OriginalPrefix + escapeKey(k)
 		case !validKey(k):
 			// Only a dead letter has one (see judge).
@@ -58,6 +65,9 @@ func forwardHeaders(h natsgo.Header, sameID string, more int, dead bool) natsgo.
 	}
 	return out
 }
+
+// originalMsgID is the name a Nats-Msg-Id is kept under, renamed.
+const originalMsgID = OriginalPrefix + jetstream.MsgIDHeader
 
 // statusHeader is the header by which nats.go tells the server's status
 // answers (no messages, timeout) from messages: its reader takes a
@@ -138,11 +148,17 @@ func deadLetterID(incarnation string, seq uint64) string {
 // larger than limit bytes: the original's headers (see forwardHeaders),
 // Nats-Msg-Id (deadLetterID), VerdictHeader, and the body, the
 // original's headers dropped and the body cut as gate.FitDeadLetter
-// decides. It returns an error wrapping gate.ErrTooLarge if not even the
+// decides. Its headers are into, an empty map to reuse, if it is not
+// nil. It returns an error wrapping gate.ErrTooLarge if not even the
 // verdict fits.
-func deadLetter(subject string, m message, v gate.Verdict, incarnation string, limit int) (natsgo.Msg, error) {
+func deadLetter(subject string, m message, v gate.Verdict, incarnation string, limit int, into natsgo.Header) (natsgo.Msg, error) {
 	id := deadLetterID(incarnation, v.Sequence)
-	h := forwardHeaders(m.Headers(), "", 2, true) // Nats-Msg-Id and the verdict
+	var h natsgo.Header
+	if into != nil {
+		h = forwardInto(into, m.Headers(), "", true)
+	} else {
+		h = forwardHeaders(m.Headers(), "", 2, true) // Nats-Msg-Id and the verdict
+	}
 	h.Set(jetstream.MsgIDHeader, id)
 	verdictField := fieldSize(VerdictHeader, "")
 	overhead := len(headerFraming) + fieldSize(jetstream.MsgIDHeader, id) + verdictField

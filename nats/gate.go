@@ -40,6 +40,14 @@ import (
 // Several gates may read one durable consumer at once, on as many
 // machines: JetStream shares the messages out between them.
 type Gate struct {
+	// JetStream is the gate's access to JetStream. The gate publishes
+	// its copies and dead letters through its connection with a
+	// subscription of its own for their acknowledgements, not through
+	// its asynchronous publisher (PublishMsgAsync): that one's options
+	// (ack and error handlers, its limit of messages in flight, its
+	// timeout) do not apply to them. The gate has at most a few batches
+	// in flight, and waits for each acknowledgement for ten seconds at
+	// most.
 	JetStream jetstream.JetStream
 	// From is the consumer to read, such as one made with DurableConfig.
 	// If it is nil, Run reads the durable consumer Durable of the stream
@@ -92,6 +100,7 @@ const MinMaxPayload = gate.MinLimit
 // or made again, say).
 func (g *Gate) Run(ctx context.Context) (GateStats, error) {
 	b := &jsBroker{g: g, js: g.JetStream}
+	defer b.acks.close()
 	defer b.closePuller()
 	core := gate.Gate{Broker: b, Binding: ce.NATS, Kinds: g.Kinds,
 		Batch: g.Batch, UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
@@ -350,10 +359,9 @@ type jsBroker struct {
 	deadNow atomic.Int64
 	pull    *puller // of From
 
-	published atomic.Uint64 // messages published, numbering them
-	mu        sync.Mutex
-	acked     []*outgoing // acknowledged, not yet reused, in that order
-	free      []*outgoing // to reuse (see jsBroker.outgoing)
+	acks acks // of what it publishes
+	mu   sync.Mutex
+	free []*outgoing // to reuse (see jsBroker.outgoing)
 }
 
 // delivery is a message as JetStream delivered it. Its metadata is read
@@ -494,24 +502,36 @@ func (w sizeWatch) Wait(ctx context.Context) (gate.Stored, error) {
 // deadLetter publishes the dead letter of d, with verdict v, cut to
 // limit bytes.
 func (b *jsBroker) deadLetter(d *delivery, v gate.Verdict, limit int) (gate.Pending, error) {
-	o := b.outgoing()
-	var err error
-	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit); err != nil {
-		o.release()
+	o, err := b.deadLetterOf(d, v, limit)
+	if err != nil {
 		return nil, err
 	}
 	return b.publish(o, b.dead)
 }
 
-// publish starts publishing o to stream. An outgoing whose publishing
-// failed is not reused: nats.go may have kept it.
-func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, error) {
-	o.seq = b.published.Add(1)
-	f, err := b.js.PublishMsgAsync(&o.m)
-	if err != nil {
+// deadLetterOf returns the dead letter of d (see deadLetter), its headers
+// in the outgoing's own map.
+func (b *jsBroker) deadLetterOf(d *delivery, v gate.Verdict, limit int) (*outgoing, error) {
+	o := b.outgoing()
+	if o.dead == nil {
+		o.dead = make(natsgo.Header, 8)
+	}
+	clear(o.dead)
+	var err error
+	if o.m, err = deadLetter(b.g.DeadLetter, d.m, v, b.incarnation, limit, o.dead); err != nil {
+		o.release()
 		return nil, err
 	}
-	o.f, o.stream = f, stream
+	return o, nil
+}
+
+// publish starts publishing o to stream. An outgoing whose publishing
+// failed is not reused.
+func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, error) {
+	o.stream = stream
+	if err := b.acks.publish(b.js.Conn(), o); err != nil {
+		return nil, err
+	}
 	return sizeWatch{o}, nil
 }
 
@@ -535,8 +555,9 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 	// A message whose headers hold none of decision 14's (onlyMsgID) is
 	// judged as one without headers, which it is to ce.NATS: its seven
 	// look-ups saved.
+	bare := onlyMsgID(in.Header)
 	var h ce.Header
-	if !onlyMsgID(in.Header) {
+	if !bare {
 		h = in.Header
 	}
 	m, id, err := binding.DecodeIdentity(kinds, h, in.Data)
@@ -545,9 +566,11 @@ func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, m
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: "its headers cannot be read: not a NATS header block"})
 	}
 	var names []string
-	for k := range in.Header {
-		if !validKey(k) || ce.NATS.HeaderInOtherCase(k) != "" {
-			names = append(names, k)
+	if !bare { // a Nats-Msg-Id alone is a name NATS publishes, none of decision 14's
+		for k := range in.Header {
+			if !validKey(k) || ce.NATS.HeaderInOtherCase(k) != "" {
+				names = append(names, k)
+			}
 		}
 	}
 	slices.Sort(names)

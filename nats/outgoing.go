@@ -34,13 +34,10 @@ const ownHeaders = 8
 // the rest (ce-id, ce-source and ce-time of a message that came without
 // them) share one string.
 //
-// An outgoing is reused once JetStream has acknowledged it (Wait), and
-// nats.go is done with it (see jsBroker.acknowledged). nats.go encodes a
-// message's headers as it publishes it, and looks at the message again
-// only to publish it again, before it acknowledges it, and to hand it to
-// the JetStream's ack handler (jetstream.WithPublishAsyncAckHandler), if
-// it has one, after. One that failed or timed out is left to the
-// collector.
+// An outgoing is reused once JetStream has acknowledged it (Wait): the
+// gate publishes it itself (acks), and nats.go copies what it publishes
+// (headers and body) as it publishes it, and keeps nothing. One that
+// failed or timed out is left to the collector.
 type outgoing struct {
 	m    natsgo.Msg
 	own  natsgo.Header
@@ -50,13 +47,18 @@ type outgoing struct {
 	// are new strings; both are reused.
 	built, fresh []byte
 	idAt         int // the index of ce-id in vals
+	// dead is the map of a dead letter's headers, made once and reused
+	// (see jsBroker.deadLetter).
+	dead natsgo.Header
 
-	f      jetstream.PubAckFuture
-	stream jetstream.Stream
-	// seq numbers its publishing, and after is the number of messages
-	// published when its acknowledgement came (see jsBroker.acknowledged).
-	seq, after uint64
-	broker     *jsBroker
+	stream jetstream.Stream // where it is published
+	// id names it to its broker's acks, reply is the subject of its
+	// acknowledgement, and result receives what became of it: made the
+	// first time it is published, and kept.
+	id     uint64
+	reply  string
+	result chan ackResult
+	broker *jsBroker
 }
 
 // idKey is the name of the header ce-id, whose value is also the copy's
@@ -197,24 +199,7 @@ func (b *jsBroker) outgoing() *outgoing {
 	return &outgoing{broker: b}
 }
 
-// acknowledged takes o, whose acknowledgement has come, to be reused,
-// and leaves to be reused those whose acknowledgement came before a
-// message published since was: nats.go hands acknowledgements to its
-// ack handler, and to Wait, one at a time in one goroutine, so by then it
-// is done with them.
-func (b *jsBroker) acknowledged(o *outgoing) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for ; n < len(b.acked) && b.acked[n].after < o.seq; n++ {
-		b.reuse(b.acked[n])
-		b.acked[n] = nil
-	}
-	o.after = b.published.Load()
-	b.acked = append(b.acked[n:], o)
-}
-
-// release leaves o, which nats.go never had, to be reused.
+// release leaves o, which nats.go has done with, to be reused.
 func (o *outgoing) release() {
 	if o.broker == nil {
 		return
@@ -227,41 +212,34 @@ func (o *outgoing) release() {
 // reuse adds o to the outgoings to reuse. b.mu must be held.
 func (b *jsBroker) reuse(o *outgoing) {
 	o.m = natsgo.Msg{}
-	o.f, o.stream = nil, nil
+	o.stream = nil
 	b.free = append(b.free, o)
 }
 
 // Wait waits for JetStream to acknowledge o, and then leaves it to be
-// reused. An acknowledgement already there is taken without asking for
-// the channel of an error (each of nats.go's channels is made when first
-// asked for, under its publisher's lock): in a gate's pipeline, most are
-// by the time their batch is confirmed.
+// reused; an outgoing that failed or timed out is not.
 func (o *outgoing) Wait(ctx context.Context) (gate.Stored, error) {
-	ok := o.f.Ok()
 	select {
-	case ack := <-ok:
-		return o.stored(ack), nil
-	default:
-	}
-	select {
-	case ack := <-ok:
-		return o.stored(ack), nil
-	case err := <-o.f.Err():
-		return gate.Stored{}, err
+	case r := <-o.result:
+		if r.err != nil {
+			return gate.Stored{}, r.err
+		}
+		return o.stored(r.ack), nil
 	case <-ctx.Done():
+		o.broker.acks.forget(o)
 		return gate.Stored{}, ctx.Err()
 	}
 }
 
 // stored leaves o, acknowledged with ack, to be reused, and returns
 // what JetStream stored.
-func (o *outgoing) stored(ack *jetstream.PubAck) gate.Stored {
+func (o *outgoing) stored(ack pubAck) gate.Stored {
 	stream := o.stream
-	o.broker.acknowledged(o)
-	s := gate.Stored{Duplicate: ack.Duplicate}
-	if ack.Duplicate {
+	o.release()
+	s := gate.Stored{Duplicate: ack.duplicate}
+	if ack.duplicate {
 		s.Previous = func(ctx context.Context) ([]byte, error) {
-			m, err := stream.GetMsg(ctx, ack.Sequence)
+			m, err := stream.GetMsg(ctx, ack.seq)
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
 				return nil, fmt.Errorf("%w: %w", gate.ErrGone, err)
 			}

@@ -3,9 +3,10 @@ package nats
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"runtime"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,47 +211,165 @@ func TestCopyTooLargeIsRefused(t *testing.T) {
 	}
 }
 
-// The gate reuses what it publishes only once nats.go is done with it: a
-// JetStream's ack handler, which nats.go hands each message after its
-// acknowledgement, sees every copy as it was published, once.
-func TestGateLeavesAnAckHandlerItsMessages(t *testing.T) {
+// The gate publishes its copies itself (acks), each reused once its
+// acknowledgement has come: every copy stored is the message it copies,
+// body and headers, once; and none goes through the JetStream's own
+// asynchronous publisher, whose ack handler sees none.
+func TestGateCopiesAreWholeAndBypassTheAsyncPublisher(t *testing.T) {
 	n := 5000
 	if raceEnabled {
 		n = 2000
 	}
 	b := startBroker(t)
 	in := publishInput(t, b, n)
-	var mu sync.Mutex
-	seen := map[string]int{}
+	var handled atomic.Int64
 	nc, err := natsgo.Connect(b.srv.ClientURL())
 	require.NoError(t, err)
 	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096),
-		jetstream.WithPublishAsyncAckHandler(func(_ jetstream.JetStream, m *natsgo.Msg, _ *jetstream.PubAck) {
-			if m.Subject != "out" {
-				return
-			}
-			id := m.Header.Get(jetstream.MsgIDHeader)
-			ok := m.Header.Get("ce-id") == id && bytes.Equal(m.Data, in.body[id])
-			mu.Lock()
-			defer mu.Unlock()
-			if !ok {
-				id = "mismatched: " + id
-			}
-			seen[id]++
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(1),
+		jetstream.WithPublishAsyncAckHandler(func(jetstream.JetStream, *natsgo.Msg, *jetstream.PubAck) {
+			handled.Add(1)
 		}))
 	require.NoError(t, err)
 	g := &Gate{JetStream: js, From: b.durable("gate", "in.>"), Output: "out", DeadLetter: "dead", UntilIdle: true, MaxWait: 50 * time.Millisecond}
 	st, err := g.Run(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, n, st.Messages)
-	mu.Lock()
-	defer mu.Unlock()
+	assert.Zero(t, handled.Load())
 	want := map[string]int{}
 	for id, valid := range in.valid {
 		if valid {
 			want[id] = 1
 		}
 	}
+	seen := map[string]int{}
+	b.readStream("OUT", st.Forwarded, func(m jetstream.Msg) {
+		id := m.Headers().Get(jetstream.MsgIDHeader)
+		if m.Headers().Get("ce-id") != id || !bytes.Equal(m.Data(), in.body[id]) {
+			id = "mismatched: " + id
+		}
+		seen[id]++
+	})
 	assert.Equal(t, want, seen)
+}
+
+// readAck reads JetStream's acknowledgements as jetstream's PublishMsgAsync
+// does: those JetStream writes by scanAck, anything else as JSON, and
+// errors as its errors.
+func TestReadAckReadsAsJetStreamDoes(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want pubAck
+		fast bool  // read by scanAck
+		err  error // errors.Is
+	}{
+		{body: `{"stream":"OUT","seq":7}`, want: pubAck{seq: 7}, fast: true},
+		{body: `{"stream":"OUT","seq":7,"duplicate":true}`, want: pubAck{seq: 7, duplicate: true}, fast: true},
+		{body: `{"stream":"OUT","domain":"hub","seq":18446744073709551615}`, want: pubAck{seq: 1<<64 - 1}, fast: true},
+		{body: `{"stream": "OUT", "seq": 7}`, want: pubAck{seq: 7}},
+		{body: `{"stream":"OUT","seq":7,"val":"3"}`, want: pubAck{seq: 7}},
+		{body: `{"stream":"O\u0055T","seq":7}`, want: pubAck{seq: 7}},
+		{body: `{"seq":7,"stream":"OUT","duplicate":false}`, want: pubAck{seq: 7}, fast: true},
+		{body: `{"stream":"OUT","seq":7,}`, err: jetstream.ErrInvalidJSAck},
+		{body: `{"stream":"","seq":7}`, err: jetstream.ErrInvalidJSAck},
+		{body: `{"seq":7}`, err: jetstream.ErrInvalidJSAck},
+		{body: `{"stream":"OUT","seq":-1}`, err: jetstream.ErrInvalidJSAck},
+		{body: `not json`, err: jetstream.ErrInvalidJSAck},
+		{body: `{"error":{"code":400,"err_code":10054,"description":"message size exceeds maximum allowed"},"stream":"OUT","seq":0}`, err: jetstream.ErrStreamMessageExceedsMaximum},
+	} {
+		a, fast := scanAck([]byte(c.body))
+		assert.Equal(t, c.fast, fast, c.body)
+		if fast {
+			assert.Equal(t, c.want, a, c.body)
+		}
+		got, err := readAck(&natsgo.Msg{Data: []byte(c.body)})
+		if c.err != nil {
+			assert.ErrorIs(t, err, c.err, c.body)
+			continue
+		}
+		require.NoError(t, err, c.body)
+		assert.Equal(t, c.want, got, c.body)
+	}
+	_, err := readAck(&natsgo.Msg{Header: natsgo.Header{"Status": {"503"}}})
+	assert.ErrorIs(t, err, jetstream.ErrNoStreamResponse)
+}
+
+// What scanAck reads, JSON reads alike.
+func FuzzScanAck(f *testing.F) {
+	f.Add(`{"stream":"OUT","seq":7,"duplicate":true}`)
+	f.Add(`{"stream":"OUT","domain":"x","seq":1}`)
+	f.Add(`{"stream":"a\"b","seq":1}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		a, ok := scanAck([]byte(body))
+		if !ok {
+			return
+		}
+		var want jetstream.PubAck
+		require.NoError(t, json.Unmarshal([]byte(body), &want), body)
+		assert.NotEmpty(t, want.Stream, body)
+		assert.Equal(t, pubAck{seq: want.Sequence, duplicate: want.Duplicate}, a, body)
+	})
+}
+
+// A dead letter made in an outgoing that made another before has the
+// headers a dead letter made afresh has: none of the one before.
+func TestDeadLettersReuseNoHeaders(t *testing.T) {
+	br := &jsBroker{g: &Gate{DeadLetter: "dead"}, deadLimit: 1 << 20, incarnation: "IN@2026-01-01T00:00:00Z"}
+	g := newGen(11)
+	publisher := g.invalid(t, "bad-1")
+	publisher.Header.Set("X-Trace", "abc")
+	bare := &natsgo.Msg{Subject: "in.x", Header: natsgo.Header{jetstream.MsgIDHeader: {"bad-2"}}, Data: []byte(`{}`)}
+	for i, in := range []*natsgo.Msg{publisher, bare, publisher} {
+		d := &delivery{m: pulled{in}, md: &natsgo.MsgMetadata{Stream: "IN", NumDelivered: 1}}
+		d.md.Sequence.Stream = uint64(i + 1)
+		v := gate.VerdictOf(nil, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleHeader, Message: "made up"}}})
+		v.Place, v.Deliveries = d.Place(), 1
+		want, err := deadLetter("dead", d.m, v, br.incarnation, br.deadLimit, nil)
+		require.NoError(t, err)
+		o, err := br.deadLetterOf(d, v, br.deadLimit)
+		require.NoError(t, err)
+		assert.Equal(t, want.Header, o.m.Header, "%d", i)
+		assert.Equal(t, want.Data, o.m.Data, "%d", i)
+		o.release()
+	}
+	o := br.outgoing()
+	assert.NotNil(t, o.dead, "the outgoing reused")
+}
+
+// What the gate publishes ends, stored or not, without waiting out its
+// timeout: a subject no stream stores is refused at once (no
+// responders), and an acknowledgement awaited when the connection is
+// lost fails then, as jetstream's PublishMsgAsync fails it; the
+// outgoing of a copy stored is reused.
+func TestAcksEndEveryOutgoing(t *testing.T) {
+	b := startBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // less than StoreTimeout
+	defer cancel()
+	br := &jsBroker{js: b.js}
+	defer br.acks.close()
+	publish := func(subject string) *outgoing {
+		o := br.outgoing()
+		o.m = natsgo.Msg{Subject: subject, Header: natsgo.Header{jetstream.MsgIDHeader: {subject}}, Data: []byte(`{}`)}
+		_, err := br.publish(o, nil)
+		require.NoError(t, err)
+		return o
+	}
+	stored := publish("out")
+	_, err := stored.Wait(ctx)
+	require.NoError(t, err)
+	assert.Same(t, stored, br.outgoing(), "reused once stored")
+
+	_, err = publish("nowhere").Wait(ctx)
+	assert.ErrorIs(t, err, jetstream.ErrNoStreamResponse)
+
+	// A subscriber that never answers: no "no responders", and no
+	// acknowledgement.
+	sub, err := b.nc.SubscribeSync("silent")
+	require.NoError(t, err)
+	defer sub.Unsubscribe()
+	require.NoError(t, b.nc.Flush())
+	silent := publish("silent")
+	b.restart()
+	_, err = silent.Wait(ctx)
+	assert.ErrorIs(t, err, natsgo.ErrDisconnected)
 }

@@ -276,15 +276,7 @@ func (t *table) uuids(name string, full bool) {
 		{strings.ToUpper(uuidA), "upper case"},
 		{"5F0c3a5E-8f5B-4C1e-9A39-0d2B7c9E1a44", "mixed case"},
 	}
-	invalid := []wrong{
-		{"{" + uuidA + "}", "braces"},
-		{"urn:uuid:" + uuidA, "urn:uuid: prefix"},
-		{strings.ReplaceAll(uuidA, "-", ""), "no hyphens"},
-		{"5f0c3a5e8-f5b-4c1e-9a39-0d2b7c9e1a44", "wrong group lengths (9-3-4-4-12)"},
-		{"5f0c3a5g-8f5b-4c1e-9a39-0d2b7c9e1a44", "non-hex digit g"},
-		{" " + uuidA + " ", "spaces around"},
-		{"", "empty"},
-	}
+	invalid := notUUIDs(uuidA)
 	if full {
 		valid = append(valid,
 			wrong{"00000000-0000-0000-0000-000000000000", "the nil UUID"},
@@ -303,6 +295,20 @@ func (t *table) uuids(name string, full bool) {
 		)
 	}
 	t.format(name, "a uuid", valid, invalid)
+}
+
+// notUUIDs returns, for the uuid u, a string of each class that decision
+// 1 rejects, made from u.
+func notUUIDs(u string) []wrong {
+	return []wrong{
+		{"{" + u + "}", "braces"},
+		{"urn:uuid:" + u, "urn:uuid: prefix"},
+		{strings.ReplaceAll(u, "-", ""), "no hyphens"},
+		{u[:8] + u[9:10] + "-" + u[10:], "wrong group lengths (9-3-4-4-12)"},
+		{u[:7] + "g" + u[8:], "non-hex digit g"},
+		{" " + u + " ", "spaces around"},
+		{"", "empty"},
+	}
 }
 
 // format adds a case for each value of the string field name, valid or
@@ -383,6 +389,14 @@ func (t *table) integers(name string) {
 	}
 	for _, v := range []string{"1.5", "0.1", "9.5", "1e-1", "8.999999999999999999999"} {
 		t.set(false, name, v, "is not an integer (decision 2)")
+	}
+}
+
+// outsideInt64 adds the cases of integer field name whose values do not
+// fit in an int64, which are rejected (decision 2).
+func (t *table) outsideInt64(name string, values ...string) {
+	for _, v := range values {
+		t.set(false, name, v, "does not fit in an int64 (decision 2)")
 	}
 }
 
@@ -563,8 +577,7 @@ func init() {
 		}
 		t.set(false, "seed_odo", "-1", "is below the minimum 0 (section 8)")
 		t.set(false, "seed_odo", "-9223372036854775808", "is below the minimum 0 (section 8)")
-		t.set(false, "seed_odo", "9223372036854775808", "does not fit in an int64 (decision 2)")
-		t.set(false, "seed_odo", "1e20", "does not fit in an int64 (decision 2)")
+		t.outsideInt64("seed_odo", "9223372036854775808", "1e20")
 		t.set(false, "seed_odo", "-1.0", "is an integer below the minimum 0 (section 8)")
 		t.integers("seed_odo")
 		t.set(false, "fuel_type", `""`, "is shorter than the minimum length 1 (section 8)")
@@ -598,9 +611,7 @@ func init() {
 		for _, v := range []string{"0", "-1", "3600", "-9223372036854775808", "9223372036854775807"} {
 			t.set(true, "offset", v, "is an integer: offset has no bounds (spec 2.4)")
 		}
-		t.set(false, "offset", "9223372036854775808", "does not fit in an int64 (decision 2)")
-		t.set(false, "offset", "-9223372036854775809", "does not fit in an int64 (decision 2)")
-		t.set(false, "offset", "1e19", "does not fit in an int64 (decision 2)")
+		t.outsideInt64("offset", "9223372036854775808", "-9223372036854775809", "1e19")
 		t.set(true, "offset", "-1.0", "is a mathematical integer (decision 2)")
 		t.set(true, "offset", "1e2", "is a mathematical integer (decision 2)")
 		t.integers("offset")
@@ -634,15 +645,7 @@ func init() {
 		actor(true, `{"name":""}`, "has an empty name")
 		actor(true, `{"id":"`+strings.ToUpper(uuidC)+`"}`, "has an upper-case uuid (decision 1)")
 		actor(true, `{"id":"5F0c3a5E-8f5B-4C1e-9A39-0d2B7c9E1a44"}`, "has a mixed-case uuid (decision 1)")
-		for _, v := range []wrong{
-			{"{" + uuidC + "}", "braces"},
-			{"urn:uuid:" + uuidC, "urn:uuid: prefix"},
-			{strings.ReplaceAll(uuidC, "-", ""), "no hyphens"},
-			{"c2e8f1a06-d4b-4b9a-b3c5-9e7d1f2a8b60", "wrong group lengths"},
-			{"c2e8f1a0-6d4b-4b9a-b3c5-9e7d1f2a8bxx", "non-hex digits"},
-			{" " + uuidC + " ", "spaces around"},
-			{"", "empty"},
-		} {
+		for _, v := range notUUIDs(uuidC) {
 			actor(false, `{"id":`+q(v.value)+`}`, "has an id that is not a uuid: "+v.what+" (decision 1)")
 		}
 		for _, w := range append(notString, wrong{"null", "null"}) {

@@ -23,6 +23,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/fleetkit/catalogue/msg"
 )
 
 // BaseURL is the base of every schema's $id. It is defined here, once; the
@@ -216,7 +218,7 @@ func ID(name, version string) string {
 // splitID returns the name and version that id addresses, if it is an $id
 // under BaseURL, in either scheme, with its scheme and host in any case.
 func splitID(id string) (name, version string, ok bool) {
-	rest, ok := strings.CutPrefix(canonicalURL(id), BaseURL+"/api/schemas/")
+	rest, ok := strings.CutPrefix(msg.CanonicalID(id), BaseURL+"/api/schemas/")
 	if !ok {
 		return "", "", false
 	}
@@ -225,26 +227,6 @@ func splitID(id string) (name, version string, ok bool) {
 		return "", "", false
 	}
 	return name, version, true
-}
-
-// canonicalURL rewrites the parts of a URL that compare regardless of case
-// (RFC 3986, 6.2.2.1), its scheme and host, in lower case, and an http URL
-// to https, so that URLs that differ only there compare equal. The path
-// keeps its case: it is compared as it is.
-func canonicalURL(id string) string {
-	scheme, rest, ok := strings.Cut(id, "://")
-	if !ok {
-		return id
-	}
-	host, path, ok := strings.Cut(rest, "/")
-	if !ok {
-		return id
-	}
-	scheme = strings.ToLower(scheme)
-	if scheme == "http" {
-		scheme = "https"
-	}
-	return scheme + "://" + strings.ToLower(host) + "/" + path
 }
 
 // All returns every schema of the catalogue, sorted by name, then by

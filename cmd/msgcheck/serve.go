@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fleetkit/catalogue/api"
+	"github.com/fleetkit/catalogue/msg"
 )
 
 const defaultAddr = "127.0.0.1:8080"
@@ -85,6 +88,17 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(stderr, "msgcheck: ", 0),
 	}
+	// What a serializer is configured with, so that nobody guesses it;
+	// before the line that says the service is up, which tools wait for.
+	topics := "none (serve one with -subject TOPIC-value=NAME)"
+	if len(subjects) > 0 {
+		var list []string
+		for _, subject := range slices.Sorted(maps.Keys(subjects)) {
+			list = append(list, subject+" ("+subjects[subject]+")")
+		}
+		topics = strings.Join(list, ", ")
+	}
+	fmt.Fprintf(stderr, "msgcheck: schema-registry clients use url = http://%s%s; topic subjects: %s\n", ln.Addr(), api.RegistryPath, msg.Escape(topics))
 	fmt.Fprintf(stderr, "msgcheck: serving the catalogue on http://%s\n", ln.Addr())
 
 	served := make(chan error, 1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,4 +78,33 @@ func TestServeKeepsAnsweringRegistryClientsWhileOthersSendSlowly(t *testing.T) {
 		conn.Close() // or serve would wait for them to end, as it should
 	}
 	assert.Equal(t, 0, stop())
+}
+
+// TestServeLogsTheRegistryURLAndItsTopicSubjects: the URL a serializer
+// is configured with, and the topic subjects served, are in the log, so
+// that a new user need not guess them.
+func TestServeLogsTheRegistryURLAndItsTopicSubjects(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "topic subjects: none (serve one with -subject TOPIC-value=NAME)"},
+		{[]string{"-subject", "telemetry-value=core.device", "-subject", "fleet-value=core.vehicle"}, "topic subjects: fleet-value (core.vehicle), telemetry-value (core.device)"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		r, w := io.Pipe()
+		done := make(chan int, 1)
+		go func() {
+			defer w.Close()
+			done <- run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, tc.args...), nil, io.Discard, w)
+		}()
+		log := lines(r)
+		first := <-log // serve logs at once, or ends and closes the log
+		base := servingURL(t, log)
+		assert.Equal(t, "msgcheck: schema-registry clients use url = "+base+api.RegistryPath+"; "+tc.want, first)
+		cancel()
+		for range log {
+		}
+		assert.Equal(t, 0, <-done)
+	}
 }

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -372,7 +374,6 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	days := int64(su/secondsPerDay) + minUnix/secondsPerDay
 	secs := uint32(su % secondsPerDay)
 	year, month, day := civilFromDays(days)
-	hour, minute, sec := int(secs/3600), int(secs/60%60), int(secs%60)
 
 	const maxLen = len("2006-01-02T15:04:05.999999999-07:00")
 	n := len(dst)
@@ -381,30 +382,40 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	put2(out[0:2], year/100)
 	put2(out[2:4], year%100)
 	out[4] = '-'
-	put2(out[5:7], month)
-	out[7] = '-'
-	put2(out[8:10], day)
-	out[10] = 'T'
-	put2(out[11:13], hour)
-	out[13] = ':'
-	put2(out[14:16], minute)
-	out[16] = ':'
-	put2(out[17:19], sec)
-	i := 19
-	if ns := t.Nanosecond(); ns != 0 {
-		out[i] = '.'
-		out[i+1] = byte('0' + ns/1e8)
-		put2(out[i+2:i+4], ns/1e6%100)
-		put2(out[i+4:i+6], ns/1e4%100)
-		put2(out[i+6:i+8], ns/1e2%100)
-		put2(out[i+8:i+10], ns%100)
-		i += 10
-		for out[i-1] == '0' {
-			i--
-		}
-	}
+	i := 5 + putMonthOn((*[24]byte)(out[5:29]), month, day, secs, uint32(t.Nanosecond()))
 	i = putOffset(out, i, t, off)
 	return dst[:n+i]
+}
+
+// putMonthOn writes a date-time from its month to its fraction of a
+// second, "01-02T15:04:05.999999999" without the fraction's trailing
+// zeros, nor its dot when ns is 0, in b, and returns its length. secs
+// is the second of the day, ns the nanosecond of the second: unsigned,
+// since dividing them then takes a multiplication.
+func putMonthOn(b *[24]byte, month, day int, secs, ns uint32) int {
+	put2(b[0:2], month)
+	b[2] = '-'
+	put2(b[3:5], day)
+	b[5] = 'T'
+	put2(b[6:8], int(secs/3600))
+	b[8] = ':'
+	put2(b[9:11], int(secs/60%60))
+	b[11] = ':'
+	put2(b[12:14], int(secs%60))
+	if ns == 0 {
+		return 14
+	}
+	b[14] = '.'
+	b[15] = byte('0' + ns/1e8)
+	put2(b[16:18], int(ns/1e6%100))
+	put2(b[18:20], int(ns/1e4%100))
+	put2(b[20:22], int(ns/1e2%100))
+	put2(b[22:24], int(ns%100))
+	// The trailing zeros of the last eight digits, counted at once: in
+	// little-endian order the last digit is the highest byte. The first
+	// digit is not 0 when all eight are, since ns is not.
+	zeros := binary.LittleEndian.Uint64(b[16:24]) ^ 0x3030303030303030
+	return 24 - bits.LeadingZeros64(zeros)/8
 }
 
 // putOffset writes 'Z' or ±hh:mm at out[i:] and returns the new end.
@@ -455,29 +466,10 @@ func appendDateTimeSlow(dst []byte, t time.Time, off int) []byte {
 		dst = append(dst, '0')
 	}
 	dst = strconv.AppendInt(dst, int64(year), 10)
-	var buf [35]byte
-	put2(buf[0:2], int(month))
-	buf[2] = '-'
-	put2(buf[3:5], day)
-	buf[5] = 'T'
-	put2(buf[6:8], hour)
-	buf[8] = ':'
-	put2(buf[9:11], minute)
-	buf[11] = ':'
-	put2(buf[12:14], sec)
-	dst = append(append(dst, '-'), buf[:14]...)
-	if ns := t.Nanosecond(); ns != 0 {
-		buf[0] = '.'
-		for d := 8; d >= 0; d-- {
-			buf[1+d] = byte('0' + ns%10)
-			ns /= 10
-		}
-		i := 10
-		for buf[i-1] == '0' {
-			i--
-		}
-		dst = append(dst, buf[:i]...)
-	}
+	var buf [24]byte
+	secs := uint32(hour*3600 + minute*60 + sec)
+	n := putMonthOn(&buf, int(month), day, secs, uint32(t.Nanosecond()))
+	dst = append(append(dst, '-'), buf[:n]...)
 	if t.Location() == time.UTC {
 		return append(dst, 'Z')
 	}

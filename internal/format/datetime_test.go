@@ -550,6 +550,8 @@ func TestAppendDateTimeInvalidValues(t *testing.T) {
 	}{
 		{time.Date(-1, 12, 31, 0, 0, 0, 0, time.UTC), "-0001-12-31T00:00:00Z", reasonDTYearValue},
 		{time.Date(10000, 1, 1, 0, 0, 0, 5e8, time.UTC), "10000-01-01T00:00:00.5Z", reasonDTYearValue},
+		{time.Date(10000, 12, 31, 23, 59, 59, 1, time.UTC), "10000-12-31T23:59:59.000000001Z", reasonDTYearValue},
+		{time.Date(-10, 2, 3, 4, 5, 6, 123456789, time.UTC), "-0010-02-03T04:05:06.123456789Z", reasonDTYearValue},
 		{time.Date(1880, 1, 1, 0, 0, 0, 0, lmt), "1880-01-01T00:00:00-04:56:02", reasonDTOffSeconds},
 		{time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)), "2024-01-01T00:00:00+24:00", reasonDTOffTooLarge},
 		{time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("", -100*3600)), "2024-01-01T00:00:00-100:00", reasonDTOffTooLarge},

@@ -567,16 +567,32 @@ func (s *Scanner) str(marking bool) []byte {
 	} else {
 		i += Plain(b[i:])
 	}
+	// From the first escape on, the content is unescaped into the
+	// scratch buffer, which holds it up to b[copied].
+	copied := -1
 	for i < len(b) {
 		c := b[i]
 		switch {
 		case c == '"':
 			s.Pos = i + 1
-			s.Escaped = false
-			s.StrStart = start
-			return b[start:i]
+			if copied < 0 {
+				s.Escaped = false
+				s.StrStart = start
+				return b[start:i]
+			}
+			s.tmp = append(s.tmp, b[copied:i]...)
+			s.Escaped = true
+			return s.tmp
 		case c == '\\':
-			return s.strEscaped(start, i)
+			if copied < 0 {
+				s.tmp, copied = s.tmp[:0], start
+			}
+			n := s.unescape(b[copied:i], i)
+			if n == 0 {
+				return nil
+			}
+			i += n
+			copied = i
 		case c < 0x20:
 			s.Fail(i, "control character in string")
 			return nil
@@ -711,79 +727,46 @@ func zeroByte(w uint64) uint64 {
 	return (w - 0x0101010101010101) &^ w & 0x8080808080808080
 }
 
-// strEscaped goes on from str at the first backslash, at i, unescaping into
-// the scratch buffer.
-func (s *Scanner) strEscaped(start, i int) []byte {
+// unescape appends to the scratch buffer text, the string's content
+// before the escape at Buf[i], and what the escape stands for, and returns
+// the escape's length; or it fails and returns 0.
+func (s *Scanner) unescape(text []byte, i int) int {
 	b := s.Buf
-	out := append(s.tmp[:0], b[start:i]...)
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			s.Pos = i + 1
-			s.tmp = out
-			s.Escaped = true
-			return out
-		case c == '\\':
-			if i+1 >= len(b) {
-				s.Fail(i, "unterminated string")
-				return nil
-			}
-			switch e := b[i+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, n := unicodeEscape(b[i:])
-				if n == 0 {
-					s.Fail(i, "invalid \\u escape")
-					return nil
-				}
-				if r < 0 {
-					s.Fail(i, "escaped lone surrogate")
-					return nil
-				}
-				out = utf8.AppendRune(out, r)
-				i += n
-				continue
-			default:
-				s.Fail(i, "invalid escape \\"+string(rune(e)))
-				return nil
-			}
-			i += 2
-		case c < 0x20:
-			s.Fail(i, "control character in string")
-			return nil
-		case c < utf8.RuneSelf:
-			if escapedByMarshal(rune(c)) {
-				s.marked = i + 1
-			}
-			out = append(out, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				s.Fail(i, "invalid UTF-8")
-				return nil
-			}
-			if escapedByMarshal(r) {
-				s.marked = i + size
-			}
-			out = append(out, b[i:i+size]...)
-			i += size
-		}
+	if i+1 >= len(b) {
+		s.Fail(i, "unterminated string")
+		return 0
 	}
-	s.Fail(len(b), "unterminated string")
-	return nil
+	out, n := append(s.tmp, text...), 2
+	switch e := b[i+1]; e {
+	case '"', '\\', '/':
+		out = append(out, e)
+	case 'b':
+		out = append(out, '\b')
+	case 'f':
+		out = append(out, '\f')
+	case 'n':
+		out = append(out, '\n')
+	case 'r':
+		out = append(out, '\r')
+	case 't':
+		out = append(out, '\t')
+	case 'u':
+		var r rune
+		if r, n = unicodeEscape(b[i:]); n == 0 {
+			s.Fail(i, "invalid \\u escape")
+			return 0
+		}
+		if r < 0 {
+			s.Fail(i, "escaped lone surrogate")
+			return 0
+		}
+		out = utf8.AppendRune(out, r)
+	default:
+		s.Fail(i, "invalid escape \\"+string(rune(e)))
+		return 0
+	}
+	s.tmp = out
+	return n
 }
 
 // unicodeEscape decodes the \uXXXX escape at the start of b, and the low

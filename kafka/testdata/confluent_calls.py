@@ -9,6 +9,7 @@ stdout, is one JSON object: for each call, by name, {"ok": what it
 returned} or {"error": [HTTP status, error_code]}. The test judges it;
 this script asserts nothing itself."""
 
+import concurrent.futures
 import json
 import sys
 
@@ -36,6 +37,9 @@ def main():
     call("get_subjects", client.get_subjects)
     call("get_compatibility", client.get_compatibility)
     call("get_compatibility telemetry-value", lambda: client.get_compatibility("telemetry-value"))
+    call("get_compatibility other-value", lambda: client.get_compatibility("other-value"))
+    call("get_versions :.:core.device", lambda: client.get_versions(":.:core.device"))
+    call("get_latest_version :.:telemetry-value", lambda: client.get_latest_version(":.:telemetry-value").schema_id)
     for subject in ["core.device", "telemetry-value", "core.nothing"]:
         call("get_versions " + subject, lambda: client.get_versions(subject))
         call("get_latest_version " + subject, lambda: client.get_latest_version(subject).schema_id)
@@ -70,7 +74,21 @@ def main():
     call("register_schema core.device avro", lambda: client.register_schema("core.device", Schema('"string"', "AVRO")))
     call("lookup_schema core.device vehicle", lambda: client.lookup_schema("core.device", Schema(vehicle, "JSON")).schema_id)
     call("test_compatibility core.device vehicle", lambda: client.test_compatibility("core.device", Schema(vehicle, "JSON")))
+    call("test_compatibility core.device not an object",
+         lambda: client.test_compatibility("core.device", Schema("[]", "JSON")))
+    call("lookup_schema :.:core.device", lambda: client.lookup_schema(":.:core.device", Schema(device, "JSON")).schema_id)
     call("set_compatibility", lambda: client.set_compatibility("core.device", "NONE"))
+
+    # A burst of checks from many clients at once, as parallel CI jobs
+    # send: every one is answered, none turned away busy.
+    def burst():
+        def check(_):
+            return SchemaRegistryClient({"url": url}).test_compatibility("core.device", Schema(device, "JSON"))
+        with concurrent.futures.ThreadPoolExecutor(32) as pool:
+            return sum(pool.map(check, range(128)))
+    call("test_compatibility 128 at once", burst)
+    call("set_compatibility as it is", lambda: client.set_compatibility("core.device", "FULL_TRANSITIVE"))
+    call("set_compatibility of the registry as it is", lambda: client.set_compatibility(level="FULL_TRANSITIVE"))
     call("delete_subject", lambda: client.delete_subject("core.device"))
     call("delete_version", lambda: client.delete_version("core.device", 1))
 
