@@ -15,19 +15,26 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// judgedAlike checks that the three ways of reading data as a message of
+// judgedAlike checks that the four ways of reading data as a message of
 // kind k give the same verdict: decoding with a copy (UnmarshalJSON),
-// decoding that borrows (DecodeBorrowed), and judging that keeps nothing
-// (Check). The errors must be equal violation for violation, texts and
-// offsets included, and the borrowed message equal to the copied one.
+// decoding that borrows (DecodeBorrowed), judging that keeps nothing
+// (Check), and judging for the identity (JudgeIdentity). The errors must
+// be equal violation for violation, texts and offsets included, the
+// borrowed message equal to the copied one, and the judged identity
+// equal to the copied message's, once the others have read data after
+// it (with the judging decoder JudgeIdentity used, and its scratch
+// space).
 func judgedAlike(t testing.TB, k *msg.Kind, data []byte) {
 	t.Helper()
+	id, judged := k.JudgeIdentity(data)
 	m := k.New()
 	want := m.UnmarshalJSON(data)
 	borrowed, err := k.DecodeBorrowed(data)
 	require.Equal(t, want, err, "DecodeBorrowed's verdict differs from UnmarshalJSON's on %s", data)
 	require.Equal(t, m, borrowed, "the borrowed message differs from the copied one: %s", data)
 	require.Equal(t, want, k.Check(data), "Check's verdict differs from UnmarshalJSON's on %s", data)
+	require.Equal(t, want, judged, "JudgeIdentity's verdict differs from UnmarshalJSON's on %s", data)
+	require.Equal(t, m.Identity(), id, "JudgeIdentity's identity differs from the message's: %s", data)
 }
 
 // judgeCorpus returns messages of every shape that exercises what Check
@@ -235,4 +242,24 @@ func ExampleCheck() {
 	// Output:
 	// core.vehicle 1.0
 	// /vehicle_id: not a uuid: want 36 characters in 8-4-4-4-12 form; /meta/a: duplicate member name "a" at byte offset 71
+}
+
+// JudgeIdentity's identity is the message's even when its strings had
+// escapes, whose text the judging decoder unescapes into scratch space
+// that the next string, or the next message, overwrites: judged again,
+// the identity is kept, and outlives the judging of other messages.
+func TestJudgeIdentityKeepsEscapedStrings(t *testing.T) {
+	k := catalogue.Kinds.Lookup("core.device", "")
+	data := []byte(`{"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","message_type":"core.device","source_id":"dev\u002d1","source_type":"tra\u0063ker","tenant_id":"club\u002d1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44","external_id":"\u0065-1"}`)
+	id, err := k.JudgeIdentity(data)
+	require.NoError(t, err)
+	other := []byte(strings.ReplaceAll(string(data), `\u002d1`, `\u002dZZZZ`))
+	for range 3 {
+		require.NoError(t, k.Check(other))
+		_, err := k.JudgeIdentity(other)
+		require.NoError(t, err)
+	}
+	require.Equal(t, "club-1", id.Tenant.String())
+	require.Equal(t, "tracker", id.SourceType.String())
+	require.Equal(t, "dev-1", id.SourceID.String())
 }

@@ -144,6 +144,19 @@ var schemaKind = msg.Kind{
 	KeyMember:     "/association_id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v Association
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of Association messages: their schema,
 // core.association version 1.0, and the members that identify a message on
 // a broker.

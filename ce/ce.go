@@ -55,6 +55,7 @@ type Binding struct {
 	ContentType string
 
 	borrow bool // messages borrow from the body (see Borrowing)
+	judge  bool // messages are judged, not built (see Judging)
 }
 
 // The bindings of the transports CloudEvents defines binary mode for.
@@ -230,11 +231,14 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
-		m, err = b.check(m, err, &hs, bad, &id)
+		m, err = b.check(m, err, &hs, bad, &id, 0)
 		return m, id, err
 	}
+	if b.judge && k.JudgeIdentity != nil {
+		return b.judged(h, k, body, &hs, bad)
+	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id)
+	m, err = b.check(m, err, &hs, bad, &id, 0)
 	return m, id, err
 }
 
@@ -274,9 +278,28 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
+	if b.judge && k.JudgeIdentity != nil {
+		return b.judged(h, k, body, &hs, bad)
+	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id)
+	m, err = b.check(m, err, &hs, bad, &id, 0)
 	return m, id, err
+}
+
+// A WrittenHeader is a Header that learns, as a message is judged with
+// it, whether it holds the headers Write sets for that message, each
+// once, with the value Write sets: a gate that forwards the message may
+// then give its copy the input's headers as they are, without comparing
+// them again. Decode, DecodeIdentity, DecodeAs and DecodeKind of a
+// Judging binding call its SetWritten once they have checked the headers
+// against a message they judged without building it (one whose schema a
+// header names, as every header Write sets does); another binding's,
+// which need not know, do not.
+type WrittenHeader interface {
+	Header
+	// SetWritten says whether the headers are those Write would set: a
+	// message with a violation, of its body or its headers, has none.
+	SetWritten(written bool)
 }
 
 // The headers read and written, by index into Binding.keys and
@@ -375,13 +398,16 @@ func (b Binding) read(h Header, hs *headers) (bad []*msg.Violation) {
 
 // check compares the headers with the decoded message m, whose decoding
 // gave err, and returns m, with its identity in *id (which a gate's
-// judging returns, and is not copied on the way), and every violation:
-// the body's,
+// judging returns, and is not copied on the way; a message judged
+// without being built, m nil, has its identity there already), and
+// every violation: the body's,
 // with the number its decoding counted past msg.MaxViolations, those
 // found reading the headers (bad), then the contradictions. These, at
 // most one for each attribute, are listed even when the body's fill the
 // list: a header that contradicts the body is not to be counted away.
-func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
+// The headers whose bits are set in written hold the values Write sets
+// (see writtenOf): they agree with the message, and are not parsed.
+func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violation, id *msg.Identity, written uint8) (msg.Message, error) {
 	var body []*msg.Violation
 	omitted := 0
 	if err != nil {
@@ -391,7 +417,9 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		}
 		body, omitted = e.Violations, e.Omitted
 	}
-	*id = m.Identity()
+	if m != nil {
+		*id = m.Identity()
+	}
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
 	// contradict: its decoded value is not the message's.
@@ -429,7 +457,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
-	if has(hID) && !broken(k.IDMember) {
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -438,7 +466,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
-	if has(hTime) && !broken(k.TimeMember) {
+	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
@@ -447,7 +475,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
+	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
@@ -456,6 +484,28 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		return m, nil
 	}
 	return m, &msg.Error{Violations: all, Omitted: omitted}
+}
+
+// writtenOf returns, for headers hs that hold every header Write sets,
+// the bits (by index) of those that hold the value Write sets for the
+// message of identity id: what a WrittenHeader is told. Building the
+// values costs more than parsing the id and time headers, which it
+// spares check: only a WrittenHeader's are built.
+func writtenOf(hs *headers, id *msg.Identity) (written uint8) {
+	if hs.set != 1<<nHeaders-1 || writable(id) != nil {
+		return 0
+	}
+	var scratch [256]byte
+	var end [nHeaders]int
+	values := appendValues(scratch[:0], id, &end)
+	start := 0
+	for i := range nHeaders {
+		if hs.v[i] == string(values[start:end[i]]) {
+			written |= 1 << i
+		}
+		start = end[i]
+	}
+	return written
 }
 
 // appendSource appends ce-source, derived from the source members of

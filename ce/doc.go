@@ -63,5 +63,7 @@
 // A gate, which decodes a message and writes its headers onto the copy it
 // passes on, uses the Borrowing binding's DecodeIdentity, then
 // AppendHeaders (or WriteIdentity), so that the message's schema is looked
-// up and its identity read once, and the body is not copied.
+// up and its identity read once, and the body is not copied. A gate whose
+// headers are a WrittenHeader learns, from the decoding, whether its copy
+// may carry them as they are, without writing them again.
 package ce

@@ -171,6 +171,19 @@ var schemaKind = msg.Kind{
 	KeyMember:     "/device_id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v Device
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of Device messages: their schema, core.device
 // version 1.0, and the members that identify a message on a broker.
 func (*Device) SchemaKind() *msg.Kind { return &schemaKind }

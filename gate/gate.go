@@ -119,9 +119,12 @@ type Transactional interface {
 // their message than their headers do, such as Kafka's records framed in
 // the schema-registry wire format. The Gate judges a delivery with its
 // DecodeIdentity, which must give what the Gate's Binding gives for a
-// delivery without such a framing, instead of the Binding's. It is
-// called from several goroutines at once when Gate.Judges is more than
-// 1.
+// delivery without such a framing, instead of the Binding's; but it may
+// give no message, only its identity, for one it judged without
+// building it (ce.Binding's Judging): the Gate needs no more of a
+// message than its verdict, its identity and its schema, which the
+// identity's kind names. It is called from several goroutines at once
+// when Gate.Judges is more than 1.
 type Decoder interface {
 	// DecodeIdentity decodes d as the message it holds, borrowing from
 	// its body (see ce.Binding's Borrowing), among the kinds of the
@@ -527,9 +530,9 @@ func (g *Gate) store(d Delivery, j judged, forwarded map[uuid.UUID]digest) (infl
 		if _, ok := errors.AsType[*msg.Error](err); ok {
 			// Headers that cannot agree with the message (see ce.Binding's
 			// Write).
-			v = VerdictOf(j.m, err)
+			v = verdictOf(j.m, j.id, err)
 		} else if errors.Is(err, ErrTooLarge) {
-			v = VerdictOf(j.m, nil)
+			v = verdictOf(j.m, j.id, nil)
 			v.Violations = []*msg.Violation{{Rule: msg.RuleTooLarge, Message: "its copy is " + err.Error()}}
 		} else {
 			return inflight{}, err
@@ -632,11 +635,22 @@ func (g *Gate) compare(ctx context.Context, d Delivery, s Stored) (_ Stored, for
 // reusedID returns the verdict on m, a valid message of identity id whose
 // id was forwarded with another message: why says how the gate knows.
 func reusedID(m catalogue.Message, id msg.Identity, why string) Verdict {
-	v := VerdictOf(m, nil)
+	v := verdictOf(m, id, nil)
 	v.Violations = []*msg.Violation{{Rule: msg.RuleDuplicateID, Message: why}}
 	if id.Kind != nil {
 		v.Violations[0].Path = id.Kind.IDMember
 		v.Violations[0].Value = `"` + id.ID.String() + `"`
+	}
+	return v
+}
+
+// verdictOf is VerdictOf for a message of identity id, which a Decoder
+// may have judged without building it (m nil): its schema is then its
+// identity's kind's.
+func verdictOf(m catalogue.Message, id msg.Identity, err error) Verdict {
+	v := VerdictOf(m, err)
+	if m == nil && id.Kind != nil {
+		v.Schema, v.Version = id.Kind.Name, id.Kind.Version
 	}
 	return v
 }
@@ -682,7 +696,7 @@ func (g *Gate) judge(d Delivery) judged {
 	// copy of it would be waste.
 	m, id, err := g.decode(d)
 	if err != nil {
-		v := VerdictOf(m, err)
+		v := verdictOf(m, id, err)
 		return judged{verdict: &v}
 	}
 	j := judged{m: m, id: id}

@@ -48,22 +48,53 @@ func (g *generator) entries(m *message) {
 }
 
 // kindEntries writes the members of the msg.Kind of the root message m
-// that reach its entries: DecodeBorrowed and Check.
+// that reach its entries: DecodeBorrowed and Check (JudgeIdentity is
+// judgeEntry's).
 func (g *generator) kindEntries(m *message) {
-	if g.sf.Suffix == "" {
-		g.p("DecodeBorrowed: func(data []byte) (msg.Message, error) {")
-		g.p("v := New()")
-		g.p("return v, v.decodeMode(data, wire.Borrow)")
-		g.p("},")
-		g.p("Check: Check,")
-		return
-	}
+	newExpr := g.newMessage(m)
 	g.p("DecodeBorrowed: func(data []byte) (msg.Message, error) {")
-	g.p("v := new(%s)", m.GoName)
+	g.p("v := %s", newExpr)
 	g.p("return v, v.decodeMode(data, wire.Borrow)")
 	g.p("},")
-	g.p("Check: func(data []byte) error {")
+	if g.sf.Suffix == "" {
+		g.p("Check: Check,")
+	} else {
+		g.p("Check: func(data []byte) error {")
+		g.p("var v %s", m.GoName)
+		g.p("return v.decodeMode(data, wire.Judge)")
+		g.p("},")
+	}
+}
+
+// judgeEntry writes the init function that sets the JudgeIdentity of the
+// msg.Kind of the root message m: there, not in the kind's literal, which
+// it refers to through the message's Identity. Judged, the identity
+// borrows from data, unless a string of it had escapes (or is a member's
+// default): that rare message is decoded again, borrowing, for an
+// identity that may be kept.
+func (g *generator) judgeEntry(m *message) {
+	newExpr := g.newMessage(m)
+	g.p("")
+	g.p("func init() {")
+	g.p("%s.JudgeIdentity = func(data []byte) (msg.Identity, error) {", g.sf.kindVar())
 	g.p("var v %s", m.GoName)
-	g.p("return v.decodeMode(data, wire.Judge)")
-	g.p("},")
+	g.p("err := v.decodeMode(data, wire.Judge)")
+	g.p("if id := v.Identity(); wire.Within(id, data) {")
+	g.p("return id, err")
+	g.p("}")
+	g.p("w := %s", newExpr)
+	g.p("err = w.decodeMode(data, wire.Borrow)")
+	g.p("return w.Identity(), err")
+	g.p("}")
+	g.p("}")
+}
+
+// newMessage returns the expression of a new root message m, as
+// DecodeBorrowed makes it: New(), with its defaults, in a package of one
+// version; new(T) where New is another version's.
+func (g *generator) newMessage(m *message) string {
+	if g.sf.Suffix != "" {
+		return "new(" + m.GoName + ")"
+	}
+	return "New()"
 }

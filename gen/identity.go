@@ -149,6 +149,7 @@ func (g *generator) kind(m *message) {
 	}
 	g.p("KeyMember: %s,", ptr(id.Key))
 	g.p("}")
+	g.judgeEntry(m)
 	g.p("")
 	g.comment(fmt.Sprintf("SchemaKind returns the kind of %s messages: their schema, %s version %s, and the members that identify a message on a broker.", m.GoName, sf.Schema.Name, sf.Schema.Version))
 	g.p("func (*%s) SchemaKind() *msg.Kind { return &%s }", m.GoName, sf.kindVar())

@@ -283,6 +283,9 @@ type delivery struct {
 	r    *kgo.Record
 	body []byte // the message: the value, unframed
 	txn  *txn
+	// written says that r's headers are those its copy carries: judging
+	// found each one ce.Kafka writes once, with the value it writes.
+	written bool
 }
 
 func (d *delivery) Header() ce.Header  { return Header{Record: d.r} }
@@ -425,9 +428,19 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 }
 
 // DecodeIdentity judges d as the package's DecodeIdentity does, plain
-// or framed, borrowing from its value.
-func (b *broker) DecodeIdentity(kinds *msg.Kinds, d gate.Delivery) (msg.Message, msg.Identity, error) {
-	return decodeIdentity(kinds, d.(*delivery).r, ce.Kafka.Borrowing())
+// or framed, borrowing from its value, without building the message
+// (ce.Binding's Judging: the gate forwards the value byte for byte, and
+// needs only the verdict and the identity), and notes for Forward whether the
+// headers of a valid message are already those of its copy, as ce
+// found them checking them (ce.WrittenHeader): they are compared once,
+// on the judges' goroutines.
+func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+	d := gd.(*delivery)
+	h := readHeaders(d.r)
+	defer h.release()
+	m, id, err := h.decode(kinds, d.r, ce.Kafka.Judging())
+	d.written = err == nil && h.written
+	return m, id, err
 }
 
 // Forward produces the copy of d into its transaction: its value as it
@@ -442,7 +455,7 @@ func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error
 		out.Key = id.Key.Append(nil)
 	}
 	var err error
-	if out.Headers, b.scratch, err = withIdentity(d.r.Headers, id, b.scratch); err != nil {
+	if out.Headers, err = b.copyHeaders(d, id); err != nil {
 		return nil, err
 	}
 	if size := recordSize(out); size > b.limit {
@@ -450,6 +463,18 @@ func (b *broker) Forward(gd gate.Delivery, id msg.Identity) (gate.Pending, error
 	}
 	b.sess.Produce(t.ctx, out, t.done)
 	return nil, nil
+}
+
+// copyHeaders returns the headers of d's copy, the message of identity
+// id, as withIdentity makes them: d's own when judging found them
+// written already.
+func (b *broker) copyHeaders(d *delivery, id msg.Identity) ([]kgo.RecordHeader, error) {
+	if d.written {
+		return keptHeaders(d.r.Headers), nil
+	}
+	hs, scratch, err := withIdentity(d.r.Headers, id, b.scratch)
+	b.scratch = scratch
+	return hs, err
 }
 
 // DeadLetter produces the dead letter of d into its transaction, or
@@ -644,7 +669,12 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 // OriginalPrefix, so that the one verdict a consumer finds is the gate's. It returns hs
 // itself, clipped, when none is.
 func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
-	forged := func(h kgo.RecordHeader) bool { return strings.EqualFold(h.Key, VerdictHeader) }
+	// No letter of VerdictHeader has a fold outside ASCII (as k and s
+	// do): a name that folds to it has its length, which is compared
+	// first (TestVerdictHeaderFoldsInASCII).
+	forged := func(h kgo.RecordHeader) bool {
+		return len(h.Key) == len(VerdictHeader) && strings.EqualFold(h.Key, VerdictHeader)
+	}
 	if !slices.ContainsFunc(hs, forged) {
 		return slices.Clip(hs)
 	}

@@ -102,9 +102,10 @@ func BenchmarkGate(b *testing.B) {
 
 // BenchmarkDecodeRecord decodes the sample's valid messages from their
 // records, framed, with the ce_ headers Record writes, and checks the
-// headers against them, as the gate judges a record (DecodeIdentity):
-// the library's own work a record on the gate's path, without the
-// client's or the broker's. Count its instructions with the garbage
+// headers against them (DecodeIdentity): what a consumer of the records
+// does, the library's own work a record, without the client's or the
+// broker's. (The gate judges so too, without building the message:
+// BenchmarkJudge.) Count its instructions with the garbage
 // collector off, as for BenchmarkRecord (see the README).
 func BenchmarkDecodeRecord(b *testing.B) {
 	ms, _ := samples(b)

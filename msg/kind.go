@@ -63,6 +63,13 @@ type Kind struct {
 	// data holds but a free object of tens of thousands of members,
 	// whose names the scanner checks for repeats with lists of its own.
 	Check func(data []byte) error
+	// JudgeIdentity is Check, also returning the identity of the message
+	// data holds, as the Identity of DecodeBorrowed's message gives it,
+	// borrowing from data: what a gate needs of a message it forwards
+	// byte for byte, without a message built. The identity is that of
+	// what data holds even when it breaks the schema, as DecodeBorrowed's
+	// message is.
+	JudgeIdentity func(data []byte) (Identity, error)
 
 	IDMember   string // "/message_id", or an event's "/id"
 	TimeMember string // "/time", or an event's "/occurred_at"

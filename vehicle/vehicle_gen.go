@@ -205,6 +205,19 @@ var schemaKind = msg.Kind{
 	KeyMember:     "/vehicle_id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v Vehicle
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of Vehicle messages: their schema,
 // core.vehicle version 1.0, and the members that identify a message on a
 // broker.

@@ -8,8 +8,8 @@ import (
 	"github.com/fleetkit/catalogue/internal/suite"
 )
 
-// TestSuiteJudgedAlike holds the three ways of reading a message (with a
-// copy, borrowing, keeping nothing) to the same verdict on every
+// TestSuiteJudgedAlike holds the four ways of reading a message (with a
+// copy, borrowing, keeping nothing, keeping its identity) to the same verdict on every
 // instance of the suite, whose schemas use every keyword the generator
 // supports: the same error, violation for violation, and the same
 // message from decoding with a copy as from decoding that borrows.
@@ -33,6 +33,9 @@ func TestSuiteJudgedAlike(t *testing.T) {
 				}
 				if err := k.Check(data); !reflect.DeepEqual(err, want) {
 					t.Errorf("%s: %s: Check says %v, UnmarshalJSON %v", g.Description, test.Description, err, want)
+				}
+				if id, err := k.JudgeIdentity(data); !reflect.DeepEqual(err, want) || !reflect.DeepEqual(id, m.Identity()) {
+					t.Errorf("%s: %s: JudgeIdentity says %v, %v; UnmarshalJSON %v, %v", g.Description, test.Description, id, err, m.Identity(), want)
 				}
 			}
 		})

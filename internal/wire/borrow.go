@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/jsontext"
 	"github.com/fleetkit/catalogue/internal/rawobject"
+	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/object"
 )
 
@@ -356,4 +357,27 @@ func (d *Decoder) rawJudged(base, name, sub string) json.RawMessage {
 		return nil
 	}
 	return d.borrowed(start)
+}
+
+// Within reports whether every string of id, the identity of a message
+// decoded from data in mode Judge, is empty or lies within data: whether
+// the identity may be kept as long as data is. A string that had escapes
+// was unescaped into the decoder's scratch space, which the next string
+// read overwrites, and a member left out has its default, which is not in
+// data: the generated JudgeIdentity then decodes again, borrowing.
+func Within(id msg.Identity, data []byte) bool {
+	in := func(s string) bool {
+		if len(s) == 0 {
+			return true
+		}
+		p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+		return start <= p && p+uintptr(len(s)) <= start+uintptr(len(data))
+	}
+	text := func(t msg.Text) bool {
+		if _, ok := t.UUID(); ok {
+			return true
+		}
+		return in(t.String())
+	}
+	return in(id.Type) && text(id.Tenant) && text(id.SourceType) && text(id.SourceID) && text(id.Key)
 }

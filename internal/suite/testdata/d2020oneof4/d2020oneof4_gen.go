@@ -90,6 +90,19 @@ var schemaKind = msg.Kind{
 	KeyMember:  "/id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v D2020oneof4
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of D2020oneof4 messages: their schema,
 // suite.d2020oneof4 version 1.0, and the members that identify a message on
 // a broker.

@@ -99,6 +99,19 @@ var schemaKind = msg.Kind{
 	KeyMember:  "/id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v D7dependencies0
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of D7dependencies0 messages: their schema,
 // suite.d7dependencies0 version 1.0, and the members that identify a
 // message on a broker.

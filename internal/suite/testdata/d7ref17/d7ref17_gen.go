@@ -97,6 +97,19 @@ var schemaKind = msg.Kind{
 	KeyMember:  "/id",
 }
 
+func init() {
+	schemaKind.JudgeIdentity = func(data []byte) (msg.Identity, error) {
+		var v D7ref17
+		err := v.decodeMode(data, wire.Judge)
+		if id := v.Identity(); wire.Within(id, data) {
+			return id, err
+		}
+		w := New()
+		err = w.decodeMode(data, wire.Borrow)
+		return w.Identity(), err
+	}
+}
+
 // SchemaKind returns the kind of D7ref17 messages: their schema,
 // suite.d7ref17 version 1.0, and the members that identify a message on a
 // broker.
