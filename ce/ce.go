@@ -1,7 +1,6 @@
 package ce
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -597,12 +596,17 @@ var unreserved = func() (t [256]bool) {
 // quote returns s as JSON text, a string, as a violation's Value holds
 // it.
 func quote(s string) string {
-	b, _ := json.Marshal(s) // a string always encodes
-	return string(b)
+	return string(msg.AppendJSONString(nil, s))
 }
 
 // quoteAll returns values as JSON text: an array of strings.
 func quoteAll(values []string) string {
-	b, _ := json.Marshal(values) // strings always encode
-	return string(b)
+	b := []byte{'['}
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = msg.AppendJSONString(b, v)
+	}
+	return string(append(b, ']'))
 }

@@ -599,3 +599,22 @@ func TestJudgingGivesBorrowingsVerdictAndIdentity(t *testing.T) {
 		}
 	}
 }
+
+// A header's value in a violation is JSON text as the library writes every
+// string (msg.AppendJSONString): '<', '>' and '&' as they are, not as
+// encoding/json's \u003c, so that a verdict reads the same whichever
+// package made it.
+func TestViolationValuesAreWrittenAsTheLibraryWritesStrings(t *testing.T) {
+	v := valid(t)[device.Name]
+	v.h.Set("ce-id", "<a&b>")
+	v.h["ce-type"] = []string{"<x>", "y&z"}
+	_, err := ce.NATS.Decode(catalogue.Kinds, v.h, v.body)
+	e, ok := errors.AsType[*msg.Error](err)
+	require.True(t, ok, "%v", err)
+	var values []string
+	for _, v := range e.Violations {
+		values = append(values, v.Value)
+	}
+	assert.Contains(t, values, `"<a&b>"`)
+	assert.Contains(t, values, `["<x>","y&z"]`)
+}
