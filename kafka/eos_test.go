@@ -74,7 +74,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 			kgo.TransactionalID(id), kgo.TransactionTimeout(20*time.Second),
 			kgo.SessionTimeout(2*time.Second), kgo.HeartbeatInterval(200*time.Millisecond),
-			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.RetryTimeout(time.Minute),
+			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.RetryTimeout(time.Minute),
 		)
 		require.NoError(t, err)
 		g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: progress, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}

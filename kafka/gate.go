@@ -73,7 +73,12 @@ type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
 	// kgo.ConsumeTopics (the input), kgo.TransactionalID (one per gate),
-	// and kgo.FetchIsolationLevel(kgo.ReadCommitted()).
+	// kgo.FetchIsolationLevel(kgo.ReadCommitted()), which keeps the
+	// records of aborted transactions from the gate, and
+	// kgo.KeepControlRecords(), which gives it the transaction markers
+	// its group's offsets must pass: an input written in transactions
+	// (another gate's output) ends with one. A gate refuses to start
+	// without either.
 	Session *kgo.GroupTransactSession
 	// NewSession, if not nil, makes the gate's sessions, as Session
 	// says, instead of Session (which must then be nil): Run makes one to
@@ -326,6 +331,9 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: it may produce records of at most %d bytes, below %d: too few for a dead letter's verdict and some of its body", gate.ErrRefused, b.limit, gate.MinLimit)
 	}
 	cl := b.sess.Client()
+	if err := readsCommitted(cl); err != nil {
+		return err
+	}
 	for _, t := range cl.GetConsumeTopics() {
 		switch t {
 		case g.Output:
@@ -346,11 +354,30 @@ func (b *broker) Start(ctx context.Context) error {
 	return b.fitsTopics(ctx, kadm.NewClient(cl))
 }
 
+// readCommitted is the isolation level of kgo.ReadCommitted(), as Kafka
+// numbers it and kgo's OptValue reports it.
+const readCommitted int8 = 1
+
+// readsCommitted refuses a gate whose client reads the records of
+// aborted transactions, which it would forward, or drops the
+// transaction markers, which its offsets must pass: its group would
+// never commit the end of an input written in transactions, and a gate
+// with UntilIdle never return.
+func readsCommitted(cl *kgo.Client) error {
+	if level, _ := cl.OptValue(kgo.FetchIsolationLevel).(int8); level != readCommitted {
+		return fmt.Errorf("%w: its session reads records that their producer aborted: make it with kgo.FetchIsolationLevel(kgo.ReadCommitted())", gate.ErrRefused)
+	}
+	if keep, _ := cl.OptValue(kgo.KeepControlRecords).(bool); !keep {
+		return fmt.Errorf("%w: its session drops the transaction markers its group's offsets must pass: make it with kgo.KeepControlRecords()", gate.ErrRefused)
+	}
+	return nil
+}
+
 // fitsTopics refuses a gate whose client may put more in a record batch
 // than its output or dead-letter topic stores (max.message.bytes): the
 // broker would refuse every batch that large, and the gate read its
-// records again for ever. A broker that does not say (its configs not
-// described to this client) is left to refuse what it must.
+// records again for ever. A broker that does not say (its configs
+// not described to this client) is left to refuse what it must.
 func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 	batch := b.batchBytes()
 	configs, err := adm.DescribeTopicConfigs(ctx, b.g.Output, b.g.DeadLetters)
@@ -400,6 +427,14 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		})
 		return nil, failed
 	}
+	// The transaction markers (control records, kgo.KeepControlRecords)
+	// are not messages: they only move the offsets the transaction
+	// commits past them.
+	polled := len(records)
+	records = slices.DeleteFunc(records, func(r *kgo.Record) bool { return r.Attrs.IsControl() })
+	if len(records) == 0 && polled > 0 {
+		return nil, b.passMarkers(ctx)
+	}
 	if err := b.sess.Begin(); err != nil {
 		return nil, b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
 	}
@@ -422,6 +457,21 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		out[i] = &ds[i]
 	}
 	return out, nil
+}
+
+// passMarkers commits the offsets past the transaction markers the
+// session polled with no record, in a transaction of their own: the
+// gate core is given no message to commit them with.
+func (b *broker) passMarkers(ctx context.Context) error {
+	if err := b.sess.Begin(); err != nil {
+		return b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
+	}
+	end, cancel := afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
+	defer cancel()
+	if _, err := b.sess.End(end, kgo.TryCommit); err != nil {
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	}
+	return nil
 }
 
 // DecodeIdentity judges d as the package's DecodeIdentity does, plain

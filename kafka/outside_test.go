@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
@@ -27,7 +28,7 @@ func gateSession(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.GroupTransa
 	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{
 		kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("g-" + t.Name()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 	}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(sess.Close)
@@ -113,7 +114,7 @@ func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
 	g := &kafka.Gate{
 		NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
-				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 		},
 		Output: outTopic, DeadLetters: deadTopic, StopTimeout: time.Second,
 		Progress: func(gate.Stats) { t.Error("the gate committed a transaction while its group waited") },
@@ -178,7 +179,7 @@ func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
 	g := &kafka.Gate{
 		NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
-				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 		},
 		Batch: 64, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 	}
@@ -264,3 +265,81 @@ func TestGateStopsWhenItsDeadLetterTopicIsDeleted(t *testing.T) {
 		t.Fatal("the gate went on without its dead-letter topic")
 	}
 }
+
+// produceInTransactions produces the messages ms to inTopic from a
+// transactional producer, each in a transaction of its own, committed
+// or, where abort says so, aborted: every partition of the input then
+// ends with a transaction marker, a control record no consumer is
+// given.
+func produceInTransactions(t *testing.T, addrs []string, ms []catalogue.Message, abort func(i int) bool) {
+	tx := readerClient(t, addrs, kgo.TransactionalID("producer-"+t.Name()))
+	ctx := context.Background()
+	for i, m := range ms {
+		require.NoError(t, tx.BeginTransaction())
+		r, err := kafka.Record(inTopic, m, false)
+		require.NoError(t, err)
+		require.NoError(t, tx.ProduceSync(ctx, r).FirstErr())
+		require.NoError(t, tx.EndTransaction(ctx, kgo.TransactionEndTry(!abort(i))))
+	}
+}
+
+// TestGateIsIdleAfterAnInputWrittenInTransactions gates an input written
+// by a transactional producer, as another gate's output is (found from
+// outside: a gate chained after another, and one after kcat's
+// transactional producer). Its group's offsets stopped at the last record
+// of each partition, short of the transaction marker after it: with
+// UntilIdle the gate never returned, and its group's lag never reached
+// zero. The records of aborted transactions are not forwarded.
+func TestGateIsIdleAfterAnInputWrittenInTransactions(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	ms, _ := samples(t)
+	aborted := func(i int) bool { return i%3 == 2 }
+	produceInTransactions(t, addrs, ms, aborted)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the gate never found its input idle")
+	var want int
+	for i := range ms {
+		if !aborted(i) {
+			want++
+		}
+	}
+	assert.Equal(t, gate.Stats{Messages: want, Forwarded: want, Bytes: st.Bytes}, st)
+	assert.Len(t, readAll(t, addrs, want, outTopic, deadTopic), want, "the committed inputs, and no aborted one")
+	adm := kadm.NewClient(readerClient(t, addrs))
+	assert.True(t, committedAll(t, adm, "g"), "the group's offsets past the markers")
+}
+
+// TestGateRefusesToReadUncommitted starts a gate whose session reads its
+// input read_uncommitted, Kafka's default (found from outside: such a
+// gate forwarded the records of a producer's aborted transaction). It
+// must refuse to start, saying which option it needs; so must one whose
+// session drops the transaction markers, which its offsets must pass.
+func TestGateRefusesToReadUncommitted(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	ms, _ := samples(t)
+	produceInTransactions(t, addrs, ms[:2], func(i int) bool { return i == 1 })
+	for _, tc := range []struct {
+		only kgo.Opt // of the two options a gate's session needs
+		want string  // the other, named in the refusal
+	}{
+		{kgo.KeepControlRecords(), "kgo.FetchIsolationLevel(kgo.ReadCommitted())"},
+		{kgo.FetchIsolationLevel(kgo.ReadCommitted()), "kgo.KeepControlRecords()"},
+	} {
+		sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("g"), tc.only)
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		st, err := (&kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+		cancel()
+		sess.Close()
+		require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	assert.Empty(t, readAll(t, addrs, 0, outTopic, deadTopic), "nothing forwarded")
+}
+

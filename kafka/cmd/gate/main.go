@@ -214,6 +214,8 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.TransactionalID(o.txnID),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// The transaction markers, which its offsets must pass.
+		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
 		kgo.WithHooks(links),
 	)
