@@ -376,7 +376,11 @@ func readsCommitted(cl *kgo.Client) error {
 // fitsTopics refuses a gate whose client may put more in a record batch
 // than its output or dead-letter topic stores (max.message.bytes): the
 // broker would refuse every batch that large, and the gate read its
-// records again for ever. A broker that does not say (its configs
+// records again for ever. It refuses a compacted dead-letter topic too:
+// compaction keeps one record of each key, so that the dead letters of
+// one entity would replace each other and vanish, and Kafka refuses a
+// record without a key there (INVALID_RECORD), so that a keyless input
+// would come again for ever. A broker that does not say (its configs
 // not described to this client) is left to refuse what it must.
 func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 	batch := b.batchBytes()
@@ -386,7 +390,14 @@ func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 	}
 	for _, rc := range configs {
 		for _, c := range rc.Configs {
-			if c.Key != "max.message.bytes" || rc.Err != nil {
+			if rc.Err != nil {
+				continue
+			}
+			if c.Key == "cleanup.policy" && rc.Name == b.g.DeadLetters && strings.Contains(c.MaybeValue(), "compact") {
+				return fmt.Errorf("%w: its dead-letter topic %q is compacted (cleanup.policy %s): the dead letters of one key would replace each other, and those of a record without one be refused",
+					gate.ErrRefused, rc.Name, c.MaybeValue())
+			}
+			if c.Key != "max.message.bytes" {
 				continue
 			}
 			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && batch > limit {

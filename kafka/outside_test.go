@@ -343,3 +343,34 @@ func TestGateRefusesToReadUncommitted(t *testing.T) {
 	assert.Empty(t, readAll(t, addrs, 0, outTopic, deadTopic), "nothing forwarded")
 }
 
+// TestGateRefusesACompactedDeadLetterTopic starts a gate whose dead-letter
+// topic is compacted (cleanup.policy=compact, found from outside: a
+// dead-letter topic made like the output, which an operator compacts to
+// keep each entity's latest state). Compaction keeps the last record of
+// each key, so the dead letters of one device replaced each other, and
+// Kafka refuses a record without a key on such a topic, so a keyless
+// invalid input would come again for ever. The gate must refuse to
+// start, saying why; a compacted output is the operator's to choose.
+func TestGateRefusesACompactedDeadLetterTopic(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			_, addrs := newCluster(t, 1)
+			adm := kadm.NewClient(readerClient(t, addrs))
+			resp, err := adm.AlterTopicConfigs(context.Background(),
+				[]kadm.AlterConfig{{Name: "cleanup.policy", Value: kadm.StringPtr("compact,delete")}}, topic)
+			require.NoError(t, err)
+			require.NoError(t, resp[0].Err)
+			produceInput(t, addrs, 10)
+
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+			if topic == outTopic {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, gate.ErrRefused)
+			assert.ErrorContains(t, err, fmt.Sprintf("dead-letter topic %q is compacted", deadTopic))
+		})
+	}
+}
