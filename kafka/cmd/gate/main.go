@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -84,6 +85,11 @@ type options struct {
 // (kgo.ProducerBatchMaxBytes), below Kafka's default message.max.bytes
 // (1,048,588).
 const defaultMaxBytes = 1_000_012
+
+// maxSessionTimeout is the longest session timeout Kafka's protocol
+// carries: milliseconds in 32 bits. Brokers allow far less (30 minutes
+// by default, group.max.session.timeout.ms), and say so.
+const maxSessionTimeout = math.MaxInt32 * time.Millisecond
 
 // run runs the command and returns its exit status: 0; 2 for a usage
 // error, or when it refused to start or stopped on an error.
@@ -132,8 +138,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-batch must be at least 1"
 	case o.maxBytes < gate.MinLimit:
 		usage = "-max-record-bytes must be at least " + strconv.Itoa(gate.MinLimit)
+	case o.maxBytes > math.MaxInt32:
+		// Kafka's sizes are 32-bit: a larger one would wrap around.
+		usage = "-max-record-bytes must be at most " + strconv.Itoa(math.MaxInt32)
 	case o.sessionTimeout < time.Second:
 		usage = "-session-timeout must be at least 1s"
+	case o.sessionTimeout > maxSessionTimeout:
+		usage = "-session-timeout must be at most " + maxSessionTimeout.String()
 	}
 	if usage != "" {
 		fmt.Fprintf(stderr, "gate: %s\n", usage)

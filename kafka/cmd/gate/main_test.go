@@ -204,6 +204,9 @@ func (c *cluster) checkCounts(t *testing.T, in input, s counts, log string) {
 	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead), redeliveries: in.redelivered}, s, log)
 }
 
+// Flags out of range are usage errors, found at once, never values
+// wrapped around or refused later by the client (found from outside:
+// -max-record-bytes 4294971392 ran as 4,096).
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, // no -brokers
@@ -211,6 +214,13 @@ func TestUsageErrors(t *testing.T) {
 		{"-brokers", "127.0.0.1:1", "-in", ""},
 		{"-brokers", "127.0.0.1:1", "-batch", "0"},
 		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "10"},
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "-1"},
+		// Past 32 bits, wrapped around to 4,096 and -1,294,967,296.
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "4294971392"},
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "3000000000"},
+		{"-brokers", "127.0.0.1:1", "-session-timeout", "0"},
+		{"-brokers", "127.0.0.1:1", "-session-timeout", "1000h"},
+		{"-brokers", "127.0.0.1:1", "-batch", "-5"},
 		{"-brokers", "127.0.0.1:1", "extra"},
 		{"-nope"},
 	} {
