@@ -68,7 +68,9 @@ const batchOverhead = 61
 // A batch is aborted when a copy or a dead letter could not be produced,
 // or its transaction could not commit. One aborted for a topic the broker
 // no longer has makes the gate check its topics again, as at start: it
-// stops, refused, when its output or dead-letter topic was deleted.
+// stops, refused, when its output or dead-letter topic was deleted. An
+// input topic deleted while the gate runs is read anew once made again,
+// from its start.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -425,9 +427,16 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	records := fs.Records()
 	if len(records) == 0 {
 		var failed error
+		var recreated []string
 		fs.EachError(func(topic string, p int32, err error) {
 			switch {
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			case errors.Is(err, kerr.UnknownTopicID) && !slices.Contains(recreated, topic):
+				// The topic was deleted, and perhaps made again: kgo
+				// reads only the one it first knew, under its id,
+				// until told to forget it.
+				recreated = append(recreated, topic)
+				failed = cmp.Or(failed, fmt.Errorf("the input topic %s was deleted: reading it anew, once made again: %w", topic, err))
 			case refusedForGood(err):
 				failed = gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
 			case topic == "": // the group's, not a partition's
@@ -436,6 +445,10 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 				failed = cmp.Or(failed, fmt.Errorf("topic %s, partition %d: %w", topic, p, err))
 			}
 		})
+		if recreated != nil {
+			b.sess.Client().PurgeTopicsFromClient(recreated...)
+			b.sess.Client().AddConsumeTopics(recreated...)
+		}
 		return nil, failed
 	}
 	// The transaction markers (control records, kgo.KeepControlRecords)

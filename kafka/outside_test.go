@@ -374,3 +374,61 @@ func TestGateRefusesACompactedDeadLetterTopic(t *testing.T) {
 		})
 	}
 }
+
+// TestGateReadsItsInputMadeAgain deletes the input topic under a running
+// gate and makes it again (found from outside: the gate logged
+// UNKNOWN_TOPIC_ID once and then held every message of the new topic
+// for ever, as kgo reads only the topic it first knew, under its id).
+// It must read the new topic: every input of both, once.
+func TestGateReadsItsInputMadeAgain(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	produceInput(t, addrs, 10)
+	progress := make(chan gate.Stats, 100)
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { progress <- s }}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(ctx)
+		done <- err
+	}()
+	var last gate.Stats
+	until := func(n int) gate.Stats {
+		for last.Messages < n {
+			select {
+			case last = <-progress:
+			case <-ctx.Done():
+				t.Fatalf("the gate stored %d messages of %d: %+v", last.Messages, n, last)
+			}
+		}
+		return last
+	}
+	until(10)
+	adm := kadm.NewClient(readerClient(t, addrs))
+	_, err := adm.DeleteTopics(ctx, inTopic)
+	require.NoError(t, err)
+	time.Sleep(time.Second) // the gate finds it gone
+	resp, err := adm.CreateTopics(ctx, 3, 1, nil, inTopic)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	produceInput(t, addrs, 10)
+	st := until(20)
+	cancel()
+	require.NoError(t, <-done)
+	assert.Equal(t, 20, st.Messages, "%+v", st)
+
+	// Each input of each topic once: their keys, 0 to 9, twice each.
+	seen := map[string]int{}
+	for _, r := range readAll(t, addrs, 20, outTopic, deadTopic) {
+		for _, h := range r.Headers {
+			if h.Key == keyHeader {
+				seen[string(h.Value)]++
+			}
+		}
+	}
+	for i := range 10 {
+		assert.Equal(t, 2, seen[strconv.Itoa(i)], "input %d", i)
+	}
+	assert.Len(t, seen, 10)
+}
