@@ -206,6 +206,10 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	return err
 }
 
+// metadataMaxAge is how often a gate reloads its brokers' metadata,
+// whatever happens.
+const metadataMaxAge = 5 * time.Second
+
 // newSession makes a session for the gate.
 func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 	return kgo.NewGroupTransactSession(
@@ -215,6 +219,10 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// loaded again after this, not after kgo's default 5 s: a gate
 		// that waited for its brokers starts within a second of them.
 		kgo.MetadataMinAge(time.Second),
+		// Partitions added to the input are found, and gated, within
+		// this, not within kgo's default 5 minutes: a metadata request
+		// a gate every few seconds.
+		kgo.MetadataMaxAge(metadataMaxAge),
 		// A gate that vanished (killed, or cut off from the brokers)
 		// holds its partitions this long.
 		kgo.SessionTimeout(o.sessionTimeout),

@@ -459,3 +459,30 @@ func TestGateStartsAgainAfterLosingItsBrokerMidTransaction(t *testing.T) {
 	s.retries = 0
 	c.checkCounts(t, in, s, cmd.Log())
 }
+
+// Partitions added to the input under a running gate are gated within
+// seconds (found from outside: records produced to them waited for the
+// client's next full metadata refresh, kgo's default five minutes, and
+// a gate with -until-idle as long).
+func TestGateReadsPartitionsAddedToItsInput(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
+	in := c.publish(t)
+	c.waitGated(t, cmd)
+
+	resp, err := kadm.NewClient(c.client(t)).CreatePartitions(context.Background(), 3, "in")
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	var records []*kgo.Record
+	for p := int32(3); p < 6; p++ {
+		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"added":` + strconv.Itoa(int(p)) + `}`)}
+		records = append(records, r)
+		in.invalid = append(in.invalid, r.Value)
+	}
+	require.NoError(t, c.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner())).ProduceSync(context.Background(), records...).FirstErr())
+	c.waitGated(t, cmd)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	c.checkAgainstReader(t, in, cmd.Log())
+}
