@@ -664,9 +664,13 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	same := true
 	var at ceIndex
 	at.index(hs)
+	var written [ceNames]kgo.RecordHeader // their values in scratch, one after the other
+	n := 0
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
 		i, one := at.only(hs, key)
 		same = same && one && bytes.Equal(hs[i].Value, value)
+		written[n] = kgo.RecordHeader{Key: key, Value: value}
+		n++
 	})
 	if err != nil {
 		return nil, scratch, err
@@ -674,20 +678,22 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	if same {
 		return keptHeaders(hs), scratch, nil
 	}
-	out := make([]kgo.RecordHeader, 0, len(hs)+7)
-	written := make([]kgo.RecordHeader, 0, 7)
-	_, err = ce.Kafka.AppendHeaders(make([]byte, 0, len(scratch)), id, func(key string, value []byte) {
-		written = append(written, kgo.RecordHeader{Key: key, Value: value})
-	})
-	if err != nil {
-		return nil, scratch, err
-	}
+	// The copy's values are its own, scratch being the next copy's: the
+	// values written, moved to one allocation, in the order
+	// AppendHeaders appended them.
+	values := slices.Clone(scratch)
+	out := make([]kgo.RecordHeader, 0, len(hs)+n)
 	for _, h := range keptHeaders(hs) {
-		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
+		if !slices.ContainsFunc(written[:n], func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
 			out = append(out, h)
 		}
 	}
-	return append(out, written...), scratch, nil
+	for _, w := range written[:n] {
+		size := len(w.Value)
+		out = append(out, kgo.RecordHeader{Key: w.Key, Value: values[:size:size]})
+		values = values[size:]
+	}
+	return out, scratch, nil
 }
 
 // deadLetter returns the dead letter of r with verdict v (whose Place
