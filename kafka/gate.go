@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -96,7 +97,8 @@ type Gate struct {
 	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
 	// letters go to. Both must exist, and neither may be consumed by the
-	// gate itself.
+	// gate itself, named or matched by a regular expression
+	// (kgo.ConsumeRegex) its session consumes.
 	Output, DeadLetters string
 	// Kinds is the table of the schemas a message may follow; nil means
 	// the published catalogue's, catalogue.Kinds.
@@ -336,13 +338,11 @@ func (b *broker) Start(ctx context.Context) error {
 	if err := readsCommitted(cl); err != nil {
 		return err
 	}
-	for _, t := range cl.GetConsumeTopics() {
-		switch t {
-		case g.Output:
-			return fmt.Errorf("%w: it consumes its output topic %q: it would judge its own copies", gate.ErrRefused, t)
-		case g.DeadLetters:
-			return fmt.Errorf("%w: it consumes its dead-letter topic %q: it would judge its own dead letters", gate.ErrRefused, t)
-		}
+	if by, ok := consumes(cl, g.Output); ok {
+		return fmt.Errorf("%w: it consumes its output topic %q%s: it would judge its own copies", gate.ErrRefused, g.Output, by)
+	}
+	if by, ok := consumes(cl, g.DeadLetters); ok {
+		return fmt.Errorf("%w: it consumes its dead-letter topic %q%s: it would judge its own dead letters", gate.ErrRefused, g.DeadLetters, by)
 	}
 	topics, err := kadm.NewClient(cl).ListTopics(ctx, g.Output, g.DeadLetters)
 	if err != nil {
@@ -354,6 +354,31 @@ func (b *broker) Start(ctx context.Context) error {
 		}
 	}
 	return b.fitsTopics(ctx, kadm.NewClient(cl))
+}
+
+// consumes reports whether cl consumes topic, as its options say: named
+// among its topics, or, with kgo.ConsumeRegex, matched by one of its
+// regular expressions and none of those it excludes, which by then says
+// how (the topics a regex matches are known only once the client has
+// loaded its metadata: what it consumes so far is no proof).
+func consumes(cl *kgo.Client, topic string) (by string, ok bool) {
+	topics, _ := cl.OptValue(kgo.ConsumeTopics).(map[string]*regexp.Regexp)
+	if regex, _ := cl.OptValue(kgo.ConsumeRegex).(bool); !regex {
+		_, ok := topics[topic]
+		return "", ok
+	}
+	excluded, _ := cl.OptValue(kgo.ConsumeExcludeTopics).([]string)
+	for _, e := range excluded {
+		if re, err := regexp.Compile(e); err == nil && re.MatchString(topic) {
+			return "", false
+		}
+	}
+	for pattern, re := range topics {
+		if re != nil && re.MatchString(topic) {
+			return " (by the regular expression " + strconv.Quote(pattern) + ")", true
+		}
+	}
+	return "", false
 }
 
 // readCommitted is the isolation level of kgo.ReadCommitted(), as Kafka

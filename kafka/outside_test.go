@@ -432,3 +432,39 @@ func TestGateReadsItsInputMadeAgain(t *testing.T) {
 	}
 	assert.Len(t, seen, 10)
 }
+
+// TestGateRefusesARegexThatCoversItsOutput starts a gate whose session
+// consumes by regular expression (kgo.ConsumeRegex) one that its output
+// or dead-letter topic matches (found from outside: "fleet\..*" for
+// fleet.in, with fleet.valid and fleet.dead beside it). The topics a
+// regex matches are not known before the first metadata, so the gate
+// started, and judged its own copies again, each a redelivery, for
+// ever. It must refuse, saying which topic the regex covers; a regex
+// that covers neither, or whose exclusion does, starts.
+func TestGateRefusesARegexThatCoversItsOutput(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 10)
+	for _, tc := range []struct {
+		regex, exclude, refused string
+	}{
+		{regex: "^(in|out)$", refused: fmt.Sprintf("its output topic %q", outTopic)},
+		{regex: "d", refused: fmt.Sprintf("its dead-letter topic %q", deadTopic)},
+		{regex: ".*", exclude: "^(out|dead)$"},
+		{regex: "^in$"},
+	} {
+		opts := []kgo.Opt{kgo.ConsumeRegex(), kgo.ConsumeTopics(tc.regex), kgo.TransactionalID("regex")}
+		if tc.exclude != "" {
+			opts = append(opts, kgo.ConsumeExcludeTopics(tc.exclude))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		st, err := (&kafka.Gate{Session: gateSession(t, addrs, opts...), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+		cancel()
+		if tc.refused == "" {
+			require.NoError(t, err, tc.regex)
+			continue
+		}
+		require.ErrorIs(t, err, gate.ErrRefused, "%s: %+v", tc.regex, st)
+		assert.ErrorContains(t, err, tc.refused)
+		assert.ErrorContains(t, err, tc.regex)
+	}
+}
