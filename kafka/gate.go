@@ -600,10 +600,14 @@ func (b *broker) Commit(context.Context) error {
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
-	case errors.Is(t.failed, kerr.UnknownTopicOrPartition):
-		// A topic it produces to is gone (deleted while it ran), or
-		// moving: Start checks them again, and refuses to go on
-		// without one, rather than read its records again for ever.
+	case errors.Is(t.failed, kerr.UnknownTopicOrPartition) || errors.Is(t.failed, kerr.UnknownTopicID):
+		// A topic it produces to is gone (deleted while it ran, and
+		// perhaps made again), or moving: Start checks them again, and
+		// refuses to go on without one, rather than read its records
+		// again for ever. The client forgets what it knew of them: it
+		// produces only to the topic it first knew, under its id, and
+		// would refuse every record for one made again.
+		b.sess.Client().PurgeTopicsFromClient(b.g.Output, b.g.DeadLetters)
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))

@@ -383,54 +383,125 @@ func TestGateRefusesACompactedDeadLetterTopic(t *testing.T) {
 func TestGateReadsItsInputMadeAgain(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	produceInput(t, addrs, 10)
-	progress := make(chan gate.Stats, 100)
-	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { progress <- s }}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := g.Run(ctx)
-		done <- err
-	}()
-	var last gate.Stats
-	until := func(n int) gate.Stats {
-		for last.Messages < n {
-			select {
-			case last = <-progress:
-			case <-ctx.Done():
-				t.Fatalf("the gate stored %d messages of %d: %+v", last.Messages, n, last)
-			}
-		}
-		return last
-	}
-	until(10)
-	adm := kadm.NewClient(readerClient(t, addrs))
-	_, err := adm.DeleteTopics(ctx, inTopic)
-	require.NoError(t, err)
-	time.Sleep(time.Second) // the gate finds it gone
-	resp, err := adm.CreateTopics(ctx, 3, 1, nil, inTopic)
-	require.NoError(t, err)
-	require.NoError(t, resp.Error())
+	g := startGate(t, addrs)
+	g.until(10)
+	remake(t, addrs, inTopic)
 	produceInput(t, addrs, 10)
-	st := until(20)
-	cancel()
-	require.NoError(t, <-done)
+	st := g.until(20)
+	require.NoError(t, g.stop())
 	assert.Equal(t, 20, st.Messages, "%+v", st)
 
 	// Each input of each topic once: their keys, 0 to 9, twice each.
-	seen := map[string]int{}
-	for _, r := range readAll(t, addrs, 20, outTopic, deadTopic) {
-		for _, h := range r.Headers {
-			if h.Key == keyHeader {
-				seen[string(h.Value)]++
-			}
-		}
-	}
+	seen := keys(readAll(t, addrs, 20, outTopic, deadTopic))
 	for i := range 10 {
 		assert.Equal(t, 2, seen[strconv.Itoa(i)], "input %d", i)
 	}
 	assert.Len(t, seen, 10)
+}
+
+// TestGateProducesToItsTopicsMadeAgain deletes the output or the
+// dead-letter topic under a running gate and makes it again at once
+// (found from outside: the gate aborted every transaction with
+// UNKNOWN_TOPIC_ID, 82,240 retries in 40 s, and gated nothing more, as
+// kgo produces only to the topic it first knew, under its id). It must
+// check its topics again and go on, producing to the new topic.
+func TestGateProducesToItsTopicsMadeAgain(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			_, addrs := newCluster(t, 3)
+			produceInput(t, addrs, 10)
+			g := startGate(t, addrs)
+			g.until(10)
+			remake(t, addrs, topic)
+			second := produceInput(t, addrs, 10)
+			st := g.until(20)
+			require.NoError(t, g.stop())
+			assert.Equal(t, gate.Stats{Messages: 20, Forwarded: 16, DeadLetters: 4, Bytes: st.Bytes, Retries: st.Retries}, st)
+
+			// The second input's records, each once where it belongs;
+			// the first's gone with the topic made again.
+			want := map[string]int{}
+			for i, valid := range second {
+				if valid == (topic == outTopic) {
+					want[strconv.Itoa(i)]++
+				}
+			}
+			assert.Equal(t, want, keys(readAll(t, addrs, len(want), topic)))
+		})
+	}
+}
+
+// A runningGate is a gate run by startGate.
+type runningGate struct {
+	t        *testing.T
+	ctx      context.Context
+	progress chan gate.Stats
+	last     gate.Stats
+	stop     func() error
+}
+
+// startGate runs a gate on the test's topics, on a session of its own,
+// until its stop is called.
+func startGate(t *testing.T, addrs []string) *runningGate {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	g := &runningGate{t: t, ctx: ctx, progress: make(chan gate.Stats, 100)}
+	k := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { g.progress <- s }}
+	done := make(chan error, 1)
+	go func() {
+		_, err := k.Run(ctx)
+		done <- err
+	}()
+	g.stop = func() error {
+		cancel()
+		return <-done
+	}
+	return g
+}
+
+// until waits until the gate has stored n messages, and returns its
+// totals then.
+func (g *runningGate) until(n int) gate.Stats {
+	for g.last.Messages < n {
+		select {
+		case g.last = <-g.progress:
+		case <-g.ctx.Done():
+			g.t.Fatalf("the gate stored %d messages of %d: %+v", g.last.Messages, n, g.last)
+		}
+	}
+	return g.last
+}
+
+// remake deletes topic and makes it again, with three partitions.
+func remake(t *testing.T, addrs []string, topic string) {
+	adm := kadm.NewClient(readerClient(t, addrs))
+	ctx := context.Background()
+	_, err := adm.DeleteTopics(ctx, topic)
+	require.NoError(t, err)
+	time.Sleep(time.Second) // the gate finds it gone
+	resp, err := adm.CreateTopics(ctx, 3, 1, nil, topic)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+}
+
+// key returns the index of the input r was made from (keyHeader).
+func key(r *kgo.Record) string {
+	for _, h := range r.Headers {
+		if h.Key == keyHeader {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+// keys counts the records of rs by the index of their input.
+func keys(rs []*kgo.Record) map[string]int {
+	seen := map[string]int{}
+	for _, r := range rs {
+		seen[key(r)]++
+	}
+	return seen
 }
 
 // TestGateRefusesARegexThatCoversItsOutput starts a gate whose session
