@@ -64,7 +64,8 @@ const batchOverhead = 61
 // the gate's own (gate.Gate's DuplicateWindow), kept for the partitions
 // it holds, and starts empty when it starts.
 //
-// A retry, on Kafka, is a batch aborted: its records come again, each
+// A retry, on Kafka, is a batch aborted: its records come again, after
+// a back-off that grows while batches keep aborting (gate.Backoff), each
 // counted once in gate.Stats.Retries, and then once more where they end.
 // A batch is aborted when a copy or a dead letter could not be produced,
 // or its transaction could not commit. One aborted for a topic the broker
@@ -241,6 +242,7 @@ type broker struct {
 	// left open.
 	failed, abort bool
 	fencedAt      time.Time // when its producer was last fenced, if ever
+	aborted       int       // transactions aborted since the last committed
 	limit         int       // the size a record it produces must keep within (recordLimit)
 	txn           *txn      // the transaction under way, or nil
 	// scratch is a buffer withIdentity may use, from one copy to the
@@ -577,7 +579,7 @@ func (b *broker) Retry(gd gate.Delivery) {
 
 // Commit ends the transaction under way: it flushes its records, and
 // commits them with the offsets of the batch, or aborts both.
-func (b *broker) Commit(context.Context) error {
+func (b *broker) Commit(ctx context.Context) error {
 	t := b.txn
 	b.txn = nil
 	defer t.cancel()
@@ -610,8 +612,17 @@ func (b *broker) Commit(context.Context) error {
 		b.sess.Client().PurgeTopicsFromClient(b.g.Output, b.g.DeadLetters)
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
+		// Its records come again after a back-off, growing while
+		// transactions keep aborting: a broker that refuses them for a
+		// while is not asked again at once, for ever.
+		b.aborted++
+		select {
+		case <-time.After(gate.Backoff(b.aborted)):
+		case <-ctx.Done():
+		}
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
+	b.aborted = 0
 	return nil
 }
 

@@ -1,10 +1,12 @@
 package kafka_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -538,4 +540,43 @@ func TestGateRefusesARegexThatCoversItsOutput(t *testing.T) {
 		assert.ErrorContains(t, err, tc.refused)
 		assert.ErrorContains(t, err, tc.regex)
 	}
+}
+
+// TestGateBacksOffFromTransactionsAborted has the broker refuse every
+// produce to the output, for a while, with an error a retry does not
+// cure (found from outside: with an output topic the brokers refused,
+// the gate aborted and read its batch again 82,240 times in 40 s, a
+// warning logged each time, a core busy). It must back off, as from a
+// broker lost, and log a bounded number of lines; once the broker takes
+// its records again, every input is stored once.
+func TestGateBacksOffFromTransactionsAborted(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	valid := produceInput(t, addrs, 20)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.PolicyViolation, Count: -1})
+	var lines lineCounter
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true,
+		Log: slog.New(slog.NewTextHandler(&lines, nil))}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan gate.Stats, 1)
+	go func() {
+		st, err := g.Run(ctx)
+		assert.NoError(t, err)
+		done <- st
+	}()
+	time.Sleep(3 * time.Second)
+	fault.Remove()
+	st := <-done
+	require.NoError(t, ctx.Err(), "the gate never finished")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Less(t, st.Retries, 20*20, "retries in 3 s: %+v", st)
+	assert.Less(t, lines.n.Load(), int64(20), "log lines in 3 s")
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter struct{ n atomic.Int64 }
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.n.Add(int64(bytes.Count(p, []byte("\n"))))
+	return len(p), nil
 }
