@@ -218,10 +218,10 @@ func transient(err error) bool {
 }
 
 // refusedForGood reports whether err, an error of the session's
-// consumer, says that the brokers will never let it consume as it is
-// configured: a session timeout out of the group's range, a group id it
-// may not use, or no right to its group or topics. Waiting would not
-// help: the gate stops, saying why.
+// consumer or of a record it produced, says that the brokers will never
+// let it consume or produce as it is configured: a session timeout out
+// of the group's range, a group id it may not use, or no right to its
+// group or topics. Waiting would not help: the gate stops, saying why.
 func refusedForGood(err error) bool {
 	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
 		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
@@ -602,6 +602,9 @@ func (b *broker) Commit(ctx context.Context) error {
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	case refusedForGood(t.failed) || errors.Is(t.failed, kerr.TransactionalIDAuthorizationFailed):
+		// No right to produce its records: waiting would not give it.
+		return gate.Fatal(fmt.Errorf("the brokers refuse the gate's records: %w", t.failed))
 	case errors.Is(t.failed, kerr.UnknownTopicOrPartition) || errors.Is(t.failed, kerr.UnknownTopicID):
 		// A topic it produces to is gone (deleted while it ran, and
 		// perhaps made again), or moving: Start checks them again, and

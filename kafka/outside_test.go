@@ -580,3 +580,20 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 	l.n.Add(int64(bytes.Count(p, []byte("\n"))))
 	return len(p), nil
 }
+
+// TestGateStopsWhenItsRecordsAreRefusedForGood has the brokers refuse
+// the gate's right to produce to its output (TOPIC_AUTHORIZATION_FAILED,
+// found from outside: an ACL taken away while the gate ran). Waiting
+// does not cure it: the gate must stop, saying why, rather than abort
+// its batch and read it again for ever.
+func TestGateStopsWhenItsRecordsAreRefusedForGood(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 20)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.TopicAuthorizationFailed, Count: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+	require.ErrorIs(t, err, kerr.TopicAuthorizationFailed, "%+v", st)
+	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	assert.Zero(t, st.Messages, "nothing stored")
+}
