@@ -12,47 +12,43 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
-// identities returns the sample's valid messages as Record makes them.
-func identities(tb testing.TB) []*kgo.Record {
+// messages returns the sample's valid messages.
+func messages(tb testing.TB) []msg.Message {
 	lines, _ := sample.Lines(tb, "../testdata/messages.ndjson")
-	var records []*kgo.Record
+	var ms []msg.Message
 	for _, line := range lines {
-		m, err := catalogue.DecodeOr(line, "example.event")
-		if err != nil {
-			continue
+		if m, err := catalogue.DecodeOr(line, "example.event"); err == nil {
+			ms = append(ms, m)
 		}
-		r, err := Record("in", m, false)
-		require.NoError(tb, err)
-		records = append(records, r)
 	}
-	return records
+	require.NotEmpty(tb, ms)
+	return ms
 }
 
 // A copy whose input lacks the ce_ headers, or has one stale, gets them
-// written, each value its own whatever the next copy writes in the
-// scratch buffer, and the input's other headers kept; in two
-// allocations, its headers and their values.
+// written, as Record writes them, each value its own whatever the next
+// copy writes in the scratch buffer, and the input's other headers
+// kept; in two allocations, its headers and their values.
 func TestWithIdentityGivesEachCopyItsOwnValues(t *testing.T) {
-	records := identities(t)
+	ms := messages(t)
 	var scratch []byte
 	var copies [][]kgo.RecordHeader
-	for _, r := range records {
-		m, id, err := DecodeIdentity(catalogue.Kinds, r)
-		require.NoError(t, err)
-		require.NotNil(t, m)
+	for _, m := range ms {
 		in := []kgo.RecordHeader{{Key: "trace", Value: []byte("t")}, {Key: "ce_id", Value: []byte("stale")}}
-		var hs []kgo.RecordHeader
-		hs, scratch, err = withIdentity(in, id, scratch)
+		hs, s, err := withIdentity(in, m.Identity(), scratch)
 		require.NoError(t, err)
+		scratch = s
 		copies = append(copies, hs)
 	}
 	for i, hs := range copies {
-		assert.Equal(t, append([]kgo.RecordHeader{{Key: "trace", Value: []byte("t")}}, records[i].Headers...), hs)
+		r, err := Record("in", ms[i], false)
+		require.NoError(t, err)
+		assert.Equal(t, append([]kgo.RecordHeader{{Key: "trace", Value: []byte("t")}}, r.Headers...), hs)
 	}
 
-	_, id, err := DecodeIdentity(catalogue.Kinds, records[0])
-	require.NoError(t, err)
+	id := ms[0].Identity()
 	in := []kgo.RecordHeader{{Key: "trace", Value: []byte("t")}}
+	var err error
 	allocs := testing.AllocsPerRun(100, func() {
 		_, scratch, err = withIdentity(in, id, scratch)
 	})
@@ -67,12 +63,8 @@ func TestWithIdentityGivesEachCopyItsOwnValues(t *testing.T) {
 // 3,786 a record when withIdentity stopped writing the values twice.
 func BenchmarkWithIdentityRebuilt(b *testing.B) {
 	var ids []msg.Identity
-	for _, r := range identities(b) {
-		_, id, err := DecodeIdentity(catalogue.Kinds, r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ids = append(ids, id)
+	for _, m := range messages(b) {
+		ids = append(ids, m.Identity())
 	}
 	var scratch []byte
 	var err error

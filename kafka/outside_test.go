@@ -24,6 +24,14 @@ import (
 	"github.com/fleetkit/catalogue/msg"
 )
 
+// alterTopic sets the config key of topic to value.
+func alterTopic(t *testing.T, addrs []string, topic, key, value string) {
+	resp, err := kadm.NewClient(readerClient(t, addrs)).AlterTopicConfigs(context.Background(),
+		[]kadm.AlterConfig{{Name: key, Value: kadm.StringPtr(value)}}, topic)
+	require.NoError(t, err)
+	require.NoError(t, resp[0].Err)
+}
+
 // gateSession returns a transactional session of the group "g" on
 // inTopic, closed at the test's end.
 func gateSession(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.GroupTransactSession {
@@ -64,16 +72,12 @@ func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
 	for _, topic := range []string{outTopic, deadTopic} {
 		t.Run(topic, func(t *testing.T) {
 			_, addrs := newCluster(t, 3)
-			adm := kadm.NewClient(readerClient(t, addrs))
-			resp, err := adm.AlterTopicConfigs(context.Background(),
-				[]kadm.AlterConfig{{Name: "max.message.bytes", Value: kadm.StringPtr("100000")}}, topic)
-			require.NoError(t, err)
-			require.NoError(t, resp[0].Err)
+			alterTopic(t, addrs, topic, "max.message.bytes", "100000")
 
 			g := &kafka.Gate{Session: gateSession(t, addrs, kgo.ProducerBatchMaxBytes(200_000)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = g.Run(ctx)
+			_, err := g.Run(ctx)
 			require.ErrorIs(t, err, gate.ErrRefused)
 			assert.ErrorContains(t, err, fmt.Sprintf("%q", topic))
 			assert.ErrorContains(t, err, "100000")
@@ -357,16 +361,12 @@ func TestGateRefusesACompactedDeadLetterTopic(t *testing.T) {
 	for _, topic := range []string{outTopic, deadTopic} {
 		t.Run(topic, func(t *testing.T) {
 			_, addrs := newCluster(t, 1)
-			adm := kadm.NewClient(readerClient(t, addrs))
-			resp, err := adm.AlterTopicConfigs(context.Background(),
-				[]kadm.AlterConfig{{Name: "cleanup.policy", Value: kadm.StringPtr("compact,delete")}}, topic)
-			require.NoError(t, err)
-			require.NoError(t, resp[0].Err)
+			alterTopic(t, addrs, topic, "cleanup.policy", "compact,delete")
 			produceInput(t, addrs, 10)
 
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+			_, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
 			if topic == outTopic {
 				require.NoError(t, err)
 				return
