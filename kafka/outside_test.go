@@ -291,8 +291,8 @@ func produceInTransactions(t *testing.T, addrs []string, ms []catalogue.Message,
 
 // TestGateIsIdleAfterAnInputWrittenInTransactions gates an input written
 // by a transactional producer, as another gate's output is (found from
-// outside: a gate chained after another, and one after kcat's
-// transactional producer). Its group's offsets stopped at the last record
+// outside: a gate chained after another, and one after a producer in
+// transactions). Its group's offsets stopped at the last record
 // of each partition, short of the transaction marker after it: with
 // UntilIdle the gate never returned, and its group's lag never reached
 // zero. The records of aborted transactions are not forwarded.
