@@ -16,7 +16,11 @@
 // than have the broker abort it when it times out.
 //
 // It refuses to start, saying why, when its output or dead-letter topic
-// does not exist, or when it consumes either. It waits for brokers that
+// does not exist, when it consumes either, or when its dead-letter topic
+// is compacted (its dead letters would replace each other). An input
+// topic deleted and made again while it runs is read anew, an output or
+// dead-letter topic made again is produced to anew, and partitions added
+// to the input are gated within seconds. It waits for brokers that
 // are down, and logs losing a broker and finding it again; a broker lost
 // while it ends a transaction makes it start again on a new session,
 // which aborts the transaction left open, whose records come again; so
