@@ -82,7 +82,9 @@ type Gate struct {
 	// kgo.KeepControlRecords(), which gives it the transaction markers
 	// its group's offsets must pass: an input written in transactions
 	// (another gate's output) ends with one. A gate refuses to start
-	// without either.
+	// without either. A kgo.MetadataMaxAge of a few seconds (kgo's
+	// default is 5 minutes) has partitions added to the input gated as
+	// soon, as kafka/cmd/gate's are.
 	Session *kgo.GroupTransactSession
 	// NewSession, if not nil, makes the gate's sessions, as Session
 	// says, instead of Session (which must then be nil): Run makes one to
