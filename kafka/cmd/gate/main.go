@@ -138,6 +138,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-brokers is required"
 	case len(o.in) == 0:
 		usage = "-in names no topic"
+	case strings.TrimSpace(o.group) == "":
+		usage = "-group names no group"
 	case o.batch < 1:
 		usage = "-batch must be at least 1"
 	case o.maxBytes < gate.MinLimit:

@@ -221,6 +221,8 @@ func TestUsageErrors(t *testing.T) {
 		{"-brokers", "127.0.0.1:1", "-session-timeout", "0"},
 		{"-brokers", "127.0.0.1:1", "-session-timeout", "1000h"},
 		{"-brokers", "127.0.0.1:1", "-batch", "-5"},
+		{"-brokers", "127.0.0.1:1", "-group", ""},
+		{"-brokers", "127.0.0.1:1", "-group", " "},
 		{"-brokers", "127.0.0.1:1", "extra"},
 		{"-nope"},
 	} {
