@@ -64,15 +64,16 @@ type DeadLetter struct {
 // nearly the whole limit. A gate leaves such a message to come again.
 func FitDeadLetter(v Verdict, body []byte, size DeadLetterSize) (DeadLetter, error) {
 	room := size.Limit - size.Overhead
-	keep := size.Headers <= room/2
-	if !keep {
-		j, err := v.Encode(room)
-		keep = err == nil && size.Headers+len(j)+len(body) <= room
-	}
-	if keep {
-		if j, cut, err := fit(v, body, room-size.Headers); err == nil {
-			return DeadLetter{Verdict: j, Body: cut, KeepHeaders: true}, nil
+	if size.Headers > room/2 {
+		// Kept only if all fits with them: then with this verdict. A
+		// body that leaves no room for one beside them never does.
+		if size.Headers+len(body) < room {
+			if j, err := v.Encode(room); err == nil && size.Headers+len(j)+len(body) <= room {
+				return DeadLetter{Verdict: j, Body: body, KeepHeaders: true}, nil
+			}
 		}
+	} else if j, cut, err := fit(v, body, room-size.Headers); err == nil {
+		return DeadLetter{Verdict: j, Body: cut, KeepHeaders: true}, nil
 	}
 	v.HeadersDropped = true
 	j, cut, err := fit(v, body, room)
@@ -91,12 +92,17 @@ func FitDeadLetter(v Verdict, body []byte, size DeadLetterSize) (DeadLetter, err
 // returns an error wrapping ErrTooLarge if not even a verdict with no
 // violation listed fits.
 func fit(v Verdict, body []byte, room int) (verdict, cut []byte, err error) {
-	j, err := v.Encode(max(room-len(body), room/2))
-	if err == nil && len(j)+len(body) <= room {
-		return j, body, nil
+	// A body that takes the whole room is cut whatever the verdict: it
+	// is encoded once, flagged.
+	if len(body) < room {
+		j, err := v.Encode(max(room-len(body), room/2))
+		if err == nil && len(j)+len(body) <= room {
+			return j, body, nil
+		}
 	}
 	v.Truncated, v.BodySize = true, len(body)
-	if j, err = v.Encode(room / 2); err != nil {
+	j, err := v.Encode(room / 2)
+	if err != nil {
 		if j, err = v.Encode(room); err != nil {
 			return nil, nil, err
 		}

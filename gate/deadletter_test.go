@@ -184,3 +184,22 @@ func ExampleFitDeadLetter() {
 	// {"subject":"fleet.in.x","stream":"IN","sequence":6,"schema":"core.device","version":"1.0","valid":false,"violations":[{"path":"/imei","rule":"imei","message":"not an IMEI"}],"deliveries":0,"truncated":true,"body_size":840,"headers_dropped":true}
 	// 655 of 840 bytes; the original's headers kept: false
 }
+
+// BenchmarkFitDeadLetterTooLarge fits the dead letter of a message whose
+// body alone is larger than the broker stores, as a copy too large is
+// dead-lettered, with headers that take more than half the room: its
+// verdict is encoded once, flagged, for the cut body, not before that
+// for a whole body that could never fit, with or without the headers.
+// Under callgrind, as the README counts BenchmarkRecord: 7,512
+// instructions a dead letter before, 2,738 after.
+func BenchmarkFitDeadLetterTooLarge(b *testing.B) {
+	v := verdict(1)
+	body := bytes.Repeat([]byte("b"), 2*gate.MinLimit)
+	size := gate.DeadLetterSize{Limit: gate.MinLimit, Overhead: 100, Headers: gate.MinLimit / 2}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := gate.FitDeadLetter(v, body, size); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

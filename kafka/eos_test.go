@@ -38,10 +38,12 @@ func eosMessages() int {
 
 const keyHeader = "test-key"
 
-// TestGatesLoseNothingAndDoubleNothing pushes a mixed stream through three
-// gates of one group on a three-broker cluster, kills one of them in the
-// middle of its transactions, and makes the brokers fail a produce, an
-// offset commit and the end of a transaction, and move partition leaders;
+// TestGatesLoseNothingAndDoubleNothing pushes a mixed stream, a tenth of
+// it written in transactions between others aborted, through three
+// gates of one group on a three-broker cluster, has a fourth join while
+// they are in their transactions, kills one of them in the middle of
+// its transactions, and makes the brokers fail a produce, an offset
+// commit and the end of a transaction, and move partition leaders;
 // a read_committed reader of the output and the dead letters then finds
 // every input exactly once, valid ones in the output and the rest among
 // the dead letters.
@@ -53,7 +55,11 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	defer c.Close()
 	addrs := c.ListenAddrs()
 
-	valid := produceInput(t, addrs, n)
+	// A tenth of the input comes from a transactional producer, between
+	// transactions it aborts.
+	valid := produceInput(t, addrs, n-n/10)
+	valid = append(valid, produceInputInTransactions(t, addrs, len(valid), n/10)...)
+	require.Len(t, valid, n)
 
 	// Faults, each once: a produce of a copy, an offset commit and the
 	// end of a transaction fail.
@@ -74,7 +80,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 			kgo.TransactionalID(id), kgo.TransactionTimeout(20*time.Second),
 			kgo.SessionTimeout(2*time.Second), kgo.HeartbeatInterval(200*time.Millisecond),
-			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.RetryTimeout(time.Minute),
+			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.RetryTimeout(time.Minute),
 		)
 		require.NoError(t, err)
 		g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: progress, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
@@ -108,6 +114,9 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the gates never got going")
 	}
+	// A gate joins while the others are in their transactions: the
+	// group rebalances under them.
+	late := startGate("late", nil)
 	victim.Kill()
 	victim.Wait()
 	// Leaders move while the survivors take the victim's partitions.
@@ -121,6 +130,7 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	}
 	a.Stop()
 	b.Stop()
+	late.Stop()
 	require.True(t, committedAll(t, adm, "eos"), "the group did not commit the whole input in time")
 
 	// Every input exactly once, where it belongs. The victim's last
@@ -150,22 +160,61 @@ func produceInput(t *testing.T, addrs []string, n int) (valid []bool) {
 	valid = make([]bool, n)
 	records := make([]*kgo.Record, n)
 	for i := range n {
-		body := withNewID(t, lines[i%len(lines)])
-		valid[i] = i%5 != 4
-		if !valid[i] {
-			body = body[:len(body)/2]
-		}
-		records[i] = &kgo.Record{Topic: inTopic, Value: body, Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
-		if valid[i] {
-			// Its schema identity, as a producer writes it: an event has
-			// no message_type to be known by.
-			m, err := catalogue.DecodeOr(body, "example.event")
-			require.NoError(t, err)
-			require.NoError(t, ce.Kafka.Write(kafka.Header{Record: records[i]}, m))
-		}
+		records[i], valid[i] = input(t, lines, i)
 	}
 	producer := readerClient(t, addrs)
 	require.NoError(t, producer.ProduceSync(context.Background(), records...).FirstErr())
+	return valid
+}
+
+// input returns the input of index i, as produceInput makes it from the
+// sample's lines, and whether it is valid.
+func input(t *testing.T, lines [][]byte, i int) (*kgo.Record, bool) {
+	body := withNewID(t, lines[i%len(lines)])
+	valid := i%5 != 4
+	if !valid {
+		body = body[:len(body)/2]
+	}
+	r := &kgo.Record{Topic: inTopic, Value: body, Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
+	if valid {
+		// Its schema identity, as a producer writes it: an event has
+		// no message_type to be known by.
+		m, err := catalogue.DecodeOr(body, "example.event")
+		require.NoError(t, err)
+		require.NoError(t, ce.Kafka.Write(kafka.Header{Record: r}, m))
+	}
+	return r, valid
+}
+
+// produceInputInTransactions produces the inputs of indices from to
+// from+n-1, as produceInput makes them, from a transactional producer,
+// in transactions of 100 committed, each followed by one of 10 records
+// it aborts (their keyHeader "aborted"), and returns which are valid:
+// the input's partitions then hold transaction markers and the records
+// of aborted transactions, which no read_committed reader is given.
+func produceInputInTransactions(t *testing.T, addrs []string, from, n int) (valid []bool) {
+	_, lines := samples(t)
+	producer := readerClient(t, addrs, kgo.TransactionalID("input-"+t.Name()))
+	ctx := context.Background()
+	for at := from; at < from+n; at += 100 {
+		require.NoError(t, producer.BeginTransaction())
+		for i := at; i < min(at+100, from+n); i++ {
+			r, ok := input(t, lines, i)
+			valid = append(valid, ok)
+			producer.Produce(ctx, r, func(_ *kgo.Record, err error) { assert.NoError(t, err) })
+		}
+		require.NoError(t, producer.Flush(ctx))
+		require.NoError(t, producer.EndTransaction(ctx, kgo.TryCommit))
+
+		require.NoError(t, producer.BeginTransaction())
+		for i := range 10 {
+			r, _ := input(t, lines, i)
+			r.Headers[0].Value = []byte("aborted")
+			producer.Produce(ctx, r, func(_ *kgo.Record, err error) { assert.NoError(t, err) })
+		}
+		require.NoError(t, producer.Flush(ctx))
+		require.NoError(t, producer.EndTransaction(ctx, kgo.TryAbort))
+	}
 	return valid
 }
 

@@ -57,7 +57,7 @@ func ExampleGate_newSession() {
 		NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers("127.0.0.1:9092"),
 				kgo.ConsumerGroup("catalogue-gate"), kgo.ConsumeTopics("fleet.in"),
-				kgo.TransactionalID("catalogue-gate-1"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.TransactionalID("catalogue-gate-1"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 		},
 		Output:      "fleet.valid",
 		DeadLetters: "fleet.dead",

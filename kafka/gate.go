@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -63,17 +64,27 @@ const batchOverhead = 61
 // the gate's own (gate.Gate's DuplicateWindow), kept for the partitions
 // it holds, and starts empty when it starts.
 //
-// A retry, on Kafka, is a batch aborted: its records come again, each
+// A retry, on Kafka, is a batch aborted: its records come again, after
+// a back-off that grows while batches keep aborting (gate.Backoff), each
 // counted once in gate.Stats.Retries, and then once more where they end.
 // A batch is aborted when a copy or a dead letter could not be produced,
 // or its transaction could not commit. One aborted for a topic the broker
 // no longer has makes the gate check its topics again, as at start: it
-// stops, refused, when its output or dead-letter topic was deleted.
+// stops, refused, when its output or dead-letter topic was deleted. An
+// input topic deleted while the gate runs is read anew once made again,
+// from its start.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
 	// kgo.ConsumeTopics (the input), kgo.TransactionalID (one per gate),
-	// and kgo.FetchIsolationLevel(kgo.ReadCommitted()).
+	// kgo.FetchIsolationLevel(kgo.ReadCommitted()), which keeps the
+	// records of aborted transactions from the gate, and
+	// kgo.KeepControlRecords(), which gives it the transaction markers
+	// its group's offsets must pass: an input written in transactions
+	// (another gate's output) ends with one. A gate refuses to start
+	// without either. A kgo.MetadataMaxAge of a few seconds (kgo's
+	// default is 5 minutes) has partitions added to the input gated as
+	// soon, as kafka/cmd/gate's are.
 	Session *kgo.GroupTransactSession
 	// NewSession, if not nil, makes the gate's sessions, as Session
 	// says, instead of Session (which must then be nil): Run makes one to
@@ -89,7 +100,8 @@ type Gate struct {
 	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
 	// letters go to. Both must exist, and neither may be consumed by the
-	// gate itself.
+	// gate itself, named or matched by a regular expression
+	// (kgo.ConsumeRegex) its session consumes.
 	Output, DeadLetters string
 	// Kinds is the table of the schemas a message may follow; nil means
 	// the published catalogue's, catalogue.Kinds.
@@ -208,10 +220,10 @@ func transient(err error) bool {
 }
 
 // refusedForGood reports whether err, an error of the session's
-// consumer, says that the brokers will never let it consume as it is
-// configured: a session timeout out of the group's range, a group id it
-// may not use, or no right to its group or topics. Waiting would not
-// help: the gate stops, saying why.
+// consumer or of a record it produced, says that the brokers will never
+// let it consume or produce as it is configured: a session timeout out
+// of the group's range, a group id it may not use, or no right to its
+// group or topics. Waiting would not help: the gate stops, saying why.
 func refusedForGood(err error) bool {
 	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
 		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
@@ -232,6 +244,7 @@ type broker struct {
 	// left open.
 	failed, abort bool
 	fencedAt      time.Time // when its producer was last fenced, if ever
+	aborted       int       // transactions aborted since the last committed
 	limit         int       // the size a record it produces must keep within (recordLimit)
 	txn           *txn      // the transaction under way, or nil
 	// scratch is a buffer withIdentity may use, from one copy to the
@@ -329,13 +342,14 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: it may produce records of at most %d bytes, below %d: too few for a dead letter's verdict and some of its body", gate.ErrRefused, b.limit, gate.MinLimit)
 	}
 	cl := b.sess.Client()
-	for _, t := range cl.GetConsumeTopics() {
-		switch t {
-		case g.Output:
-			return fmt.Errorf("%w: it consumes its output topic %q: it would judge its own copies", gate.ErrRefused, t)
-		case g.DeadLetters:
-			return fmt.Errorf("%w: it consumes its dead-letter topic %q: it would judge its own dead letters", gate.ErrRefused, t)
-		}
+	if err := readsCommitted(cl); err != nil {
+		return err
+	}
+	if by, ok := consumes(cl, g.Output); ok {
+		return fmt.Errorf("%w: it consumes its output topic %q%s: it would judge its own copies", gate.ErrRefused, g.Output, by)
+	}
+	if by, ok := consumes(cl, g.DeadLetters); ok {
+		return fmt.Errorf("%w: it consumes its dead-letter topic %q%s: it would judge its own dead letters", gate.ErrRefused, g.DeadLetters, by)
 	}
 	topics, err := kadm.NewClient(cl).ListTopics(ctx, g.Output, g.DeadLetters)
 	if err != nil {
@@ -349,11 +363,59 @@ func (b *broker) Start(ctx context.Context) error {
 	return b.fitsTopics(ctx, kadm.NewClient(cl))
 }
 
+// consumes reports whether cl consumes topic, as its options say: named
+// among its topics, or, with kgo.ConsumeRegex, matched by one of its
+// regular expressions and none of those it excludes, which by then says
+// how (the topics a regex matches are known only once the client has
+// loaded its metadata: what it consumes so far is no proof).
+func consumes(cl *kgo.Client, topic string) (by string, ok bool) {
+	topics, _ := cl.OptValue(kgo.ConsumeTopics).(map[string]*regexp.Regexp)
+	if regex, _ := cl.OptValue(kgo.ConsumeRegex).(bool); !regex {
+		_, ok := topics[topic]
+		return "", ok
+	}
+	excluded, _ := cl.OptValue(kgo.ConsumeExcludeTopics).([]string)
+	for _, e := range excluded {
+		if re, err := regexp.Compile(e); err == nil && re.MatchString(topic) {
+			return "", false
+		}
+	}
+	for pattern, re := range topics {
+		if re != nil && re.MatchString(topic) {
+			return " (by the regular expression " + strconv.Quote(pattern) + ")", true
+		}
+	}
+	return "", false
+}
+
+// readCommitted is the isolation level of kgo.ReadCommitted(), as Kafka
+// numbers it and kgo's OptValue reports it.
+const readCommitted int8 = 1
+
+// readsCommitted refuses a gate whose client reads the records of
+// aborted transactions, which it would forward, or drops the
+// transaction markers, which its offsets must pass: its group would
+// never commit the end of an input written in transactions, and a gate
+// with UntilIdle never return.
+func readsCommitted(cl *kgo.Client) error {
+	if level, _ := cl.OptValue(kgo.FetchIsolationLevel).(int8); level != readCommitted {
+		return fmt.Errorf("%w: its session reads records that their producer aborted: make it with kgo.FetchIsolationLevel(kgo.ReadCommitted())", gate.ErrRefused)
+	}
+	if keep, _ := cl.OptValue(kgo.KeepControlRecords).(bool); !keep {
+		return fmt.Errorf("%w: its session drops the transaction markers its group's offsets must pass: make it with kgo.KeepControlRecords()", gate.ErrRefused)
+	}
+	return nil
+}
+
 // fitsTopics refuses a gate whose client may put more in a record batch
 // than its output or dead-letter topic stores (max.message.bytes): the
 // broker would refuse every batch that large, and the gate read its
-// records again for ever. A broker that does not say (its configs not
-// described to this client) is left to refuse what it must.
+// records again for ever. It refuses a compacted dead-letter topic too:
+// compaction keeps one record of each key, so that the dead letters of
+// one entity would replace each other and vanish, and Kafka refuses a
+// record without a key there (INVALID_RECORD), so that a keyless input
+// would come again for ever. A broker that does not say (its configs
+// not described to this client) is left to refuse what it must.
 func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 	batch := b.batchBytes()
 	configs, err := adm.DescribeTopicConfigs(ctx, b.g.Output, b.g.DeadLetters)
@@ -362,7 +424,14 @@ func (b *broker) fitsTopics(ctx context.Context, adm *kadm.Client) error {
 	}
 	for _, rc := range configs {
 		for _, c := range rc.Configs {
-			if c.Key != "max.message.bytes" || rc.Err != nil {
+			if rc.Err != nil {
+				continue
+			}
+			if c.Key == "cleanup.policy" && rc.Name == b.g.DeadLetters && strings.Contains(c.MaybeValue(), "compact") {
+				return fmt.Errorf("%w: its dead-letter topic %q is compacted (cleanup.policy %s): the dead letters of one key would replace each other, and those of a record without one be refused",
+					gate.ErrRefused, rc.Name, c.MaybeValue())
+			}
+			if c.Key != "max.message.bytes" {
 				continue
 			}
 			if limit, err := strconv.Atoi(c.MaybeValue()); err == nil && batch > limit {
@@ -390,9 +459,16 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	records := fs.Records()
 	if len(records) == 0 {
 		var failed error
+		var recreated []string
 		fs.EachError(func(topic string, p int32, err error) {
 			switch {
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			case errors.Is(err, kerr.UnknownTopicID) && !slices.Contains(recreated, topic):
+				// The topic was deleted, and perhaps made again: kgo
+				// reads only the one it first knew, under its id,
+				// until told to forget it.
+				recreated = append(recreated, topic)
+				failed = cmp.Or(failed, fmt.Errorf("the input topic %s was deleted: reading it anew, once made again: %w", topic, err))
 			case refusedForGood(err):
 				failed = gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
 			case topic == "": // the group's, not a partition's
@@ -401,7 +477,19 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 				failed = cmp.Or(failed, fmt.Errorf("topic %s, partition %d: %w", topic, p, err))
 			}
 		})
+		if recreated != nil {
+			b.sess.Client().PurgeTopicsFromClient(recreated...)
+			b.sess.Client().AddConsumeTopics(recreated...)
+		}
 		return nil, failed
+	}
+	// The transaction markers (control records, kgo.KeepControlRecords)
+	// are not messages: they only move the offsets the transaction
+	// commits past them.
+	polled := len(records)
+	records = slices.DeleteFunc(records, func(r *kgo.Record) bool { return r.Attrs.IsControl() })
+	if len(records) == 0 && polled > 0 {
+		return nil, b.passMarkers(ctx)
 	}
 	if err := b.sess.Begin(); err != nil {
 		return nil, b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
@@ -425,6 +513,21 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		out[i] = &ds[i]
 	}
 	return out, nil
+}
+
+// passMarkers commits the offsets past the transaction markers the
+// session polled with no record, in a transaction of their own: the
+// gate core is given no message to commit them with.
+func (b *broker) passMarkers(ctx context.Context) error {
+	if err := b.sess.Begin(); err != nil {
+		return b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
+	}
+	end, cancel := afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
+	defer cancel()
+	if _, err := b.sess.End(end, kgo.TryCommit); err != nil {
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
+	}
+	return nil
 }
 
 // DecodeIdentity judges d as the package's DecodeIdentity does, plain
@@ -503,7 +606,7 @@ func (b *broker) Retry(gd gate.Delivery) {
 
 // Commit ends the transaction under way: it flushes its records, and
 // commits them with the offsets of the batch, or aborts both.
-func (b *broker) Commit(context.Context) error {
+func (b *broker) Commit(ctx context.Context) error {
 	t := b.txn
 	b.txn = nil
 	defer t.cancel()
@@ -526,14 +629,30 @@ func (b *broker) Commit(context.Context) error {
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
 		// records come again, to this gate started anew or another.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
-	case errors.Is(t.failed, kerr.UnknownTopicOrPartition):
-		// A topic it produces to is gone (deleted while it ran), or
-		// moving: Start checks them again, and refuses to go on
-		// without one, rather than read its records again for ever.
+	case refusedForGood(t.failed) || errors.Is(t.failed, kerr.TransactionalIDAuthorizationFailed):
+		// No right to produce its records: waiting would not give it.
+		return gate.Fatal(fmt.Errorf("the brokers refuse the gate's records: %w", t.failed))
+	case errors.Is(t.failed, kerr.UnknownTopicOrPartition) || errors.Is(t.failed, kerr.UnknownTopicID):
+		// A topic it produces to is gone (deleted while it ran, and
+		// perhaps made again), or moving: Start checks them again, and
+		// refuses to go on without one, rather than read its records
+		// again for ever. The client forgets what it knew of them: it
+		// produces only to the topic it first knew, under its id, and
+		// would refuse every record for one made again.
+		b.sess.Client().PurgeTopicsFromClient(b.g.Output, b.g.DeadLetters)
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
+		// Its records come again after a back-off, growing while
+		// transactions keep aborting: a broker that refuses them for a
+		// while is not asked again at once, for ever.
+		b.aborted++
+		select {
+		case <-time.After(gate.Backoff(b.aborted)):
+		case <-ctx.Done():
+		}
 		return fmt.Errorf("transaction aborted, its records to come again: %w", cmp.Or(t.failed, errAborted))
 	}
+	b.aborted = 0
 	return nil
 }
 
@@ -615,9 +734,13 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	same := true
 	var at ceIndex
 	at.index(hs)
+	var written [ceNames]kgo.RecordHeader // their values in scratch, one after the other
+	n := 0
 	scratch, err := ce.Kafka.AppendHeaders(scratch[:0], id, func(key string, value []byte) {
 		i, one := at.only(hs, key)
 		same = same && one && bytes.Equal(hs[i].Value, value)
+		written[n] = kgo.RecordHeader{Key: key, Value: value}
+		n++
 	})
 	if err != nil {
 		return nil, scratch, err
@@ -625,20 +748,22 @@ func withIdentity(hs []kgo.RecordHeader, id msg.Identity, scratch []byte) ([]kgo
 	if same {
 		return keptHeaders(hs), scratch, nil
 	}
-	out := make([]kgo.RecordHeader, 0, len(hs)+7)
-	written := make([]kgo.RecordHeader, 0, 7)
-	_, err = ce.Kafka.AppendHeaders(make([]byte, 0, len(scratch)), id, func(key string, value []byte) {
-		written = append(written, kgo.RecordHeader{Key: key, Value: value})
-	})
-	if err != nil {
-		return nil, scratch, err
-	}
+	// The copy's values are its own, scratch being the next copy's: the
+	// values written, moved to one allocation, in the order
+	// AppendHeaders appended them.
+	values := slices.Clone(scratch)
+	out := make([]kgo.RecordHeader, 0, len(hs)+n)
 	for _, h := range keptHeaders(hs) {
-		if !slices.ContainsFunc(written, func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
+		if !slices.ContainsFunc(written[:n], func(w kgo.RecordHeader) bool { return w.Key == h.Key }) {
 			out = append(out, h)
 		}
 	}
-	return append(out, written...), scratch, nil
+	for _, w := range written[:n] {
+		size := len(w.Value)
+		out = append(out, kgo.RecordHeader{Key: w.Key, Value: values[:size:size]})
+		values = values[size:]
+	}
+	return out, scratch, nil
 }
 
 // deadLetter returns the dead letter of r with verdict v (whose Place

@@ -49,7 +49,7 @@ func BenchmarkGate(b *testing.B) {
 			s, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(k.addrs...),
 				kgo.ConsumerGroup(fmt.Sprintf("%s-%d", mode, round)), kgo.ConsumeTopics(inTopic),
 				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-				kgo.TransactionalID(mode+"-"+strconv.Itoa(round)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.TransactionalID(mode+"-"+strconv.Itoa(round)), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -225,7 +225,7 @@ func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate 
 		kgo.TransactionTimeout(10*time.Second),
 		kgo.SessionTimeout(2*time.Second),
 		kgo.HeartbeatInterval(200*time.Millisecond),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(b.limit),
 		kgo.RetryTimeout(time.Minute),
 	)

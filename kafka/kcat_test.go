@@ -7,8 +7,10 @@ package kafka_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 )
@@ -105,4 +108,76 @@ func TestKcatReadsWhatTheProducerWrites(t *testing.T) {
 		assert.Contains(t, headers, "ce_id="+id.ID.String())
 		assert.Contains(t, headers, "content-type=application/json")
 	}
+}
+
+// kcat produces the sample's lines to a gate's input, as a producer in
+// another language would, in batches compressed with each codec Kafka
+// has, and reads the gate's output back read_committed: every valid
+// line once, byte for byte, with the gate's ce_ headers; every other
+// line once among the dead letters.
+func TestKcatThroughTheGate(t *testing.T) {
+	kcat := needKcat(t)
+	_, addrs := newCluster(t, 3)
+	// The lines valid without headers: an event, which has no
+	// message_type, names its schema only by its headers.
+	all, _ := sample.Lines(t, "../testdata/messages.ndjson")
+	var lines [][]byte
+	for _, line := range all {
+		if _, err := catalogue.Decode(line); err == nil {
+			lines = append(lines, line)
+		}
+	}
+	codecs := []string{"gzip", "snappy", "lz4", "zstd"}
+	for i, codec := range codecs {
+		var in bytes.Buffer
+		for _, line := range all {
+			in.Write(withSuffix(line, i))
+			in.WriteByte('\n')
+		}
+		cmd := exec.Command(kcat, "-P", "-b", addrs[0], "-t", inTopic, "-z", codec, "-X", "linger.ms=50")
+		cmd.Stdin = &in
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, len(codecs)*len(all), st.Messages, "%+v", st)
+	assert.Equal(t, len(codecs)*len(lines), st.Forwarded, "%+v", st)
+
+	read := func(topic string) []string {
+		out, err := exec.Command(kcat, "-C", "-b", addrs[0], "-t", topic, "-X", "isolation.level=read_committed",
+			"-o", "beginning", "-e", "-q", "-f", "%h\t%s\n").Output()
+		require.NoError(t, err)
+		return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	}
+	var want []string
+	for i := range codecs {
+		for _, line := range lines {
+			want = append(want, string(withSuffix(line, i)))
+		}
+	}
+	var got []string
+	for _, row := range read(outTopic) {
+		headers, value, ok := strings.Cut(row, "\t")
+		require.True(t, ok, row)
+		assert.Contains(t, headers, "ce_specversion=1.0")
+		got = append(got, value)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	assert.True(t, slices.Equal(want, got), "the output: %d values, want %d", len(got), len(want))
+	assert.Len(t, read(deadTopic), len(codecs)*(len(all)-len(lines)), "the dead letters")
+}
+
+// withSuffix returns a sample line made a message of its own, the
+// last digits of its id replaced by n's, so that the gate's window does
+// not take the line, sent again, for a redelivery.
+func withSuffix(line []byte, n int) []byte {
+	for _, member := range []string{`"message_id":"`, `"id":"`} {
+		if i := bytes.Index(line, []byte(member)); i >= 0 {
+			suffix := fmt.Appendf(nil, "%04d", n)
+			at := i + len(member) + 36 - len(suffix)
+			return slices.Concat(line[:at], suffix, line[at+len(suffix):])
+		}
+	}
+	return line // an invalid line, a dead letter whatever its id
 }

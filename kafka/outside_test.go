@@ -1,10 +1,12 @@
 package kafka_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,10 +18,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 )
+
+// alterTopic sets the config key of topic to value.
+func alterTopic(t *testing.T, addrs []string, topic, key, value string) {
+	resp, err := kadm.NewClient(readerClient(t, addrs)).AlterTopicConfigs(context.Background(),
+		[]kadm.AlterConfig{{Name: key, Value: kadm.StringPtr(value)}}, topic)
+	require.NoError(t, err)
+	require.NoError(t, resp[0].Err)
+}
 
 // gateSession returns a transactional session of the group "g" on
 // inTopic, closed at the test's end.
@@ -27,7 +38,7 @@ func gateSession(t *testing.T, addrs []string, opts ...kgo.Opt) *kgo.GroupTransa
 	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{
 		kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("g-" + t.Name()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 	}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(sess.Close)
@@ -61,16 +72,12 @@ func TestGateRefusesABatchLargerThanItsTopicsStore(t *testing.T) {
 	for _, topic := range []string{outTopic, deadTopic} {
 		t.Run(topic, func(t *testing.T) {
 			_, addrs := newCluster(t, 3)
-			adm := kadm.NewClient(readerClient(t, addrs))
-			resp, err := adm.AlterTopicConfigs(context.Background(),
-				[]kadm.AlterConfig{{Name: "max.message.bytes", Value: kadm.StringPtr("100000")}}, topic)
-			require.NoError(t, err)
-			require.NoError(t, resp[0].Err)
+			alterTopic(t, addrs, topic, "max.message.bytes", "100000")
 
 			g := &kafka.Gate{Session: gateSession(t, addrs, kgo.ProducerBatchMaxBytes(200_000)), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = g.Run(ctx)
+			_, err := g.Run(ctx)
 			require.ErrorIs(t, err, gate.ErrRefused)
 			assert.ErrorContains(t, err, fmt.Sprintf("%q", topic))
 			assert.ErrorContains(t, err, "100000")
@@ -113,7 +120,7 @@ func TestGateStopsWhileItsGroupWaitsForAVanishedMember(t *testing.T) {
 	g := &kafka.Gate{
 		NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
-				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 		},
 		Output: outTopic, DeadLetters: deadTopic, StopTimeout: time.Second,
 		Progress: func(gate.Stats) { t.Error("the gate committed a transaction while its group waited") },
@@ -178,7 +185,7 @@ func TestGateStartsAgainWhenItsBrokerFencedIt(t *testing.T) {
 	g := &kafka.Gate{
 		NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
-				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 		},
 		Batch: 64, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 	}
@@ -263,4 +270,330 @@ func TestGateStopsWhenItsDeadLetterTopicIsDeleted(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the gate went on without its dead-letter topic")
 	}
+}
+
+// produceInTransactions produces the messages ms to inTopic from a
+// transactional producer, each in a transaction of its own, committed
+// or, where abort says so, aborted: every partition of the input then
+// ends with a transaction marker, a control record no consumer is
+// given.
+func produceInTransactions(t *testing.T, addrs []string, ms []catalogue.Message, abort func(i int) bool) {
+	tx := readerClient(t, addrs, kgo.TransactionalID("producer-"+t.Name()))
+	ctx := context.Background()
+	for i, m := range ms {
+		require.NoError(t, tx.BeginTransaction())
+		r, err := kafka.Record(inTopic, m, false)
+		require.NoError(t, err)
+		require.NoError(t, tx.ProduceSync(ctx, r).FirstErr())
+		require.NoError(t, tx.EndTransaction(ctx, kgo.TransactionEndTry(!abort(i))))
+	}
+}
+
+// TestGateIsIdleAfterAnInputWrittenInTransactions gates an input written
+// by a transactional producer, as another gate's output is (found from
+// outside: a gate chained after another, and one after a producer in
+// transactions). Its group's offsets stopped at the last record
+// of each partition, short of the transaction marker after it: with
+// UntilIdle the gate never returned, and its group's lag never reached
+// zero. The records of aborted transactions are not forwarded.
+func TestGateIsIdleAfterAnInputWrittenInTransactions(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	ms, _ := samples(t)
+	aborted := func(i int) bool { return i%3 == 2 }
+	produceInTransactions(t, addrs, ms, aborted)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}
+	st, err := g.Run(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the gate never found its input idle")
+	var want int
+	for i := range ms {
+		if !aborted(i) {
+			want++
+		}
+	}
+	assert.Equal(t, gate.Stats{Messages: want, Forwarded: want, Bytes: st.Bytes}, st)
+	assert.Len(t, readAll(t, addrs, want, outTopic, deadTopic), want, "the committed inputs, and no aborted one")
+	adm := kadm.NewClient(readerClient(t, addrs))
+	assert.True(t, committedAll(t, adm, "g"), "the group's offsets past the markers")
+}
+
+// TestGateRefusesToReadUncommitted starts a gate whose session reads its
+// input read_uncommitted, Kafka's default (found from outside: such a
+// gate forwarded the records of a producer's aborted transaction). It
+// must refuse to start, saying which option it needs; so must one whose
+// session drops the transaction markers, which its offsets must pass.
+func TestGateRefusesToReadUncommitted(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	ms, _ := samples(t)
+	produceInTransactions(t, addrs, ms[:2], func(i int) bool { return i == 1 })
+	for _, tc := range []struct {
+		only kgo.Opt // of the two options a gate's session needs
+		want string  // the other, named in the refusal
+	}{
+		{kgo.KeepControlRecords(), "kgo.FetchIsolationLevel(kgo.ReadCommitted())"},
+		{kgo.FetchIsolationLevel(kgo.ReadCommitted()), "kgo.KeepControlRecords()"},
+	} {
+		sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("g"), tc.only)
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		st, err := (&kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+		cancel()
+		sess.Close()
+		require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	assert.Empty(t, readAll(t, addrs, 0, outTopic, deadTopic), "nothing forwarded")
+}
+
+// TestGateRefusesACompactedDeadLetterTopic starts a gate whose dead-letter
+// topic is compacted (cleanup.policy=compact, found from outside: a
+// dead-letter topic made like the output, which an operator compacts to
+// keep each entity's latest state). Compaction keeps the last record of
+// each key, so the dead letters of one device replaced each other, and
+// Kafka refuses a record without a key on such a topic, so a keyless
+// invalid input would come again for ever. The gate must refuse to
+// start, saying why; a compacted output is the operator's to choose.
+func TestGateRefusesACompactedDeadLetterTopic(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			_, addrs := newCluster(t, 1)
+			alterTopic(t, addrs, topic, "cleanup.policy", "compact,delete")
+			produceInput(t, addrs, 10)
+
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+			if topic == outTopic {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, gate.ErrRefused)
+			assert.ErrorContains(t, err, fmt.Sprintf("dead-letter topic %q is compacted", deadTopic))
+		})
+	}
+}
+
+// TestGateReadsItsInputMadeAgain deletes the input topic under a running
+// gate and makes it again (found from outside: the gate logged
+// UNKNOWN_TOPIC_ID once and then held every message of the new topic
+// for ever, as kgo reads only the topic it first knew, under its id).
+// It must read the new topic: every input of both, once.
+func TestGateReadsItsInputMadeAgain(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	produceInput(t, addrs, 10)
+	g := startGate(t, addrs)
+	g.until(10)
+	remake(t, addrs, inTopic)
+	produceInput(t, addrs, 10)
+	st := g.until(20)
+	require.NoError(t, g.stop())
+	assert.Equal(t, 20, st.Messages, "%+v", st)
+
+	// Each input of each topic once: their keys, 0 to 9, twice each.
+	seen := keys(readAll(t, addrs, 20, outTopic, deadTopic))
+	for i := range 10 {
+		assert.Equal(t, 2, seen[strconv.Itoa(i)], "input %d", i)
+	}
+	assert.Len(t, seen, 10)
+}
+
+// TestGateProducesToItsTopicsMadeAgain deletes the output or the
+// dead-letter topic under a running gate and makes it again at once
+// (found from outside: the gate aborted every transaction with
+// UNKNOWN_TOPIC_ID, 82,240 retries in 40 s, and gated nothing more, as
+// kgo produces only to the topic it first knew, under its id). It must
+// check its topics again and go on, producing to the new topic.
+func TestGateProducesToItsTopicsMadeAgain(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			_, addrs := newCluster(t, 3)
+			produceInput(t, addrs, 10)
+			g := startGate(t, addrs)
+			g.until(10)
+			remake(t, addrs, topic)
+			second := produceInput(t, addrs, 10)
+			st := g.until(20)
+			require.NoError(t, g.stop())
+			assert.Equal(t, gate.Stats{Messages: 20, Forwarded: 16, DeadLetters: 4, Bytes: st.Bytes, Retries: st.Retries}, st)
+
+			// The second input's records, each once where it belongs;
+			// the first's gone with the topic made again.
+			want := map[string]int{}
+			for i, valid := range second {
+				if valid == (topic == outTopic) {
+					want[strconv.Itoa(i)]++
+				}
+			}
+			assert.Equal(t, want, keys(readAll(t, addrs, len(want), topic)))
+		})
+	}
+}
+
+// A runningGate is a gate run by startGate.
+type runningGate struct {
+	t        *testing.T
+	ctx      context.Context
+	progress chan gate.Stats
+	last     gate.Stats
+	stop     func() error
+}
+
+// startGate runs a gate on the test's topics, on a session of its own,
+// until its stop is called.
+func startGate(t *testing.T, addrs []string) *runningGate {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	g := &runningGate{t: t, ctx: ctx, progress: make(chan gate.Stats, 100)}
+	k := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { g.progress <- s }}
+	done := make(chan error, 1)
+	go func() {
+		_, err := k.Run(ctx)
+		done <- err
+	}()
+	g.stop = func() error {
+		cancel()
+		return <-done
+	}
+	return g
+}
+
+// until waits until the gate has stored n messages, and returns its
+// totals then.
+func (g *runningGate) until(n int) gate.Stats {
+	for g.last.Messages < n {
+		select {
+		case g.last = <-g.progress:
+		case <-g.ctx.Done():
+			g.t.Fatalf("the gate stored %d messages of %d: %+v", g.last.Messages, n, g.last)
+		}
+	}
+	return g.last
+}
+
+// remake deletes topic and makes it again, with three partitions.
+func remake(t *testing.T, addrs []string, topic string) {
+	adm := kadm.NewClient(readerClient(t, addrs))
+	ctx := context.Background()
+	_, err := adm.DeleteTopics(ctx, topic)
+	require.NoError(t, err)
+	time.Sleep(time.Second) // the gate finds it gone
+	resp, err := adm.CreateTopics(ctx, 3, 1, nil, topic)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+}
+
+// key returns the index of the input r was made from (keyHeader).
+func key(r *kgo.Record) string {
+	for _, h := range r.Headers {
+		if h.Key == keyHeader {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+// keys counts the records of rs by the index of their input.
+func keys(rs []*kgo.Record) map[string]int {
+	seen := map[string]int{}
+	for _, r := range rs {
+		seen[key(r)]++
+	}
+	return seen
+}
+
+// TestGateRefusesARegexThatCoversItsOutput starts a gate whose session
+// consumes by regular expression (kgo.ConsumeRegex) one that its output
+// or dead-letter topic matches (found from outside: "fleet\..*" for
+// fleet.in, with fleet.valid and fleet.dead beside it). The topics a
+// regex matches are not known before the first metadata, so the gate
+// started, and judged its own copies again, each a redelivery, for
+// ever. It must refuse, saying which topic the regex covers; a regex
+// that covers neither, or whose exclusion does, starts.
+func TestGateRefusesARegexThatCoversItsOutput(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 10)
+	for _, tc := range []struct {
+		regex, exclude, refused string
+	}{
+		{regex: "^(in|out)$", refused: fmt.Sprintf("its output topic %q", outTopic)},
+		{regex: "d", refused: fmt.Sprintf("its dead-letter topic %q", deadTopic)},
+		{regex: ".*", exclude: "^(out|dead)$"},
+		{regex: "^in$"},
+	} {
+		opts := []kgo.Opt{kgo.ConsumeRegex(), kgo.ConsumeTopics(tc.regex), kgo.TransactionalID("regex")}
+		if tc.exclude != "" {
+			opts = append(opts, kgo.ConsumeExcludeTopics(tc.exclude))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		st, err := (&kafka.Gate{Session: gateSession(t, addrs, opts...), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+		cancel()
+		if tc.refused == "" {
+			require.NoError(t, err, tc.regex)
+			continue
+		}
+		require.ErrorIs(t, err, gate.ErrRefused, "%s: %+v", tc.regex, st)
+		assert.ErrorContains(t, err, tc.refused)
+		assert.ErrorContains(t, err, tc.regex)
+	}
+}
+
+// TestGateBacksOffFromTransactionsAborted has the broker refuse every
+// produce to the output, for a while, with an error a retry does not
+// cure (found from outside: with an output topic the brokers refused,
+// the gate aborted and read its batch again 82,240 times in 40 s, a
+// warning logged each time, a core busy). It must back off, as from a
+// broker lost, and log a bounded number of lines; once the broker takes
+// its records again, every input is stored once.
+func TestGateBacksOffFromTransactionsAborted(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	valid := produceInput(t, addrs, 20)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.PolicyViolation, Count: -1})
+	var lines lineCounter
+	g := &kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true,
+		Log: slog.New(slog.NewTextHandler(&lines, nil))}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan gate.Stats, 1)
+	go func() {
+		st, err := g.Run(ctx)
+		assert.NoError(t, err)
+		done <- st
+	}()
+	time.Sleep(3 * time.Second)
+	fault.Remove()
+	st := <-done
+	require.NoError(t, ctx.Err(), "the gate never finished")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Less(t, st.Retries, 20*20, "retries in 3 s: %+v", st)
+	assert.Less(t, lines.n.Load(), int64(20), "log lines in 3 s")
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter struct{ n atomic.Int64 }
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.n.Add(int64(bytes.Count(p, []byte("\n"))))
+	return len(p), nil
+}
+
+// TestGateStopsWhenItsRecordsAreRefusedForGood has the brokers refuse
+// the gate's right to produce to its output (TOPIC_AUTHORIZATION_FAILED,
+// found from outside: an ACL taken away while the gate ran). Waiting
+// does not cure it: the gate must stop, saying why, rather than abort
+// its batch and read it again for ever.
+func TestGateStopsWhenItsRecordsAreRefusedForGood(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 20)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.TopicAuthorizationFailed, Count: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+	require.ErrorIs(t, err, kerr.TopicAuthorizationFailed, "%+v", st)
+	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	assert.Zero(t, st.Messages, "nothing stored")
 }

@@ -62,7 +62,7 @@ func TestGateStartsAgainOnANewSessionAfterLosingItsBrokers(t *testing.T) {
 			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...),
 				kgo.ConsumerGroup("restart"), kgo.ConsumeTopics(inTopic),
 				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-				kgo.TransactionalID("restart"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+				kgo.TransactionalID("restart"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 				// A request whose connection is cut fails within a
 				// second, not after kgo's default 30 s of retries.
 				kgo.RequestRetries(2), kgo.RetryTimeout(time.Second),

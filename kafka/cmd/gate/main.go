@@ -16,7 +16,11 @@
 // than have the broker abort it when it times out.
 //
 // It refuses to start, saying why, when its output or dead-letter topic
-// does not exist, or when it consumes either. It waits for brokers that
+// does not exist, when it consumes either, or when its dead-letter topic
+// is compacted (its dead letters would replace each other). An input
+// topic deleted and made again while it runs is read anew, an output or
+// dead-letter topic made again is produced to anew, and partitions added
+// to the input are gated within seconds. It waits for brokers that
 // are down, and logs losing a broker and finding it again; a broker lost
 // while it ends a transaction makes it start again on a new session,
 // which aborts the transaction left open, whose records come again; so
@@ -41,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -85,6 +90,11 @@ type options struct {
 // (1,048,588).
 const defaultMaxBytes = 1_000_012
 
+// maxSessionTimeout is the longest session timeout Kafka's protocol
+// carries: milliseconds in 32 bits. Brokers allow far less (30 minutes
+// by default, group.max.session.timeout.ms), and say so.
+const maxSessionTimeout = math.MaxInt32 * time.Millisecond
+
 // run runs the command and returns its exit status: 0; 2 for a usage
 // error, or when it refused to start or stopped on an error.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
@@ -128,12 +138,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-brokers is required"
 	case len(o.in) == 0:
 		usage = "-in names no topic"
+	case strings.TrimSpace(o.group) == "":
+		usage = "-group names no group"
 	case o.batch < 1:
 		usage = "-batch must be at least 1"
 	case o.maxBytes < gate.MinLimit:
 		usage = "-max-record-bytes must be at least " + strconv.Itoa(gate.MinLimit)
+	case o.maxBytes > math.MaxInt32:
+		// Kafka's sizes are 32-bit: a larger one would wrap around.
+		usage = "-max-record-bytes must be at most " + strconv.Itoa(math.MaxInt32)
 	case o.sessionTimeout < time.Second:
 		usage = "-session-timeout must be at least 1s"
+	case o.sessionTimeout > maxSessionTimeout:
+		usage = "-session-timeout must be at most " + maxSessionTimeout.String()
 	}
 	if usage != "" {
 		fmt.Fprintf(stderr, "gate: %s\n", usage)
@@ -195,6 +212,10 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 	return err
 }
 
+// metadataMaxAge is how often a gate reloads its brokers' metadata,
+// whatever happens.
+const metadataMaxAge = 5 * time.Second
+
 // newSession makes a session for the gate.
 func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 	return kgo.NewGroupTransactSession(
@@ -204,6 +225,10 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// loaded again after this, not after kgo's default 5 s: a gate
 		// that waited for its brokers starts within a second of them.
 		kgo.MetadataMinAge(time.Second),
+		// Partitions added to the input are found, and gated, within
+		// this, not within kgo's default 5 minutes: a metadata request
+		// a gate every few seconds.
+		kgo.MetadataMaxAge(metadataMaxAge),
 		// A gate that vanished (killed, or cut off from the brokers)
 		// holds its partitions this long.
 		kgo.SessionTimeout(o.sessionTimeout),
@@ -214,6 +239,8 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.TransactionalID(o.txnID),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// The transaction markers, which its offsets must pass.
+		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
 		kgo.WithHooks(links),
 	)

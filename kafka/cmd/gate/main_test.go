@@ -204,6 +204,9 @@ func (c *cluster) checkCounts(t *testing.T, in input, s counts, log string) {
 	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead), redeliveries: in.redelivered}, s, log)
 }
 
+// Flags out of range are usage errors, found at once, never values
+// wrapped around or refused later by the client (found from outside:
+// -max-record-bytes 4294971392 ran as 4,096).
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, // no -brokers
@@ -211,6 +214,15 @@ func TestUsageErrors(t *testing.T) {
 		{"-brokers", "127.0.0.1:1", "-in", ""},
 		{"-brokers", "127.0.0.1:1", "-batch", "0"},
 		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "10"},
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "-1"},
+		// Past 32 bits, wrapped around to 4,096 and -1,294,967,296.
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "4294971392"},
+		{"-brokers", "127.0.0.1:1", "-max-record-bytes", "3000000000"},
+		{"-brokers", "127.0.0.1:1", "-session-timeout", "0"},
+		{"-brokers", "127.0.0.1:1", "-session-timeout", "1000h"},
+		{"-brokers", "127.0.0.1:1", "-batch", "-5"},
+		{"-brokers", "127.0.0.1:1", "-group", ""},
+		{"-brokers", "127.0.0.1:1", "-group", " "},
 		{"-brokers", "127.0.0.1:1", "extra"},
 		{"-nope"},
 	} {
@@ -448,4 +460,31 @@ func TestGateStartsAgainAfterLosingItsBrokerMidTransaction(t *testing.T) {
 	assert.Positive(t, s.retries, "the transaction it could not end")
 	s.retries = 0
 	c.checkCounts(t, in, s, cmd.Log())
+}
+
+// Partitions added to the input under a running gate are gated within
+// seconds (found from outside: records produced to them waited for the
+// client's next full metadata refresh, kgo's default five minutes, and
+// a gate with -until-idle as long).
+func TestGateReadsPartitionsAddedToItsInput(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead")
+	in := c.publish(t)
+	c.waitGated(t, cmd)
+
+	resp, err := kadm.NewClient(c.client(t)).CreatePartitions(context.Background(), 3, "in")
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	var records []*kgo.Record
+	for p := int32(3); p < 6; p++ {
+		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"added":` + strconv.Itoa(int(p)) + `}`)}
+		records = append(records, r)
+		in.invalid = append(in.invalid, r.Value)
+	}
+	require.NoError(t, c.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner())).ProduceSync(context.Background(), records...).FirstErr())
+	c.waitGated(t, cmd)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	c.checkAgainstReader(t, in, cmd.Log())
 }
