@@ -166,7 +166,38 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		judgedAlike(t, kinds[int(kind)%len(kinds)], data)
+		kindFoundAlike(t, data)
 	})
+}
+
+// kindFoundAlike checks that Kinds.KindOf, by which a binding judges a
+// message chosen by its message_type without building it (ce.Binding's
+// Judging), finds the kind of the message Decode gives, or none and
+// Decode's error, violation for violation.
+func kindFoundAlike(t testing.TB, data []byte) {
+	t.Helper()
+	m, want := catalogue.Decode(data)
+	k, err := catalogue.Kinds.KindOf(data)
+	if m == nil {
+		require.Nil(t, k, "KindOf finds a kind where Decode chooses none: %s", data)
+		require.Equal(t, want, err, "KindOf's error differs from Decode's on %s", data)
+		return
+	}
+	require.NoError(t, err, "%s", data)
+	require.Same(t, m.SchemaKind(), k, "KindOf's kind differs from Decode's message's: %s", data)
+}
+
+// TestKindOfFindsDecodesKind runs kindFoundAlike over the corpus, whose
+// messages name their type first, later, with escapes, or not at all.
+func TestKindOfFindsDecodesKind(t *testing.T) {
+	found := 0
+	for _, data := range judgeCorpus(t) {
+		kindFoundAlike(t, data)
+		if k, _ := catalogue.Kinds.KindOf(data); k != nil {
+			found++
+		}
+	}
+	require.Greater(t, found, 100, "the corpus should hold messages whose kind is found")
 }
 
 // TestParseBorrowedSharesItsInput shows what the doc comment of

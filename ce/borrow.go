@@ -18,11 +18,15 @@ func (b Binding) Borrowing() Binding {
 // Judging returns b, Borrowing, but judging the messages it reads
 // without building them, for a caller that needs only a message's
 // verdict and identity, as a gate that forwards it byte for byte does:
-// a message whose schema a header names, or DecodeKind is given, is read
-// by its kind's JudgeIdentity, and DecodeIdentity, DecodeKind, DecodeAs
-// and Decode return no message for it, only its identity (for the two
-// that return one) and the error Borrowing's would give. A message
-// chosen by its message_type is built, as Borrowing builds it.
+// a message is read by its kind's JudgeIdentity, and DecodeIdentity,
+// DecodeKind, DecodeAs and Decode return no message for it, only its
+// identity (for the two that return one) and the error Borrowing's would
+// give. That is so of a message whose schema a header names, or
+// DecodeKind is given, and of one chosen by its message_type when the
+// table finds its kind without decoding it (msg.Kinds's CanFindKind, as
+// catalogue.Kinds does), with the table's KindOf, which gives Decode's
+// error when it chooses none. With another table, a message chosen by
+// its message_type is built, as Borrowing builds it.
 func (b Binding) Judging() Binding {
 	b.borrow, b.judge = true, true
 	return b
