@@ -33,22 +33,23 @@ func (b Binding) Judging() Binding {
 }
 
 // judged judges body as a message of kind k, for a Judging binding whose
-// kind can (JudgeIdentity), and checks the headers h, read into hs with
-// the violations bad, against its identity (see check), telling h, if it
-// is a WrittenHeader, whether they are those Write sets: it returns no
-// message.
-func (b Binding) judged(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
-	id, err := k.JudgeIdentity(body)
+// kind can (JudgeIdentity), into its identity *id (not returned, so that
+// it is not copied on the way), and checks the headers h, read into hs
+// with the violations bad, against it (see check), telling h, if it is a
+// WrittenHeader, whether they are those Write sets: there is no message.
+func (b Binding) judged(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation, id *msg.Identity) error {
+	var err error
+	*id, err = k.JudgeIdentity(body)
 	wh, noting := h.(WrittenHeader)
 	var written uint8
 	if noting {
-		written = writtenOf(hs, &id)
+		written = writtenOf(hs, id)
 	}
-	_, err = b.check(nil, err, hs, bad, &id, written)
+	_, err = b.check(nil, err, hs, bad, id, written)
 	if noting {
 		wh.SetWritten(err == nil && written == 1<<nHeaders-1)
 	}
-	return nil, id, err
+	return err
 }
 
 // decode decodes body as a message of kind k, borrowing if b does and k

@@ -242,7 +242,8 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		}
 	}
 	if b.judge && k.JudgeIdentity != nil {
-		return b.judged(h, k, body, &hs, bad)
+		err := b.judged(h, k, body, &hs, bad, &id)
+		return nil, id, err
 	}
 	m, err := b.decode(k, body)
 	m, err = b.check(m, err, &hs, bad, &id, 0)
@@ -286,7 +287,8 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		}
 	}
 	if b.judge && k.JudgeIdentity != nil {
-		return b.judged(h, k, body, &hs, bad)
+		err := b.judged(h, k, body, &hs, bad, &id)
+		return nil, id, err
 	}
 	m, err := b.decode(k, body)
 	m, err = b.check(m, err, &hs, bad, &id, 0)
