@@ -189,21 +189,3 @@ func TestJudgingFindsTheKindAsTheTableDoes(t *testing.T) {
 	}
 	assert.Equal(t, 1, valid, "the bodies hold one valid message")
 }
-
-// TestKindOfFindsDecodesKind pins catalogue.Kinds's KindOf, through
-// which Judging finds a bare message's kind: the kind of Decode's
-// message, or none and Decode's error, error for error, on every line of
-// the sample and every bare body.
-func TestKindOfFindsDecodesKind(t *testing.T) {
-	for _, data := range append(corpus(t), bareBodies()...) {
-		m, want := catalogue.Decode(data)
-		k, err := catalogue.Kinds.KindOf(data)
-		if m == nil {
-			assert.Nil(t, k, "%s", data)
-			assert.Equal(t, want, err, "%s", data)
-			continue
-		}
-		assert.Same(t, m.SchemaKind(), k, "%s", data)
-		assert.NoError(t, err, "%s", data)
-	}
-}
