@@ -61,12 +61,13 @@ var ErrUnknownType = errors.New("unknown message type")
 
 // Kinds is the table of the published catalogue's kinds: every version of
 // every schema, with its name, version and $id and the members that
-// identify its messages (see msg.Kind). Its Decode is Decode, and its
-// DecodeBorrowed DecodeBorrowed. It is what a
+// identify its messages (see msg.Kind). Its Decode is Decode, its
+// DecodeBorrowed DecodeBorrowed, and its KindOf finds the kind Decode
+// judges by, by message_type, without decoding. It is what a
 // binding decodes by, so that the binding knows no message type itself:
 //
 //	m, err := ce.NATS.Decode(catalogue.Kinds, h, body)
-var Kinds = msg.NewKinds(Decode, kindList...).WithDecodeBorrowed(DecodeBorrowed)
+var Kinds = msg.NewKinds(Decode, kindList...).WithDecodeBorrowed(DecodeBorrowed).WithKindOf(latestKindOf)
 
 // published is the catalogue as published, with its generated types. Its
 // table is Kinds without Decode, which reads published: Kinds itself would
@@ -211,6 +212,9 @@ func kindOf(data []byte, def string) (*msg.Kind, error) {
 	}
 	return k, nil
 }
+
+// latestKindOf is kindOf as Decode chooses: by message_type alone.
+func latestKindOf(data []byte) (*msg.Kind, error) { return kindOf(data, "") }
 
 // latestKind returns the kind of the messages newLatest makes, nil if it
 // makes none: a map look-up, allocating nothing.

@@ -166,7 +166,45 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		judgedAlike(t, kinds[int(kind)%len(kinds)], data)
+		kindFoundAlike(t, data)
 	})
+}
+
+// kindFoundAlike checks that Kinds.KindOf, by which a binding judges a
+// message chosen by its message_type without building it (ce.Binding's
+// Judging), finds the kind of the message Decode gives, or none and
+// Decode's error, violation for violation.
+func kindFoundAlike(t testing.TB, data []byte) {
+	t.Helper()
+	m, want := catalogue.Decode(data)
+	k, err := catalogue.Kinds.KindOf(data)
+	if m == nil {
+		require.Nil(t, k, "KindOf finds a kind where Decode chooses none: %s", data)
+		require.Equal(t, want, err, "KindOf's error differs from Decode's on %s", data)
+		return
+	}
+	require.NoError(t, err, "%s", data)
+	require.Same(t, m.SchemaKind(), k, "KindOf's kind differs from Decode's message's: %s", data)
+}
+
+// TestKindOfFindsDecodesKind runs kindFoundAlike over the corpus, and
+// over messages that name their type later than this library's encoders
+// write it, with escapes, wrongly, or not at all.
+func TestKindOfFindsDecodesKind(t *testing.T) {
+	const rest = `"message_id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","source_id":"dev-1","tenant_id":"club-1","time":"2026-03-01T08:00:00Z","device_id":"5f0c3a5e-8f5b-4c1e-9a39-0d2b7c9e1a44"`
+	corpus := judgeCorpus(t)
+	for _, typ := range []string{`"core.device"`, `"core.d\u0065vice"`, `"core.vehicle"`, `"core.nothing"`, `null`, `7`, `"core.device","message_type":"core.vehicle"`} {
+		corpus = append(corpus, []byte(`{`+rest+`,"message_type":`+typ+`}`), []byte(`{`+rest+`,"message_type":`+typ))
+	}
+	corpus = append(corpus, []byte(`{`+rest+`}`), []byte(`{`+rest+`,"meta":{"message_type":"core.device"}}`))
+	found := 0
+	for _, data := range corpus {
+		kindFoundAlike(t, data)
+		if k, _ := catalogue.Kinds.KindOf(data); k != nil {
+			found++
+		}
+	}
+	require.Greater(t, found, 100, "the corpus should hold messages whose kind is found")
 }
 
 // TestParseBorrowedSharesItsInput shows what the doc comment of

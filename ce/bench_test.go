@@ -70,9 +70,10 @@ func (p *pairs) Set(key, value string) {
 }
 
 // BenchmarkDecodeIdentity times what a gate does to judge a delivery, for
-// each binding: DecodeIdentity, borrowing, of each valid message of the
-// sample, with every header Write gives it (headers) or none (bare), and
-// AppendHeaders of the copy's headers. One op judges the whole sample;
+// each binding: DecodeIdentity of each valid message of the sample, with
+// every header Write gives it (headers) or none (bare), building the
+// message (borrowing) or not (judging), and AppendHeaders of the copy's
+// headers. One op judges the whole sample;
 // allocs/op and the instructions callgrind counts are the figures to
 // compare, since the time of one run drifts with the machine's load.
 func BenchmarkDecodeIdentity(b *testing.B) {
@@ -105,24 +106,28 @@ func BenchmarkDecodeIdentity(b *testing.B) {
 			name string
 			ds   []delivery
 		}{{"headers", headed}, {"bare", bare}} {
-			b.Run(binding.name+"/"+run.name, func(b *testing.B) {
-				judge := binding.Borrowing()
-				var scratch []byte
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, d := range run.ds {
-						_, id, err := judge.DecodeIdentity(catalogue.Kinds, d.header, d.body)
-						if err != nil {
-							b.Fatal(err)
-						}
-						scratch, err = judge.AppendHeaders(scratch[:0], id, func(string, []byte) {})
-						if err != nil {
-							b.Fatal(err)
+			for _, mode := range []struct {
+				name  string
+				judge ce.Binding
+			}{{"borrowing", binding.Borrowing()}, {"judging", binding.Judging()}} {
+				b.Run(binding.name+"/"+run.name+"/"+mode.name, func(b *testing.B) {
+					var scratch []byte
+					b.ReportAllocs()
+					for b.Loop() {
+						for _, d := range run.ds {
+							_, id, err := mode.judge.DecodeIdentity(catalogue.Kinds, d.header, d.body)
+							if err != nil {
+								b.Fatal(err)
+							}
+							scratch, err = mode.judge.AppendHeaders(scratch[:0], id, func(string, []byte) {})
+							if err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
-				}
-				b.ReportMetric(float64(len(run.ds)), "msgs/op")
-			})
+					b.ReportMetric(float64(len(run.ds)), "msgs/op")
+				})
+			}
 		}
 	}
 }

@@ -18,33 +18,38 @@ func (b Binding) Borrowing() Binding {
 // Judging returns b, Borrowing, but judging the messages it reads
 // without building them, for a caller that needs only a message's
 // verdict and identity, as a gate that forwards it byte for byte does:
-// a message whose schema a header names, or DecodeKind is given, is read
-// by its kind's JudgeIdentity, and DecodeIdentity, DecodeKind, DecodeAs
-// and Decode return no message for it, only its identity (for the two
-// that return one) and the error Borrowing's would give. A message
-// chosen by its message_type is built, as Borrowing builds it.
+// a message is read by its kind's JudgeIdentity, and DecodeIdentity,
+// DecodeKind, DecodeAs and Decode return no message for it, only its
+// identity (for the two that return one) and the error Borrowing's would
+// give. That is so of a message whose schema a header names, or
+// DecodeKind is given, and of one chosen by its message_type when the
+// table finds its kind without decoding it (msg.Kinds's CanFindKind, as
+// catalogue.Kinds does), with the table's KindOf, which gives Decode's
+// error when it chooses none. With another table, a message chosen by
+// its message_type is built, as Borrowing builds it.
 func (b Binding) Judging() Binding {
 	b.borrow, b.judge = true, true
 	return b
 }
 
 // judged judges body as a message of kind k, for a Judging binding whose
-// kind can (JudgeIdentity), and checks the headers h, read into hs with
-// the violations bad, against its identity (see check), telling h, if it
-// is a WrittenHeader, whether they are those Write sets: it returns no
-// message.
-func (b Binding) judged(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (msg.Message, msg.Identity, error) {
-	id, err := k.JudgeIdentity(body)
+// kind can (JudgeIdentity), into its identity *id (not returned, so that
+// it is not copied on the way), and checks the headers h, read into hs
+// with the violations bad, against it (see check), telling h, if it is a
+// WrittenHeader, whether they are those Write sets: there is no message.
+func (b Binding) judged(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation, id *msg.Identity) error {
+	var err error
+	*id, err = k.JudgeIdentity(body)
 	wh, noting := h.(WrittenHeader)
 	var written uint8
 	if noting {
-		written = writtenOf(hs, &id)
+		written = writtenOf(hs, id)
 	}
-	_, err = b.check(nil, err, hs, bad, &id, written)
+	_, err = b.check(nil, err, hs, bad, id, written)
 	if noting {
 		wh.SetWritten(err == nil && written == 1<<nHeaders-1)
 	}
-	return nil, id, err
+	return err
 }
 
 // decode decodes body as a message of kind k, borrowing if b does and k

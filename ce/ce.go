@@ -225,16 +225,24 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		if k = kinds.Lookup(hs.v[hType], ""); k == nil {
 			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %q", b.Prefix, AttrType, schemas.ErrUnknown, hs.v[hType])
 		}
-	default:
+	case !b.judge || !kinds.CanFindKind():
 		m, err := b.decodeAny(kinds, body)
 		if m == nil {
 			return nil, msg.Identity{}, err
 		}
 		m, err = b.check(m, err, &hs, bad, &id, 0)
 		return m, id, err
+	default:
+		// Judging: the kind found by message_type as kinds.Decode finds
+		// it, with its error when it finds none.
+		var err error
+		if k, err = kinds.KindOf(body); k == nil {
+			return nil, msg.Identity{}, err
+		}
 	}
 	if b.judge && k.JudgeIdentity != nil {
-		return b.judged(h, k, body, &hs, bad)
+		err := b.judged(h, k, body, &hs, bad, &id)
+		return nil, id, err
 	}
 	m, err := b.decode(k, body)
 	m, err = b.check(m, err, &hs, bad, &id, 0)
@@ -278,7 +286,8 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 		}
 	}
 	if b.judge && k.JudgeIdentity != nil {
-		return b.judged(h, k, body, &hs, bad)
+		err := b.judged(h, k, body, &hs, bad, &id)
+		return nil, id, err
 	}
 	m, err := b.decode(k, body)
 	m, err = b.check(m, err, &hs, bad, &id, 0)
@@ -291,9 +300,9 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 // then give its copy the input's headers as they are, without comparing
 // them again. Decode, DecodeIdentity, DecodeAs and DecodeKind of a
 // Judging binding call its SetWritten once they have checked the headers
-// against a message they judged without building it (one whose schema a
-// header names, as every header Write sets does); another binding's,
-// which need not know, do not.
+// against a message they judged without building it (see Judging: every
+// header Write sets in it names the schema); another binding's, which
+// need not know, do not.
 type WrittenHeader interface {
 	Header
 	// SetWritten says whether the headers are those Write would set: a

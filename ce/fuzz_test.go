@@ -7,11 +7,12 @@ import (
 	"github.com/fleetkit/catalogue/ce"
 )
 
-// FuzzDecode: whatever the headers and body, Decode does not panic, and a
-// message it accepts is valid and travels again, with the headers Write
-// gives it, to the same verdict.
+// FuzzDecode: whatever the headers and body, Decode does not panic,
+// Judging gives Borrowing's verdict and identity without a message, and
+// a message Decode accepts is valid and travels again, with the headers
+// Write gives it, to the same verdict.
 func FuzzDecode(f *testing.F) {
-	for _, line := range corpus(f) {
+	for _, line := range append(corpus(f), bareBodies()...) {
 		f.Add("", "", "", "", "", "", string(line))
 	}
 	f.Add("1.0", "1c2e7b63-4d58-4a1f-9f2e-8b7d6c5f4a32", "core.device", "/tenants/club-1/sources/tracker/dev-0002",
@@ -22,6 +23,11 @@ func FuzzDecode(f *testing.F) {
 			if v != "" {
 				h.Set(k, v)
 			}
+		}
+		_, wantID, wantErr := ce.NATS.Borrowing().DecodeIdentity(catalogue.Kinds, h, []byte(body))
+		judged, judgedID, err := ce.NATS.Judging().DecodeIdentity(catalogue.Kinds, h, []byte(body))
+		if judged != nil || judgedID != wantID || errText(err) != errText(wantErr) {
+			t.Fatalf("Judging gives %v, %+v, %v; Borrowing %+v, %v", judged, judgedID, err, wantID, wantErr)
 		}
 		m, err := ce.NATS.Decode(catalogue.Kinds, h, []byte(body))
 		if err != nil {

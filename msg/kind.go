@@ -182,6 +182,7 @@ type Kinds struct {
 	byRegistryID map[int32]*Kind    // by registry id, for the kinds that have one
 	decode       func(data []byte) (Message, error)
 	borrow       func(data []byte) (Message, error) // Decode, borrowing (see DecodeBorrowed)
+	kindOf       func(data []byte) (*Kind, error)   // the kind Decode judges by (see KindOf)
 }
 
 // NewKinds returns the table of kinds, which are listed as the generator
@@ -308,6 +309,38 @@ func (t *Kinds) DecodeBorrowed(data []byte) (Message, error) {
 		return t.Decode(data)
 	}
 	return t.borrow(data)
+}
+
+// WithKindOf returns a copy of t whose KindOf is kindOf, which must find
+// the kind whose schema Decode judges data by as Decode finds it, without
+// decoding data: it returns that kind, or, when Decode chooses none, nil
+// and exactly Decode's error (as the published catalogue's table finds
+// it by message_type).
+func (t *Kinds) WithKindOf(kindOf func(data []byte) (*Kind, error)) *Kinds {
+	c := *t
+	c.kindOf = kindOf
+	return &c
+}
+
+// CanFindKind reports whether the table finds the kind of a message by
+// its message_type without decoding it: whether WithKindOf gave it the
+// function KindOf calls.
+func (t *Kinds) CanFindKind() bool { return t.kindOf != nil }
+
+// KindOf returns the kind whose schema Decode judges data by, or, when
+// Decode chooses none, nil and Decode's error: what a caller that judges
+// data without building a message (ce.Binding's Judging) reads it with,
+// by the kind's JudgeIdentity. It finds it with the function WithKindOf
+// gave the table; a table given none decodes data to learn it.
+func (t *Kinds) KindOf(data []byte) (*Kind, error) {
+	if t.kindOf != nil {
+		return t.kindOf(data)
+	}
+	m, err := t.Decode(data)
+	if m == nil {
+		return nil, err
+	}
+	return m.SchemaKind(), nil
 }
 
 // ErrNoDecode is the error of Kinds.Decode for a table that cannot decode

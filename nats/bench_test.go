@@ -456,6 +456,9 @@ func BenchmarkCopy(b *testing.B) {
 						out, err = br.copyOf(d, id)
 					} else {
 						v := gate.VerdictOf(msg, err)
+						if msg == nil && id.Kind != nil { // judged, not built: as the gate names its schema
+							v.Schema, v.Version = id.Kind.Name, id.Kind.Version
+						}
 						v.Place, v.Deliveries = d.Place(), 1
 						out, err = br.deadLetterOf(d, v, br.deadLimit)
 					}

@@ -826,22 +826,27 @@ func (b *jsBroker) publish(o *outgoing, stream jetstream.Stream) (gate.Pending, 
 	return sizeWatch{o}, nil
 }
 
-// DecodeIdentity judges d as judge says, borrowing from its body: the
-// gate is done with the message before it acknowledges d.
+// DecodeIdentity judges d as judge says, without building its message
+// (ce.NATS.Judging): the gate forwards the body byte for byte, and needs
+// of the message only its verdict and its identity, which borrows from
+// the body, which the gate holds until it acknowledges d. It returns no
+// message, only the identity, whose kind names the schema, and the
+// verdict Borrowing would give, with or without headers.
 func (b *jsBroker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
-	return judge(ce.NATS.Borrowing(), kinds, gd.(*delivery).m.Msg)
+	return judge(ce.NATS.Judging(), kinds, gd.(*delivery).m.Msg)
 }
 
-// judge decodes m as binding does (ce.NATS, borrowing or not), and
-// besides finds the headers that cannot be passed on, each a violation
-// of rule header: headers nats.go could not read, which it hands over as
-// none, so that the message would be judged, and forwarded, without them;
-// header names it will not publish, which would make the copy and the
-// dead letter fail for ever; and a header of decision 14 in another case
-// (CE-ID), which a reader that ignores case could take for the one
-// checked. The message is then a dead letter, its headers what of them
-// can be read, such names percent-escaped (forwardHeaders). The gate and
-// the Consumer judge alike.
+// judge decodes m as binding does (ce.NATS, judging as the gate does,
+// or building the message the Consumer hands over), and besides finds
+// the headers that cannot be passed on, each a violation of rule header:
+// headers nats.go could not read, which it hands over as none, so that
+// the message would be judged, and forwarded, without them; header names
+// it will not publish, which would make the copy and the dead letter
+// fail for ever; and a header of decision 14 in another case (CE-ID),
+// which a reader that ignores case could take for the one checked. The
+// message is then a dead letter, its headers what of them can be read,
+// such names percent-escaped (forwardHeaders). The gate and the Consumer
+// judge alike.
 func judge(binding ce.Binding, kinds *msg.Kinds, in *natsgo.Msg) (msg.Message, msg.Identity, error) {
 	// A message whose headers hold none of decision 14's (onlyMsgID) is
 	// judged as one without headers, which it is to ce.NATS: its seven
