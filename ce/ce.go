@@ -240,13 +240,7 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 			return nil, msg.Identity{}, err
 		}
 	}
-	if b.judge && k.JudgeIdentity != nil {
-		err := b.judged(h, k, body, &hs, bad, &id)
-		return nil, id, err
-	}
-	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id, 0)
-	return m, id, err
+	return b.decodeKind(h, k, body, &hs, bad)
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -285,12 +279,20 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
+	return b.decodeKind(h, k, body, &hs, bad)
+}
+
+// decodeKind decodes body as a message of kind k, or judges it if b
+// judges and k can be judged without building the message, and checks
+// the headers hs, read from h, against it, with the violations bad found
+// reading them.
+func (b Binding) decodeKind(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (_ msg.Message, id msg.Identity, _ error) {
 	if b.judge && k.JudgeIdentity != nil {
-		err := b.judged(h, k, body, &hs, bad, &id)
+		err := b.judged(h, k, body, hs, bad, &id)
 		return nil, id, err
 	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, &hs, bad, &id, 0)
+	m, err = b.check(m, err, hs, bad, &id, 0)
 	return m, id, err
 }
 
