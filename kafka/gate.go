@@ -131,7 +131,10 @@ type Gate struct {
 	// while the group waits for a member that vanished.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
-	// consume: every partition of its input committed to its end.
+	// consume: every partition of its input committed to its end. An
+	// input topic that does not exist for 5 seconds (deleted, or never
+	// made) makes it return an error, saying so, rather than wait for
+	// the topic for ever.
 	UntilIdle bool
 }
 
@@ -247,6 +250,11 @@ type broker struct {
 	aborted       int       // transactions aborted since the last committed
 	limit         int       // the size a record it produces must keep within (recordLimit)
 	txn           *txn      // the transaction under way, or nil
+	// missing is since when State has found an input topic missing, if
+	// it does, and gone the error Fetch stops the gate with once that
+	// has lasted inputGone (see State).
+	missing time.Time
+	gone    error
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -450,6 +458,9 @@ const pollWait = 250 * time.Millisecond
 // for a while whether or not wait is set: a poll returns what has been
 // fetched as soon as there is some.
 func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, error) {
+	if b.gone != nil {
+		return nil, gate.Fatal(b.gone)
+	}
 	poll, cancel := context.WithTimeout(ctx, pollWait)
 	fs := b.sess.PollRecords(poll, max)
 	cancel()
@@ -697,13 +708,22 @@ func fenced(err error) bool {
 var errAborted = errors.New("the session aborted it")
 
 // State says whether the gate's group has committed every partition of
-// its input to its end: whether nothing is left for any gate of it.
+// its input to its end: whether nothing is left for any gate of it. The
+// gate core asks only with UntilIdle. An input topic that does not exist
+// is Waiting, until it has been missing for inputGone: then the next
+// Fetch stops the gate, saying so (see inputMissing).
 func (b *broker) State(ctx context.Context) gate.State {
 	cl := b.sess.Client()
 	group, _ := cl.OptValue(kgo.ConsumerGroup).(string)
 	adm := kadm.NewClient(cl)
 	ends, err := adm.ListEndOffsets(ctx, cl.GetConsumeTopics()...)
-	if err != nil || ends.Error() != nil {
+	if err != nil {
+		return gate.AcksAwaited
+	}
+	if b.inputMissing(ends) {
+		return gate.Waiting
+	}
+	if ends.Error() != nil {
 		return gate.AcksAwaited
 	}
 	committed, err := adm.FetchOffsets(ctx, group)
@@ -718,6 +738,36 @@ func (b *broker) State(ctx context.Context) gate.State {
 		}
 	})
 	return state
+}
+
+// inputGone is how long an input topic must be missing before a gate
+// with UntilIdle stops for it: a topic just made may not be known to
+// every broker at once.
+const inputGone = 5 * time.Second
+
+// inputMissing reports whether ends, the end offsets of the input, says
+// that one of its topics does not exist (kadm's partition -1), and sets
+// b.gone, which stops the gate at its next Fetch, once one has been
+// missing for inputGone. Only a gate with UntilIdle asks (see State): a
+// gate that serves waits for the topic to be made again, and reads it
+// then; one that is to stop once nothing is left would wait for ever.
+func (b *broker) inputMissing(ends kadm.ListedOffsets) bool {
+	var missing string
+	ends.Each(func(end kadm.ListedOffset) {
+		if errors.Is(end.Err, kerr.UnknownTopicOrPartition) {
+			missing = end.Topic
+		}
+	})
+	switch {
+	case missing == "":
+		b.missing = time.Time{}
+		return false
+	case b.missing.IsZero():
+		b.missing = time.Now()
+	case time.Since(b.missing) >= inputGone:
+		b.gone = fmt.Errorf("the input topic %s does not exist (deleted, or never made): with UntilIdle, nothing is left to read", missing)
+	}
+	return true
 }
 
 // withIdentity returns the headers of a copy: those of hs that are not

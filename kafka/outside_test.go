@@ -597,3 +597,48 @@ func TestGateStopsWhenItsRecordsAreRefusedForGood(t *testing.T) {
 	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
 	assert.Zero(t, st.Messages, "nothing stored")
 }
+
+// TestGateUntilIdleStopsWhenItsInputIsDeleted deletes the input topic
+// under a gate told to stop once idle (found from outside: it waited for
+// the topic to come back for ever, as a gate that serves does, so that a
+// job draining the topic never ended). It must stop, saying why, with
+// what it stored counted.
+func TestGateUntilIdleStopsWhenItsInputIsDeleted(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	produceInput(t, addrs, 3000)
+	first := make(chan gate.Stats)
+	deleted := make(chan struct{})
+	// Fetching little at a time, it has most of the input yet to read
+	// when the topic goes.
+	opts := []kgo.Opt{kgo.FetchMaxBytes(4096), kgo.FetchMaxPartitionBytes(4096)}
+	k := &kafka.Gate{NewSession: func() (*kgo.GroupTransactSession, error) { return gateSession(t, addrs, opts...), nil }, Output: outTopic, DeadLetters: deadTopic, Batch: 100, UntilIdle: true,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		Progress: func(s gate.Stats) {
+			select {
+			case first <- s: // the first batch: held until the topic is gone
+				<-deleted
+			default:
+			}
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	type result struct {
+		st  gate.Stats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := k.Run(ctx)
+		done <- result{st, err}
+	}()
+	stored := <-first
+	_, err := kadm.NewClient(readerClient(t, addrs)).DeleteTopics(context.Background(), inTopic)
+	require.NoError(t, err)
+	close(deleted)
+
+	r := <-done
+	require.Error(t, r.err, "%+v", r.st)
+	assert.ErrorContains(t, r.err, "deleted")
+	assert.NoError(t, ctx.Err(), "it stopped by itself")
+	assert.GreaterOrEqual(t, r.st.Messages, stored.Messages)
+}

@@ -18,7 +18,8 @@
 // It refuses to start, saying why, when its output or dead-letter topic
 // does not exist, when it consumes either, or when its dead-letter topic
 // is compacted (its dead letters would replace each other). An input
-// topic deleted and made again while it runs is read anew, an output or
+// topic deleted and made again while it runs is read anew (with
+// -until-idle, one missing for 5 seconds stops it, saying so), an output or
 // dead-letter topic made again is produced to anew, and partitions added
 // to the input are gated within seconds. It waits for brokers that
 // are down, and logs losing a broker and finding it again; a broker lost
