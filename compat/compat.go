@@ -231,9 +231,19 @@ func (r *Report) Summary() string {
 	if !r.Compatible() {
 		verdict = "NOT compatible with"
 	}
-	return fmt.Sprintf("%s %s is %s %s %s (%s): %s, %s",
-		r.New.Name, r.New.Version, verdict, r.Old.Name, r.Old.Version, r.Options.mode(),
+	return fmt.Sprintf("%s is %s %s (%s): %s, %s",
+		named(r.New), verdict, named(r.Old), r.Options.mode(),
 		count(breaks, "break", "breaks"), count(warnings, "warning", "warnings"))
+}
+
+// named returns s's name and version, or its version alone for a file
+// outside the catalogue without a title (whose version is its $id or
+// which file it is: see readFile).
+func named(s schemas.Schema) string {
+	if s.Name == "" {
+		return s.Version
+	}
+	return s.Name + " " + s.Version
 }
 
 // count returns n followed by one, if n is 1, or by many: "1 break",

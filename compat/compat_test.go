@@ -271,3 +271,23 @@ func TestReportJSONWritesAngleBracketsAsTheyAre(t *testing.T) {
 	require.NoError(t, json.Unmarshal(got, &back))
 	assert.Equal(t, "a <b> & c", back.Findings[0].Message)
 }
+
+// TestCompareFilesNamesWhatItCannotFollow compares two files outside the
+// catalogue, without a title, the new one with a $ref to nothing: the
+// summary names each by its $id alone (it began with a space, and had
+// two after "with"), and the finding says that the reference is not
+// followed, rather than that "$ref" is a keyword the checker does not
+// know.
+func TestCompareFilesNamesWhatItCannotFollow(t *testing.T) {
+	const base = "https://example.com/api/schemas/demo.x/versions/"
+	old := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"` + base + `1.0","type":"object","properties":{"a":{"type":"string"}}}`
+	updated := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"` + base + `1.1","type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`
+	r, err := compat.CompareFiles([]byte(old), []byte(updated), compat.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, base+"1.1 is NOT compatible with "+base+"1.0 (full): 1 break, 0 warnings", r.Summary())
+	require.Len(t, r.Findings, 1)
+	f := r.Findings[0]
+	assert.Equal(t, "unknown-keyword", f.Code)
+	assert.Equal(t, "/properties/a/$ref", f.SchemaPointer)
+	assert.Contains(t, f.Message, `the reference "#/$defs/missing", which the checker does not follow`)
+}

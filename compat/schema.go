@@ -553,6 +553,10 @@ func (n *node) keyword(kw string, v value, name string) error {
 			return err
 		}
 		n.items = items
+	case "$ref":
+		// One inlineRefs left: see ref.go.
+		ref, _ := v.(string)
+		n.refuse(kw, "unknown-keyword", fmt.Sprintf("the reference %s, which the checker does not follow: it names another file than the catalogue's, nothing, or a schema that contains it, or inlining it would pass the checker's bound", strconv.Quote(ref)))
 	default:
 		n.refuse(kw, "unknown-keyword", fmt.Sprintf("the keyword %s, which the checker does not know", strconv.Quote(kw)))
 	}
