@@ -232,7 +232,7 @@ func gate(ctx context.Context, o options, stderr io.Writer, log *slog.Logger, co
 			if err != nil {
 				return total, err
 			}
-			g.JetStream, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*o.batch))
+			g.JetStream, err = jetstream.New(nc) // the gate publishes through nc, not jetstream's asynchronous publisher
 			if err != nil {
 				return total, err
 			}
