@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -163,6 +164,19 @@ func (s *server) count(t *testing.T, stream string) int {
 	return int(info.State.Msgs)
 }
 
+// acked reports whether the gates' durable consumer of IN has been
+// given every message and has had each acknowledged.
+func (s *server) acked(t *testing.T) bool {
+	c, err := s.js.Consumer(context.Background(), "IN", "gate")
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return false
+	}
+	require.NoError(t, err)
+	info, err := c.Info(context.Background())
+	require.NoError(t, err)
+	return info.NumPending == 0 && info.NumAckPending == 0
+}
+
 // An operator's gate: started before its server, it waits for it; it logs
 // losing the server and finding it again; SIGTERM and SIGINT both stop it
 // with its summary and status 0.
@@ -246,8 +260,11 @@ func TestGateConnectsAgainWhenItsConnectionIsClosed(t *testing.T) {
 	p := startProxy(t, s.url())
 	c := cmdtest.Start(t, t.TempDir(), "-server", p.url())
 	n := s.publish(t)
+	// Gated: stored, and the inputs acknowledged, so that the gate has
+	// counted them (a copy stored whose acknowledgement the closed
+	// connection lost would come again as a redelivery).
 	waitGated := func(n int) {
-		for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
+		for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n || !s.acked(t); {
 			require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
 			time.Sleep(20 * time.Millisecond)
 		}
