@@ -164,6 +164,18 @@ func (s *server) count(t *testing.T, stream string) int {
 	return int(info.State.Msgs)
 }
 
+// waitGated waits until the gate run by c has gated n messages in all:
+// stored in VALID and DEAD, and their inputs acknowledged, so that it has
+// counted them (a copy stored whose acknowledgement a lost connection or
+// server kept from the gate would come again, as a redelivery).
+func (s *server) waitGated(t *testing.T, c *cmdtest.Command, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n || !s.acked(t); {
+		require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // acked reports whether the gates' durable consumer of IN has been
 // given every message and has had each acknowledged.
 func (s *server) acked(t *testing.T) bool {
@@ -192,11 +204,7 @@ func TestGateWaitsLogsAndStopsOnSignals(t *testing.T) {
 			c := cmdtest.Start(t, t.TempDir(), "-server", s.url())
 			c.WaitLog(t, "cannot start yet")
 			s.up(t)
-			n := s.publish(t)
-			for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n; {
-				require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
-				time.Sleep(20 * time.Millisecond)
-			}
+			s.waitGated(t, c, s.publish(t))
 			s.down()
 			c.WaitLog(t, "lost the server")
 			s.up(t)
@@ -260,22 +268,13 @@ func TestGateConnectsAgainWhenItsConnectionIsClosed(t *testing.T) {
 	p := startProxy(t, s.url())
 	c := cmdtest.Start(t, t.TempDir(), "-server", p.url())
 	n := s.publish(t)
-	// Gated: stored, and the inputs acknowledged, so that the gate has
-	// counted them (a copy stored whose acknowledgement the closed
-	// connection lost would come again as a redelivery).
-	waitGated := func(n int) {
-		for deadline := time.Now().Add(30 * time.Second); s.count(t, "VALID")+s.count(t, "DEAD") < n || !s.acked(t); {
-			require.True(t, time.Now().Before(deadline), "gated %d of %d; the gate logged:\n%s", s.count(t, "VALID")+s.count(t, "DEAD"), n, c.Log())
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitGated(n)
+	s.waitGated(t, c, n)
 	p.refuse("-ERR 'Maximum Payload Violation'\r\n")
 	c.WaitLog(t, "the connection was closed; connecting again")
 	// The same messages again: the valid ones' copies are in the output
 	// already (redeliveries), the invalid ones are dead letters again.
 	s.publish(t)
-	waitGated(n + 14)
+	s.waitGated(t, c, n+14)
 	c.Signal(t, syscall.SIGTERM)
 	assert.Equal(t, 0, c.Exit(t), c.Log())
 	assert.Contains(t, c.Log(), "gate: 51 messages, 23 forwarded to fleet.valid, 28 dead letters to fleet.dead; 23 redeliveries", c.Log())
