@@ -138,6 +138,9 @@ type Gate struct {
 	UntilIdle bool
 }
 
+// stopTimeout is StopTimeout, or its default.
+func (g *Gate) stopTimeout() time.Duration { return cmp.Or(g.StopTimeout, 10*time.Second) }
+
 // Run checks that the gate can work (decision 16: its output and dead
 // letters exist, it does not consume them, and its records may hold at
 // least gate.MinLimit bytes), waiting with back-off for a broker that is
@@ -163,7 +166,7 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	st, err := core.Run(ctx)
 	if g.NewSession != nil && b.sess != nil {
-		closeWithin(b.sess, cmp.Or(g.StopTimeout, 10*time.Second))
+		closeWithin(b.sess, g.stopTimeout())
 	}
 	return st, err
 }
@@ -511,7 +514,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// for ever.
 	t := &txn{copies: make([]kgo.Record, 0, len(records))}
 	t.done = t.promise
-	t.ctx, t.cancel = afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
+	t.ctx, t.cancel = afterStop(ctx, b.g.stopTimeout())
 	b.txn = t
 	ds := make([]delivery, len(records))
 	out := make([]gate.Delivery, len(records))
@@ -533,7 +536,7 @@ func (b *broker) passMarkers(ctx context.Context) error {
 	if err := b.sess.Begin(); err != nil {
 		return b.stop(fmt.Errorf("kafka gate: beginning a transaction: %w", err))
 	}
-	end, cancel := afterStop(ctx, cmp.Or(b.g.StopTimeout, 10*time.Second))
+	end, cancel := afterStop(ctx, b.g.stopTimeout())
 	defer cancel()
 	if _, err := b.sess.End(end, kgo.TryCommit); err != nil {
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction: %w", err))
