@@ -190,7 +190,7 @@ func matchElided(want, got []string) bool {
 func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
 	var shown []string
 	for _, ex := range readmeExamples(t) {
-		if len(ex.command) > 0 && strings.HasPrefix(ex.command[0], "curl -X POST --data-binary @core.device-1.1.json") {
+		if len(ex.command) > 0 && strings.HasPrefix(ex.command[0], "curl -X POST --data-binary @testdata/proposed/core.device-1.1.json") {
 			shown = ex.output
 		}
 	}
@@ -204,8 +204,11 @@ func TestREADMECompatibilityRouteAnswersWhatTheREADMEShows(t *testing.T) {
 	members := proposed["properties"].(map[string]any)
 	members["allowed"].(map[string]any)["default"] = true
 	members["vin"] = map[string]any{"type": "string"}
-	body, err := json.Marshal(proposed)
+	want, err := json.Marshal(proposed)
 	require.NoError(t, err)
+	body, err := os.ReadFile("../../testdata/proposed/core.device-1.1.json")
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(body), "the file the README posts is the proposal it describes")
 
 	s := startServer(t, exec.Command(binary, "serve", "-addr", "127.0.0.1:0"))
 	res, err := http.Post(s.base+"/api/schemas/core.device/versions/1.0/compatibility", "application/schema+json", strings.NewReader(string(body)))
