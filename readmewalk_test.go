@@ -1,7 +1,10 @@
 package catalogue_test
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,5 +46,48 @@ func TestREADMEsGoGetOnlyOncePublished(t *testing.T) {
 	}
 	if found < 2 {
 		t.Fatalf("found %d go get lines in the READMEs, want the library's and the NATS binding's", found)
+	}
+}
+
+// TestREADMEsNameTestsThatExist holds every test, benchmark, fuzz target
+// and example the READMEs name (a name followed by * stands for several)
+// to a function of that name in a test file of the repository: a
+// reader told that a test pins a claim, or how to reproduce a figure,
+// finds it.
+func TestREADMEsNameTestsThatExist(t *testing.T) {
+	declared := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func (?:\([^)]*\) )?((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		for _, m := range decl.FindAllSubmatch(text, -1) {
+			declared[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`\b((?:Test|Benchmark|Fuzz|Example)[A-Z]\w*)(\*?)`)
+	checked := 0
+	for _, name := range []string{"README.md", "nats/README.md", "bench/README.md"} {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(text), -1) {
+			if m[2] == "*" {
+				continue
+			}
+			checked++
+			if !declared[m[1]] {
+				t.Errorf("%s names %s, which no test file declares", name, m[1])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("found %d names of tests in the READMEs: the pattern has stopped matching them", checked)
 	}
 }
