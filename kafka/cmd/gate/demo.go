@@ -63,7 +63,7 @@ func demo(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(int(n)), kfake.SeedTopics(3, demoTopics...))
 	if err != nil {
-		fmt.Fprintf(stderr, "gate demo: %s\n", msg.Escape(err.Error()))
+		fmt.Fprintf(stderr, "gate demo: %s (give another address with -addr)\n", msg.Escape(err.Error()))
 		return 2
 	}
 	defer c.Close()

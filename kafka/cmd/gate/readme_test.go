@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -213,4 +214,19 @@ func TestDemoSampleIsTheRepositorysSample(t *testing.T) {
 	want, err := os.ReadFile("../../../" + sampleName)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(sample), "sample.ndjson is a copy of "+sampleName)
+}
+
+// gate demo's usage errors, and a port already taken, exit 2 saying why.
+func TestDemoRefusesWhatItCannotServe(t *testing.T) {
+	for _, args := range [][]string{{"-addr", "localhost:9092"}, {"-addr", "127.0.0.1"}, {"-addr", "127.0.0.1:70000"}, {"extra"}, {"-nope"}} {
+		var stderr bytes.Buffer
+		assert.Equal(t, 2, run(context.Background(), append([]string{"demo"}, args...), &stderr), "%q", args)
+		assert.Contains(t, stderr.String(), "usage: gate demo", "%q", args)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	var stderr bytes.Buffer
+	assert.Equal(t, 2, run(context.Background(), []string{"demo", "-addr", taken.Addr().String()}, &stderr))
+	assert.Contains(t, stderr.String(), "address already in use (give another address with -addr)")
 }
