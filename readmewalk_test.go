@@ -91,3 +91,47 @@ func TestREADMEsNameTestsThatExist(t *testing.T) {
 		t.Fatalf("found %d names of tests in the READMEs: the pattern has stopped matching them", checked)
 	}
 }
+
+// TestREADMETestingNamesWhatCIInstalls holds the README's Testing
+// section to .ci/run: every Debian package CI installs for the tests is
+// named there, so that a contributor running them knows what to install
+// (the Kafka module's tests skip without kcat and Debian's Python client,
+// which the section did not name).
+func TestREADMETestingNamesWhatCIInstalls(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Testing\n")
+	if !ok {
+		t.Fatal("README.md has no section ## Testing")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var packages []string
+	for line := range strings.Lines(string(ci)) {
+		_, args, ok := strings.Cut(line, "apt-get install ")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(args) {
+			if f == ")" || strings.HasPrefix(f, ">") || strings.HasPrefix(f, "#") {
+				break
+			}
+			if !strings.HasPrefix(f, "-") {
+				packages = append(packages, strings.TrimSuffix(f, ")"))
+			}
+		}
+	}
+	if len(packages) < 2 {
+		t.Fatalf(".ci/run installs %q: the pattern has stopped matching its apt-get lines", packages)
+	}
+	for _, p := range packages {
+		if !strings.Contains(section, "`"+p+"`") {
+			t.Errorf("CI installs %s, which README.md's Testing section does not name", p)
+		}
+	}
+}
