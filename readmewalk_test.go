@@ -1,6 +1,9 @@
 package catalogue_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,4 +137,97 @@ func TestREADMETestingNamesWhatCIInstalls(t *testing.T) {
 			t.Errorf("CI installs %s, which README.md's Testing section does not name", p)
 		}
 	}
+}
+
+// TestREADMEsNameDeclaredIdentifiers holds every `pkg.Name` (and
+// `pkg.Name.Method`) the READMEs write of the project's own packages to a
+// declaration: an exported name of that package, or a method or field
+// of one of its types (ce.NATS.Write is a method of ce.NATS's type). A
+// new user checked the 70 the READMEs name with go doc, and all held;
+// this keeps a rename from leaving the README behind.
+func TestREADMEsNameDeclaredIdentifiers(t *testing.T) {
+	dirs := map[string]string{
+		"msg": "msg", "ce": "ce", "gate": "gate", "gatetest": "gate/gatetest", "kafka": "kafka",
+		"catalogue": ".", "schemas": "schemas", "api": "api", "compat": "compat", "ndjson": "ndjson",
+		"imei": "imei", "object": "object", "pages": "pages", "device": "device", "vehicle": "vehicle",
+		"association": "association", "event": "event", "catnats": "nats",
+	}
+	ident := regexp.MustCompile("`([a-z]+)\\.([A-Z]\\w*)(?:\\.([A-Z]\\w*))?")
+	checked := 0
+	for _, name := range []string{"README.md", "nats/README.md"} {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ident.FindAllStringSubmatch(string(text), -1) {
+			dir, ok := dirs[m[1]]
+			if !ok {
+				continue // another module's, or a variable's
+			}
+			checked++
+			names := declaredNames(t, dir)
+			if !names[m[2]] || m[3] != "" && !names["."+m[3]] {
+				t.Errorf("%s names %s, which package %s (./%s) does not declare", name, strings.Trim(m[0], "`"), m[1], dir)
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("found %d names of the project's packages in the READMEs: the pattern has stopped matching them", checked)
+	}
+}
+
+// declared caches declaredNames.
+var declared = map[string]map[string]bool{}
+
+// declaredNames returns the exported names the package in dir declares
+// at the top level, and, each after a ".", the exported methods and
+// struct fields of its types.
+func declaredNames(t *testing.T, dir string) map[string]bool {
+	if names, ok := declared[dir]; ok {
+		return names
+	}
+	names := map[string]bool{}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil {
+					names["."+d.Name.Name] = true
+				} else {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, field := range st.Fields.List {
+								for _, n := range field.Names {
+									names["."+n.Name] = true
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	declared[dir] = names
+	return names
 }
