@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,4 +62,17 @@ func TestREADMERegistryCompatibilityAnswersWhatTheREADMEShows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Equal(t, ex.output[0], strings.TrimSuffix(string(answer), "\n"))
+}
+
+// A new user whose port 8080 was taken got only "bind: address already
+// in use" from serve, as the README gives no address: it must say how to
+// serve another.
+func TestServeSaysHowToServeAnotherAddress(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	var stdout, stderr strings.Builder
+	status := run(context.Background(), []string{"serve", "-addr", taken.Addr().String()}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, 1, status)
+	assert.Contains(t, stderr.String(), "address already in use (serve another address with -addr HOST:PORT)\n")
 }
