@@ -4,8 +4,9 @@
 # marker in README.md runs in a new module of its own, beside a link to
 # this checkout named ../catalogue, as the README assumes; a small program
 # importing the library must then build and run, and the README's Go
-# code, in a package of that module (.ci/readme-go.txt), must build, the
-# NATS and Kafka bindings, modules of their own, included. On a machine
+# code and nats/README.md's, in a package of that module
+# (.ci/readme-go.txt), must build, the NATS and Kafka bindings, modules
+# of their own, included. On a machine
 # with only Go,
 # the module proxy reachable and github.com/fleetkit/catalogue not
 # published there, as a new user's is.
@@ -24,12 +25,13 @@ blocks() {
 	' "$readme"
 }
 
-# snippets prints .ci/readme-go.txt with the README's N-th go block, its
-# import block left out, in place of the line "// README block N".
+# snippets prints its standard input, .ci/readme-go.txt, with the N-th go
+# block of the README $1, its import block left out, in place of the
+# line "// $2 block N".
 snippets() {
-	awk '
+	awk -v name="$2" -v readme="$1" '
 		FNR == NR {
-			if ($0 == "```go") { n++; inside = 1; next }
+			if ($0 == "```go") { n++; code[n] = ""; inside = 1; next }
 			if (inside && $0 == "```") { inside = 0; next }
 			if (!inside) next
 			if ($0 == "import (") { imports = 1; next }
@@ -38,18 +40,18 @@ snippets() {
 			code[n] = code[n] "\t" $0 "\n"
 			next
 		}
-		/^\t\/\/ README block [0-9]+$/ {
-			k = $4
-			if (!(k in code)) { print "no go block " k " in README.md" > "/dev/stderr"; exit 1 }
+		$0 ~ "^\t// " name " block [0-9]+$" {
+			k = $NF
+			if (!(k in code)) { print "no go block " k " in " readme > "/dev/stderr"; exit 1 }
 			printf "%s", code[k]; used[k] = 1; next
 		}
 		{ print }
 		END {
 			for (k = 1; k <= n; k++) if (!(k in used)) {
-				print "README.md go block " k " is not in .ci/readme-go.txt: add the code around it there" > "/dev/stderr"; exit 1
+				print readme " go block " k " is not in .ci/readme-go.txt: add the code around it there" > "/dev/stderr"; exit 1
 			}
 		}
-	' "$readme" "$repo/.ci/readme-go.txt"
+	' "$1" -
 }
 
 names=$(blocks | cut -f1 | uniq)
@@ -105,7 +107,7 @@ func main() {
 	fmt.Println(back.SchemaName(), back.ExternalID)
 }
 GO
-	snippets >snippets/snippets.go
+	snippets "$readme" README <"$repo/.ci/readme-go.txt" | snippets "$repo/nats/README.md" nats/README >snippets/snippets.go
 	blocks | awk -F'\t' -v n="$name" '$1 == n { sub(/^[^\t]*\t/, ""); print }' >commands.sh
 	echo "+ $(tr '\n' ';' <commands.sh)"
 	bash -euo pipefail commands.sh

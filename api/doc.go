@@ -1,7 +1,9 @@
 // Package api serves the message-schema catalogue over HTTP: the list of
 // schemas, the versions of each, each schema file byte for byte, and the
 // library's verdict on a message, so that producers in any language get the
-// answer Go producers get.
+// answer Go producers get; and, under RegistryPath, the schema-registry
+// protocol, so that Confluent-style serializers fetch the catalogue's
+// schemas unchanged (see RegistryPath for its routes).
 //
 // Handler is a value you mount in any Go service. Its routes carry the full
 // /api/ prefix, so mount it at "/api/" without http.StripPrefix:
@@ -26,6 +28,7 @@
 //	GET  /api/schemas/{name}/versions/{version}           the schema file, exactly as published
 //	POST /api/schemas/{name}/versions/{version}/validate  the verdict on the message in the body
 //	POST /api/schemas/{name}/versions/{version}/compatibility  package compat's report on the proposed version in the body
+//	     /api/registry/...                                the schema-registry protocol (RegistryPath)
 //
 // The validation route judges the request body, whatever its Content-Type,
 // by exactly the named version's schema file, as decoding the message in Go

@@ -205,7 +205,7 @@ type command struct {
 }
 
 // summary is the command's summary line, its counts in order.
-var summary = regexp.MustCompile(`gate: (\d+) messages, (\d+) forwarded to \S+, (\d+) dead letters to \S+; (\d+) redeliveries, (\d+) retries`)
+var summary = regexp.MustCompile(`gate: (\d+) messages?, (\d+) forwarded to \S+, (\d+) dead letters? to \S+; (\d+) redeliver(?:y|ies), (\d+) retr(?:y|ies)`)
 
 func (c *command) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate {
 	out, dead := "out", "dead"

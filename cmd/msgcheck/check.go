@@ -285,16 +285,9 @@ func (c *checker) fail(err error) {
 func (c *checker) summary(elapsed time.Duration) string {
 	s := c.total
 	secs := max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%d %s, %d valid, %d invalid, %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, messages(s.Messages), s.Valid, s.Invalid(), gatecmd.Size(float64(s.Bytes)), seconds(elapsed),
+	return fmt.Sprintf("%s, %d valid, %d invalid, %s in %s (%s/s, %.0f messages/s)",
+		gatecmd.Count(s.Messages, "message", "messages"), s.Valid, s.Invalid(), gatecmd.Size(float64(s.Bytes)), seconds(elapsed),
 		gatecmd.Size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
-}
-
-func messages(n int) string {
-	if n == 1 {
-		return "message"
-	}
-	return "messages"
 }
 
 // seconds formats a duration to a hundredth, in milliseconds if shorter
@@ -373,8 +366,8 @@ func (p *progress) result(res ndjson.Result, out *bufio.Writer) {
 	}
 	n, valid := p.done.Messages+p.stats.Messages, p.done.Valid+p.stats.Valid
 	bytes := float64(p.done.Bytes + p.current.n.Load())
-	line := fmt.Sprintf("msgcheck: %d %s, %d valid, %d invalid, %s (%s/s) ...",
-		n, messages(n), valid, n-valid, gatecmd.Size(bytes), gatecmd.Size(bytes/now.Sub(p.start).Seconds()))
+	line := fmt.Sprintf("msgcheck: %s, %d valid, %d invalid, %s (%s/s) ...",
+		gatecmd.Count(n, "message", "messages"), valid, n-valid, gatecmd.Size(bytes), gatecmd.Size(bytes/now.Sub(p.start).Seconds()))
 	// Pad with spaces over what a longer previous line left.
 	fmt.Fprintf(p.w, "\r%-*s", p.shown, line)
 	p.shown = max(p.shown, len(line))

@@ -76,7 +76,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	// Listen before logging, so that the log names the port actually bound.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "msgcheck: %v\n", err)
+		fmt.Fprintf(stderr, "msgcheck: %s (serve another address with -addr HOST:PORT)\n", msg.Escape(err.Error()))
 		return 1
 	}
 	srv := &http.Server{

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/fleetkit/catalogue/gate"
@@ -48,9 +49,20 @@ func Run(w io.Writer, output, deadLetters string, progress *func(gate.Stats), ru
 // of its own.
 func Summary(s gate.Stats, output, deadLetters string, elapsed time.Duration) string {
 	secs := max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%d messages, %d forwarded to %s, %d dead letters to %s; %d redeliveries, %d retries; %s in %s (%s/s, %.0f messages/s)",
-		s.Messages, s.Forwarded, msg.Escape(output), s.DeadLetters, msg.Escape(deadLetters), s.Redeliveries, s.Retries,
+	return fmt.Sprintf("%s, %d forwarded to %s, %s to %s; %s, %s; %s in %s (%s/s, %.0f messages/s)",
+		Count(s.Messages, "message", "messages"), s.Forwarded, msg.Escape(output),
+		Count(s.DeadLetters, "dead letter", "dead letters"), msg.Escape(deadLetters),
+		Count(s.Redeliveries, "redelivery", "redeliveries"), Count(s.Retries, "retry", "retries"),
 		Size(float64(s.Bytes)), elapsed.Round(time.Millisecond), Size(float64(s.Bytes)/secs), float64(s.Messages)/secs)
+}
+
+// Count returns n followed by one, if n is 1, or by many: "1 message",
+// "2 messages", "0 messages".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // Size writes a number of bytes in B, kB, MB or GB.

@@ -17,6 +17,9 @@ func TestSummary(t *testing.T) {
 	s := gate.Stats{Messages: 37, Forwarded: 23, DeadLetters: 14, Bytes: 11_100, Redeliveries: 2, Retries: 5}
 	assert.Equal(t, "37 messages, 23 forwarded to out, 14 dead letters to dead; 2 redeliveries, 5 retries; 11.1 kB in 2s (5.5 kB/s, 18 messages/s)",
 		Summary(s, "out", "dead", 2*time.Second))
+	one := gate.Stats{Messages: 1, Forwarded: 0, DeadLetters: 1, Bytes: 271, Redeliveries: 1, Retries: 1}
+	assert.Equal(t, "1 message, 0 forwarded to out, 1 dead letter to dead; 1 redelivery, 1 retry; 271 B in 1s (271 B/s, 1 messages/s)",
+		Summary(one, "out", "dead", time.Second), "a count of one in the singular, as msgcheck's summary and compat's report")
 }
 
 // No name given to a gate starts a line of its own in its summary.
@@ -45,7 +48,7 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, gate.Stats{Messages: 3, Forwarded: 2, DeadLetters: 1}, st)
 	assert.Equal(t, failed, err)
 	assert.Nil(t, progress, "not a terminal: no progress drawn")
-	assert.True(t, strings.HasPrefix(buf.String(), "gate: 3 messages, 2 forwarded to out, 1 dead letters to dead; "), buf.String())
+	assert.True(t, strings.HasPrefix(buf.String(), "gate: 3 messages, 2 forwarded to out, 1 dead letter to dead; "), buf.String())
 	assert.Equal(t, 1, strings.Count(buf.String(), "\n"))
 
 	buf.Reset()
@@ -66,7 +69,7 @@ func TestProgress(t *testing.T) {
 	p.update(gate.Stats{Messages: 1, Forwarded: 1})
 	p.update(gate.Stats{Messages: 2, Forwarded: 2}) // within the second: not drawn
 	assert.Equal(t, 1, strings.Count(buf.String(), "\r"))
-	assert.Contains(t, buf.String(), "\rgate: 1 messages, 1 forwarded to out")
+	assert.Contains(t, buf.String(), "\rgate: 1 message, 1 forwarded to out")
 	assert.True(t, strings.HasSuffix(buf.String(), " ..."))
 	shown := len(strings.TrimPrefix(buf.String(), "\r"))
 	buf.Reset()

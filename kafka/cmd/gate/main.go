@@ -37,6 +37,14 @@
 //
 // TLS and SASL are not supported yet: the command talks plaintext to its
 // brokers.
+//
+// gate demo serves, for trying the gate by hand, a Kafka-protocol cluster
+// in memory (franz-go's kfake) on 127.0.0.1:9092 (-addr), with the
+// topics fleet.in, fleet.valid and fleet.dead, the gate's defaults, and
+// the repository's sample stream in fleet.in, until interrupted:
+//
+//	gate demo                                   # in one terminal
+//	gate -brokers 127.0.0.1:9092 -until-idle    # in another
 package main
 
 import (
@@ -99,6 +107,9 @@ const maxSessionTimeout = math.MaxInt32 * time.Millisecond
 // run runs the command and returns its exit status: 0; 2 for a usage
 // error, or when it refused to start or stopped on an error.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "demo" {
+		return demo(ctx, args[1:], stderr)
+	}
 	flags := flag.NewFlagSet("gate", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	var (
@@ -118,7 +129,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	flags.DurationVar(&o.sessionTimeout, "session-timeout", 45*time.Second, "how long the group waits for a gate that vanished before giving its partitions to the others")
 	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
 	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n\n")
+		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n"+
+			"       gate demo [-addr 127.0.0.1:port]\n\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -136,7 +148,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	case flags.NArg() > 0:
 		usage = "unexpected arguments " + msg.Escape(strings.Join(flags.Args(), " "))
 	case len(o.brokers) == 0:
-		usage = "-brokers is required"
+		usage = "-brokers is required (gate demo serves a cluster to try it on)"
 	case len(o.in) == 0:
 		usage = "-in names no topic"
 	case strings.TrimSpace(o.group) == "":

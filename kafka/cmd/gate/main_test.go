@@ -165,7 +165,7 @@ type counts struct {
 	messages, forwarded, dead, redeliveries, retries int
 }
 
-var summaryLine = regexp.MustCompile(`(?m)^gate: (\d+) messages, (\d+) forwarded to out, (\d+) dead letters to dead; (\d+) redeliveries, (\d+) retries; `)
+var summaryLine = regexp.MustCompile(`(?m)^gate: (\d+) messages?, (\d+) forwarded to out, (\d+) dead letters? to dead; (\d+) redeliver(?:y|ies), (\d+) retr(?:y|ies); `)
 
 // summaryOf returns the counts of the summary in a gate's log.
 func summaryOf(t *testing.T, log string) counts {

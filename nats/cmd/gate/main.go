@@ -316,7 +316,7 @@ func demo(ctx context.Context, o options, stdout, stderr io.Writer, log *slog.Lo
 		}
 		published++
 	}
-	fmt.Fprintf(stderr, "gate: published %d messages of %s to %s\n", published, o.publish, subject)
+	fmt.Fprintf(stderr, "gate: published %s of %s to %s\n", gatecmd.Count(published, "message", "messages"), o.publish, subject)
 
 	o.untilIdle, o.server, o.durable = true, srv.ClientURL(), "gate"
 	once := func() (*natsgo.Conn, error) {
@@ -352,7 +352,7 @@ func demo(ctx context.Context, o options, stdout, stderr io.Writer, log *slog.Lo
 		seen += n
 	}
 	for _, cfg := range streams {
-		fmt.Fprintf(out, "stream %s (%s): %d messages\n", cfg.Name, cfg.Subjects[0], count(ctx, js, cfg.Name))
+		fmt.Fprintf(out, "stream %s (%s): %s\n", cfg.Name, cfg.Subjects[0], gatecmd.Count(count(ctx, js, cfg.Name), "message", "messages"))
 	}
 	if err := out.Flush(); err != nil {
 		return 0, err
