@@ -771,8 +771,7 @@ func (d *Decoder) Skip(base, name string) {
 // skip is Skip, reporting whether the value was read without a finding:
 // no syntax error and no repeated name.
 func (d *Decoder) skip(base, name, sub string) bool {
-	d.WS()
-	start := d.Pos
+	start := d.Pos // the white space before the value, if any, included
 	d.Scanner.Skip()
 	if d.Repeated() {
 		d.repeated(start, base, name, sub)
