@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -62,11 +63,39 @@ type Scanner struct {
 	// borrowing makes Keep return the bytes of Buf themselves (see
 	// Borrow).
 	borrowing bool
+
+	// goOn makes a repeated member name no error: its offset goes to
+	// repeats, and the scan goes on (see GoOnAtRepeats).
+	goOn    bool
+	repeats []int
 }
 
 // Reset makes s ready to scan data, keeping its scratch buffer.
 func (s *Scanner) Reset(data []byte) {
-	*s = Scanner{Buf: data, tmp: s.tmp[:0]}
+	*s = Scanner{Buf: data, tmp: s.tmp[:0], repeats: s.repeats[:0]}
+}
+
+// GoOnAtRepeats tells s, until the next Reset, that a repeated member name
+// in a value it skips is not an error that stops it, but a finding its
+// caller collects with Repeats: the first name that repeats in each
+// object, whose other members are then read without comparing their
+// names. A caller that reports every violation of a document at once
+// (decision 12 makes a repeat one) goes on reading past it.
+func (s *Scanner) GoOnAtRepeats() { s.goOn = true }
+
+// Repeated reports whether a repeated name was found since the last call
+// of Repeats.
+func (s *Scanner) Repeated() bool { return len(s.repeats) > 0 }
+
+// Repeats returns the byte offsets of the repeated names found since the
+// last call (see GoOnAtRepeats), in ascending order, each that of the
+// opening quote of the name that repeats one before it; the slice is
+// valid until the next scan.
+func (s *Scanner) Repeats() []int {
+	r := s.repeats
+	s.repeats = s.repeats[:0]
+	slices.Sort(r)
+	return r
 }
 
 // Keep returns the bytes Buf[start:end] from a copy of Buf made on the
@@ -362,6 +391,7 @@ func (s *Scanner) skipObject() {
 			// The lengths first, before the slice's bounds are checked.
 			if r.n == len(key) && string(s.Buf[r.off:r.off+r.n]) == string(key) {
 				s.duplicate(keyStart, key)
+				s.skipRest(i)
 				return
 			}
 		}
@@ -391,7 +421,10 @@ func (s *Scanner) skipLargeObject(first []nameRef, keyStart int, key []byte) {
 	if t.gathering {
 		// A repeat among the names gathered is before whatever else
 		// stopped the reading, if anything did: it comes first.
-		if start, name := ts.checkGathered(t); start >= 0 && (!s.Fatal || start < s.Off) {
+		switch start, name := ts.checkGathered(t); {
+		case start >= 0 && s.goOn:
+			s.repeats = append(s.repeats, start)
+		case start >= 0 && (!s.Fatal || start < s.Off):
 			s.Fatal = false
 			s.duplicate(start, name)
 		}
@@ -416,6 +449,7 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 		}
 		if !ts.add(t, r, key, s.Escaped) {
 			s.duplicate(keyStart, key)
+			s.skipRest(i)
 			return
 		}
 		s.Skip()
@@ -441,9 +475,32 @@ func (s *Scanner) readLargeObject(ts *nameTables, t *nameTable, first []nameRef,
 }
 
 // duplicate records that the name key, read from off, repeats one before
-// it in its object.
+// it in its object: an error, or with goOn a finding.
 func (s *Scanner) duplicate(off int, key []byte) {
-	s.failFor(CauseDuplicate, off, "duplicate member name "+quoteShort(key))
+	if s.goOn {
+		s.repeats = append(s.repeats, off)
+		return
+	}
+	s.failFor(CauseDuplicate, off, RepeatedName(key))
+}
+
+// RepeatedName returns the reason of an error at a member name, name,
+// that repeats one before it in its object.
+func RepeatedName(name []byte) string {
+	return "duplicate member name " + quoteShort(name)
+}
+
+// skipRest skips, once the name of the i-th member of an object being
+// skipped repeated one before it, that member's value and the members
+// after it, whose names it no longer compares: the object has its
+// finding. After an error it does nothing.
+func (s *Scanner) skipRest(i int) {
+	for ; ; i++ {
+		s.Skip()
+		if _, _, ok := s.member(i + 1); !ok {
+			return
+		}
+	}
 }
 
 // member reads, as Next('}', i) does, whether the object being read has
@@ -867,6 +924,65 @@ func PointerTo(b []byte, off int, token func(string) string) string {
 		p.WriteString(token(step))
 	}
 	return p.String()
+}
+
+// PathsTo is PathTo for each of offs, in ascending order, in one reading
+// of b: it stops once it has found the steps to as many as want, and
+// returns those. Each offset must be that of a member name, as a repeat's
+// is, in a b well-formed up to it.
+func PathsTo(b []byte, offs []int, want int) [][]string {
+	w := pathWalk{offs: offs[:min(want, len(offs))]}
+	var s Scanner
+	s.Reset(b)
+	s.pathsTo(&w)
+	return w.found
+}
+
+// A pathWalk is the state of PathsTo: the offsets left to find, the steps
+// to where the scan is, and those found.
+type pathWalk struct {
+	offs  []int
+	path  []string
+	found [][]string
+}
+
+// pathsTo reads the value at Pos, noting for each offset left in w that
+// a member name within it holds the steps that lead there.
+func (s *Scanner) pathsTo(w *pathWalk) {
+	c := s.WS()
+	if s.Fatal || len(w.offs) == 0 {
+		return
+	}
+	switch c {
+	case '{':
+		if !s.Enter() {
+			return
+		}
+		for i := 0; len(w.offs) > 0 && s.Next('}', i); i++ {
+			name := s.Name()
+			if s.Fatal {
+				return
+			}
+			w.path = append(w.path, string(name))
+			for len(w.offs) > 0 && w.offs[0] < s.Pos {
+				w.found = append(w.found, slices.Clone(w.path))
+				w.offs = w.offs[1:]
+			}
+			s.pathsTo(w)
+			w.path = w.path[:len(w.path)-1]
+		}
+	case '[':
+		if !s.Enter() {
+			return
+		}
+		for i := 0; len(w.offs) > 0 && s.Next(']', i); i++ {
+			w.path = append(w.path, strconv.Itoa(i))
+			s.pathsTo(w)
+			w.path = w.path[:len(w.path)-1]
+		}
+	default:
+		s.Skip()
+	}
 }
 
 // pathTo reads the value at Pos, appending to path the steps into it

@@ -124,7 +124,8 @@ func (d *Decoder) judgeStrings(base, name string) bool {
 // judgeExtra is Extra for a decoder in mode Judge: the member's value is
 // checked and dropped, and its name is kept only as the place in the input
 // where it begins, to find a repeat of it. It returns where the value
-// began, and false if it was not read (a repeat, a syntax error).
+// began, and false if it was not read (a repeat of its name, a syntax
+// error) or had a finding (a repeated name inside it).
 func (d *Decoder) judgeExtra(base string, key []byte) (int, bool) {
 	if d.names == nil {
 		d.names = new(extraNames)
@@ -143,10 +144,14 @@ func (d *Decoder) judgeExtra(base string, key []byte) (int, bool) {
 	d.WS()
 	start := d.Pos
 	d.Scanner.Skip()
-	if d.Fatal {
+	if d.Fatal || d.Repeated() {
 		// The path names the member, whose name the scanner has
 		// overwritten since: it is read again, on this error path.
-		d.place(base, "", string(d.names.name(d.Buf, off, escaped)))
+		name := string(d.names.name(d.Buf, off, escaped))
+		if d.Repeated() {
+			d.repeated(start, base, "", name)
+		}
+		d.place(base, "", name)
 		return 0, false
 	}
 	return start, true
@@ -352,8 +357,7 @@ func (x *extraNames) grow(o *extraObject, b []byte) {
 func (d *Decoder) rawJudged(base, name, sub string) json.RawMessage {
 	d.WS()
 	start := d.Pos
-	d.skip(base, name, sub)
-	if d.Fatal {
+	if !d.skip(base, name, sub) {
 		return nil
 	}
 	return d.borrowed(start)

@@ -22,9 +22,12 @@ const MaxDepth = jsontext.MaxDepth
 // A Decoder reads one JSON document in a single pass. Generated code drives
 // it member by member: the reader methods check the JSON type and format
 // the schema declares, record a violation and skip the value when it does
-// not match, and go on, so that one pass reports every violation. A syntax
-// error (malformed JSON, invalid UTF-8, an escaped lone surrogate) is fatal:
-// it is recorded once, and every later call returns at once.
+// not match, and go on, so that one pass reports every violation. A
+// repeated member name is one: in a value read whole (a free object, an
+// undeclared member), the first that repeats in each of its objects,
+// at its own path. A syntax error (malformed JSON, invalid UTF-8, an
+// escaped lone surrogate, nesting past MaxDepth) is fatal: it is recorded
+// once, and every later call returns at once.
 //
 // Every reader takes the location of the value as a base path and a name,
 // static strings that are joined only if a violation is recorded.
@@ -49,6 +52,7 @@ type Decoder struct {
 // Reset makes d ready to decode data, keeping its scratch buffer.
 func (d *Decoder) Reset(data []byte) {
 	d.Scanner.Reset(data)
+	d.GoOnAtRepeats()
 	d.Errors = Errors{}
 	d.last, d.placed, d.item, d.mode = 0, false, -1, Copy
 }
@@ -105,9 +109,50 @@ func (d *Decoder) place(base, name, sub string) {
 	d.Add(base, path, msg.Rule(d.Cause.Rule()), "", d.Reason+" at byte offset "+strconv.Itoa(d.Off))
 }
 
+// repeated records, as violations, the repeated member names the scanner
+// found in the value it read from start, at base+name+"/"+sub (and the
+// array item being read, if any): each at its own member, with the steps
+// into the value that lead there. It finds the paths of no more than the
+// list has room for, in one reading of the value; the rest are counted.
+func (d *Decoder) repeated(start int, base, name, sub string) {
+	offs := d.Repeats()
+	path := join(name, sub)
+	if d.item >= 0 {
+		path += "/" + strconv.Itoa(d.item)
+	}
+	room := max(msg.MaxViolations-len(d.list), 0)
+	steps := jsontext.PathsTo(d.Buf[start:], offsetsFrom(offs, start), room)
+	for i, off := range offs {
+		if i >= len(steps) {
+			d.Omit()
+			continue
+		}
+		p := path
+		for _, step := range steps[i] {
+			p += "/" + PathToken(step)
+		}
+		last := steps[i][len(steps[i])-1]
+		d.Add(base, p, msg.RuleDuplicate, "", jsontext.RepeatedName([]byte(last))+" at byte offset "+strconv.Itoa(start+off))
+	}
+}
+
+// offsetsFrom makes offs, offsets in the input, offsets from start, in
+// place.
+func offsetsFrom(offs []int, start int) []int {
+	for i := range offs {
+		offs[i] -= start
+	}
+	return offs
+}
+
 // Err returns nil if the message had no violation, and an *msg.Error
 // listing them otherwise.
 func (d *Decoder) Err() error {
+	if d.Repeated() {
+		// Each reader that skips a value records what it found; this is
+		// for any that might not.
+		d.repeated(0, "", "", "")
+	}
 	d.place("", "", "")
 	return d.Errors.Err()
 }
@@ -657,8 +702,7 @@ func (d *Decoder) raw(base, name, sub string) json.RawMessage {
 	}
 	d.WS()
 	start := d.Pos
-	d.skip(base, name, sub)
-	if d.Fatal {
+	if !d.skip(base, name, sub) {
 		return nil
 	}
 	return d.KeepCanonical(start, d.Pos)
@@ -678,6 +722,11 @@ func (d *Decoder) FreeObject(base, name string) (object.Object, bool) {
 	d.last = d.Pos
 	start := d.Pos
 	d.Scanner.Skip()
+	if d.Repeated() {
+		d.repeated(start, base, name, "")
+		d.place(base, name, "")
+		return object.Object{}, false
+	}
 	if d.Fatal {
 		d.place(base, name, "")
 		return object.Object{}, false
@@ -708,7 +757,7 @@ func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []by
 		return
 	}
 	k := d.keepString(key)
-	if v := d.raw(base, "", k); !d.Fatal {
+	if v := d.raw(base, "", k); v != nil {
 		m[k] = v
 	}
 }
@@ -719,9 +768,18 @@ func (d *Decoder) Skip(base, name string) {
 	d.skip(base, name, "")
 }
 
-func (d *Decoder) skip(base, name, sub string) {
+// skip is Skip, reporting whether the value was read without a finding:
+// no syntax error and no repeated name.
+func (d *Decoder) skip(base, name, sub string) bool {
+	start := d.Pos // the white space before the value, if any, included
 	d.Scanner.Skip()
+	if d.Repeated() {
+		d.repeated(start, base, name, sub)
+		d.place(base, name, sub)
+		return false
+	}
 	d.place(base, name, sub)
+	return !d.Fatal
 }
 
 // Check reports whether b is exactly one JSON value, as strictly as the

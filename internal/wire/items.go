@@ -24,17 +24,19 @@ func (d *Decoder) RawArray(base, name string) ([]json.RawMessage, bool) {
 	if !d.Array(base, name) {
 		return nil, false
 	}
-	list := []json.RawMessage{}
+	list, ok := []json.RawMessage{}, true
 	for i := 0; d.More(base, name, ']', i); i++ {
 		d.item = i
 		v := d.raw(base, name, "")
 		d.item = -1
-		if d.Fatal {
-			break
+		if v == nil {
+			// A syntax error, or a repeated name found in the item.
+			ok = false
+			continue
 		}
 		list = append(list, v)
 	}
-	return list, !d.Fatal
+	return list, ok && !d.Fatal
 }
 
 // RawArray writes an array of JSON values, each in canonical form.
@@ -320,7 +322,7 @@ func (e *Encoder) NullValue(struct{}) { e.Null() }
 // AnyValue reads a member whose value may be any JSON value, as Raw does.
 func (d *Decoder) AnyValue(base, name string) (json.RawMessage, bool) {
 	v := d.raw(base, name, "")
-	return v, !d.Fatal
+	return v, v != nil
 }
 
 // RawValue checks that raw, a member's value built by hand, is JSON.

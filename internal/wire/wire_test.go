@@ -113,10 +113,11 @@ func TestPathsOfViolations(t *testing.T) {
 	d.End()
 	var e *msg.Error
 	require.ErrorAs(t, d.Err(), &e)
-	require.Len(t, e.Violations, 1, "a repeated name deep in a raw value stops decoding")
+	require.Len(t, e.Violations, 2, "a repeated name deep in a raw value does not stop decoding")
 	assert.Equal(t, "/a~1b~0c/x", e.Violations[0].Path, "a repeat is reported at the repeated member")
 	assert.Equal(t, msg.RuleDuplicate, e.Violations[0].Rule, "a repeated name is a duplicate at any depth")
 	assert.Contains(t, e.Violations[0].Message, `duplicate member name "x"`)
+	assert.Equal(t, "/tags/1", e.Violations[1].Path)
 
 	d.Reset([]byte(`{"a": [[1], {"b": 2}]}`))
 	d.Raw("", "")
