@@ -626,6 +626,11 @@ func Plain(b []byte) int {
 	return plainEndWords(b, 0, false)
 }
 
+// PlainFrom returns p + Plain(b[p:]).
+func PlainFrom(b []byte, p int) int {
+	return plainEndWords(b, p, false)
+}
+
 // plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
 // if marking, p + plainMarking(b[p:]).
 func plainEndWords(b []byte, p int, marking bool) int {

@@ -591,6 +591,15 @@ func (d *Decoder) Bytes(base, name string) ([]byte, bool) {
 	if d.Fatal {
 		return nil, false
 	}
+	// A string of plain bytes right at Pos, as most are, is read
+	// without Str's general path, and left as Str leaves it.
+	if b, p := d.Buf, d.Pos; p < len(b) && b[p] == '"' {
+		if end := jsontext.PlainFrom(b, p+1); end < len(b) && b[end] == '"' {
+			d.last, d.Pos = p, end+1
+			d.Escaped, d.StrStart = false, p+1
+			return b[p+1 : end], true
+		}
+	}
 	if d.WS() != '"' {
 		d.mistyped(base, name, "", "a string")
 		return nil, false
