@@ -240,7 +240,8 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 			return nil, msg.Identity{}, err
 		}
 	}
-	return b.decodeKind(h, k, body, &hs, bad)
+	m, err := b.decodeKind(h, k, body, &hs, bad, &id)
+	return m, id, err
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -279,21 +280,21 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	return b.decodeKind(h, k, body, &hs, bad)
+	m, err := b.decodeKind(h, k, body, &hs, bad, &id)
+	return m, id, err
 }
 
 // decodeKind decodes body as a message of kind k, or judges it if b
 // judges and k can be judged without building the message, and checks
 // the headers hs, read from h, against it, with the violations bad found
-// reading them.
-func (b Binding) decodeKind(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (_ msg.Message, id msg.Identity, _ error) {
+// reading them. The message's identity goes in *id, the caller's result
+// (not returned, so that it is not copied on the way).
+func (b Binding) decodeKind(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
 	if b.judge && k.JudgeIdentity != nil {
-		err := b.judged(h, k, body, hs, bad, &id)
-		return nil, id, err
+		return nil, b.judged(h, k, body, hs, bad, id)
 	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, hs, bad, &id, 0)
-	return m, id, err
+	return b.check(m, err, hs, bad, id, 0)
 }
 
 // A WrittenHeader is a Header that learns, as a message is judged with
