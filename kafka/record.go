@@ -410,7 +410,7 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 	// The usual header names the framing's schema, by its $id as it is:
 	// no look-up needed.
 	chosen := k
-	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 && ds[0] != k.ID {
+	if ds := h.Values(dataSchemaKey()); len(ds) == 1 && ds[0] != k.ID {
 		if byHeader := kinds.LookupID(ds[0]); byHeader != nil {
 			chosen = byHeader
 		}
@@ -434,6 +434,16 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 		})
 	}
 	return m, err
+}
+
+// dataSchemaKey returns the name of ce.Kafka's ce_dataschema header, a
+// constant unless its prefix was changed: building it for each record
+// costs more than looking the header up.
+func dataSchemaKey() string {
+	if ce.Kafka.Prefix == "ce_" {
+		return "ce_" + ce.AttrDataSchema
+	}
+	return ce.Kafka.Prefix + ce.AttrDataSchema
 }
 
 // shadowed returns the violations (msg.RuleHeader) of the headers of hs
