@@ -283,20 +283,30 @@ const (
 // colon, is looked up where it lies; any other is read in full first.
 func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
 	// The bytes at Pos are, as mostly, the name after the last one read,
-	// with nothing to unescape, and the colon, and the member is new:
-	// found here by comparing words. Anything else is member's.
+	// or one of the few after it (those between being absent), with
+	// nothing to unescape, and the colon, and the member is new: found
+	// here by comparing words. Anything else is member's.
 	b, p := d.Buf, d.Pos
-	if j := seen.next; j < len(ms.quoted) && seen.Bits&(1<<j) == 0 && p <= len(b)-24 {
-		q := &ms.quoted[j]
-		if q.wordsAt((*[24]byte)(b[p:])) && len(q.text) <= 24 {
-			d.Pos = p + len(q.text)
-			seen.Bits |= 1 << j
-			seen.next = j + 1
-			return j, nil
+	if p <= len(b)-24 {
+		w := (*[24]byte)(b[p:])
+		for j := seen.next; j < len(ms.quoted) && j < seen.next+lookAhead; j++ {
+			if q := &ms.quoted[j]; q.wordsAt(w) && len(q.text) <= 24 {
+				if seen.Bits&(1<<j) != 0 {
+					break
+				}
+				d.Pos = p + len(q.text)
+				seen.Bits |= 1 << j
+				seen.next = j + 1
+				return j, nil
+			}
 		}
 	}
 	return d.member(base, ms, seen)
 }
+
+// lookAhead is how many declared names Member compares in place, from the
+// one after the last read: optional members are often absent.
+const lookAhead = 8
 
 // member is Member past its first case.
 func (d *Decoder) member(base string, ms *Members, seen *Seen) (int, []byte) {

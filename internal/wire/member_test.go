@@ -70,7 +70,7 @@ func readMembers(data []byte, ms *Members, member func(d *Decoder, seen *Seen) (
 // expects a word at a time, to memberByBytes, over names of every length
 // from 1 to 40 (past the three words it compares), each written right,
 // with a byte changed at every place, escaped, repeated, out of order,
-// and with the input ending at every point after it.
+// absent, and with the input ending at every point after it.
 func TestMemberComparesWordsAsBytes(t *testing.T) {
 	var names []string
 	for n := 1; n <= 40; n++ {
@@ -125,7 +125,14 @@ func TestMemberComparesWordsAsBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 2000 {
 		order := append([]string(nil), names...)
-		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if r.IntN(2) == 0 {
+			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		// Some absent, in runs as long as Member looks ahead and longer.
+		for k := r.IntN(4); k > 0 && len(order) > 0; k-- {
+			i := r.IntN(len(order))
+			order = append(order[:i], order[min(i+1+r.IntN(lookAhead+2), len(order)):]...)
+		}
 		order = order[:r.IntN(len(order))]
 		if len(order) > 0 && r.IntN(3) == 0 {
 			order = append(order, order[r.IntN(len(order))])
