@@ -501,20 +501,28 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 // the bits (by index) of those that hold the value Write sets for the
 // message of identity id: what a WrittenHeader is told. Building the
 // values costs more than parsing the id and time headers, which it
-// spares check: only a WrittenHeader's are built.
+// spares check: only a WrittenHeader's are built. Each is compared as
+// appendValues writes it, those it copies as they are without copying
+// them.
 func writtenOf(hs *headers, id *msg.Identity) (written uint8) {
 	if hs.set != 1<<nHeaders-1 || writable(id) != nil {
 		return 0
 	}
+	// One comparison after another: each value built in scratch is
+	// compared before the next is built there.
+	var same [nHeaders]bool
+	same[hContentType] = hs.v[hContentType] == ContentType
+	same[hSpecVersion] = hs.v[hSpecVersion] == SpecVersion
+	same[hType] = hs.v[hType] == id.Kind.Name
+	same[hDataSchema] = hs.v[hDataSchema] == id.Kind.ID
 	var scratch [256]byte
-	var end [nHeaders]int
-	values := appendValues(scratch[:0], id, &end)
-	start := 0
-	for i := range nHeaders {
-		if hs.v[i] == string(values[start:end[i]]) {
+	same[hID] = hs.v[hID] == string(format.AppendUUID(scratch[:0], id.ID))
+	same[hSource] = hs.v[hSource] == string(appendSource(scratch[:0], id))
+	same[hTime] = hs.v[hTime] == string(format.AppendDateTime(scratch[:0], id.Time))
+	for i, s := range same {
+		if s {
 			written |= 1 << i
 		}
-		start = end[i]
 	}
 	return written
 }
