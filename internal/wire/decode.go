@@ -163,6 +163,14 @@ func (d *Decoder) open(base, name, sub string) bool {
 // end, has an i-th member or item (counting from 0), consuming the comma
 // before it or the closing end after the last.
 func (d *Decoder) More(base, name string, end byte, i int) bool {
+	// A comma followed at once by what it separates, as mostly, is read
+	// here as Next reads it, without calling it.
+	if b, p := d.Buf, d.Pos; i > 0 && !d.Fatal && p+1 < len(b) && b[p] == ',' {
+		if c := b[p+1]; c > ' ' && c != end {
+			d.Pos = p + 1
+			return true
+		}
+	}
 	more := d.Next(end, i)
 	if d.Fatal {
 		d.place(base, name, "")
