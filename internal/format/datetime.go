@@ -364,10 +364,19 @@ func DateTimeReason(t time.Time) string {
 // different instant: a year outside 0000-9999 with a sign or more digits, as
 // time.Time.Format does, and an offset with seconds as +hh:mm:ss.
 func AppendDateTime(dst []byte, t time.Time) []byte {
+	dst, _ = AppendDateTimeReason(dst, t)
+	return dst
+}
+
+// AppendDateTimeReason is AppendDateTime, also returning DateTimeReason(t):
+// the checks of the one are those the other makes to choose how to write
+// t, for a writer that must fail on a time it cannot write as a valid
+// date-time and writes it all the same.
+func AppendDateTimeReason(dst []byte, t time.Time) ([]byte, string) {
 	_, off := t.Zone()
 	u := t.Unix() + int64(off)
 	if u < minUnix || u > maxUnix || off%60 != 0 || off <= -secondsPerDay || off >= secondsPerDay {
-		return appendDateTimeSlow(dst, t, off)
+		return appendDateTimeSlow(dst, t, off), DateTimeReason(t)
 	}
 	// Counted from minUnix, u is not negative: unsigned division is cheaper.
 	su := uint64(u - minUnix)
@@ -384,7 +393,7 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	out[4] = '-'
 	i := 5 + putMonthOn((*[24]byte)(out[5:29]), month, day, secs, uint32(t.Nanosecond()))
 	i = putOffset(out, i, t, off)
-	return dst[:n+i]
+	return dst[:n+i], ""
 }
 
 // putMonthOn writes a date-time from its month to its fraction of a
