@@ -335,7 +335,10 @@ func civilFromDays(days int64) (year, month, day int) {
 // minutes less than 24 hours in magnitude, and a reason otherwise. Validate
 // methods call it on Go values before they are encoded.
 func DateTimeReason(t time.Time) string {
-	_, off := t.Zone()
+	off := 0 // in UTC, as most times are, without looking the zone up
+	if t.Location() != time.UTC {
+		_, off = t.Zone()
+	}
 	if off%60 != 0 {
 		return reasonDTOffSeconds
 	}
@@ -369,7 +372,10 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 // t, for a writer that must fail on a time it cannot write as a valid
 // date-time and writes it all the same.
 func AppendDateTimeReason(dst []byte, t time.Time) ([]byte, string) {
-	_, off := t.Zone()
+	off := 0 // in UTC, as most times are, without looking the zone up
+	if t.Location() != time.UTC {
+		_, off = t.Zone()
+	}
 	u := t.Unix() + int64(off)
 	if u < minUnix || u > maxUnix || off%60 != 0 || off <= -secondsPerDay || off >= secondsPerDay {
 		return appendDateTimeSlow(dst, t, off), DateTimeReason(t)
