@@ -468,7 +468,10 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
-	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) {
+	var text [36]byte
+	// The usual ce-id, the id as Write writes it, agrees without being
+	// parsed (or copied to be).
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
