@@ -661,13 +661,20 @@ func plainEndWords(b []byte, p int, marking bool) int {
 		}
 		return len(b)
 	}
-	for ; p < len(b); p++ {
-		if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			break
-		}
+	for ; p < len(b) && !looks[b[p]]; p++ {
 	}
 	return p
 }
+
+// looks holds the bytes that need a look inside a JSON string, for a
+// byte at a time: quotes, backslashes, control characters and those
+// outside ASCII.
+var looks = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // escapedByMarshal reports whether json.Marshal escapes r in a string that
 // a MarshalJSON method returns, as AppendCanonical does.
