@@ -4,28 +4,11 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/fleetkit/catalogue/internal/format"
-	"github.com/fleetkit/catalogue/msg"
 )
 
-// dateTimeByString is DateTime as it was before it parsed a date-time in
-// place: the string read, then parsed. DateTime is held to it.
-func (d *Decoder) dateTimeByString(base, name string) (time.Time, bool) {
-	s, ok := d.Bytes(base, name)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, reason := format.ParseDateTime(s)
-	if reason != "" {
-		d.Add(base, name, msg.RuleFormat, d.Last(), "not a date-time: "+reason)
-		return time.Time{}, false
-	}
-	return t, true
-}
-
 // TestDateTimeInPlaceAsString holds DateTime, which parses a date-time
-// where it lies, to dateTimeByString over date-times and near misses:
+// where it lies, to dateTimeString, which reads the string first, as
+// DateTime did before, over date-times and near misses:
 // escaped, with fractions and offsets of every length, followed by
 // other bytes, and cut at every point.
 func TestDateTimeInPlaceAsString(t *testing.T) {
@@ -50,7 +33,7 @@ func TestDateTimeInPlaceAsString(t *testing.T) {
 			data := v + after
 			for end := range len(data) + 1 {
 				got := read(data[:end], func(d *Decoder) (time.Time, bool) { return d.DateTime("", "/t") })
-				want := read(data[:end], func(d *Decoder) (time.Time, bool) { return d.dateTimeByString("", "/t") })
+				want := read(data[:end], func(d *Decoder) (time.Time, bool) { return d.dateTimeString("", "/t") })
 				if got != want {
 					t.Fatalf("%q:\nin place  %s\nas string %s", data[:end], got, want)
 				}

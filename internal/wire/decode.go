@@ -724,6 +724,11 @@ func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
 			}
 		}
 	}
+	return d.dateTimeString(base, name)
+}
+
+// dateTimeString is DateTime for any string: read, then parsed.
+func (d *Decoder) dateTimeString(base, name string) (time.Time, bool) {
 	s, ok := d.Bytes(base, name)
 	if !ok {
 		return time.Time{}, false

@@ -6,43 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/fleetkit/catalogue/internal/jsontext"
 )
-
-// memberByBytes is Member as it was before it compared words: the name
-// after the last one read compared as a string, then the plain name
-// looked up where it lies, then any other read in full. Member is held
-// to it.
-func (d *Decoder) memberByBytes(base string, ms *Members, seen *Seen) (int, []byte) {
-	b, p := d.Buf, d.Pos
-	if j := seen.next; j < len(ms.quoted) {
-		q := strconv.Quote(ms.names[j])
-		if end := p + len(q); end < len(b) && b[end] == ':' && string(b[p:end]) == q {
-			d.Pos = end + 1
-			return d.declared(base, ms, seen, j), nil
-		}
-	}
-	if p < len(b) && b[p] == '"' {
-		end := p + 1 + jsontext.Plain(b[p+1:])
-		if end+1 < len(b) && b[end] == '"' && b[end+1] == ':' {
-			if j, ok := ms.index(b[p+1 : end]); ok {
-				d.Pos = end + 2
-				return d.declared(base, ms, seen, j), nil
-			}
-		}
-	}
-	d.keyAt = p
-	key := d.Key(base, "")
-	if d.Fatal {
-		return Skipped, nil
-	}
-	j, ok := ms.index(key)
-	if !ok {
-		return Undeclared, key
-	}
-	return d.declared(base, ms, seen, j), nil
-}
 
 // readMembers reads the object in data member by member, with member,
 // and returns what it found of each, where the decoder was after it, and
@@ -66,8 +30,10 @@ func readMembers(data []byte, ms *Members, member func(d *Decoder, seen *Seen) (
 	return out.String()
 }
 
-// TestMemberComparesWordsAsBytes holds Member, which compares the name it
-// expects a word at a time, to memberByBytes, over names of every length
+// TestMemberComparesWordsAsBytes holds Member, which compares the names it
+// expects three words at a time, to member, which compares the one it
+// expects as a string and looks any other up, as Member did before,
+// over names of every length
 // from 1 to 40 (past the three words it compares), each written right,
 // with a byte changed at every place, escaped, repeated, out of order,
 // absent, and with the input ending at every point after it.
@@ -78,7 +44,7 @@ func TestMemberComparesWordsAsBytes(t *testing.T) {
 	}
 	ms := NewMembers(names...)
 	words := func(d *Decoder, seen *Seen) (int, []byte) { return d.Member("", ms, seen) }
-	bytes := func(d *Decoder, seen *Seen) (int, []byte) { return d.memberByBytes("", ms, seen) }
+	bytes := func(d *Decoder, seen *Seen) (int, []byte) { return d.member("", ms, seen) }
 	check := func(data string) {
 		t.Helper()
 		got, want := readMembers([]byte(data), ms, words), readMembers([]byte(data), ms, bytes)
