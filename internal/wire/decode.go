@@ -285,10 +285,11 @@ const (
 //
 // Messages mostly list their members in the schema's order, as MarshalJSON
 // writes them, so the name is first compared with the one after the last
-// declared member read: a match costs a comparison of three words, or of
-// bytes for a long name or near the end of the input. Otherwise
-// a name of printable ASCII without escapes, followed at once by the
-// colon, is looked up where it lies; any other is read in full first.
+// declared member read, and the few after it, where it lies: a match
+// costs a comparison of three words each (of bytes for a long name or
+// near the end of the input, and only with the first). Otherwise a name
+// of printable ASCII without escapes, followed at once by the colon, is
+// looked up where it lies; any other is read in full first.
 func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
 	// The bytes at Pos are, as mostly, the name after the last one read,
 	// or one of the few after it (those between being absent), with
@@ -316,7 +317,8 @@ func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
 // one after the last read: optional members are often absent.
 const lookAhead = 8
 
-// member is Member past its first case.
+// member is Member for a name not found by comparing words: the one
+// expected compared as bytes, then the general lookup.
 func (d *Decoder) member(base string, ms *Members, seen *Seen) (int, []byte) {
 	b, p := d.Buf, d.Pos
 	if j := seen.next; j < len(ms.quoted) && ms.quoted[j].at(b, p) {
