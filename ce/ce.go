@@ -240,7 +240,8 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 			return nil, msg.Identity{}, err
 		}
 	}
-	return b.decodeKind(h, k, body, &hs, bad)
+	m, err := b.decodeKind(h, k, body, &hs, bad, &id)
+	return m, id, err
 }
 
 // DecodeAs decodes body as a message of the named schema at version, or
@@ -279,21 +280,21 @@ func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte
 			hs.set &^= 1 << hDataSchema
 		}
 	}
-	return b.decodeKind(h, k, body, &hs, bad)
+	m, err := b.decodeKind(h, k, body, &hs, bad, &id)
+	return m, id, err
 }
 
 // decodeKind decodes body as a message of kind k, or judges it if b
 // judges and k can be judged without building the message, and checks
 // the headers hs, read from h, against it, with the violations bad found
-// reading them.
-func (b Binding) decodeKind(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation) (_ msg.Message, id msg.Identity, _ error) {
+// reading them. The message's identity goes in *id, the caller's result
+// (not returned, so that it is not copied on the way).
+func (b Binding) decodeKind(h Header, k *msg.Kind, body []byte, hs *headers, bad []*msg.Violation, id *msg.Identity) (msg.Message, error) {
 	if b.judge && k.JudgeIdentity != nil {
-		err := b.judged(h, k, body, hs, bad, &id)
-		return nil, id, err
+		return nil, b.judged(h, k, body, hs, bad, id)
 	}
 	m, err := b.decode(k, body)
-	m, err = b.check(m, err, hs, bad, &id, 0)
-	return m, id, err
+	return b.check(m, err, hs, bad, id, 0)
 }
 
 // A WrittenHeader is a Header that learns, as a message is judged with
@@ -467,7 +468,10 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
-	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) {
+	var text [36]byte
+	// The usual ce-id, the id as Write writes it, agrees without being
+	// parsed (or copied to be).
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -500,20 +504,28 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 // the bits (by index) of those that hold the value Write sets for the
 // message of identity id: what a WrittenHeader is told. Building the
 // values costs more than parsing the id and time headers, which it
-// spares check: only a WrittenHeader's are built.
+// spares check: only a WrittenHeader's are built. Each is compared as
+// appendValues writes it, those it copies as they are without copying
+// them.
 func writtenOf(hs *headers, id *msg.Identity) (written uint8) {
 	if hs.set != 1<<nHeaders-1 || writable(id) != nil {
 		return 0
 	}
+	// One comparison after another: each value built in scratch is
+	// compared before the next is built there.
+	var same [nHeaders]bool
+	same[hContentType] = hs.v[hContentType] == ContentType
+	same[hSpecVersion] = hs.v[hSpecVersion] == SpecVersion
+	same[hType] = hs.v[hType] == id.Kind.Name
+	same[hDataSchema] = hs.v[hDataSchema] == id.Kind.ID
 	var scratch [256]byte
-	var end [nHeaders]int
-	values := appendValues(scratch[:0], id, &end)
-	start := 0
-	for i := range nHeaders {
-		if hs.v[i] == string(values[start:end[i]]) {
+	same[hID] = hs.v[hID] == string(format.AppendUUID(scratch[:0], id.ID))
+	same[hSource] = hs.v[hSource] == string(appendSource(scratch[:0], id))
+	same[hTime] = hs.v[hTime] == string(format.AppendDateTime(scratch[:0], id.Time))
+	for i, s := range same {
+		if s {
 			written |= 1 << i
 		}
-		start = end[i]
 	}
 	return written
 }

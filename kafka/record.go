@@ -49,7 +49,7 @@ func (h Header) Set(key, value string) {
 // readOnly is a record's headers as ce reads them while it decodes the
 // record: their values as strings that share the record's bytes, so that
 // judging a record allocates nothing for its headers. That is sound
-// because nothing package ce or decodeIdentity returns keeps a header's
+// because nothing package ce or decode returns keeps a header's
 // string (a violation quotes it into a string of its own, and a header is
 // otherwise only compared or looked up), and the record is not written to
 // while it is decoded (TestDecodeKeepsNoHeaderBytes pins both). A
@@ -361,55 +361,61 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
 // value that starts with the framing's magic byte but is too short for it
 // is a violation of rule msg.RuleSyntax.
-func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (msg.Message, msg.Identity, error) {
-	return decodeIdentity(kinds, r, ce.Kafka)
-}
-
-// decodeIdentity is DecodeIdentity through binding b: ce.Kafka, or for
-// the gate, which holds the record until its copy is stored,
-// ce.Kafka.Judging().
-func decodeIdentity(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
+func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (m msg.Message, id msg.Identity, err error) {
 	h := readHeaders(r)
 	defer h.release()
-	return h.decode(kinds, r, b)
-}
-
-// decode is decodeIdentity, h being r's headers.
-func (h *readOnly) decode(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (msg.Message, msg.Identity, error) {
-	m, id, err := decodeValue(kinds, r, h, b)
-	if err == nil && h.at.others > 0 {
-		// Only a header of a name ceName does not know can spell one
-		// of its names in another case.
-		err = shadowed(r.Headers, id)
-	}
+	m, err = h.decodeInto(kinds, r, ce.Kafka, &id)
 	return m, id, err
 }
 
+// decode is DecodeIdentity through binding b, h being r's headers: for
+// the gate, which holds the record until its copy is stored,
+// ce.Kafka.Judging().
+func (h *readOnly) decode(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (m msg.Message, id msg.Identity, err error) {
+	m, err = h.decodeInto(kinds, r, b, &id)
+	return m, id, err
+}
+
+// decodeInto is decode, the identity going in *id, the caller's result
+// (not returned, so that it is not copied on the way).
+func (h *readOnly) decodeInto(kinds *msg.Kinds, r *kgo.Record, b ce.Binding, id *msg.Identity) (msg.Message, error) {
+	m, err := decodeValue(kinds, r, h, b, id)
+	if err == nil && h.at.others > 0 {
+		// Only a header of a name ceName does not know can spell one
+		// of its names in another case.
+		err = shadowed(r.Headers, *id)
+	}
+	return m, err
+}
+
 // decodeValue decodes r's value, framed or not, with its headers h, as
-// decodeIdentity says.
-func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding) (msg.Message, msg.Identity, error) {
+// DecodeIdentity says, the message's identity going in *ident, as
+// decodeInto's does.
+func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ident *msg.Identity) (msg.Message, error) {
 	id, body, framed, err := Unframe(r.Value)
 	if err != nil {
-		return nil, msg.Identity{}, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
+		return nil, &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSyntax, Message: err.Error()}}}
 	}
+	var m msg.Message
 	if !framed {
-		return b.DecodeIdentity(kinds, h, body)
+		m, *ident, err = b.DecodeIdentity(kinds, h, body)
+		return m, err
 	}
 	k := kinds.LookupRegistryID(id)
 	if k == nil {
-		return nil, msg.Identity{}, fmt.Errorf("the value's framing names registry id %d: %w", id, schemas.ErrUnknown)
+		return nil, fmt.Errorf("the value's framing names registry id %d: %w", id, schemas.ErrUnknown)
 	}
 	// A ce_dataschema the table has comes first; one it does not have is
 	// reported by DecodeKind, against the framing's schema.
 	// The usual header names the framing's schema, by its $id as it is:
 	// no look-up needed.
 	chosen := k
-	if ds := h.Values(ce.Kafka.Prefix + ce.AttrDataSchema); len(ds) == 1 && ds[0] != k.ID {
+	if ds := h.Values(dataSchemaKey()); len(ds) == 1 && ds[0] != k.ID {
 		if byHeader := kinds.LookupID(ds[0]); byHeader != nil {
 			chosen = byHeader
 		}
 	}
-	m, ident, err := b.DecodeKind(kinds, h, chosen, body)
+	m, *ident, err = b.DecodeKind(kinds, h, chosen, body)
 	switch {
 	case ident.Kind == nil: // no message (a judging binding returns none, and its identity)
 	case chosen != k:
@@ -427,7 +433,17 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding) (ms
 			Value:   strconv.Quote(ident.Type),
 		})
 	}
-	return m, ident, err
+	return m, err
+}
+
+// dataSchemaKey returns the name of ce.Kafka's ce_dataschema header, a
+// constant unless its prefix was changed: building it for each record
+// costs more than looking the header up.
+func dataSchemaKey() string {
+	if ce.Kafka.Prefix == "ce_" {
+		return "ce_" + ce.AttrDataSchema
+	}
+	return ce.Kafka.Prefix + ce.AttrDataSchema
 }
 
 // shadowed returns the violations (msg.RuleHeader) of the headers of hs

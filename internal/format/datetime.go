@@ -46,11 +46,9 @@ const (
 
 const (
 	secondsPerDay = 86400
-	// daysShift moves the civil-date arithmetic 400 years (one Gregorian
-	// cycle of 146097 days) forward so that it never sees a negative year.
-	daysShift = 146097
 	// unixEpochDays is the number of days from 0000-03-01 to 1970-01-01 in
-	// the proleptic Gregorian calendar (the origin of daysFromCivil).
+	// the proleptic Gregorian calendar (the origin of the calendar's
+	// arithmetic, in daysFromCivil and civilFromDays).
 	unixEpochDays = 719468
 	// minUnix and maxUnix bound the wall-clock seconds (Unix time plus the
 	// offset) of the years 0000-9999.
@@ -294,41 +292,39 @@ func offsetReason(rest []byte) string {
 }
 
 // daysFromCivil returns the number of days from 1970-01-01 to the given
-// proleptic Gregorian date, for years 0 to 9999 (Howard Hinnant's algorithm).
+// proleptic Gregorian date, for years 0 to 9999: Neri and Schneider's
+// to_rata_die ("Euclidean affine functions and their application to
+// calendar algorithms", 2022), in which every division is by a constant,
+// a multiplication and a shift, on numbers kept unsigned by counting
+// from 82 cycles of 400 years back.
 func daysFromCivil(year, month, day int) int64 {
-	y := year + 400 // see daysShift
+	const cycles = 82
+	j := uint32(0)
 	if month <= 2 {
-		y--
+		j = 1 // January and February end the year before, which begins in March
 	}
-	era := y / 400
-	yoe := y - era*400
-	mp := month + 9
-	if month > 2 {
-		mp = month - 3
-	}
-	doy := (153*mp+2)/5 + day - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era*146097+doe) - unixEpochDays - daysShift
+	y := uint32(year) + 400*cycles - j
+	m := uint32(month) + 12*j
+	c := y / 100
+	n := 1461*y/4 - c + c/4 + (979*m-2919)/32 + uint32(day) - 1
+	return int64(n) - (unixEpochDays + 146097*cycles)
 }
 
 // civilFromDays is the inverse of daysFromCivil, for days in the range of
-// years 0 to 9999. It works in unsigned arithmetic, where division by a
-// constant is a multiplication and a shift.
+// years 0 to 9999: Neri and Schneider's to_date (see daysFromCivil).
 func civilFromDays(days int64) (year, month, day int) {
-	z := uint32(days + unixEpochDays + daysShift)
-	era := z / 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	day = int(doy - (153*mp+2)/5 + 1)
-	month = int(mp + 3)
-	if mp >= 10 {
-		month = int(mp - 9)
-	}
-	year = int(yoe+era*400) - 400
-	if month <= 2 {
-		year++
+	const cycles = 82
+	n := uint32(days + unixEpochDays + 146097*cycles)
+	n1 := 4*n + 3
+	c := n1 / 146097      // the century, from the cycles' start
+	nc := n1 % 146097 / 4 // the day of the century
+	p2 := 2939745 * uint64(4*nc+3)
+	ny := uint32(p2) / 2939745 / 4 // the day of the year, from March 1
+	n3 := 2141*ny + 197913
+	month, day = int(n3>>16), int(n3&0xffff/2141+1)
+	year = int(100*c+uint32(p2>>32)) - 400*cycles
+	if ny >= 306 { // January or February, of the next year
+		year, month = year+1, month-12
 	}
 	return year, month, day
 }
@@ -339,7 +335,10 @@ func civilFromDays(days int64) (year, month, day int) {
 // minutes less than 24 hours in magnitude, and a reason otherwise. Validate
 // methods call it on Go values before they are encoded.
 func DateTimeReason(t time.Time) string {
-	_, off := t.Zone()
+	off := 0 // in UTC, as most times are, without looking the zone up
+	if t.Location() != time.UTC {
+		_, off = t.Zone()
+	}
 	if off%60 != 0 {
 		return reasonDTOffSeconds
 	}
@@ -364,10 +363,22 @@ func DateTimeReason(t time.Time) string {
 // different instant: a year outside 0000-9999 with a sign or more digits, as
 // time.Time.Format does, and an offset with seconds as +hh:mm:ss.
 func AppendDateTime(dst []byte, t time.Time) []byte {
-	_, off := t.Zone()
+	dst, _ = AppendDateTimeReason(dst, t)
+	return dst
+}
+
+// AppendDateTimeReason is AppendDateTime, also returning DateTimeReason(t):
+// the checks of the one are those the other makes to choose how to write
+// t, for a writer that must fail on a time it cannot write as a valid
+// date-time and writes it all the same.
+func AppendDateTimeReason(dst []byte, t time.Time) ([]byte, string) {
+	off := 0 // in UTC, as most times are, without looking the zone up
+	if t.Location() != time.UTC {
+		_, off = t.Zone()
+	}
 	u := t.Unix() + int64(off)
 	if u < minUnix || u > maxUnix || off%60 != 0 || off <= -secondsPerDay || off >= secondsPerDay {
-		return appendDateTimeSlow(dst, t, off)
+		return appendDateTimeSlow(dst, t, off), DateTimeReason(t)
 	}
 	// Counted from minUnix, u is not negative: unsigned division is cheaper.
 	su := uint64(u - minUnix)
@@ -384,7 +395,7 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	out[4] = '-'
 	i := 5 + putMonthOn((*[24]byte)(out[5:29]), month, day, secs, uint32(t.Nanosecond()))
 	i = putOffset(out, i, t, off)
-	return dst[:n+i]
+	return dst[:n+i], ""
 }
 
 // putMonthOn writes a date-time from its month to its fraction of a

@@ -10,7 +10,7 @@ import (
 const uuidLen = 36
 
 // hexVal maps a byte to its hexadecimal value, or to 0xff when it is not a
-// hex digit, so that a single OR over all lookups detects any bad byte.
+// hex digit: uuidReason's test of a digit.
 var hexVal = func() (t [256]uint8) {
 	for i := range t {
 		t[i] = 0xff
@@ -56,21 +56,49 @@ func ParseUUID(b []byte) (u [16]byte, reason string) {
 		return u, reasonUUIDLen
 	}
 	b = b[:uuidLen:uuidLen]
-	// Unrolled, with constant indexes, so that no access is bounds-checked.
-	var bad uint8
-	pair := func(i int) byte {
-		hi, lo := hexVal[b[i]], hexVal[b[i+1]]
-		bad |= hi | lo
-		return hi<<4 | lo
+	// Eight digits at a time (see hexWord), the groups of four two at a
+	// time, at constant indexes, so that no access is bounds-checked.
+	le := binary.LittleEndian
+	w0 := le.Uint64(b[0:8])
+	w1 := uint64(le.Uint32(b[9:13])) | uint64(le.Uint32(b[14:18]))<<32
+	w2 := uint64(le.Uint32(b[19:23])) | uint64(le.Uint32(b[24:28]))<<32
+	w3 := le.Uint64(b[28:36])
+	if notHex(w0)|notHex(w1)|notHex(w2)|notHex(w3) != 0 || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
+		return u, uuidReason(b)
 	}
-	u = [16]byte{
-		pair(0), pair(2), pair(4), pair(6), pair(9), pair(11), pair(14), pair(16),
-		pair(19), pair(21), pair(24), pair(26), pair(28), pair(30), pair(32), pair(34),
-	}
-	if bad > 0xf || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
-		return [16]byte{}, uuidReason(b)
-	}
+	le.PutUint32(u[0:4], hexWord(w0))
+	le.PutUint32(u[4:8], hexWord(w1))
+	le.PutUint32(u[8:12], hexWord(w2))
+	le.PutUint32(u[12:16], hexWord(w3))
 	return u, ""
+}
+
+// notHex flags, in the high bit of each byte, the bytes of w that are not
+// hexadecimal digits in either case, if there are any: it is 0 exactly
+// when every byte of w is one.
+//
+// Each test of a byte c is one of its range: c+(0x80-lo) has its high
+// bit set when c >= lo, and no sum carries out of its byte while c is
+// below 0x80. A byte from 0x80 up, whose sums may carry into the byte
+// above it, is flagged by its own high bit, whatever the tests of the
+// others then say. A letter is c|0x20 from 'a' to 'f'.
+func notHex(w uint64) uint64 {
+	l := w | 0x2020202020202020
+	digit := (w + 0x5050505050505050) &^ (w + 0x4646464646464646)  // '0' to '9'
+	letter := (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x1919191919191919) // 'a' to 'f'
+	return (^(digit | letter) | w) & 0x8080808080808080
+}
+
+// hexWord decodes eight hexadecimal digits w, which notHex passes, the
+// first in its low byte, into four bytes, the first in the low byte of
+// the result. A digit is worth its low four bits, and a letter 9 more:
+// bit 6 is set in letters only.
+func hexWord(w uint64) uint32 {
+	n := w&0x0f0f0f0f0f0f0f0f + (w>>6&0x0101010101010101)*9
+	// Each pair of digits into its byte, then the bytes together.
+	p := (n<<4 | n>>8) & 0x00ff00ff00ff00ff
+	p = (p | p>>8) & 0x0000ffff0000ffff
+	return uint32(p | p>>16)
 }
 
 // uuidReason finds the first offending character of a 36-byte b that

@@ -683,6 +683,11 @@ func Plain(b []byte) int {
 	return plainEndWords(b, 0, false)
 }
 
+// PlainFrom returns p + Plain(b[p:]).
+func PlainFrom(b []byte, p int) int {
+	return plainEndWords(b, p, false)
+}
+
 // plainEndWords is plainEnd eight bytes at a time: p + Plain(b[p:]), or,
 // if marking, p + plainMarking(b[p:]).
 func plainEndWords(b []byte, p int, marking bool) int {
@@ -713,13 +718,20 @@ func plainEndWords(b []byte, p int, marking bool) int {
 		}
 		return len(b)
 	}
-	for ; p < len(b); p++ {
-		if c := b[p]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			break
-		}
+	for ; p < len(b) && !looks[b[p]]; p++ {
 	}
 	return p
 }
+
+// looks holds the bytes that need a look inside a JSON string, for a
+// byte at a time: quotes, backslashes, control characters and those
+// outside ASCII.
+var looks = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // escapedByMarshal reports whether json.Marshal escapes r in a string that
 // a MarshalJSON method returns, as AppendCanonical does.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -207,6 +208,14 @@ func (d *Decoder) open(base, name, sub string) bool {
 // end, has an i-th member or item (counting from 0), consuming the comma
 // before it or the closing end after the last.
 func (d *Decoder) More(base, name string, end byte, i int) bool {
+	// A comma followed at once by what it separates, as mostly, is read
+	// here as Next reads it, without calling it.
+	if b, p := d.Buf, d.Pos; i > 0 && !d.Fatal && p+1 < len(b) && b[p] == ',' {
+		if c := b[p+1]; c > ' ' && c != end {
+			d.Pos = p + 1
+			return true
+		}
+	}
 	more := d.Next(end, i)
 	if d.Fatal {
 		d.place(base, name, "")
@@ -218,9 +227,51 @@ func (d *Decoder) More(base, name string, end byte, i int) bool {
 // schema gives them, for Member to match names against.
 type Members struct {
 	names  []string
-	quoted []string  // each name as JSON writes it: `"message_id"`
-	paths  []string  // each name as a JSON Pointer token: "/message_id"
-	byLen  [][]uint8 // the places of the names of each length
+	quoted []quotedName // each name as JSON writes it, and its colon: `"message_id":`
+	paths  []string     // each name as a JSON Pointer token: "/message_id"
+	byLen  [][]uint8    // the places of the names of each length
+}
+
+// A quotedName is a member name as JSON writes it, without escapes,
+// followed by a colon, `"message_id":`, as Member compares it with the
+// input: three words of eight bytes at once rather than through a call
+// to compare strings, when it has at most 24 bytes and the input 24
+// more.
+type quotedName struct {
+	text string
+	// word holds the first 24 bytes of text as little-endian words, the
+	// bytes past its end zero, and mask has the bits of text's bytes
+	// set.
+	word, mask [3]uint64
+}
+
+// newQuotedName returns the quotedName of text.
+func newQuotedName(text string) quotedName {
+	q := quotedName{text: text}
+	var b, m [24]byte
+	copy(b[:], text)
+	for i := range min(len(text), len(m)) {
+		m[i] = 0xff
+	}
+	for i := range q.word {
+		q.word[i] = binary.LittleEndian.Uint64(b[8*i:])
+		q.mask[i] = binary.LittleEndian.Uint64(m[8*i:])
+	}
+	return q
+}
+
+// at reports whether b[p:] begins with q's text.
+func (q *quotedName) at(b []byte, p int) bool {
+	return p <= len(b)-len(q.text) && string(b[p:p+len(q.text)]) == q.text
+}
+
+// wordsAt reports whether w begins with the first 24 bytes of q's text,
+// or all of it if it is shorter.
+func (q *quotedName) wordsAt(w *[24]byte) bool {
+	le := binary.LittleEndian
+	return (le.Uint64(w[0:])&q.mask[0]^q.word[0])|
+		(le.Uint64(w[8:])&q.mask[1]^q.word[1])|
+		(le.Uint64(w[16:])&q.mask[2]^q.word[2]) == 0
 }
 
 // NewMembers returns the Members of names, in order. There may be at most
@@ -235,7 +286,7 @@ func NewMembers(names ...string) *Members {
 		if q[1:len(q)-1] != name {
 			panic("wire: member name " + q + " needs escaping")
 		}
-		ms.quoted = append(ms.quoted, q)
+		ms.quoted = append(ms.quoted, newQuotedName(q+":"))
 		ms.paths = append(ms.paths, msg.Pointer("", name))
 		for len(ms.byLen) <= len(name) {
 			ms.byLen = append(ms.byLen, nil)
@@ -279,19 +330,45 @@ const (
 //
 // Messages mostly list their members in the schema's order, as MarshalJSON
 // writes them, so the name is first compared with the one after the last
-// declared member read: a match costs one comparison of bytes. Otherwise
-// a name of printable ASCII without escapes, followed at once by the
-// colon, is looked up where it lies; any other is read in full first.
+// declared member read, and the few after it, where it lies: a match
+// costs a comparison of three words each (of bytes for a long name or
+// near the end of the input, and only with the first). Otherwise a name
+// of printable ASCII without escapes, followed at once by the colon, is
+// looked up where it lies; any other is read in full first.
 func (d *Decoder) Member(base string, ms *Members, seen *Seen) (int, []byte) {
+	// The bytes at Pos are, as mostly, the name after the last one read,
+	// or one of the few after it (those between being absent), with
+	// nothing to unescape, and the colon, and the member is new: found
+	// here by comparing words. Anything else is member's.
 	b, p := d.Buf, d.Pos
-	if j := seen.next; j < len(ms.quoted) {
-		q := ms.quoted[j]
-		// The bytes at p are the string q, with nothing to unescape,
-		// followed by the colon.
-		if end := p + len(q); end < len(b) && b[end] == ':' && string(b[p:end]) == q {
-			d.Pos = end + 1
-			return d.declared(base, ms, seen, j), nil
+	if p <= len(b)-24 {
+		w := (*[24]byte)(b[p:])
+		for j := seen.next; j < len(ms.quoted) && j < seen.next+lookAhead; j++ {
+			if q := &ms.quoted[j]; q.wordsAt(w) && len(q.text) <= 24 {
+				if seen.Bits&(1<<j) != 0 {
+					break
+				}
+				d.Pos = p + len(q.text)
+				seen.Bits |= 1 << j
+				seen.next = j + 1
+				return j, nil
+			}
 		}
+	}
+	return d.member(base, ms, seen)
+}
+
+// lookAhead is how many declared names Member compares in place, from the
+// one after the last read: optional members are often absent.
+const lookAhead = 8
+
+// member is Member for a name not found by comparing words: the one
+// expected compared as bytes, then the general lookup.
+func (d *Decoder) member(base string, ms *Members, seen *Seen) (int, []byte) {
+	b, p := d.Buf, d.Pos
+	if j := seen.next; j < len(ms.quoted) && ms.quoted[j].at(b, p) {
+		d.Pos = p + len(ms.quoted[j].text)
+		return d.declared(base, ms, seen, j), nil
 	}
 	if p < len(b) && b[p] == '"' {
 		end := p + 1 + jsontext.Plain(b[p+1:]) // where the name's plain bytes end
@@ -579,6 +656,15 @@ func (d *Decoder) Bytes(base, name string) ([]byte, bool) {
 	if d.Fatal {
 		return nil, false
 	}
+	// A string of plain bytes right at Pos, as most are, is read
+	// without Str's general path, and left as Str leaves it.
+	if b, p := d.Buf, d.Pos; p < len(b) && b[p] == '"' {
+		if end := jsontext.PlainFrom(b, p+1); end < len(b) && b[end] == '"' {
+			d.last, d.Pos = p, end+1
+			d.Escaped, d.StrStart = false, p+1
+			return b[p+1 : end], true
+		}
+	}
 	if d.WS() != '"' {
 		d.mistyped(base, name, "", "a string")
 		return nil, false
@@ -673,6 +759,23 @@ func (d *Decoder) UUID(base, name string) (uuid.UUID, bool) {
 
 // DateTime reads a string in date-time format.
 func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
+	// A date-time holds no byte a string must escape, so a string that
+	// holds one is the bytes between two quotes, which can be parsed in
+	// place: their end is where the layout says it is.
+	if b, p := d.Buf, d.Pos; !d.Fatal && p < len(b) && b[p] == '"' {
+		if end := dateTimeEnd(b, p+1); end < len(b) && b[end] == '"' {
+			if t, reason := format.ParseDateTime(b[p+1 : end]); reason == "" {
+				d.last, d.Pos = p, end+1
+				d.Escaped, d.StrStart = false, p+1
+				return t, true
+			}
+		}
+	}
+	return d.dateTimeString(base, name)
+}
+
+// dateTimeString is DateTime for any string: read, then parsed.
+func (d *Decoder) dateTimeString(base, name string) (time.Time, bool) {
 	s, ok := d.Bytes(base, name)
 	if !ok {
 		return time.Time{}, false
@@ -683,6 +786,29 @@ func (d *Decoder) DateTime(base, name string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+// dateTimeEnd returns where a date-time that begins at start ends, if it
+// is one: past its 19 bytes up to the seconds, the digits of a fraction
+// after a dot, and a Z or an offset of six bytes. It may be past the end
+// of b.
+func dateTimeEnd(b []byte, start int) int {
+	i := start + 19
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i]-'0' <= 9 {
+			i++
+		}
+	}
+	if i < len(b) {
+		switch b[i] {
+		case 'Z', 'z':
+			i++
+		case '+', '-':
+			i += 6
+		}
+	}
+	return i
 }
 
 // Raw reads any JSON value and returns a copy of its text, in canonical

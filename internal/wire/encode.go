@@ -84,11 +84,12 @@ func (e *Encoder) UUID(u uuid.UUID) {
 
 // Time writes a date-time string.
 func (e *Encoder) Time(t time.Time) {
-	if reason := format.DateTimeReason(t); reason != "" {
+	e.B = append(e.B, '"')
+	var reason string
+	e.B, reason = format.AppendDateTimeReason(e.B, t)
+	if reason != "" {
 		e.fail("cannot encode " + t.String() + " as a date-time: " + reason)
 	}
-	e.B = append(e.B, '"')
-	e.B = format.AppendDateTime(e.B, t)
 	e.B = append(e.B, '"')
 }
 
