@@ -73,6 +73,14 @@ const batchOverhead = 61
 // stops, refused, when its output or dead-letter topic was deleted. An
 // input topic deleted while the gate runs is read anew once made again,
 // from its start.
+//
+// Records deleted from the input before the gate read them (by
+// DeleteRecords, or retention) are gone, and not counted: a group whose
+// offset fell below the start of a partition goes on at the first record
+// left there, skipping none that can still be read, as a session made
+// with kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset
+// to the end would skip what is left). With UntilIdle, a partition whose
+// records were all deleted is idle: nothing is left there to commit.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -131,10 +139,10 @@ type Gate struct {
 	// while the group waits for a member that vanished.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
-	// consume: every partition of its input committed to its end. An
-	// input topic that does not exist for 5 seconds (deleted, or never
-	// made) makes it return an error, saying so, rather than wait for
-	// the topic for ever.
+	// consume: every partition of its input committed to its end, or
+	// with no record left (all deleted). An input topic that does not
+	// exist for 5 seconds (deleted, or never made) makes it return an
+	// error, saying so, rather than wait for the topic for ever.
 	UntilIdle bool
 }
 
@@ -729,14 +737,27 @@ func (b *broker) State(ctx context.Context) gate.State {
 	if ends.Error() != nil {
 		return gate.AcksAwaited
 	}
+	// A partition whose records were all deleted (DeleteRecords, or
+	// retention) has nothing left to read, and nothing the group could
+	// commit past: its start is its end.
+	starts, err := adm.ListStartOffsets(ctx, cl.GetConsumeTopics()...)
+	if err != nil || starts.Error() != nil {
+		return gate.AcksAwaited
+	}
 	committed, err := adm.FetchOffsets(ctx, group)
 	if err != nil || committed.Error() != nil {
 		return gate.AcksAwaited
 	}
 	state := gate.Idle
 	ends.Each(func(end kadm.ListedOffset) {
-		c, ok := committed.Lookup(end.Topic, end.Partition)
-		if end.Offset > 0 && (!ok || c.At < end.Offset) {
+		at := int64(0)
+		if c, ok := committed.Lookup(end.Topic, end.Partition); ok {
+			at = c.At
+		}
+		if start, ok := starts.Lookup(end.Topic, end.Partition); ok {
+			at = max(at, start.Offset)
+		}
+		if at < end.Offset {
 			state = gate.Waiting
 		}
 	})
