@@ -2,7 +2,9 @@ package kafka_test
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -100,4 +104,51 @@ func TestGateSkipsOnlyTheRecordsDeletedBeforeItReadThem(t *testing.T) {
 		}
 		assert.Equal(t, n, seen[strconv.Itoa(i)], "input %d (valid %v)", i, valid[i])
 	}
+}
+
+// TestGateOutlivesTransactionsTheBrokerTimedOut makes the broker hold the
+// end of the gate's transaction past the gate's transaction timeout, so
+// that the broker aborts the transaction itself and bumps the producer's
+// epoch, twice, some seconds apart: the gate must start again on a new
+// session each time (a broker that times out its transactions is not
+// another gate sharing its transactional id), its records come again,
+// and a read_committed reader find every input exactly once.
+func TestGateOutlivesTransactionsTheBrokerTimedOut(t *testing.T) {
+	n := 1000
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, n)
+	const timeout = time.Second
+	var committed, held atomic.Int64
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		// Held: the end of the gate's transaction after its 3rd and
+		// after its 8th committed.
+		if at := committed.Load(); !(at >= 3 && held.Load() == 0 || at >= 8 && held.Load() == 1) {
+			return nil, nil, false
+		}
+		held.Add(1)
+		since := time.Now()
+		c.SleepControl(func() {
+			for time.Since(since) < 2*timeout {
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+		return nil, nil, false
+	})
+	var sessions atomic.Int64
+	g := &kafka.Gate{
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			sessions.Add(1)
+			return kgo.NewGroupTransactSession(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics(inTopic),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("gate"), kgo.TransactionTimeout(timeout),
+				kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+		},
+		Batch: 50, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		Progress: func(gate.Stats) { committed.Add(1) },
+	}
+	st := runUntilIdle(t, addrs, g)
+	assert.Equal(t, int64(2), held.Load(), "produces held past the transaction timeout")
+	checkExactlyOnce(t, addrs, valid)
+	assert.Equal(t, n, st.Messages, "%+v", st)
+	t.Logf("%d sessions, %+v", sessions.Load(), st)
 }

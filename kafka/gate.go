@@ -100,7 +100,9 @@ type Gate struct {
 	// on an error of the connection (the brokers lost while it ended a
 	// transaction) or had its producer fenced for the first time in a
 	// minute (by a broker that aborted its transaction itself, as one
-	// back from a crash may), closing each when done with it. A session
+	// back from a crash may), or fenced at the end of a transaction open
+	// longer than the session's kgo.TransactionTimeout, which the broker
+	// aborted as timed out, closing each when done with it. A session
 	// that failed cannot begin another transaction; the new one aborts
 	// the transaction it left open, whose records come again, and the
 	// gate goes on with its duplicate window and its totals. With no
@@ -283,6 +285,7 @@ var (
 type txn struct {
 	ctx    context.Context // the records' context, done StopTimeout after the gate's
 	cancel context.CancelFunc
+	begun  time.Time    // when it began: the broker times it out TransactionTimeout after
 	copies []kgo.Record // the batch's copies, in one allocation
 	// done is promise, made once: a method value given to each Produce
 	// would be an allocation a record.
@@ -520,7 +523,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// have: what it fetched is settled, not left for the broker to time
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
-	t := &txn{copies: make([]kgo.Record, 0, len(records))}
+	t := &txn{copies: make([]kgo.Record, 0, len(records)), begun: time.Now()}
 	t.done = t.promise
 	t.ctx, t.cancel = afterStop(ctx, b.g.stopTimeout())
 	b.txn = t
@@ -646,6 +649,14 @@ func (b *broker) Commit(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
+	case err != nil && b.timedOut(t) && fenced(err):
+		// The broker aborted it itself, and fenced the producer, as
+		// it had been open longer than the session's transaction
+		// timeout (a broker slow to answer, say): the gate starts again
+		// on a new session, as it would once fenced, but this is no
+		// sign of another gate using its transactional id.
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction open for %v, past its timeout of %v: %w",
+			time.Since(t.begun).Round(time.Millisecond), b.txnTimeout(), &timedOut{err}))
 	case err != nil:
 		// The transactional producer is fenced or failed: no
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
@@ -689,6 +700,10 @@ func (b *broker) Commit(ctx context.Context) error {
 // fencedAgain of that is taken to share its transactional id with
 // another, which a new session would only fence in turn: it stops.
 func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && errors.As(err, new(*timedOut)) {
+		b.failed = true
+		return gate.Restart(err)
+	}
 	if b.g.NewSession != nil && fenced(err) {
 		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
 			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
@@ -709,9 +724,36 @@ func (b *broker) stop(err error) error {
 const fencedAgain = time.Minute
 
 // fenced reports whether err says that another producer took the
-// gate's transactional id, or the broker fenced it.
+// gate's transactional id, or the broker fenced it. A broker that
+// ended the transaction itself (KIP-890: an abort answered to the
+// producer's commit, with the epoch it had before the broker bumped it)
+// answers INVALID_TXN_STATE, as it does when another producer took the
+// transactional id and aborted the transaction.
 func fenced(err error) bool {
-	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.InvalidTxnState)
+}
+
+// timedOut wraps the error of a transaction the broker fenced once it
+// had been open past the transaction timeout: its own abort, not
+// another producer's (see broker.stop).
+type timedOut struct{ err error }
+
+func (e *timedOut) Error() string { return e.err.Error() }
+func (e *timedOut) Unwrap() error { return e.err }
+
+// txnTimeout returns the session's transaction timeout
+// (kgo.TransactionTimeout), after which the broker aborts a transaction
+// still open.
+func (b *broker) txnTimeout() time.Duration {
+	timeout, _ := b.sess.Client().OptValue(kgo.TransactionTimeout).(time.Duration)
+	return timeout
+}
+
+// timedOut reports whether t has been open longer than the session's
+// transaction timeout: the broker may have aborted it.
+func (b *broker) timedOut(t *txn) bool {
+	timeout := b.txnTimeout()
+	return timeout > 0 && time.Since(t.begun) >= timeout
 }
 
 // errAborted is the error of a transaction the session aborted (its
