@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,10 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -151,4 +155,236 @@ func TestGateOutlivesTransactionsTheBrokerTimedOut(t *testing.T) {
 	checkExactlyOnce(t, addrs, valid)
 	assert.Equal(t, n, st.Messages, "%+v", st)
 	t.Logf("%d sessions, %+v", sessions.Load(), st)
+}
+
+// A hold holds, once armed, the next request of one key from one
+// transactional id on a kfake cluster, until its condition holds (or
+// for 10 seconds at most), and says whether it did.
+type hold struct {
+	armed, hit atomic.Bool
+	// txnID is the transactional id whose request it holds; until
+	// reports when to let it go.
+	txnID string
+	until func() bool
+}
+
+// holdNext adds a control of key to c that holds the next request of
+// h's transactional id once h is armed: a Produce or an EndTxn.
+func holdNext(c *kfake.Cluster, key kmsg.Key, h *hold) {
+	c.ControlKey(int16(key), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		var id *string
+		switch r := req.(type) {
+		case *kmsg.ProduceRequest:
+			id = r.TransactionID
+		case *kmsg.EndTxnRequest:
+			id = &r.TransactionalID
+		}
+		if id == nil || *id != h.txnID || !h.armed.CompareAndSwap(true, false) {
+			return nil, nil, false
+		}
+		h.hit.Store(true)
+		deadline := time.Now().Add(10 * time.Second)
+		c.SleepControl(func() {
+			for !h.until() && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		return nil, nil, false
+	})
+}
+
+// TestGatesRebalanceInTheMiddleOfTheirTransactions has the group of
+// gates rebalance while a gate is in a transaction: a second gate joins
+// while the first's copies are held on their way to the broker, a third
+// while the second's transaction is held ending (its offsets committed
+// in it, not yet settled), and the first leaves, told to stop, while the
+// third's copies are held. The partitions move under transactions that
+// have produced copies and not ended; a read_committed reader of the
+// output and the dead letters must find every input exactly once, and
+// the gates' totals must add up to the input.
+func TestGatesRebalanceInTheMiddleOfTheirTransactions(t *testing.T) {
+	n := 20_000
+	if raceEnabled {
+		n = 5_000
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
+		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	valid := produceInput(t, addrs, n)
+
+	joins := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.JoinGroup}, Observe: true, Count: -1})
+	leaves := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.LeaveGroup}, Observe: true, Count: -1})
+	holdA := &hold{txnID: "a"}
+	holdB := &hold{txnID: "b"}
+	holdC := &hold{txnID: "c"}
+	holdNext(c, kmsg.Produce, holdA)
+	holdNext(c, kmsg.EndTxn, holdB)
+	holdNext(c, kmsg.Produce, holdC)
+
+	gs := &gateGroup{t: t, addrs: addrs, group: "rebalance"}
+	a, committedA := gs.start("a")
+	waitFor(t, "a's first transactions", func() bool { return committedA.Load() >= 3 })
+	// b joins while a's copies are held.
+	before := joins.Hits()
+	holdA.until = func() bool { return joins.Hits() > before+1 } // b's join, and a's again
+	holdA.armed.Store(true)
+	waitFor(t, "a's copies held", holdA.hit.Load)
+	b, committedB := gs.start("b")
+	waitFor(t, "b's first transactions", func() bool { return committedB.Load() >= 2 })
+	// c joins while b's transaction is held ending.
+	before = joins.Hits()
+	holdB.until = func() bool { return joins.Hits() > before+1 }
+	holdB.armed.Store(true)
+	waitFor(t, "b's end held", holdB.hit.Load)
+	cg, committedC := gs.start("c")
+	waitFor(t, "c's first transactions", func() bool { return committedC.Load() >= 2 })
+	// a leaves while c's copies are held.
+	holdC.until = func() bool { return leaves.Hits() > 0 }
+	holdC.armed.Store(true)
+	waitFor(t, "c's copies held", holdC.hit.Load)
+	_, err = a.Stop()
+	require.NoError(t, err)
+
+	gs.finish(valid, b, cg)
+}
+
+// TestGatesRideOutTheirCoordinatorsFailingAndMoving has the brokers
+// answer the requests of the gates' group and transaction coordinators
+// with the errors of a coordinator moving or loading (NOT_COORDINATOR,
+// COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE), each twice,
+// on FindCoordinator, InitProducerId, JoinGroup, SyncGroup, Heartbeat,
+// TxnOffsetCommit and EndTxn (kgo sends no AddOffsetsToTxn to a broker
+// of KIP-890, as kfake is), and moves every
+// coordinator to another broker, three times, while two gates run. The
+// gates must go on, on the sessions they started with (Run returns no
+// error: these errors are the brokers' to recover from), and a
+// read_committed reader find every input exactly once.
+func TestGatesRideOutTheirCoordinatorsFailingAndMoving(t *testing.T) {
+	n := 5_000
+	if raceEnabled {
+		n = 2_000
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
+		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	valid := produceInput(t, addrs, n)
+
+	// TxnOffsetCommit has no error but its partitions'.
+	fault := func(key kmsg.Key, err *kerr.Error) *kfake.FaultHandle {
+		return c.Fault(kfake.Fault{Keys: []kmsg.Key{key}, Err: err, TopLevel: key != kmsg.TxnOffsetCommit, Count: 2})
+	}
+	faults := map[string]*kfake.FaultHandle{
+		"FindCoordinator": fault(kmsg.FindCoordinator, kerr.CoordinatorNotAvailable),
+		"InitProducerID":  fault(kmsg.InitProducerID, kerr.CoordinatorLoadInProgress),
+		"JoinGroup":       fault(kmsg.JoinGroup, kerr.NotCoordinator),
+	}
+	gs := &gateGroup{t: t, addrs: addrs, group: "coordinators"}
+	a, _ := gs.start("a")
+	waitFor(t, "a's first transactions", func() bool { return gs.committed.Load() >= 3 })
+	// Faults in the middle of the transactions, and a second gate joins.
+	faults["SyncGroup"] = fault(kmsg.SyncGroup, kerr.CoordinatorLoadInProgress)
+	faults["Heartbeat"] = fault(kmsg.Heartbeat, kerr.NotCoordinator)
+	faults["TxnOffsetCommit"] = fault(kmsg.TxnOffsetCommit, kerr.NotCoordinator)
+	faults["EndTxn"] = fault(kmsg.EndTxn, kerr.CoordinatorNotAvailable)
+	b, _ := gs.start("b")
+	// The coordinators move, three times, some transactions apart.
+	for i := range 3 {
+		at := gs.committed.Load() + 5
+		waitFor(t, "more transactions", func() bool { return gs.committed.Load() >= at })
+		c.RehashCoordinators()
+		t.Logf("coordinators moved (%d): the group's to %d", i, c.CoordinatorFor("coordinators"))
+	}
+
+	gs.finish(valid, a, b)
+	for name, f := range faults {
+		assert.Positive(t, f.Hits(), "the fault on %s injected", name)
+	}
+}
+
+// A gateGroup runs gates in one group on the test's topics, each on a
+// transactional session of its own, and adds up what they did.
+type gateGroup struct {
+	t     *testing.T
+	addrs []string
+	group string
+	// opts are more options of every session; with restart, a gate
+	// starts again on a new session, as kafka/cmd/gate does
+	// (Gate.NewSession), rather than stop on a broker lost.
+	opts    []kgo.Opt
+	restart bool
+
+	committed atomic.Int64 // transactions ended, by every gate
+	mu        sync.Mutex
+	total     gate.Stats
+}
+
+// start starts a gate of transactional id id, and returns it and the
+// count of the transactions it ends.
+func (gs *gateGroup) start(id string) (gatetest.Gate, *atomic.Int64) {
+	t := gs.t
+	newSession := func() (*kgo.GroupTransactSession, error) {
+		return kgo.NewGroupTransactSession(append([]kgo.Opt{kgo.SeedBrokers(gs.addrs...),
+			kgo.ConsumerGroup(gs.group), kgo.ConsumeTopics(inTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.TransactionalID(id), kgo.SessionTimeout(2 * time.Second), kgo.HeartbeatInterval(100 * time.Millisecond),
+			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()}, gs.opts...)...)
+	}
+	var committed atomic.Int64
+	g := &kafka.Gate{Output: outTopic, DeadLetters: deadTopic, Batch: 100,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		Progress: func(gate.Stats) {
+			committed.Add(1)
+			gs.committed.Add(1)
+		}}
+	closeSession := func() {}
+	if gs.restart {
+		g.NewSession = newSession
+	} else {
+		sess, err := newSession()
+		require.NoError(t, err)
+		g.Session, closeSession = sess, sess.Close
+	}
+	return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {
+		st, err := g.Run(ctx)
+		assert.NoError(t, err, id)
+		closeSession()
+		gs.mu.Lock()
+		gs.total.Add(st)
+		gs.mu.Unlock()
+		t.Logf("gate %s: %+v", id, st)
+		return st, err
+	}, closeSession), &committed
+}
+
+// finish waits for the group to have committed its whole input, stops
+// the gates running, and checks that a read_committed reader finds
+// every input exactly once and that the gates' totals add up to it.
+func (gs *gateGroup) finish(valid []bool, running ...gatetest.Gate) {
+	t := gs.t
+	t.Helper()
+	adm := kadm.NewClient(readerClient(t, gs.addrs))
+	waitFor(t, "the whole input committed", func() bool { return committedAll(t, adm, gs.group) })
+	for _, g := range running {
+		g.Stop()
+	}
+	checkExactlyOnce(t, gs.addrs, valid)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	assert.Equal(t, len(valid), gs.total.Messages, "messages counted by the gates: %+v", gs.total)
+	assert.Equal(t, len(valid)*4/5, gs.total.Forwarded)
+	assert.Zero(t, gs.total.Redeliveries)
+}
+
+// waitFor waits, for a minute at most, for cond to hold.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "waiting for %s", what)
+		time.Sleep(10 * time.Millisecond)
+	}
 }
