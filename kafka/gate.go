@@ -81,6 +81,12 @@ const batchOverhead = 61
 // with kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset
 // to the end would skip what is left). With UntilIdle, a partition whose
 // records were all deleted is idle: nothing is left there to commit.
+// A partition that kgo finds to have lost records where it cannot tell
+// (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
+// consumed at, as after an unclean election) resumes where the group
+// committed, or at the end of its log if that is lower: kgo would move
+// it back to its reset offset, and the gate store again, and count
+// again, what it had stored.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -482,6 +488,12 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, gate.Fatal(kgo.ErrClientClosed)
 	}
 	records := fs.Records()
+	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
+		records = slices.DeleteFunc(records, func(r *kgo.Record) bool {
+			o, reset := at[r.Topic][r.Partition]
+			return reset && r.Offset < o.Offset
+		})
+	}
 	if len(records) == 0 {
 		var failed error
 		var recreated []string
@@ -538,6 +550,67 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		out[i] = &ds[i]
 	}
 	return out, nil
+}
+
+// resumeAfterDataLoss undoes what kgo did on finding, it says, that a
+// partition of the input lost records (kgo.ErrDataLoss), where it could
+// not tell where: it moved the partition back to where its reset offset
+// says (kgo.ConsumeResetOffset: a gate's session, at the start), and the
+// gate would judge again, and store again, every record it had stored
+// from there on, each counted twice. A broker that answers that it has
+// no record of the leader epoch the gate consumed at does so (KIP-320;
+// kfake, a leader moved twice with nothing written in between). The
+// group's committed offset says exactly what the gate's transactions
+// stored: the partition resumes there, or at the end of its log if
+// that is lower now (the records past it lost), and never below the
+// offset kgo chose. It returns where the partitions resume, so that the
+// records fetched from below are dropped, or nil if none does.
+func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[string]map[int32]kgo.EpochOffset {
+	var lost []*kgo.ErrDataLoss
+	fs.EachError(func(_ string, _ int32, err error) {
+		if dl, ok := errors.AsType[*kgo.ErrDataLoss](err); ok && dl.ResetTo < dl.ConsumedTo {
+			lost = append(lost, dl)
+		}
+	})
+	if lost == nil {
+		return nil
+	}
+	cl := b.sess.Client()
+	committed := cl.CommittedOffsets()
+	var topics []string
+	for _, dl := range lost {
+		if !slices.Contains(topics, dl.Topic) {
+			topics = append(topics, dl.Topic)
+		}
+	}
+	// The end of a log that lost records may be below the group's
+	// offset: the records past it are gone. Unknown, the group's offset
+	// stands, and a fetch past the end is reset again.
+	ends, _ := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	at := map[string]map[int32]kgo.EpochOffset{}
+	for _, dl := range lost {
+		c, ok := committed[dl.Topic][dl.Partition]
+		if !ok || c.Offset <= dl.ResetTo {
+			continue
+		}
+		offset := c.Offset
+		if end, ok := ends.Lookup(dl.Topic, dl.Partition); ok && end.Err == nil {
+			offset = min(offset, max(end.Offset, dl.ResetTo))
+		}
+		if at[dl.Topic] == nil {
+			at[dl.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		at[dl.Topic][dl.Partition] = kgo.EpochOffset{Epoch: -1, Offset: offset}
+		if b.g.Log != nil {
+			b.g.Log.Warn("the broker says the input lost records; resuming where the group committed, not where kgo reset",
+				"topic", dl.Topic, "partition", dl.Partition, "reset", dl.ResetTo, "resumed", offset)
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	cl.SetOffsets(at)
+	return at
 }
 
 // passMarkers commits the offsets past the transaction markers the
