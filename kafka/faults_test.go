@@ -206,16 +206,7 @@ func holdNext(c *kfake.Cluster, key kmsg.Key, h *hold) {
 // output and the dead letters must find every input exactly once, and
 // the gates' totals must add up to the input.
 func TestGatesRebalanceInTheMiddleOfTheirTransactions(t *testing.T) {
-	n := 20_000
-	if raceEnabled {
-		n = 5_000
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
-		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
-	valid := produceInput(t, addrs, n)
+	c, gs := newGateGroup(t, "rebalance")
 
 	joins := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.JoinGroup}, Observe: true, Count: -1})
 	leaves := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.LeaveGroup}, Observe: true, Count: -1})
@@ -226,31 +217,34 @@ func TestGatesRebalanceInTheMiddleOfTheirTransactions(t *testing.T) {
 	holdNext(c, kmsg.EndTxn, holdB)
 	holdNext(c, kmsg.Produce, holdC)
 
-	gs := &gateGroup{t: t, addrs: addrs, group: "rebalance"}
+	// Input comes whenever the group has committed all there was:
+	// waiting for a gate's transactions does not depend on how fast the
+	// others were.
+	gs.produce()
 	a, committedA := gs.start("a")
-	waitFor(t, "a's first transactions", func() bool { return committedA.Load() >= 3 })
+	gs.until("a's first transactions", func() bool { return committedA.Load() >= 3 })
 	// b joins while a's copies are held.
 	before := joins.Hits()
 	holdA.until = func() bool { return joins.Hits() > before+1 } // b's join, and a's again
 	holdA.armed.Store(true)
-	waitFor(t, "a's copies held", holdA.hit.Load)
+	gs.until("a's copies held", holdA.hit.Load)
 	b, committedB := gs.start("b")
-	waitFor(t, "b's first transactions", func() bool { return committedB.Load() >= 2 })
+	gs.until("b's first transactions", func() bool { return committedB.Load() >= 2 })
 	// c joins while b's transaction is held ending.
 	before = joins.Hits()
 	holdB.until = func() bool { return joins.Hits() > before+1 }
 	holdB.armed.Store(true)
-	waitFor(t, "b's end held", holdB.hit.Load)
+	gs.until("b's end held", holdB.hit.Load)
 	cg, committedC := gs.start("c")
-	waitFor(t, "c's first transactions", func() bool { return committedC.Load() >= 2 })
+	gs.until("c's first transactions", func() bool { return committedC.Load() >= 2 })
 	// a leaves while c's copies are held.
 	holdC.until = func() bool { return leaves.Hits() > 0 }
 	holdC.armed.Store(true)
-	waitFor(t, "c's copies held", holdC.hit.Load)
-	_, err = a.Stop()
+	gs.until("c's copies held", holdC.hit.Load)
+	_, err := a.Stop()
 	require.NoError(t, err)
 
-	gs.finish(valid, b, cg)
+	gs.finish(b, cg)
 }
 
 // TestGatesRideOutTheirCoordinatorsFailingAndMoving has the brokers
@@ -265,16 +259,8 @@ func TestGatesRebalanceInTheMiddleOfTheirTransactions(t *testing.T) {
 // error: these errors are the brokers' to recover from), and a
 // read_committed reader find every input exactly once.
 func TestGatesRideOutTheirCoordinatorsFailingAndMoving(t *testing.T) {
-	n := 4_000
-	if raceEnabled {
-		n = 1_000
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
-		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
-	_, valid := produceRecords(t, addrs, 0, n, 6)
+	c, gs := newGateGroup(t, "coordinators")
+	gs.produce()
 
 	// TxnOffsetCommit has no error but its partitions'.
 	fault := func(key kmsg.Key, err *kerr.Error) *kfake.FaultHandle {
@@ -285,24 +271,23 @@ func TestGatesRideOutTheirCoordinatorsFailingAndMoving(t *testing.T) {
 		"InitProducerID":  fault(kmsg.InitProducerID, kerr.CoordinatorLoadInProgress),
 		"JoinGroup":       fault(kmsg.JoinGroup, kerr.NotCoordinator),
 	}
-	gs := &gateGroup{t: t, addrs: addrs, group: "coordinators"}
 	a, _ := gs.start("a")
-	waitFor(t, "a's first transactions", func() bool { return gs.committed.Load() >= 3 })
+	gs.until("a's first transactions", func() bool { return gs.committed.Load() >= 3 })
 	// Faults in the middle of the transactions, and a second gate joins.
 	faults["SyncGroup"] = fault(kmsg.SyncGroup, kerr.CoordinatorLoadInProgress)
 	faults["Heartbeat"] = fault(kmsg.Heartbeat, kerr.NotCoordinator)
 	faults["TxnOffsetCommit"] = fault(kmsg.TxnOffsetCommit, kerr.NotCoordinator)
 	faults["EndTxn"] = fault(kmsg.EndTxn, kerr.CoordinatorNotAvailable)
 	b, _ := gs.start("b")
-	// The coordinators move, three times, some transactions apart.
+	// The coordinators move, three times, while the gates take more
+	// input.
 	for i := range 3 {
-		at := gs.committed.Load() + 5
-		waitFor(t, "more transactions", func() bool { return gs.committed.Load() >= at })
+		gs.produce()
 		c.RehashCoordinators()
 		t.Logf("coordinators moved (%d): the group's to %d", i, c.CoordinatorFor("coordinators"))
+		gs.settled()
 	}
-
-	gs.finish(valid, a, b)
+	gs.finish(a, b)
 	for name, f := range faults {
 		assert.Positive(t, f.Hits(), "the fault on %s injected", name)
 	}
@@ -314,6 +299,7 @@ type gateGroup struct {
 	t     *testing.T
 	addrs []string
 	group string
+	valid []bool // which inputs produced so far are valid
 	// opts are more options of every session; with restart, a gate
 	// starts again on a new session, as kafka/cmd/gate does
 	// (Gate.NewSession), rather than stop on a broker lost.
@@ -362,32 +348,78 @@ func (gs *gateGroup) start(id string) (gatetest.Gate, *atomic.Int64) {
 	}, closeSession), &committed
 }
 
-// finish waits for the group to have committed its whole input, stops
-// the gates running, and checks that a read_committed reader finds
-// every input exactly once and that the gates' totals add up to it.
-func (gs *gateGroup) finish(valid []bool, running ...gatetest.Gate) {
+// newGateGroup starts a cluster of three brokers, with an input of six
+// partitions, closed at the test's end, and returns it and a group of
+// gates on it.
+func newGateGroup(t *testing.T, group string) (*kfake.Cluster, *gateGroup) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
+		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c, &gateGroup{t: t, addrs: c.ListenAddrs(), group: group}
+}
+
+// produce produces more input: 2,000 inputs, or 500 under the race
+// detector, spread over the input's six partitions.
+func (gs *gateGroup) produce() {
+	n := 2_000
+	if raceEnabled {
+		n = 500
+	}
+	_, valid := produceRecords(gs.t, gs.addrs, len(gs.valid), n, 6)
+	gs.valid = append(gs.valid, valid...)
+}
+
+// settled waits, for a minute at most, for the group to have committed
+// every partition of its input to its end.
+func (gs *gateGroup) settled() {
 	t := gs.t
 	t.Helper()
 	adm := kadm.NewClient(readerClient(t, gs.addrs))
-	waitFor(t, "the whole input committed", func() bool { return committedAll(t, adm, gs.group) })
+	deadline := time.Now().Add(time.Minute)
+	for !committedAll(t, adm, gs.group) {
+		if time.Now().After(deadline) {
+			ctx := context.Background()
+			ends, _ := adm.ListEndOffsets(ctx, inTopic)
+			committed, _ := adm.FetchOffsets(ctx, gs.group)
+			t.Fatalf("the whole input never committed: ends %v, committed %v", ends.Offsets(), committed.Offsets())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// finish waits for the group to have committed its whole input, stops
+// the gates running, and checks that a read_committed reader finds
+// every input exactly once and that the gates' totals add up to it.
+func (gs *gateGroup) finish(running ...gatetest.Gate) {
+	t := gs.t
+	t.Helper()
+	gs.settled()
 	for _, g := range running {
 		g.Stop()
 	}
-	checkExactlyOnce(t, gs.addrs, valid)
+	checkExactlyOnce(t, gs.addrs, gs.valid)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
-	assert.Equal(t, len(valid), gs.total.Messages, "messages counted by the gates: %+v", gs.total)
-	assert.Equal(t, len(valid)*4/5, gs.total.Forwarded)
+	n := len(gs.valid)
+	assert.Equal(t, n, gs.total.Messages, "messages counted by the gates: %+v", gs.total)
+	assert.Equal(t, n*4/5, gs.total.Forwarded)
 	assert.Zero(t, gs.total.Redeliveries)
 }
 
-// waitFor waits, for a minute at most, for cond to hold.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// until waits, for a minute at most, for cond to hold, producing more
+// input whenever the group has committed all there was.
+func (gs *gateGroup) until(what string, cond func() bool) {
+	t := gs.t
 	t.Helper()
+	adm := kadm.NewClient(readerClient(t, gs.addrs))
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		require.True(t, time.Now().Before(deadline), "waiting for %s", what)
-		time.Sleep(10 * time.Millisecond)
+		if committedAll(t, adm, gs.group) {
+			gs.produce()
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -446,40 +478,37 @@ func (o *outage) over() {
 // partitions back to their start, and the gates stored again, and
 // counted again, everything they had stored.
 func TestGatesGoOnWhileABrokerOfThreeIsAway(t *testing.T) {
-	n := 4_000
-	if raceEnabled {
-		n = 1_000
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
-		kfake.SeedTopics(6, inTopic), kfake.SeedTopics(3, outTopic, deadTopic))
-	require.NoError(t, err)
-	defer c.Close()
-	addrs := c.ListenAddrs()
-	_, valid := produceRecords(t, addrs, 0, n, 6)
-
+	c, gs := newGateGroup(t, "away")
+	addrs := gs.addrs
 	o := &outage{}
-	gs := &gateGroup{t: t, addrs: addrs, group: "away", restart: true,
-		opts: []kgo.Opt{kgo.Dialer(o.dial), kgo.RequestRetries(3), kgo.RetryTimeout(5 * time.Second)}}
+	gs.restart = true
+	gs.opts = []kgo.Opt{kgo.Dialer(o.dial), kgo.RequestRetries(3), kgo.RetryTimeout(5 * time.Second)}
+	for range 3 {
+		gs.produce()
+	}
 	a, _ := gs.start("a")
 	b, _ := gs.start("b")
-	waitFor(t, "the gates' first transactions", func() bool { return gs.committed.Load() >= 5 })
+	gs.until("the gates' first transactions", func() bool { return gs.committed.Load() >= 5 })
 
-	// The broker that coordinates the group goes away (nodes are
-	// numbered as their addresses are listed).
-	node := c.CoordinatorFor("away")
-	_, port, err := net.SplitHostPort(addrs[node])
-	require.NoError(t, err)
-	require.NoError(t, c.RemoveNode(node))
-	o.cut(addrs[node])
-	at := gs.committed.Load() + 5
-	waitFor(t, "transactions without the broker", func() bool { return gs.committed.Load() >= at })
-
-	// It comes back, at its address.
-	p, err := strconv.Atoi(port)
-	require.NoError(t, err)
-	_, _, err = c.AddNode(node, p)
-	require.NoError(t, err)
-	o.over()
-	_, more := produceRecords(t, addrs, n, n, 6)
-	gs.finish(append(valid, more...), a, b)
+	// Twice, the broker that coordinates the group goes away (nodes are
+	// numbered as their addresses are listed) and comes back, at its
+	// address, while the gates read the input written before.
+	for range 2 {
+		node := c.CoordinatorFor("away")
+		_, port, err := net.SplitHostPort(addrs[node])
+		require.NoError(t, err)
+		p, err := strconv.Atoi(port)
+		require.NoError(t, err)
+		require.NoError(t, c.RemoveNode(node))
+		o.cut(addrs[node])
+		at := gs.committed.Load() + 5
+		gs.until("transactions without the broker", func() bool { return gs.committed.Load() >= at })
+		_, _, err = c.AddNode(node, p)
+		require.NoError(t, err)
+		o.over()
+		at = gs.committed.Load() + 5
+		gs.until("transactions with the broker back", func() bool { return gs.committed.Load() >= at })
+	}
+	gs.produce()
+	gs.finish(a, b)
 }
