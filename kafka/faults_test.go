@@ -512,3 +512,20 @@ func TestGatesGoOnWhileABrokerOfThreeIsAway(t *testing.T) {
 	gs.produce()
 	gs.finish(a, b)
 }
+
+// TestGateStopsOnATransactionTimeoutItsBrokersRefuse starts a gate whose
+// session's transaction timeout is longer than its brokers allow
+// (transaction.max.timeout.ms): they refuse its producer id, and every
+// record it produces, for good. It must stop, saying why, rather than
+// abort its batch and read it again for ever.
+func TestGateStopsOnATransactionTimeoutItsBrokersRefuse(t *testing.T) {
+	_, addrs := newCluster(t, 1, kfake.BrokerConfigs(map[string]string{"transaction.max.timeout.ms": "60000"}))
+	produceInput(t, addrs, 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := (&kafka.Gate{Session: gateSession(t, addrs, kgo.TransactionTimeout(2*time.Minute)),
+		Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+	require.ErrorIs(t, err, kerr.InvalidTransactionTimeout, "%+v", st)
+	assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	assert.Zero(t, st.Messages, "nothing stored")
+}
