@@ -121,6 +121,9 @@ func TestGateSkipsOnlyTheRecordsDeletedBeforeItReadThem(t *testing.T) {
 // and a read_committed reader find every input exactly once.
 func TestGateOutlivesTransactionsTheBrokerTimedOut(t *testing.T) {
 	n := 1000
+	if raceEnabled {
+		n = 500
+	}
 	c, addrs := newCluster(t, 3)
 	valid := produceInput(t, addrs, n)
 	const timeout = time.Second
