@@ -3,12 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 )
 
 // TestGateUntilIdleEndsWhenRecordsOfItsInputWereDeleted deletes every
@@ -57,4 +64,47 @@ func TestGateUntilIdleEndsWhenRecordsOfItsInputWereDeleted(t *testing.T) {
 	assert.Len(t, append(out, dead...), left, "every record left, once")
 	s := summaryOf(t, stderr.String())
 	assert.Equal(t, counts{messages: left, forwarded: len(out), dead: len(dead)}, s)
+}
+
+// TestGateStoresNothingTwiceWhenItsBrokerForgetsALeaderEpoch moves the
+// leadership of every partition of the input twice, with nothing
+// written in between, under a running gate: the broker then has no
+// record of the leader epoch the gate consumed at (kfake answers so;
+// Kafka does after an unclean election), and kgo, taking it for lost
+// records it cannot place, moved each partition back to its start
+// (found by a probe: the gate stored its whole input again, and counted
+// it again). The gate must resume where its group committed: a reader
+// finds every input once.
+func TestGateStoresNothingTwiceWhenItsBrokerForgetsALeaderEpoch(t *testing.T) {
+	c := newCluster(t)
+	c.up(t, "in", "out", "dead")
+	in := c.publishCopies(t, 3)
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", c.addr(), "-in", "in", "-out", "out", "-dead", "dead", "-batch", "10")
+	c.waitGated(t, cmd)
+
+	c.mu.Lock()
+	validated := c.c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetForLeaderEpoch}, Observe: true, Count: -1})
+	for p := range int32(3) {
+		for range 2 {
+			require.NoError(t, c.c.MoveTopicPartition("in", p, 0))
+		}
+	}
+	c.mu.Unlock()
+	// Once the gate has asked where its epoch ends (on its next
+	// metadata, within seconds), more input, to each partition: once it
+	// is gated, whatever the gate read again before it is too.
+	for deadline := time.Now().Add(20 * time.Second); validated.Hits() == 0; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the gate never asked where its leader epoch ended:\n%s", cmd.Log())
+	}
+	var records []*kgo.Record
+	for p := range int32(3) {
+		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"after":` + strconv.Itoa(int(p)) + `}`)}
+		records = append(records, r)
+		in.invalid = append(in.invalid, r.Value)
+	}
+	require.NoError(t, c.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner())).ProduceSync(context.Background(), records...).FirstErr())
+	c.waitGated(t, cmd)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+	c.checkAgainstReader(t, in, cmd.Log())
 }
