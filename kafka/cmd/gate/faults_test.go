@@ -96,13 +96,27 @@ func TestGateStoresNothingTwiceWhenItsBrokerForgetsALeaderEpoch(t *testing.T) {
 	for deadline := time.Now().Add(20 * time.Second); validated.Hits() == 0; time.Sleep(20 * time.Millisecond) {
 		require.True(t, time.Now().Before(deadline), "the gate never asked where its leader epoch ended:\n%s", cmd.Log())
 	}
+	c.publishInvalid(t, &in, "after", 0, 1, 2)
+	c.stopGated(t, cmd, in)
+}
+
+// publishInvalid publishes to each of the input's partitions given an
+// invalid message, {"member":partition}, and adds it to in.
+func (c *cluster) publishInvalid(t *testing.T, in *input, member string, partitions ...int32) {
 	var records []*kgo.Record
-	for p := range int32(3) {
-		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"after":` + strconv.Itoa(int(p)) + `}`)}
+	for _, p := range partitions {
+		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"` + member + `":` + strconv.Itoa(int(p)) + `}`)}
 		records = append(records, r)
 		in.invalid = append(in.invalid, r.Value)
 	}
 	require.NoError(t, c.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner())).ProduceSync(context.Background(), records...).FirstErr())
+}
+
+// stopGated waits for the gate cmd to have gated its whole input,
+// stops it with SIGTERM, and checks that it exits 0 with a summary that
+// counts what a read_committed reader finds, in.
+func (c *cluster) stopGated(t *testing.T, cmd *cmdtest.Command, in input) {
+	t.Helper()
 	c.waitGated(t, cmd)
 	cmd.Signal(t, syscall.SIGTERM)
 	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
