@@ -73,6 +73,20 @@ const batchOverhead = 61
 // stops, refused, when its output or dead-letter topic was deleted. An
 // input topic deleted while the gate runs is read anew once made again,
 // from its start.
+//
+// Records deleted from the input before the gate read them (by
+// DeleteRecords, or retention) are gone, and not counted: a group whose
+// offset fell below the start of a partition goes on at the first record
+// left there, skipping none that can still be read, as a session made
+// with kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset
+// to the end would skip what is left). With UntilIdle, a partition whose
+// records were all deleted is idle: nothing is left there to commit.
+// A partition that kgo finds to have lost records where it cannot tell
+// (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
+// consumed at, as after an unclean election) resumes where the group
+// committed, or at the end of its log if that is lower: kgo would move
+// it back to its reset offset, and the gate store again, and count
+// again, what it had stored.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -92,7 +106,9 @@ type Gate struct {
 	// on an error of the connection (the brokers lost while it ended a
 	// transaction) or had its producer fenced for the first time in a
 	// minute (by a broker that aborted its transaction itself, as one
-	// back from a crash may), closing each when done with it. A session
+	// back from a crash may), or fenced at the end of a transaction open
+	// longer than the session's kgo.TransactionTimeout, which the broker
+	// aborted as timed out, closing each when done with it. A session
 	// that failed cannot begin another transaction; the new one aborts
 	// the transaction it left open, whose records come again, and the
 	// gate goes on with its duplicate window and its totals. With no
@@ -131,10 +147,10 @@ type Gate struct {
 	// while the group waits for a member that vanished.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
-	// consume: every partition of its input committed to its end. An
-	// input topic that does not exist for 5 seconds (deleted, or never
-	// made) makes it return an error, saying so, rather than wait for
-	// the topic for ever.
+	// consume: every partition of its input committed to its end, or
+	// with no record left (all deleted). An input topic that does not
+	// exist for 5 seconds (deleted, or never made) makes it return an
+	// error, saying so, rather than wait for the topic for ever.
 	UntilIdle bool
 }
 
@@ -275,6 +291,7 @@ var (
 type txn struct {
 	ctx    context.Context // the records' context, done StopTimeout after the gate's
 	cancel context.CancelFunc
+	begun  time.Time    // when it began: the broker times it out TransactionTimeout after
 	copies []kgo.Record // the batch's copies, in one allocation
 	// done is promise, made once: a method value given to each Produce
 	// would be an allocation a record.
@@ -471,6 +488,12 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, gate.Fatal(kgo.ErrClientClosed)
 	}
 	records := fs.Records()
+	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
+		records = slices.DeleteFunc(records, func(r *kgo.Record) bool {
+			o, reset := at[r.Topic][r.Partition]
+			return reset && r.Offset < o.Offset
+		})
+	}
 	if len(records) == 0 {
 		var failed error
 		var recreated []string
@@ -512,7 +535,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// have: what it fetched is settled, not left for the broker to time
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
-	t := &txn{copies: make([]kgo.Record, 0, len(records))}
+	t := &txn{copies: make([]kgo.Record, 0, len(records)), begun: time.Now()}
 	t.done = t.promise
 	t.ctx, t.cancel = afterStop(ctx, b.g.stopTimeout())
 	b.txn = t
@@ -527,6 +550,67 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		out[i] = &ds[i]
 	}
 	return out, nil
+}
+
+// resumeAfterDataLoss undoes what kgo did on finding, it says, that a
+// partition of the input lost records (kgo.ErrDataLoss), where it could
+// not tell where: it moved the partition back to where its reset offset
+// says (kgo.ConsumeResetOffset: a gate's session, at the start), and the
+// gate would judge again, and store again, every record it had stored
+// from there on, each counted twice. A broker that answers that it has
+// no record of the leader epoch the gate consumed at does so (KIP-320;
+// kfake, a leader moved twice with nothing written in between). The
+// group's committed offset says exactly what the gate's transactions
+// stored: the partition resumes there, or at the end of its log if
+// that is lower now (the records past it lost), and never below the
+// offset kgo chose. It returns where the partitions resume, so that the
+// records fetched from below are dropped, or nil if none does.
+func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[string]map[int32]kgo.EpochOffset {
+	var lost []*kgo.ErrDataLoss
+	fs.EachError(func(_ string, _ int32, err error) {
+		if dl, ok := errors.AsType[*kgo.ErrDataLoss](err); ok && dl.ResetTo < dl.ConsumedTo {
+			lost = append(lost, dl)
+		}
+	})
+	if lost == nil {
+		return nil
+	}
+	cl := b.sess.Client()
+	committed := cl.CommittedOffsets()
+	var topics []string
+	for _, dl := range lost {
+		if !slices.Contains(topics, dl.Topic) {
+			topics = append(topics, dl.Topic)
+		}
+	}
+	// The end of a log that lost records may be below the group's
+	// offset: the records past it are gone. Unknown, the group's offset
+	// stands, and a fetch past the end is reset again.
+	ends, _ := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	at := map[string]map[int32]kgo.EpochOffset{}
+	for _, dl := range lost {
+		c, ok := committed[dl.Topic][dl.Partition]
+		if !ok || c.Offset <= dl.ResetTo {
+			continue
+		}
+		offset := c.Offset
+		if end, ok := ends.Lookup(dl.Topic, dl.Partition); ok && end.Err == nil {
+			offset = min(offset, max(end.Offset, dl.ResetTo))
+		}
+		if at[dl.Topic] == nil {
+			at[dl.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		at[dl.Topic][dl.Partition] = kgo.EpochOffset{Epoch: -1, Offset: offset}
+		if b.g.Log != nil {
+			b.g.Log.Warn("the broker says the input lost records; resuming where the group committed, not where kgo reset",
+				"topic", dl.Topic, "partition", dl.Partition, "reset", dl.ResetTo, "resumed", offset)
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	cl.SetOffsets(at)
+	return at
 }
 
 // passMarkers commits the offsets past the transaction markers the
@@ -638,6 +722,14 @@ func (b *broker) Commit(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
+	case err != nil && b.timedOut(t) && fenced(err):
+		// The broker aborted it itself, and fenced the producer, as
+		// it had been open longer than the session's transaction
+		// timeout (a broker slow to answer, say): the gate starts again
+		// on a new session, as it would once fenced, but this is no
+		// sign of another gate using its transactional id.
+		return b.stop(fmt.Errorf("kafka gate: ending a transaction open for %v, past its timeout of %v: %w",
+			time.Since(t.begun).Round(time.Millisecond), b.txnTimeout(), &timedOut{err}))
 	case err != nil:
 		// The transactional producer is fenced or failed: no
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
@@ -681,6 +773,10 @@ func (b *broker) Commit(ctx context.Context) error {
 // fencedAgain of that is taken to share its transactional id with
 // another, which a new session would only fence in turn: it stops.
 func (b *broker) stop(err error) error {
+	if b.g.NewSession != nil && errors.As(err, new(*timedOut)) {
+		b.failed = true
+		return gate.Restart(err)
+	}
 	if b.g.NewSession != nil && fenced(err) {
 		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
 			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
@@ -701,9 +797,36 @@ func (b *broker) stop(err error) error {
 const fencedAgain = time.Minute
 
 // fenced reports whether err says that another producer took the
-// gate's transactional id, or the broker fenced it.
+// gate's transactional id, or the broker fenced it. A broker that
+// ended the transaction itself (KIP-890: an abort answered to the
+// producer's commit, with the epoch it had before the broker bumped it)
+// answers INVALID_TXN_STATE, as it does when another producer took the
+// transactional id and aborted the transaction.
 func fenced(err error) bool {
-	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.InvalidTxnState)
+}
+
+// timedOut wraps the error of a transaction the broker fenced once it
+// had been open past the transaction timeout: its own abort, not
+// another producer's (see broker.stop).
+type timedOut struct{ err error }
+
+func (e *timedOut) Error() string { return e.err.Error() }
+func (e *timedOut) Unwrap() error { return e.err }
+
+// txnTimeout returns the session's transaction timeout
+// (kgo.TransactionTimeout), after which the broker aborts a transaction
+// still open.
+func (b *broker) txnTimeout() time.Duration {
+	timeout, _ := b.sess.Client().OptValue(kgo.TransactionTimeout).(time.Duration)
+	return timeout
+}
+
+// timedOut reports whether t has been open longer than the session's
+// transaction timeout: the broker may have aborted it.
+func (b *broker) timedOut(t *txn) bool {
+	timeout := b.txnTimeout()
+	return timeout > 0 && time.Since(t.begun) >= timeout
 }
 
 // errAborted is the error of a transaction the session aborted (its
@@ -729,14 +852,27 @@ func (b *broker) State(ctx context.Context) gate.State {
 	if ends.Error() != nil {
 		return gate.AcksAwaited
 	}
+	// A partition whose records were all deleted (DeleteRecords, or
+	// retention) has nothing left to read, and nothing the group could
+	// commit past: its start is its end.
+	starts, err := adm.ListStartOffsets(ctx, cl.GetConsumeTopics()...)
+	if err != nil || starts.Error() != nil {
+		return gate.AcksAwaited
+	}
 	committed, err := adm.FetchOffsets(ctx, group)
 	if err != nil || committed.Error() != nil {
 		return gate.AcksAwaited
 	}
 	state := gate.Idle
 	ends.Each(func(end kadm.ListedOffset) {
-		c, ok := committed.Lookup(end.Topic, end.Partition)
-		if end.Offset > 0 && (!ok || c.At < end.Offset) {
+		at := int64(0)
+		if c, ok := committed.Lookup(end.Topic, end.Partition); ok {
+			at = c.At
+		}
+		if start, ok := starts.Lookup(end.Topic, end.Partition); ok {
+			at = max(at, start.Offset)
+		}
+		if at < end.Offset {
 			state = gate.Waiting
 		}
 	})

@@ -482,15 +482,6 @@ func TestGateReadsPartitionsAddedToItsInput(t *testing.T) {
 	resp, err := kadm.NewClient(c.client(t)).CreatePartitions(context.Background(), 3, "in")
 	require.NoError(t, err)
 	require.NoError(t, resp.Error())
-	var records []*kgo.Record
-	for p := int32(3); p < 6; p++ {
-		r := &kgo.Record{Topic: "in", Partition: p, Value: []byte(`{"added":` + strconv.Itoa(int(p)) + `}`)}
-		records = append(records, r)
-		in.invalid = append(in.invalid, r.Value)
-	}
-	require.NoError(t, c.client(t, kgo.RecordPartitioner(kgo.ManualPartitioner())).ProduceSync(context.Background(), records...).FirstErr())
-	c.waitGated(t, cmd)
-	cmd.Signal(t, syscall.SIGTERM)
-	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
-	c.checkAgainstReader(t, in, cmd.Log())
+	c.publishInvalid(t, &in, "added", 3, 4, 5)
+	c.stopGated(t, cmd, in)
 }
