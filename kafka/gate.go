@@ -489,9 +489,13 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	}
 	records := fs.Records()
 	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
+		// Every record of those partitions is dropped, not only those
+		// below where they resume: SetOffsets made that offset the one
+		// the transaction commits for them, and a record above it kept
+		// here would be stored now and fetched, and stored, again.
 		records = slices.DeleteFunc(records, func(r *kgo.Record) bool {
-			o, reset := at[r.Topic][r.Partition]
-			return reset && r.Offset < o.Offset
+			_, reset := at[r.Topic][r.Partition]
+			return reset
 		})
 	}
 	if len(records) == 0 {
@@ -564,7 +568,8 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 // stored: the partition resumes there, or at the end of its log if
 // that is lower now (the records past it lost), and never below the
 // offset kgo chose. It returns where the partitions resume, so that the
-// records fetched from below are dropped, or nil if none does.
+// records fetched from them are dropped, to be fetched again from there,
+// or nil if none does.
 func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[string]map[int32]kgo.EpochOffset {
 	var lost []*kgo.ErrDataLoss
 	fs.EachError(func(_ string, _ int32, err error) {
