@@ -640,11 +640,11 @@ func (b *broker) passMarkers(ctx context.Context) error {
 // headers of a valid message are already those of its copy, as ce
 // found them checking them (ce.WrittenHeader): they are compared once,
 // on the judges' goroutines.
-func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (msg.Message, msg.Identity, error) {
+func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (m msg.Message, id msg.Identity, err error) {
 	d := gd.(*delivery)
 	h := readHeaders(d.r)
 	defer h.release()
-	m, id, err := h.decode(kinds, d.r, ce.Kafka.Judging())
+	m, err = h.decodeInto(kinds, d.r, ce.Kafka.Judging(), &id)
 	d.written = err == nil && h.written
 	return m, id, err
 }
