@@ -368,16 +368,10 @@ func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (m msg.Message, id msg.Iden
 	return m, id, err
 }
 
-// decode is DecodeIdentity through binding b, h being r's headers: for
-// the gate, which holds the record until its copy is stored,
-// ce.Kafka.Judging().
-func (h *readOnly) decode(kinds *msg.Kinds, r *kgo.Record, b ce.Binding) (m msg.Message, id msg.Identity, err error) {
-	m, err = h.decodeInto(kinds, r, b, &id)
-	return m, id, err
-}
-
-// decodeInto is decode, the identity going in *id, the caller's result
-// (not returned, so that it is not copied on the way).
+// decodeInto is DecodeIdentity through binding b (for the gate, which
+// holds the record until its copy is stored, ce.Kafka.Judging()), h being
+// r's headers, the identity going in *id, the caller's result (not
+// returned, so that it is not copied on the way).
 func (h *readOnly) decodeInto(kinds *msg.Kinds, r *kgo.Record, b ce.Binding, id *msg.Identity) (msg.Message, error) {
 	m, err := decodeValue(kinds, r, h, b, id)
 	if err == nil && h.at.others > 0 {
