@@ -443,9 +443,16 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 		return nil
 	}
 	var shadows []*msg.Violation
+	omitted := 0
 	_, err := ce.Kafka.AppendHeaders(nil, id, func(key string, value []byte) {
 		for _, h := range hs {
 			if ce.Kafka.HeaderInOtherCase(h.Key) == key && !bytes.Equal(h.Value, value) {
+				// However many there are, the verdict lists as many
+				// as a decoder lists of a body's, and counts the rest.
+				if len(shadows) == msg.MaxViolations {
+					omitted++
+					continue
+				}
 				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
 					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
 						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
@@ -456,7 +463,7 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 		return err
 	}
 	if shadows != nil {
-		return &msg.Error{Violations: shadows}
+		return &msg.Error{Violations: shadows, Omitted: omitted}
 	}
 	return nil
 }

@@ -1,0 +1,210 @@
+package kafka_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/msg"
+	"github.com/fleetkit/catalogue/schemas"
+)
+
+// validRecord returns the record of the sample's first valid message, as
+// the producer makes it, its headers a copy of their own.
+func validRecord(t *testing.T) *kgo.Record {
+	ms, _ := samples(t)
+	r, err := kafka.Record(inTopic, ms[0], false)
+	require.NoError(t, err)
+	out := &kgo.Record{Topic: r.Topic, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
+	for _, h := range r.Headers {
+		out.Headers = append(out.Headers, kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)})
+	}
+	return out
+}
+
+// withHeader returns a copy of r with the value of every header named key
+// replaced by value, or one added if it has none.
+func withHeader(r *kgo.Record, key string, value []byte) *kgo.Record {
+	out := *r
+	out.Headers = nil
+	found := false
+	for _, h := range r.Headers {
+		if h.Key == key {
+			h.Value, found = value, true
+		}
+		out.Headers = append(out.Headers, h)
+	}
+	if !found {
+		out.Headers = append(out.Headers, kgo.RecordHeader{Key: key, Value: value})
+	}
+	return &out
+}
+
+// checkBoundedVerdict checks that err, the error of decoding a hostile
+// record, says what is wrong in little room: its text and every
+// violation short whatever the record holds, and the verdict of its dead
+// letter, in the least room a gate leaves one (gate.MinLimit), listing at
+// least one violation rather than omitting them all.
+func checkBoundedVerdict(t *testing.T, err error) {
+	t.Helper()
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 32<<10, "the error's text")
+	v := gate.VerdictOf(nil, err)
+	for _, viol := range v.Violations {
+		assert.Less(t, len(viol.Message)+len(viol.Value)+len(viol.Path), 1<<10, "a violation: %.200s", viol.Message)
+	}
+	j, jerr := v.Encode(gate.MinLimit / 2)
+	require.NoError(t, jerr)
+	back, perr := gate.ParseVerdict(j)
+	require.NoError(t, perr)
+	assert.NotEmpty(t, back.Violations, "the dead letter says what is wrong: %s", j)
+}
+
+// A header's value of a mebibyte, in any of the headers ce reads, makes
+// the record invalid with a verdict that quotes only the start of it
+// (found here: ce quoted a header whole, so that the violation was a
+// few mebibytes, escaped, and a dead letter's verdict had no room for it
+// and listed none, saying nothing of what was wrong).
+func TestDecodeQuotesAHugeHeaderShort(t *testing.T) {
+	r := validRecord(t)
+	for _, fill := range []string{"a", "\x00", "\n", "\xff"} {
+		huge := bytes.Repeat([]byte(fill), 1<<20)
+		for _, key := range []string{"content-type", "ce_specversion", "ce_id", "ce_type", "ce_source", "ce_time", "ce_dataschema", "CE_TYPE"} {
+			t.Run(fmt.Sprintf("%s=%q", key, fill), func(t *testing.T) {
+				_, err := kafka.Decode(catalogue.Kinds, withHeader(r, key, huge))
+				checkBoundedVerdict(t, err)
+			})
+		}
+		t.Run(fmt.Sprintf("framed with ce_dataschema=%q", fill), func(t *testing.T) {
+			dev, err := schemas.Lookup("core.device", "1.0")
+			require.NoError(t, err)
+			framed := withHeader(r, "ce_dataschema", huge)
+			framed.Value = append(kafka.AppendFrame(nil, dev.RegistryID), framed.Value...)
+			_, err = kafka.Decode(catalogue.Kinds, framed)
+			checkBoundedVerdict(t, err)
+		})
+	}
+}
+
+// A header of ce's given many times, or named as one in another case
+// many times, makes the record invalid with a verdict of bounded size:
+// at most msg.MaxViolations violations listed, each short, the rest
+// counted.
+func TestDecodeBoundsTheViolationsOfManyHeaders(t *testing.T) {
+	r := validRecord(t)
+	for _, key := range []string{"ce_id", "CE_ID", "Content-Type"} {
+		t.Run(key, func(t *testing.T) {
+			many := *r
+			many.Headers = append([]kgo.RecordHeader(nil), r.Headers...)
+			for i := range 20_000 {
+				many.Headers = append(many.Headers, kgo.RecordHeader{Key: key, Value: fmt.Appendf(nil, "%d%s", i, strings.Repeat("x", 100))})
+			}
+			_, err := kafka.Decode(catalogue.Kinds, &many)
+			checkBoundedVerdict(t, err)
+			var e *msg.Error
+			require.ErrorAs(t, err, &e)
+			assert.LessOrEqual(t, len(e.Violations), msg.MaxViolations+10)
+		})
+	}
+}
+
+// Headers the catalogue does not read, however many, however large, and
+// whatever their names hold (none, bytes that are not UTF-8, controls,
+// line ends), leave a valid message valid: the gate keeps them on the
+// copy as they came.
+func TestDecodeIgnoresOtherHeadersWhateverTheyHold(t *testing.T) {
+	r := validRecord(t)
+	want, err := kafka.Decode(catalogue.Kinds, r)
+	require.NoError(t, err)
+	for name, hs := range map[string][]kgo.RecordHeader{
+		"empty name":            {{Key: "", Value: []byte("x")}},
+		"not UTF-8":             {{Key: "\xff\xfe", Value: []byte("\xff")}},
+		"controls and line end": {{Key: "x\r\nce_type: core.vehicle", Value: []byte("\x1b[2J\n")}},
+		"a mebibyte":            {{Key: strings.Repeat("k", 1<<20), Value: bytes.Repeat([]byte("v"), 1<<20)}},
+		"many":                  slices.Repeat([]kgo.RecordHeader{{Key: "x-many", Value: []byte("1")}}, 50_000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := *r
+			in.Headers = append(append([]kgo.RecordHeader(nil), r.Headers...), hs...)
+			got, err := kafka.Decode(catalogue.Kinds, &in)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// Values and frames that are hostile or odd: each is decoded, without a
+// panic, to the verdict catalogue.Decode gives its body, or to the
+// framing's violation.
+func TestDecodeHostileValues(t *testing.T) {
+	_, lines := samples(t)
+	device := lines[0]
+	veh := ""
+	for _, l := range lines {
+		if m, _ := catalogue.Decode(l); m != nil && m.SchemaName() == "core.vehicle" {
+			veh = string(l)
+			break
+		}
+	}
+	require.NotEmpty(t, veh)
+	vehKind, err := schemas.Lookup("core.vehicle", "1.0")
+	require.NoError(t, err)
+	frame := func(id uint32, body []byte) []byte {
+		return append([]byte{kafka.Magic, byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}, body...)
+	}
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	for _, tc := range []struct {
+		name  string
+		value []byte
+		rule  msg.Rule // the rule broken, "" when the body's verdict is catalogue.Decode's
+		err   error    // the error wrapped instead
+	}{
+		{name: "a frame of 5 bytes and no body", value: frame(uint32(vehKind.RegistryID), nil), rule: msg.RuleSyntax},
+		{name: "a frame with id 0", value: frame(0, device), rule: msg.RuleSyntax},
+		{name: "a frame with a negative id", value: frame(1<<31, device), rule: msg.RuleSyntax},
+		{name: "a frame with id -1", value: frame(math.MaxUint32, device), rule: msg.RuleSyntax},
+		{name: "a frame with the largest id", value: frame(math.MaxInt32, device), err: schemas.ErrUnknown},
+		{name: "a vehicle's id on a device", value: frame(uint32(vehKind.RegistryID), device), rule: msg.RuleHeader},
+		{name: "trailing garbage", value: append(bytes.Clone(device), " garbage"...)},
+		{name: "a second document", value: append(bytes.Clone(device), device...)},
+		{name: "a byte-order mark", value: append([]byte("\xef\xbb\xbf"), device...)},
+		{name: "nesting 100,000 deep", value: []byte(`{"message_type":"core.device","x":` + deep + `}`)},
+		{name: "nesting 100,000 deep, framed", value: frame(uint32(vehKind.RegistryID), []byte(`{"message_type":"core.vehicle","x":`+deep+`}`))},
+		{name: "a bare deep array", value: []byte(deep)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &kgo.Record{Value: tc.value, Key: bytes.Repeat([]byte{0xff}, 1<<20)}
+			m, err := kafka.Decode(catalogue.Kinds, r)
+			switch {
+			case tc.err != nil:
+				assert.Nil(t, m)
+				assert.ErrorIs(t, err, tc.err)
+			case tc.rule != "":
+				assert.Contains(t, rulesOf(err), tc.rule, "%v", err)
+			default:
+				_, body, _, uerr := kafka.Unframe(tc.value)
+				require.NoError(t, uerr)
+				want, wantErr := catalogue.Decode(body)
+				assert.Equal(t, want, m)
+				assert.Equal(t, rulesOf(wantErr), rulesOf(err), "%v", err)
+				assert.Equal(t, wantErr == nil, err == nil, "%v", err)
+				if wantErr != nil && rulesOf(wantErr) == nil {
+					assert.Equal(t, wantErr.Error(), err.Error())
+				}
+			}
+			if err != nil {
+				checkBoundedVerdict(t, err)
+			}
+		})
+	}
+}
