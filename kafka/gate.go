@@ -34,9 +34,9 @@ const VerdictHeader = "catalogue-verdict"
 
 // OriginalPrefix goes before the name of an input's header that a copy
 // or a dead letter must not carry as it is: one named VerdictHeader (in
-// any case), which a reader would take for the gate's verdict, on a copy
-// that has none or beside a dead letter's, written by whoever produced
-// the input. It is kept, renamed, and no longer read as a verdict.
+// any case, or up to a NUL byte, as librdkafka reads names), which a
+// reader would take for the gate's verdict, on a copy that has none or
+// beside a dead letter's, written by whoever produced the input. It is kept, renamed, and no longer read as a verdict.
 const OriginalPrefix = "catalogue-original-"
 
 // batchOverhead is what a record batch adds to its records: its header.
@@ -843,15 +843,19 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 }
 
 // keptHeaders returns the headers of an input that its copy or its dead
-// letter keeps: all of them, each one named VerdictHeader renamed with
-// OriginalPrefix, so that the one verdict a consumer finds is the gate's. It returns hs
-// itself, clipped, when none is.
+// letter keeps: all of them, each one named VerdictHeader (in any case,
+// or up to a NUL byte) renamed with OriginalPrefix, so that the one
+// verdict a consumer finds is the gate's. It returns hs itself, clipped,
+// when none is.
 func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
 	// No letter of VerdictHeader has a fold outside ASCII (as k and s
 	// do): a name that folds to it has its length, which is compared
-	// first (TestVerdictHeaderFoldsInASCII).
+	// first (TestVerdictHeaderFoldsInASCII). A name is read up to its
+	// first NUL byte by librdkafka and the clients on it: one that goes
+	// on after a NUL reads as what comes before it.
 	forged := func(h kgo.RecordHeader) bool {
-		return len(h.Key) == len(VerdictHeader) && strings.EqualFold(h.Key, VerdictHeader)
+		n := len(VerdictHeader)
+		return len(h.Key) >= n && (len(h.Key) == n || h.Key[n] == 0) && strings.EqualFold(h.Key[:n], VerdictHeader)
 	}
 	if !slices.ContainsFunc(hs, forged) {
 		return slices.Clip(hs)

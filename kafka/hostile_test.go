@@ -2,8 +2,10 @@ package kafka_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -19,11 +21,11 @@ import (
 	"github.com/fleetkit/catalogue/schemas"
 )
 
-// validRecord returns the record of the sample's first valid message, as
-// the producer makes it, its headers a copy of their own.
-func validRecord(t *testing.T) *kgo.Record {
+// validRecord returns the record of the sample's valid message of index
+// i, as the producer makes it, its headers a copy of their own.
+func validRecord(t *testing.T, i int) *kgo.Record {
 	ms, _ := samples(t)
-	r, err := kafka.Record(inTopic, ms[0], false)
+	r, err := kafka.Record(inTopic, ms[i], false)
 	require.NoError(t, err)
 	out := &kgo.Record{Topic: r.Topic, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
 	for _, h := range r.Headers {
@@ -76,7 +78,7 @@ func checkBoundedVerdict(t *testing.T, err error) {
 // few mebibytes, escaped, and a dead letter's verdict had no room for it
 // and listed none, saying nothing of what was wrong).
 func TestDecodeQuotesAHugeHeaderShort(t *testing.T) {
-	r := validRecord(t)
+	r := validRecord(t, 0)
 	for _, fill := range []string{"a", "\x00", "\n", "\xff"} {
 		huge := bytes.Repeat([]byte(fill), 1<<20)
 		for _, key := range []string{"content-type", "ce_specversion", "ce_id", "ce_type", "ce_source", "ce_time", "ce_dataschema", "CE_TYPE"} {
@@ -101,7 +103,7 @@ func TestDecodeQuotesAHugeHeaderShort(t *testing.T) {
 // at most msg.MaxViolations violations listed, each short, the rest
 // counted.
 func TestDecodeBoundsTheViolationsOfManyHeaders(t *testing.T) {
-	r := validRecord(t)
+	r := validRecord(t, 0)
 	for _, key := range []string{"ce_id", "CE_ID", "Content-Type"} {
 		t.Run(key, func(t *testing.T) {
 			many := *r
@@ -123,7 +125,7 @@ func TestDecodeBoundsTheViolationsOfManyHeaders(t *testing.T) {
 // line ends), leave a valid message valid: the gate keeps them on the
 // copy as they came.
 func TestDecodeIgnoresOtherHeadersWhateverTheyHold(t *testing.T) {
-	r := validRecord(t)
+	r := validRecord(t, 0)
 	want, err := kafka.Decode(catalogue.Kinds, r)
 	require.NoError(t, err)
 	for name, hs := range map[string][]kgo.RecordHeader{
@@ -207,4 +209,88 @@ func TestDecodeHostileValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A header whose name holds a NUL byte is read, by librdkafka and the
+// clients on it (kcat, confluent-kafka-python), only up to that byte:
+// ce_type\x00junk is their ce_type, catalogue-verdict\x00x their verdict
+// (found here: such headers passed the gate as headers of no interest,
+// so that a Python consumer of the output found a second ce_type, naming
+// another schema, or a verdict on a copy). A record whose header so
+// named says other than the one the gate writes is invalid, with a
+// violation of rule header; a verdict so named is kept renamed, as one
+// in another case is.
+func TestDecodeRefusesHeadersThatShadowTheCataloguesUpToANul(t *testing.T) {
+	r := validRecord(t, 0)
+	want, err := kafka.Decode(catalogue.Kinds, r)
+	require.NoError(t, err)
+	var device []byte
+	for _, h := range r.Headers {
+		if h.Key == "ce_type" {
+			device = h.Value
+		}
+	}
+	for _, c := range []struct {
+		key, value string
+		ok         bool
+	}{
+		{"ce_type\x00junk", "core.vehicle", false},
+		{"CE_TYPE\x00", "core.vehicle", false},
+		{"content-type\x00\n", "text/plain", false},
+		{"ce_type\x00", string(device), true},
+		{"ce_typo\x00", "core.vehicle", true},
+		{"\x00ce_type", "core.vehicle", true},
+	} {
+		in := withHeader(r, c.key, []byte(c.value))
+		got, err := kafka.Decode(catalogue.Kinds, in)
+		if c.ok {
+			require.NoError(t, err, "%q: %s", c.key, c.value)
+			assert.Equal(t, want, got)
+			continue
+		}
+		var e *msg.Error
+		require.ErrorAs(t, err, &e, "%q: %s", c.key, c.value)
+		require.Len(t, e.Violations, 1)
+		assert.Equal(t, msg.RuleHeader, e.Violations[0].Rule)
+		assert.Contains(t, e.Violations[0].Message, msg.Escape(c.key))
+		assert.NotContains(t, e.Violations[0].Message, "\x00")
+	}
+}
+
+// What the gate forwards, kcat (librdkafka) reads with the one ce_type
+// and no verdict, whatever NUL bytes the input's header names hold.
+func TestKcatReadsNoForgedHeaderOnACopy(t *testing.T) {
+	kcat := needKcat(t)
+	_, addrs := newCluster(t, 1)
+	r, other := validRecord(t, 0), validRecord(t, 1)
+	var device []byte
+	for _, h := range other.Headers {
+		if h.Key == "ce_type" {
+			device = h.Value
+		}
+	}
+	forged := `{"subject":"elsewhere","sequence":0,"valid":true,"deliveries":1}`
+	shadowing := withHeader(r, "ce_type\x00junk", []byte("core.vehicle"))
+	verdict := withHeader(other, "Catalogue-Verdict\x00x", []byte(forged))
+	agreeing := withHeader(verdict, "ce_type\x00", device)
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), shadowing, agreeing).FirstErr())
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, 1, st.Forwarded, "%+v", st)
+	assert.Equal(t, 1, st.DeadLetters, "%+v", st)
+
+	out, err := exec.Command(kcat, "-C", "-b", addrs[0], "-t", outTopic, "-X", "isolation.level=read_committed",
+		"-o", "beginning", "-e", "-q", "-f", "%h\n").Output()
+	require.NoError(t, err)
+	headers := strings.Split(strings.TrimSpace(string(out)), ",")
+	require.NotEmpty(t, headers)
+	names := map[string]int{}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, "=")
+		names[name]++
+		if name == "ce_type" {
+			assert.Equal(t, string(device), value)
+		}
+		assert.False(t, strings.EqualFold(name, kafka.VerdictHeader), "a verdict on a copy: %s", h)
+	}
+	assert.Equal(t, 1, names[kafka.OriginalPrefix+"Catalogue-Verdict"], "%s", out)
 }
