@@ -7,8 +7,10 @@ import (
 	"math"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -293,4 +295,100 @@ func TestKcatReadsNoForgedHeaderOnACopy(t *testing.T) {
 		assert.False(t, strings.EqualFold(name, kafka.VerdictHeader), "a verdict on a copy: %s", h)
 	}
 	assert.Equal(t, 1, names[kafka.OriginalPrefix+"Catalogue-Verdict"], "%s", out)
+}
+
+// bombBound is the most a batch of the input may decompress to in the
+// bomb tests, kgo.MaxDecompressBatchBytes of the gate's session: a
+// bound kept small so that a bomb past it is small too.
+const bombBound = 256 << 10
+
+// TestGateDeadLettersABatchThatDecompressesPastItsBound feeds a gate a
+// compression bomb: a batch of a few kilobytes, compressed with each of
+// Kafka's codecs, that decompresses to more than its session may
+// decompress (kgo.MaxDecompressBatchBytes). kgo then stops consuming
+// the partition until told to skip the batch (found here: the gate held
+// the partition hostage for ever, every record behind the bomb waiting,
+// and a gate with UntilIdle never returned). The gate must end it as
+// decision 16 says: one dead letter of rule too_large saying where the
+// batch is and why its records were not read, and the records behind it
+// gated, each once.
+func TestGateDeadLettersABatchThatDecompressesPastItsBound(t *testing.T) {
+	codecs := map[string]kgo.CompressionCodec{"gzip": kgo.GzipCompression(), "zstd": kgo.ZstdCompression(),
+		"lz4": kgo.Lz4Compression(), "snappy": kgo.SnappyCompression()}
+	for name, codec := range codecs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, addrs := newCluster(t, 1)
+			_, lines := samples(t)
+			producer := readerClient(t, addrs, kgo.ProducerBatchCompression(codec), kgo.ProducerBatchMaxBytes(16<<20))
+			ctx := context.Background()
+			produce := func(rs ...*kgo.Record) {
+				require.NoError(t, producer.ProduceSync(ctx, rs...).FirstErr())
+			}
+			valid := func(i int) *kgo.Record {
+				return &kgo.Record{Topic: inTopic, Value: withNewID(t, lines[1]), Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}}
+			}
+			produce(valid(0))
+			// The bomb: records of zeros, four times the bound, in
+			// one batch.
+			var bomb []*kgo.Record
+			for range 4 {
+				bomb = append(bomb, &kgo.Record{Topic: inTopic, Value: make([]byte, bombBound)})
+			}
+			produce(bomb...)
+			produce(valid(1), valid(2))
+
+			st := runUntilIdle(t, addrs, &kafka.Gate{Session: gateSession(t, addrs, kgo.MaxDecompressBatchBytes(bombBound))})
+			assert.Equal(t, 3, st.Forwarded, "%+v", st)
+			assert.Equal(t, 1, st.DeadLetters, "%+v", st)
+
+			out := readAll(t, addrs, 3, outTopic)
+			assert.Len(t, out, 3)
+			dead := readAll(t, addrs, 1, deadTopic)
+			require.Len(t, dead, 1)
+			assert.Empty(t, dead[0].Value)
+			var verdict gate.Verdict
+			for _, h := range dead[0].Headers {
+				if h.Key == kafka.VerdictHeader {
+					var err error
+					verdict, err = gate.ParseVerdict(h.Value)
+					require.NoError(t, err)
+				}
+			}
+			require.Len(t, verdict.Violations, 1, "%+v", verdict)
+			assert.Equal(t, msg.RuleTooLarge, verdict.Violations[0].Rule)
+			assert.Contains(t, verdict.Violations[0].Message, "offsets 1 to 4")
+			assert.Equal(t, gate.Place{Subject: inTopic, Sequence: 1}, verdict.Place)
+		})
+	}
+}
+
+// The copy of a record is stamped with the time the gate produced it,
+// whatever the input's timestamp: none (-1), the epoch, or one far in
+// the future, which a broker may refuse on a record it is given
+// (log.message.timestamp.after.max.ms) and which would then hold the
+// input hostage. Its key and value are the input's, byte for byte. The
+// README says so (what the gate keeps of a record).
+func TestGateStampsCopiesWithItsOwnTime(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	var in []*kgo.Record
+	for i, ts := range []time.Time{time.UnixMilli(-1), time.UnixMilli(0), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
+		r := validRecord(t, i)
+		r.Timestamp = ts
+		in = append(in, r)
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), in...).FirstErr())
+	start := time.Now().Add(-time.Second)
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	end := time.Now().Add(time.Second)
+	require.Equal(t, len(in), st.Forwarded, "%+v", st)
+	out := readAll(t, addrs, len(in), outTopic)
+	require.Len(t, out, len(in))
+	for _, r := range out {
+		assert.True(t, r.Timestamp.After(start) && r.Timestamp.Before(end), "a copy stamped %v", r.Timestamp)
+		assert.False(t, r.Attrs.TimestampType() == 1, "a copy stamped by its broker")
+		i := slices.IndexFunc(in, func(x *kgo.Record) bool { return bytes.Equal(x.Value, r.Value) })
+		require.GreaterOrEqual(t, i, 0, "a copy of no input")
+		assert.Equal(t, in[i].Key, r.Key)
+	}
 }
