@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
@@ -390,5 +391,71 @@ func TestGateStampsCopiesWithItsOwnTime(t *testing.T) {
 		i := slices.IndexFunc(in, func(x *kgo.Record) bool { return bytes.Equal(x.Value, r.Value) })
 		require.GreaterOrEqual(t, i, 0, "a copy of no input")
 		assert.Equal(t, in[i].Key, r.Key)
+	}
+}
+
+// FuzzDecodeRecord decodes whole records, value, key and headers (one
+// a line of hdrs, its name before the first '='): it must not panic, and
+// its verdict must be short whatever the record holds. A record whose
+// value is not framed is judged as catalogue.Decode judges its value when
+// its headers agree with it: with none, or with those ce.Kafka writes
+// for the message.
+func FuzzDecodeRecord(f *testing.F) {
+	_, lines := samples(f)
+	for _, l := range lines {
+		f.Add(l, []byte("key"), []byte(""))
+	}
+	f.Add(lines[0], []byte{0xff}, []byte("ce_type=core.vehicle\nCE_ID=x\nce_type\x00=y"))
+	f.Add(append(kafka.AppendFrame(nil, 1), lines[0]...), []byte(nil), []byte("ce_dataschema=\xff"))
+	f.Add([]byte("\x00\x00\x00"), []byte(nil), []byte("content-type=text/plain\ncontent-type=x"))
+	f.Fuzz(func(t *testing.T, value, key, hdrs []byte) {
+		r := &kgo.Record{Value: value, Key: key}
+		if len(hdrs) > 0 {
+			for line := range bytes.SplitSeq(hdrs, []byte("\n")) {
+				name, v, _ := bytes.Cut(line, []byte("="))
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: string(name), Value: v})
+			}
+		}
+		m, err := kafka.Decode(catalogue.Kinds, r)
+		if err != nil {
+			v := gate.VerdictOf(m, err)
+			if j, jerr := v.Encode(gate.MinLimit / 2); jerr != nil || len(j) > gate.MinLimit/2 {
+				t.Fatalf("a verdict of %d bytes: %v", len(j), jerr)
+			}
+		}
+		if len(value) > 0 && value[0] == kafka.Magic {
+			return
+		}
+		want, wantErr := catalogue.Decode(value)
+		r.Headers = nil
+		got, gotErr := kafka.Decode(catalogue.Kinds, r)
+		sameVerdict(t, value, want, wantErr, got, gotErr)
+		if want == nil {
+			return
+		}
+		if werr := ce.Kafka.Write(kafka.Header{Record: r}, want); werr != nil {
+			return // no headers to write for it (a message_type that is not its schema's)
+		}
+		got, gotErr = kafka.Decode(catalogue.Kinds, r)
+		sameVerdict(t, value, want, wantErr, got, gotErr)
+	})
+}
+
+// sameVerdict fails t unless decoding value as a record gave the message
+// and the error catalogue.Decode gives it.
+func sameVerdict(t *testing.T, value []byte, want msg.Message, wantErr error, got msg.Message, gotErr error) {
+	t.Helper()
+	if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+		t.Fatalf("%q: decoded as a record: %v; by catalogue.Decode: %v", value, gotErr, wantErr)
+	}
+	if (want == nil) != (got == nil) {
+		t.Fatalf("%q: decoded as a record: %v; by catalogue.Decode: %v", value, got, want)
+	}
+	if want != nil {
+		a, _ := want.AppendJSON(nil)
+		b, _ := got.AppendJSON(nil)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%q: decoded as a record: %s; by catalogue.Decode: %s", value, b, a)
+		}
 	}
 }
