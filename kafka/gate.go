@@ -72,7 +72,13 @@ const batchOverhead = 61
 // allows: kgo reads none of its records and stops consuming its
 // partition. The gate dead-letters it as one input, of rule
 // msg.RuleTooLarge, with no body, its verdict's Place its first offset,
-// and commits the partition's offset past it. kgo bounds each batch,
+// and commits the partition's offset past it. kgo goes on reading the
+// partition at once only if it holds an offset for it: the gate polled
+// a record of it, or its group had committed one when the gate was
+// given it. A bomb first in a partition its group never committed is
+// dead-lettered and committed past too, but the records after it are
+// read only once a gate is given the partition anew (started again, or
+// the group rebalanced). kgo bounds each batch,
 // not a fetch: a fetch (kgo.FetchMaxBytes of compressed batches) may
 // hold many batches each just within the bound, so a gate's memory is
 // bounded by what may produce to its input, not by its options alone.
