@@ -779,23 +779,37 @@ func (b *broker) pastBombs(t *txn) context.Context {
 
 // resume has the session consume again the partitions of the batches
 // bombs, which kgo stopped at: past them once their dead letters are
-// committed, else from them, to dead-letter them again.
+// committed; else from them, to dead-letter them again. An abort moves
+// back a partition of which the transaction held records, before them,
+// and kgo consumes it again; one that sits at its bomb is moved to the
+// bomb again, under an unknown leader epoch, as kgo does nothing for an
+// offset it has already. kgo moves only a partition it holds an offset
+// for (see Gate).
 func (b *broker) resume(bombs []*kgo.ErrDecompressTooLarge, committed bool) {
 	if bombs == nil {
 		return
 	}
+	cl := b.sess.Client()
+	known := cl.CommittedOffsets()
 	offsets := map[string]map[int32]kgo.EpochOffset{}
 	for _, bomb := range bombs {
+		at := kgo.EpochOffset{Epoch: bomb.Epoch, Offset: bomb.NextOffset}
+		if !committed {
+			now, ok := known[bomb.Topic][bomb.Partition]
+			if !ok || now.Offset != bomb.Offset {
+				continue // moved back before it by the abort, or not kgo's to move
+			}
+			at = kgo.EpochOffset{Epoch: -1, Offset: bomb.Offset}
+			if now.Epoch == -1 {
+				at.Epoch = bomb.Epoch
+			}
+		}
 		if offsets[bomb.Topic] == nil {
 			offsets[bomb.Topic] = map[int32]kgo.EpochOffset{}
 		}
-		at := kgo.EpochOffset{Epoch: bomb.Epoch, Offset: bomb.Offset}
-		if committed {
-			at.Offset = bomb.NextOffset
-		}
 		offsets[bomb.Topic][bomb.Partition] = at
 	}
-	b.sess.Client().SetOffsets(offsets)
+	cl.SetOffsets(offsets)
 }
 
 // stop returns err, on which the session failed, as the gate is to take

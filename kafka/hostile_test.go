@@ -14,7 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/ce"
@@ -420,4 +423,30 @@ func sameVerdict(t *testing.T, value []byte, want msg.Message, wantErr error, go
 			t.Fatalf("%q: decoded as a record: %s; by catalogue.Decode: %s", value, b, a)
 		}
 	}
+}
+
+// A transaction holding a bomb's dead letter that aborts (its dead
+// letter refused once) leaves the bomb to come again, and it comes (found
+// here: kgo, asked to consume the partition from the offset it already
+// held, the bomb's, did nothing, and the partition stayed stopped for
+// ever): each input ends once, nothing skipped.
+func TestGateDeadLettersABombAgainAfterAnAbort(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	_, lines := samples(t)
+	producer := readerClient(t, addrs, kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ProducerBatchMaxBytes(16<<20))
+	ctx := context.Background()
+	var before []*kgo.Record
+	for i := range 3 {
+		before = append(before, &kgo.Record{Topic: inTopic, Value: withNewID(t, lines[1]), Headers: []kgo.RecordHeader{{Key: keyHeader, Value: []byte(strconv.Itoa(i))}}})
+	}
+	require.NoError(t, producer.ProduceSync(ctx, before...).FirstErr())
+	require.NoError(t, producer.ProduceSync(ctx, &kgo.Record{Topic: inTopic, Value: make([]byte, 2*bombBound)}).FirstErr())
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: deadTopic, Err: kerr.MessageTooLarge})
+
+	st := runUntilIdle(t, addrs, &kafka.Gate{Session: gateSession(t, addrs, kgo.MaxDecompressBatchBytes(bombBound))})
+	assert.Equal(t, 1, fault.Hits(), "the fault was injected")
+	assert.Equal(t, 3, st.Forwarded, "%+v", st)
+	assert.Equal(t, 1, st.DeadLetters, "%+v", st)
+	assert.Len(t, readAll(t, addrs, 3, outTopic), 3)
+	assert.Len(t, readAll(t, addrs, 1, deadTopic), 1)
 }
