@@ -78,10 +78,10 @@ const batchOverhead = 61
 // given it. A bomb first in a partition its group never committed is
 // dead-lettered and committed past too, but the records after it are
 // read only once a gate is given the partition anew (started again, or
-// the group rebalanced). kgo bounds each batch,
-// not a fetch: a fetch (kgo.FetchMaxBytes of compressed batches) may
-// hold many batches each just within the bound, so a gate's memory is
-// bounded by what may produce to its input, not by its options alone.
+// the group rebalanced). kgo bounds each batch, not a fetch: a fetch
+// (kgo.FetchMaxBytes of compressed batches) may hold many batches each
+// just within the bound, so a gate's memory is bounded by what may
+// produce to its input, not by its options alone.
 //
 // A copy keeps its input's key and value, byte for byte, and its
 // headers, with the ce_ ones written; not its partition (the session's
