@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/wire"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -219,11 +220,11 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 	switch {
 	case hs.set&(1<<hDataSchema) != 0:
 		if k = kinds.LookupID(hs.v[hDataSchema]); k == nil {
-			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w with $id %q", b.Prefix, AttrDataSchema, schemas.ErrUnknown, hs.v[hDataSchema])
+			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w with $id %s", b.Prefix, AttrDataSchema, schemas.ErrUnknown, quote(hs.v[hDataSchema]))
 		}
 	case hs.set&(1<<hType) != 0:
 		if k = kinds.Lookup(hs.v[hType], ""); k == nil {
-			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %q", b.Prefix, AttrType, schemas.ErrUnknown, hs.v[hType])
+			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %s", b.Prefix, AttrType, schemas.ErrUnknown, quote(hs.v[hType]))
 		}
 	case !b.judge || !kinds.CanFindKind():
 		m, err := b.decodeAny(kinds, body)
@@ -617,19 +618,28 @@ var unreserved = func() (t [256]bool) {
 }()
 
 // quote returns s as JSON text, a string, as a violation's Value holds
-// it.
-func quote(s string) string {
-	return string(msg.AppendJSONString(nil, s))
-}
+// it: shortened, as the body's values are (wire.Quote), so that a header
+// of a mebibyte gives a violation of a few dozen bytes, which a dead
+// letter's verdict has room for.
+func quote(s string) string { return wire.Quote(s) }
 
-// quoteAll returns values as JSON text: an array of strings.
+// quoteAll returns values as JSON text, an array of strings, shortened
+// as quote shortens one: however many values a header is given, only the
+// first bytes of the first few are read.
 func quoteAll(values []string) string {
 	b := []byte{'['}
 	for i, v := range values {
+		if len(b) > quoteBytes {
+			break
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = msg.AppendJSONString(b, v)
+		// A cut inside a character is past what Shorten keeps.
+		b = msg.AppendJSONString(b, v[:min(len(v), quoteBytes+1)])
 	}
-	return string(append(b, ']'))
+	return wire.Shorten(string(append(b, ']')))
 }
+
+// quoteBytes is more than wire.Shorten keeps of a value.
+const quoteBytes = 64

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"regexp"
 	"runtime"
@@ -34,9 +35,9 @@ const VerdictHeader = "catalogue-verdict"
 
 // OriginalPrefix goes before the name of an input's header that a copy
 // or a dead letter must not carry as it is: one named VerdictHeader (in
-// any case), which a reader would take for the gate's verdict, on a copy
-// that has none or beside a dead letter's, written by whoever produced
-// the input. It is kept, renamed, and no longer read as a verdict.
+// any case, or up to a NUL byte, as librdkafka reads names), which a
+// reader would take for the gate's verdict, on a copy that has none or
+// beside a dead letter's, written by whoever produced the input. It is kept, renamed, and no longer read as a verdict.
 const OriginalPrefix = "catalogue-original-"
 
 // batchOverhead is what a record batch adds to its records: its header.
@@ -63,6 +64,31 @@ const batchOverhead = 61
 // and a dead letter of rule msg.RuleDuplicateID if not; the window is
 // the gate's own (gate.Gate's DuplicateWindow), kept for the partitions
 // it holds, and starts empty when it starts.
+//
+// A batch of the input that decompresses to more than its session's
+// client may decompress of one (kgo.MaxDecompressBatchBytes, 1 GiB
+// unless set; kafka/cmd/gate sets 32 times its -max-record-bytes) is a
+// compression bomb, or a producer's batch far larger than the gate
+// allows: kgo reads none of its records and stops consuming its
+// partition. The gate dead-letters it as one input, of rule
+// msg.RuleTooLarge, with no body, its verdict's Place its first offset,
+// and commits the partition's offset past it. kgo goes on reading the
+// partition at once only if it holds an offset for it: the gate polled
+// a record of it, or its group had committed one when the gate was
+// given it. A bomb first in a partition its group never committed is
+// dead-lettered and committed past too, but the records after it are
+// read only once a gate is given the partition anew (started again, or
+// the group rebalanced). kgo bounds each batch, not a fetch: a fetch
+// (kgo.FetchMaxBytes of compressed batches) may hold many batches each
+// just within the bound, so a gate's memory is bounded by what may
+// produce to its input, not by its options alone.
+//
+// A copy keeps its input's key and value, byte for byte, and its
+// headers, with the ce_ ones written; not its partition (the session's
+// partitioner chooses, by key) nor its timestamp: a copy is stamped
+// with the time the gate produced it, as a broker would refuse one
+// stamped far in the future (log.message.timestamp.after.max.ms) and
+// so hold the input hostage.
 //
 // A retry, on Kafka, is a batch aborted: its records come again, after
 // a back-off that grows while batches keep aborting (gate.Backoff), each
@@ -299,6 +325,12 @@ type txn struct {
 
 	mu     sync.Mutex
 	failed error // the first record that could not be produced, or a retry asked for
+
+	// bombs are the batches of the input, dead-lettered in this
+	// transaction, that decompress past the session's bound (see
+	// decompressBomb): the transaction commits their partitions' offsets
+	// past them.
+	bombs []*kgo.ErrDecompressTooLarge
 }
 
 // errRetry is the error of a batch aborted because the gate left one of
@@ -327,6 +359,10 @@ type delivery struct {
 	// written says that r's headers are those its copy carries: judging
 	// found each one ce.Kafka writes once, with the value it writes.
 	written bool
+	// bomb, if not nil, says that d is no record but a batch whose
+	// records were not read: it decompresses past the session's bound.
+	// r is then only its place, its first offset.
+	bomb *kgo.ErrDecompressTooLarge
 }
 
 func (d *delivery) Header() ce.Header  { return Header{Record: d.r} }
@@ -498,7 +534,13 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 			return reset
 		})
 	}
-	if len(records) == 0 {
+	var bombs []*kgo.ErrDecompressTooLarge
+	fs.EachError(func(_ string, _ int32, err error) {
+		if bomb, ok := errors.AsType[*kgo.ErrDecompressTooLarge](err); ok {
+			bombs = append(bombs, bomb)
+		}
+	})
+	if len(records) == 0 && len(bombs) == 0 {
 		var failed error
 		var recreated []string
 		fs.EachError(func(topic string, p int32, err error) {
@@ -529,7 +571,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// commits past them.
 	polled := len(records)
 	records = slices.DeleteFunc(records, func(r *kgo.Record) bool { return r.Attrs.IsControl() })
-	if len(records) == 0 && polled > 0 {
+	if len(records) == 0 && polled > 0 && len(bombs) == 0 {
 		return nil, b.passMarkers(ctx)
 	}
 	if err := b.sess.Begin(); err != nil {
@@ -539,12 +581,12 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	// have: what it fetched is settled, not left for the broker to time
 	// out; but within StopTimeout, as a broker gone could make it wait
 	// for ever.
-	t := &txn{copies: make([]kgo.Record, 0, len(records)), begun: time.Now()}
+	t := &txn{copies: make([]kgo.Record, 0, len(records)), begun: time.Now(), bombs: bombs}
 	t.done = t.promise
 	t.ctx, t.cancel = afterStop(ctx, b.g.stopTimeout())
 	b.txn = t
-	ds := make([]delivery, len(records))
-	out := make([]gate.Delivery, len(records))
+	ds := make([]delivery, len(records), len(records)+len(bombs))
+	out := make([]gate.Delivery, len(records), len(records)+len(bombs))
 	for i, r := range records {
 		_, body, _, err := Unframe(r.Value)
 		if err != nil {
@@ -552,6 +594,10 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		}
 		ds[i] = delivery{r: r, body: body, txn: t}
 		out[i] = &ds[i]
+	}
+	for _, bomb := range bombs {
+		ds = append(ds, delivery{r: &kgo.Record{Topic: bomb.Topic, Partition: bomb.Partition, Offset: bomb.Offset}, txn: t, bomb: bomb})
+		out = append(out, &ds[len(ds)-1])
 	}
 	return out, nil
 }
@@ -618,6 +664,20 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 	return at
 }
 
+// decompressBomb returns the verdict's violation of a batch of the input
+// that decompresses to more than the session's client may decompress
+// (kgo.MaxDecompressBatchBytes): kgo reads none of its records, and
+// stops consuming its partition until told to skip it. A gate would
+// otherwise hold the partition hostage; it dead-letters the batch
+// instead, as one input, with no body, and its transaction commits the
+// partition's offset past it (see Commit).
+func (b *broker) decompressBomb(bomb *kgo.ErrDecompressTooLarge) error {
+	bound, _ := b.sess.Client().OptValue(kgo.MaxDecompressBatchBytes).(int)
+	return &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleTooLarge,
+		Message: fmt.Sprintf("the record batch at offsets %d to %d decompresses to more than the %d bytes the gate may decompress of one (kgo.MaxDecompressBatchBytes): its records are not read",
+			bomb.Offset, bomb.NextOffset-1, bound)}}}
+}
+
 // passMarkers commits the offsets past the transaction markers the
 // session polled with no record, in a transaction of their own: the
 // gate core is given no message to commit them with.
@@ -642,6 +702,9 @@ func (b *broker) passMarkers(ctx context.Context) error {
 // on the judges' goroutines.
 func (b *broker) DecodeIdentity(kinds *msg.Kinds, gd gate.Delivery) (m msg.Message, id msg.Identity, err error) {
 	d := gd.(*delivery)
+	if d.bomb != nil {
+		return nil, msg.Identity{}, b.decompressBomb(d.bomb)
+	}
 	h := readHeaders(d.r)
 	defer h.release()
 	m, err = h.decodeInto(kinds, d.r, ce.Kafka.Judging(), &id)
@@ -723,7 +786,12 @@ func (b *broker) Commit(ctx context.Context) error {
 	t.mu.Lock()
 	commit := t.failed == nil
 	t.mu.Unlock()
-	committed, err := b.sess.End(t.ctx, kgo.TransactionEndTry(commit))
+	end := t.ctx
+	if commit && t.bombs != nil {
+		end = b.pastBombs(t)
+	}
+	committed, err := b.sess.End(end, kgo.TransactionEndTry(commit))
+	b.resume(t.bombs, err == nil && committed)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -765,6 +833,80 @@ func (b *broker) Commit(ctx context.Context) error {
 	}
 	b.aborted = 0
 	return nil
+}
+
+// pastBombs returns the context of ending t, whose batches t.bombs are
+// dead-lettered: its offset commit moves each one's partition past it,
+// where the session would commit only the offsets of the records it
+// polled.
+func (b *broker) pastBombs(t *txn) context.Context {
+	ids := map[string][16]byte{}
+	for _, bomb := range t.bombs {
+		ids[bomb.Topic] = [16]byte{}
+	}
+	if topics, err := kadm.NewClient(b.sess.Client()).ListTopics(t.ctx, slices.Collect(maps.Keys(ids))...); err == nil {
+		for name, td := range topics {
+			ids[name] = td.ID
+		}
+	}
+	return kgo.PreTxnCommitFnContext(t.ctx, func(req *kmsg.TxnOffsetCommitRequest) error {
+		for _, bomb := range t.bombs {
+			i := slices.IndexFunc(req.Topics, func(rt kmsg.TxnOffsetCommitRequestTopic) bool { return rt.Topic == bomb.Topic })
+			if i < 0 {
+				rt := kmsg.NewTxnOffsetCommitRequestTopic()
+				rt.Topic, rt.TopicID = bomb.Topic, ids[bomb.Topic]
+				req.Topics = append(req.Topics, rt)
+				i = len(req.Topics) - 1
+			}
+			rt := &req.Topics[i]
+			j := slices.IndexFunc(rt.Partitions, func(p kmsg.TxnOffsetCommitRequestTopicPartition) bool { return p.Partition == bomb.Partition })
+			if j < 0 {
+				p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+				p.Partition, p.Metadata = bomb.Partition, &req.MemberID
+				rt.Partitions = append(rt.Partitions, p)
+				j = len(rt.Partitions) - 1
+			}
+			// The bomb follows every record of its partition polled
+			// with it: kgo stops before it.
+			rt.Partitions[j].Offset, rt.Partitions[j].LeaderEpoch = bomb.NextOffset, bomb.Epoch
+		}
+		return nil
+	})
+}
+
+// resume has the session consume again the partitions of the batches
+// bombs, which kgo stopped at: past them once their dead letters are
+// committed; else from them, to dead-letter them again. An abort moves
+// back a partition of which the transaction held records, before them,
+// and kgo consumes it again; one that sits at its bomb is moved to the
+// bomb again, under an unknown leader epoch, as kgo does nothing for an
+// offset it has already. kgo moves only a partition it holds an offset
+// for (see Gate).
+func (b *broker) resume(bombs []*kgo.ErrDecompressTooLarge, committed bool) {
+	if bombs == nil {
+		return
+	}
+	cl := b.sess.Client()
+	known := cl.CommittedOffsets()
+	offsets := map[string]map[int32]kgo.EpochOffset{}
+	for _, bomb := range bombs {
+		at := kgo.EpochOffset{Epoch: bomb.Epoch, Offset: bomb.NextOffset}
+		if !committed {
+			now, ok := known[bomb.Topic][bomb.Partition]
+			if !ok || now.Offset != bomb.Offset {
+				continue // moved back before it by the abort, or not kgo's to move
+			}
+			at = kgo.EpochOffset{Epoch: -1, Offset: bomb.Offset}
+			if now.Epoch == -1 {
+				at.Epoch = bomb.Epoch
+			}
+		}
+		if offsets[bomb.Topic] == nil {
+			offsets[bomb.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		offsets[bomb.Topic][bomb.Partition] = at
+	}
+	cl.SetOffsets(offsets)
 }
 
 // stop returns err, on which the session failed, as the gate is to take
@@ -984,15 +1126,19 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 }
 
 // keptHeaders returns the headers of an input that its copy or its dead
-// letter keeps: all of them, each one named VerdictHeader renamed with
-// OriginalPrefix, so that the one verdict a consumer finds is the gate's. It returns hs
-// itself, clipped, when none is.
+// letter keeps: all of them, each one named VerdictHeader (in any case,
+// or up to a NUL byte) renamed with OriginalPrefix, so that the one
+// verdict a consumer finds is the gate's. It returns hs itself, clipped,
+// when none is.
 func keptHeaders(hs []kgo.RecordHeader) []kgo.RecordHeader {
 	// No letter of VerdictHeader has a fold outside ASCII (as k and s
 	// do): a name that folds to it has its length, which is compared
-	// first (TestVerdictHeaderFoldsInASCII).
+	// first (TestVerdictHeaderFoldsInASCII). A name is read up to its
+	// first NUL byte by librdkafka and the clients on it: one that goes
+	// on after a NUL reads as what comes before it.
 	forged := func(h kgo.RecordHeader) bool {
-		return len(h.Key) == len(VerdictHeader) && strings.EqualFold(h.Key, VerdictHeader)
+		n := len(VerdictHeader)
+		return len(h.Key) >= n && (len(h.Key) == n || h.Key[n] == 0) && strings.EqualFold(h.Key[:n], VerdictHeader)
 	}
 	if !slices.ContainsFunc(hs, forged) {
 		return slices.Clip(hs)

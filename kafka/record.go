@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -441,23 +442,33 @@ func dataSchemaKey() string {
 }
 
 // shadowed returns the violations (msg.RuleHeader) of the headers of hs
-// named as one of those ce.Kafka reads and writes but in another case
-// (CE_TYPE, Content-Type) that do not say what that one says for the
-// message of identity id: a consumer that reads header names in any case
-// would read them, and a gate's copy would carry them beside its own.
-// Such a header is rare: the headers are written for id only when there
-// is one.
+// that a consumer could read as one of those ce.Kafka reads and writes
+// (see shadowName: CE_TYPE, Content-Type, ce_type\x00junk) and that do
+// not say what that one says for the message of identity id: a gate's
+// copy would carry them beside its own. Such a header is rare: the
+// headers are written for id only when there is one.
 func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 	// The usual names are found by ceName's switch, without the search.
-	if !slices.ContainsFunc(hs, func(h kgo.RecordHeader) bool { return ceName(h.Key) < 0 && ce.Kafka.HeaderInOtherCase(h.Key) != "" }) {
+	if !slices.ContainsFunc(hs, func(h kgo.RecordHeader) bool { return ceName(h.Key) < 0 && shadowName(h.Key) != "" }) {
 		return nil
 	}
 	var shadows []*msg.Violation
+	omitted := 0
 	_, err := ce.Kafka.AppendHeaders(nil, id, func(key string, value []byte) {
 		for _, h := range hs {
-			if ce.Kafka.HeaderInOtherCase(h.Key) == key && !bytes.Equal(h.Value, value) {
+			if shadowName(h.Key) == key && !bytes.Equal(h.Value, value) {
+				// However many there are, the verdict lists as many
+				// as a decoder lists of a body's, and counts the rest.
+				if len(shadows) == msg.MaxViolations {
+					omitted++
+					continue
+				}
+				how := "differs from %s only in case"
+				if strings.IndexByte(h.Key, 0) >= 0 {
+					how = "is %s up to a NUL byte"
+				}
 				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
-					Message: fmt.Sprintf("header %s differs from %s only in case, and says %s, not %s: a consumer that reads header names in any case would read it",
+					Message: fmt.Sprintf("header %s "+how+", and says %s, not %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
 						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
 			}
 		}
@@ -466,9 +477,23 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 		return err
 	}
 	if shadows != nil {
-		return &msg.Error{Violations: shadows}
+		return &msg.Error{Violations: shadows, Omitted: omitted}
 	}
 	return nil
+}
+
+// shadowName returns the name of the header ce.Kafka reads and writes
+// that key, another name, would be read as by a consumer that reads
+// header names in any case (CE_TYPE for ce_type), or only up to their
+// first NUL byte, as librdkafka and the clients on it (kcat,
+// confluent-kafka-python) do (ce_type\x00junk); "" for none.
+func shadowName(key string) string {
+	if i := strings.IndexByte(key, 0); i >= 0 {
+		if key = key[:i]; ceName(key) >= 0 {
+			return key
+		}
+	}
+	return ce.Kafka.HeaderInOtherCase(key)
 }
 
 // maxQuoted is the most of a header's value a violation quotes: a

@@ -297,8 +297,10 @@ func returned(t *testing.T, m msg.Message, id msg.Identity, err error) string {
 }
 
 // A consumer decodes as the gate judges: a header named as one of the
-// ce_ headers in another case must say what that one says, or the record
-// is invalid, with a violation of rule header; one that agrees is kept.
+// ce_ headers in another case, or up to a NUL byte (as librdkafka reads
+// a header's name: see TestKcatReadsNoForgedHeaderOnACopy), must say
+// what that one says, or the record is invalid, with a violation of
+// rule header; one that agrees is kept.
 func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
 	ms, _ := samples(t)
 	m := ms[0]
@@ -314,6 +316,12 @@ func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
 		{"Content-Type", "text/plain", false},
 		{"CE_TYPE", id.Kind.Name, true},
 		{"X-Other", "anything", true},
+		{"ce_type\x00junk", "core.vehicle", false},
+		{"CE_TYPE\x00", "core.vehicle", false},
+		{"content-type\x00\n", "text/plain", false},
+		{"ce_type\x00", id.Kind.Name, true},
+		{"ce_typo\x00", "core.vehicle", true},
+		{"\x00ce_type", "core.vehicle", true},
 	} {
 		shadowed := *r
 		shadowed.Headers = append(slices.Clip(r.Headers), kgo.RecordHeader{Key: c.key, Value: []byte(c.value)})
@@ -327,6 +335,7 @@ func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
 		require.ErrorAs(t, err, &e, "%s: %s", c.key, c.value)
 		require.Len(t, e.Violations, 1)
 		assert.Equal(t, msg.RuleHeader, e.Violations[0].Rule)
-		assert.Contains(t, e.Violations[0].Message, c.key)
+		assert.Contains(t, e.Violations[0].Message, msg.Escape(c.key))
+		assert.NotContains(t, e.Violations[0].Message, "\x00")
 	}
 }

@@ -99,6 +99,11 @@ type options struct {
 // (1,048,588).
 const defaultMaxBytes = 1_000_012
 
+// decompressFactor is how many times -max-record-bytes a batch of the
+// input may decompress to: more than a producer's batch of JSON
+// compresses by, far less than a compression bomb.
+const decompressFactor = 32
+
 // maxSessionTimeout is the longest session timeout Kafka's protocol
 // carries: milliseconds in 32 bits. Brokers allow far less (30 minutes
 // by default, group.max.session.timeout.ms), and say so.
@@ -255,6 +260,10 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// The transaction markers, which its offsets must pass.
 		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
+		// A batch of the input decompresses to at most this, not
+		// kgo's 1 GiB: one past it (a compression bomb) is
+		// dead-lettered unread.
+		kgo.MaxDecompressBatchBytes(decompressFactor*o.maxBytes),
 		kgo.WithHooks(links),
 	)
 }
