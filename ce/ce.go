@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetkit/catalogue/internal/format"
-	"github.com/fleetkit/catalogue/internal/wire"
+	"github.com/fleetkit/catalogue/internal/short"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -618,10 +618,10 @@ var unreserved = func() (t [256]bool) {
 }()
 
 // quote returns s as JSON text, a string, as a violation's Value holds
-// it: shortened, as the body's values are (wire.Quote), so that a header
+// it: shortened, as the body's values are (short.Quote), so that a header
 // of a mebibyte gives a violation of a few dozen bytes, which a dead
 // letter's verdict has room for.
-func quote(s string) string { return wire.Quote(s) }
+func quote(s string) string { return short.Quote(s) }
 
 // quoteAll returns values as JSON text, an array of strings, shortened
 // as quote shortens one: however many values a header is given, only the
@@ -638,8 +638,8 @@ func quoteAll(values []string) string {
 		// A cut inside a character is past what Shorten keeps.
 		b = msg.AppendJSONString(b, v[:min(len(v), quoteBytes+1)])
 	}
-	return wire.Shorten(string(append(b, ']')))
+	return short.String(string(append(b, ']')))
 }
 
-// quoteBytes is more than wire.Shorten keeps of a value.
+// quoteBytes is more than short.String keeps of a value.
 const quoteBytes = 64

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/internal/jsontext"
+	"github.com/fleetkit/catalogue/internal/short"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/object"
 	"github.com/google/uuid"
@@ -183,54 +184,21 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return keys
 }
 
-// Quote returns s as a JSON string, for the Value of a violation, as
-// msg.AppendJSONString writes it: a byte that is not UTF-8 as \ufffd, so
-// that the Value is always JSON text. A long s is shortened as Shorten
-// shortens JSON text: its first bytes, quoted, and an ellipsis where the
-// rest and the closing quote would be.
-func Quote(s string) string {
-	if len(s) <= shortLen {
-		return string(msg.AppendJSONString(nil, s))
-	}
-	b := msg.AppendJSONString(nil, s[:cut(s, shortLen)])
-	return string(append(b[:len(b)-1], "…"...))
-}
+// Quote returns s as a JSON string, for the Value of a violation,
+// shortened if long (see short.Quote).
+func Quote(s string) string { return short.Quote(s) }
 
 // shortLen is how many bytes of a value or a member name a violation
-// shows at most: enough to recognise it, and little enough that a report
-// of msg.MaxViolations violations stays small however long the values.
-const shortLen = 64
+// shows at most (short.Len).
+const shortLen = short.Len
 
 // Shorten cuts s to at most 64 bytes, on a character boundary, marking the
 // cut with an ellipsis.
-func Shorten(s string) string {
-	if len(s) <= shortLen {
-		return s
-	}
-	return s[:cut(s, shortLen)] + "…"
-}
+func Shorten(s string) string { return short.String(s) }
 
 // ShortenBytes is Shorten(string(b)), without copying more of b than it
 // keeps.
-func ShortenBytes(b []byte) string {
-	if len(b) <= shortLen {
-		return string(b)
-	}
-	return string(b[:cut(string(b), shortLen)]) + "…" // string(b) here is not copied
-}
-
-// cut returns where to cut s, long as it is, to at most max bytes: on a
-// character boundary, if one is near.
-func cut(s string, max int) int {
-	n := max
-	for n > max-utf8.UTFMax && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	if !utf8.RuneStart(s[n]) {
-		return max // not UTF-8: any place will do
-	}
-	return n
-}
+func ShortenBytes(b []byte) string { return short.Bytes(b) }
 
 // PathToken returns a member name as it is shown in the path of a
 // violation: a JSON Pointer reference token, shortened like Shorten if the
