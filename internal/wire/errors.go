@@ -329,13 +329,20 @@ func (e *Errors) Member(base, name, key string, raw []byte, declared func(string
 		e.Add(base, name+"/"+PathToken(key), msg.RuleDuplicate, Quote(key),
 			"member is declared by the schema and cannot also be an extra member")
 	}
+	e.rawJSON(base, name+"/"+PathToken(key), raw)
+}
+
+// rawJSON checks that raw, a value built by hand at base+path, is one
+// JSON value as a message may hold it. A repeated member name is rule
+// duplicate at the repeated member, as decoding reports it; anything
+// else is rule syntax at the value.
+func (e *Errors) rawJSON(base, path string, raw []byte) {
 	switch off, reason, cause := jsontext.CheckCause(raw); {
 	case cause == jsontext.CauseDuplicate:
-		// At the repeated member, as the decoder reports it.
-		e.Add(base, name+"/"+PathToken(key)+jsontext.PointerTo(raw, off, PathToken), msg.RuleDuplicate, ShortenBytes(raw),
+		e.Add(base, path+jsontext.PointerTo(raw, off, PathToken), msg.RuleDuplicate, ShortenBytes(raw),
 			reason+" at byte offset "+strconv.Itoa(off)+" of the value")
 	case reason != "":
-		e.Add(base, name+"/"+PathToken(key), msg.RuleSyntax, ShortenBytes(raw),
+		e.Add(base, path, msg.RuleSyntax, ShortenBytes(raw),
 			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
 	}
 }

@@ -55,10 +55,7 @@ func (e *Encoder) RawArray(list []json.RawMessage) {
 // a Go value built by hand may not be.
 func (e *Errors) RawItems(base, name string, list []json.RawMessage) {
 	for i, raw := range list {
-		if off, reason := Check(raw); reason != "" {
-			e.Add(base, name+"/"+strconv.Itoa(i), msg.RuleSyntax, ShortenBytes(raw),
-				"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
-		}
+		e.rawJSON(base, name+"/"+strconv.Itoa(i), raw)
 	}
 }
 
@@ -327,10 +324,7 @@ func (d *Decoder) AnyValue(base, name string) (json.RawMessage, bool) {
 
 // RawValue checks that raw, a member's value built by hand, is JSON.
 func (e *Errors) RawValue(base, name string, raw json.RawMessage) {
-	if off, reason := Check(raw); reason != "" {
-		e.Add(base, name, msg.RuleSyntax, ShortenBytes(raw),
-			"not a JSON value: "+reason+" at byte offset "+strconv.Itoa(off))
-	}
+	e.rawJSON(base, name, raw)
 }
 
 // Additional records that the member key of the object at base is one
