@@ -134,11 +134,17 @@ type Gate struct {
 	// minute (by a broker that aborted its transaction itself, as one
 	// back from a crash may), or fenced at the end of a transaction open
 	// longer than the session's kgo.TransactionTimeout, which the broker
-	// aborted as timed out, closing each when done with it. A session
+	// aborted as timed out, or told that the brokers lost the state of
+	// its producer (UNKNOWN_PRODUCER_ID, or OUT_OF_ORDER_SEQUENCE_NUMBER
+	// from a broker before KIP-890), closing each when done with it. A session
 	// that failed cannot begin another transaction; the new one aborts
 	// the transaction it left open, whose records come again, and the
 	// gate goes on with its duplicate window and its totals. With no
-	// NewSession, Run returns such an error.
+	// NewSession, Run returns such an error. The first session aborts
+	// too any transaction its transactional id left open (a gate killed,
+	// or refused the end of its transaction): its group's offsets
+	// written in that transaction would otherwise hold the gate's
+	// consumer, in silence, until the broker timed the transaction out.
 	NewSession func() (*kgo.GroupTransactSession, error)
 	// Output and DeadLetters are the topics valid messages and dead
 	// letters go to. Both must exist, and neither may be consumed by the
@@ -232,8 +238,9 @@ func closeWithin(sess *kgo.GroupTransactSession, grace time.Duration) {
 	}
 }
 
-// abortOpen aborts the transaction the gate's last session left open,
-// by initializing a producer with its transactional id, as the session's
+// abortOpen aborts the transaction the gate's last session, or a gate
+// before it with its transactional id, left open, by initializing a
+// producer with that transactional id, as the session's
 // own producer would only once it produces: until then its consumer
 // would wait for the open transaction's offsets to be settled, which the
 // broker does only when the transaction times out.
@@ -389,12 +396,15 @@ func (b *broker) Start(ctx context.Context) error {
 		if err != nil {
 			return gate.Fatal(fmt.Errorf("kafka gate: making a session: %w", err))
 		}
-		b.abort = b.sess != nil
+		// Its first session too: a gate before it with its
+		// transactional id (killed, or refused the end of its
+		// transaction) may have left one open.
+		b.abort = true
 		b.sess, b.failed = sess, false
 	}
 	if b.abort {
 		if err := abortOpen(ctx, b.sess.Client()); err != nil {
-			err = fmt.Errorf("aborting the transaction the session before left open: %w", err)
+			err = fmt.Errorf("aborting the transaction its transactional id left open: %w", err)
 			if transient(err) || ctx.Err() != nil {
 				return err // waited out
 			}
@@ -415,7 +425,15 @@ func (b *broker) Start(ctx context.Context) error {
 	if by, ok := consumes(cl, g.DeadLetters); ok {
 		return fmt.Errorf("%w: it consumes its dead-letter topic %q%s: it would judge its own dead letters", gate.ErrRefused, g.DeadLetters, by)
 	}
-	topics, err := kadm.NewClient(cl).ListTopics(ctx, g.Output, g.DeadLetters)
+	adm := kadm.NewClient(cl)
+	topics, err := adm.ListTopics(ctx, g.Output, g.DeadLetters)
+	if refusedForGood(err) {
+		which := g.Output
+		if _, err := adm.ListTopics(ctx, g.Output); err == nil {
+			which = g.DeadLetters
+		}
+		return fmt.Errorf("%w: the brokers refuse it its topic %q: %w", gate.ErrRefused, which, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot reach the broker: %w", err)
 	}
@@ -424,7 +442,7 @@ func (b *broker) Start(ctx context.Context) error {
 			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 		}
 	}
-	return b.fitsTopics(ctx, kadm.NewClient(cl))
+	return b.fitsTopics(ctx, adm)
 }
 
 // consumes reports whether cl consumes topic, as its options say: named
@@ -820,6 +838,12 @@ func (b *broker) Commit(ctx context.Context) error {
 		// would refuse every record for one made again.
 		b.sess.Client().PurgeTopicsFromClient(b.g.Output, b.g.DeadLetters)
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
+	case errors.Is(t.failed, kerr.MessageTooLarge) || errors.Is(t.failed, kerr.RecordListTooLarge):
+		// A batch larger than its topic stores: the topic's limit
+		// (max.message.bytes) lowered since Start checked it, which
+		// checks it again, and refuses to go on below the batches its
+		// client makes, rather than read its records again for ever.
+		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
 		// Its records come again after a back-off, growing while
 		// transactions keep aborting: a broker that refuses them for a
@@ -932,11 +956,20 @@ func (b *broker) stop(err error) error {
 		b.failed = true
 		return gate.Restart(err)
 	}
-	if b.g.NewSession != nil && transient(err) {
+	if b.g.NewSession != nil && (transient(err) || lostProducer(err)) {
 		b.failed = true
 		return gate.Restart(err)
 	}
 	return gate.Fatal(err)
+}
+
+// lostProducer reports whether err says that the brokers lost the
+// state of the session's producer (UNKNOWN_PRODUCER_ID; on a broker
+// before KIP-890, OUT_OF_ORDER_SEQUENCE_NUMBER, after which kgo's
+// producer fails for good): a new session, with a new producer, goes
+// on.
+func lostProducer(err error) bool {
+	return errors.Is(err, kerr.UnknownProducerID) || errors.Is(err, kerr.OutOfOrderSequenceNumber)
 }
 
 // fencedAgain is how long after being fenced a gate that is fenced again

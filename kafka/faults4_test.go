@@ -1,0 +1,166 @@
+package kafka_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// TestGateAbortsTheTransactionItsIDLeftOpen stops a gate whose brokers
+// refuse the end of its transaction (TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+// on EndTxn, an ACL taken away), after its offsets were sent in it: the
+// gate stops, saying why, and its transaction is left open. Once the
+// right is given back, a gate started again with the same transactional
+// id (as kafka/cmd/gate's doc advises, to fence at once what its
+// predecessor left open) must go on at once (found so: its consumer
+// waited, in silence, for the offsets of the transaction left open to
+// be settled, which the broker does only when it times out the
+// transaction, a minute here, as the gate's producer, which would have
+// aborted it, starts only once it has records), and a read_committed
+// reader find every input once.
+func TestGateAbortsTheTransactionItsIDLeftOpen(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 200)
+	newSession := func() (*kgo.GroupTransactSession, error) {
+		return gateSession(t, addrs, kgo.TransactionTimeout(time.Minute)), nil
+	}
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Err: kerr.TransactionalIDAuthorizationFailed, TopLevel: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := (&kafka.Gate{NewSession: newSession, Output: outTopic, DeadLetters: deadTopic, Batch: 50, UntilIdle: true}).Run(ctx)
+	require.ErrorIs(t, err, kerr.TransactionalIDAuthorizationFailed, "%+v", st)
+	require.Equal(t, 1, fault.Hits())
+	assert.Zero(t, st.Messages, "nothing stored")
+
+	st, err = (&kafka.Gate{NewSession: newSession, Output: outTopic, DeadLetters: deadTopic, Batch: 50, UntilIdle: true,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}).Run(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the gate started again waited for the transaction left open to time out: %+v", st)
+	assert.Equal(t, 200, st.Messages, "%+v", st)
+	checkExactlyOnce(t, addrs, valid)
+}
+
+// TestGateStopsWhenItMayNotSeeItsTopics has the brokers refuse the gate
+// the right to describe its output or dead-letter topic
+// (TOPIC_AUTHORIZATION_FAILED on Metadata: an ACL missing). Found so:
+// the gate took it for a broker out of reach, and tried again for ever,
+// logging "cannot reach the broker". It must refuse to start, naming
+// the topic refused.
+func TestGateStopsWhenItMayNotSeeItsTopics(t *testing.T) {
+	for _, topic := range []string{outTopic, deadTopic} {
+		t.Run(topic, func(t *testing.T) {
+			c, addrs := newCluster(t, 1)
+			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Metadata}, Topic: topic, Err: kerr.TopicAuthorizationFailed, Count: -1})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+			require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
+			assert.ErrorIs(t, err, kerr.TopicAuthorizationFailed)
+			assert.ErrorContains(t, err, `"`+topic+`"`)
+			assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+		})
+	}
+}
+
+// TestGateStopsWhenItsTopicStoresLessThanItSized lowers the output's
+// max.message.bytes under a running gate (AlterConfigs), below the
+// batches its client makes: the broker refuses every batch of copies
+// (MESSAGE_TOO_LARGE), though each copy fits the limit the gate sized
+// it for. Found so: the gate aborted and read its batch again, with
+// back-off, for ever. As at start (TestGateRefusesABatchLargerThanItsTopicsStore),
+// it must stop, refused, saying which topic stores how little; nothing
+// is lost: once the limit is raised again, a gate stores every input
+// once.
+func TestGateStopsWhenItsTopicStoresLessThanItSized(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	valid := produceInput(t, addrs, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	progress := make(chan gate.Stats, 100)
+	sess := gateSession(t, addrs)
+	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 50,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { progress <- s }}
+	type result struct {
+		st  gate.Stats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := g.Run(ctx)
+		done <- result{st, err}
+	}()
+	for st := range progress {
+		if st.Messages == 100 {
+			break
+		}
+	}
+	alterTopic(t, addrs, outTopic, "max.message.bytes", "2000")
+	_, lines := samples(t)
+	var more []*kgo.Record
+	for i := 100; i < 200; i++ {
+		r, ok := input(t, lines, i)
+		more = append(more, r)
+		valid = append(valid, ok)
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), more...).FirstErr())
+
+	r := <-done
+	require.ErrorIs(t, r.err, gate.ErrRefused, "%+v", r.st)
+	assert.ErrorContains(t, r.err, "max.message.bytes")
+	assert.ErrorContains(t, r.err, `"`+outTopic+`"`)
+	require.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	sess.Close() // leaving its group
+
+	alterTopic(t, addrs, outTopic, "max.message.bytes", "1048588")
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, 200, r.st.Messages+st.Messages, "%+v, then %+v", r.st, st)
+	checkExactlyOnce(t, addrs, valid)
+}
+
+// TestGateStartsAgainWhenItsBrokerLostItsProducer has the brokers say,
+// once, that they lost the state of the gate's producer: UNKNOWN_PRODUCER_ID
+// on the end of a transaction, or OUT_OF_ORDER_SEQUENCE_NUMBER on a
+// produce to a broker of Kafka 3 (before KIP-890, as kgo.MaxVersions
+// makes kfake), which leaves kgo's producer failed for good. Found so:
+// the gate stopped, and kafka/cmd/gate exited, though a new session, a
+// new producer, goes on. With NewSession it must start again, as when
+// fenced, and a read_committed reader find every input once.
+func TestGateStartsAgainWhenItsBrokerLostItsProducer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault kfake.Fault
+		opts  []kgo.Opt
+	}{
+		{"EndTxn", kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Err: kerr.UnknownProducerID, TopLevel: true}, nil},
+		{"Produce/Kafka3", kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.OutOfOrderSequenceNumber},
+			[]kgo.Opt{kgo.MaxVersions(kversion.V3_6_0())}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, addrs := newCluster(t, 3)
+			valid := produceInput(t, addrs, 200)
+			fault := c.Fault(tc.fault)
+			var sessions int
+			st := runUntilIdle(t, addrs, &kafka.Gate{Batch: 50, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+				NewSession: func() (*kgo.GroupTransactSession, error) {
+					sessions++
+					return gateSession(t, addrs, tc.opts...), nil
+				}})
+			require.Equal(t, 1, fault.Hits())
+			assert.Equal(t, 2, sessions, "a new session after the fault")
+			assert.Equal(t, 200, st.Messages, "%+v", st)
+			checkExactlyOnce(t, addrs, valid)
+		})
+	}
+}
