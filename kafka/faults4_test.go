@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,4 +164,49 @@ func TestGateStartsAgainWhenItsBrokerLostItsProducer(t *testing.T) {
 			checkExactlyOnce(t, addrs, valid)
 		})
 	}
+}
+
+// TestGateStopsWithinStopTimeoutFromABrokerThatHoldsItsEnd has the
+// broker hold the end of every transaction, for far longer than the
+// gate's StopTimeout, once the gate is told to stop (as kafka/cmd/gate
+// is by SIGTERM). Found so: the gate gave the transaction its
+// StopTimeout, and then its session's closing as long again (closing
+// aborts the transaction, which the broker holds too), twice the time
+// an operator was told, and said only "context canceled". It must
+// return within StopTimeout, saying that the transaction was not ended
+// in it; its records come again, to the gate started next.
+func TestGateStopsWithinStopTimeoutFromABrokerThatHoldsItsEnd(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 500)
+	// Once the gate has committed a transaction, the end of the next
+	// is held, and the gate told to stop.
+	const grace = time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var armed, holding atomic.Bool
+	var stopped atomic.Int64 // UnixNano
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if armed.Load() && holding.Load() {
+			stopped.CompareAndSwap(0, time.Now().UnixNano())
+			cancel()
+			c.SleepControl(func() { time.Sleep(3 * grace) })
+		}
+		return nil, nil, false
+	})
+	holding.Store(true)
+	newSession := func() (*kgo.GroupTransactSession, error) { return gateSession(t, addrs), nil }
+	g := &kafka.Gate{NewSession: newSession, Output: outTopic, DeadLetters: deadTopic, Batch: 20, StopTimeout: grace,
+		Progress: func(gate.Stats) { armed.Store(true) }}
+	st, err := g.Run(ctx)
+	took := time.Since(time.Unix(0, stopped.Load()))
+	require.Error(t, err, "%+v", st)
+	assert.ErrorContains(t, err, "within its StopTimeout")
+	t.Log(err)
+	assert.Less(t, took, 2*grace, "told to stop, the gate returned after %v, its StopTimeout %v", took, grace)
+
+	holding.Store(false)
+	rest := runUntilIdle(t, addrs, &kafka.Gate{NewSession: newSession})
+	assert.Equal(t, 500, st.Messages+rest.Messages, "%+v, then %+v", st, rest)
+	checkExactlyOnce(t, addrs, valid)
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -174,9 +175,11 @@ type Gate struct {
 	// StopTimeout is how long a gate told to stop takes, at most, to end
 	// the transaction under way; 0 means 10 seconds. Past it, the broker
 	// aborts the transaction when it times out, and its records come
-	// again. A session made by NewSession is closed within it too:
-	// closing leaves the group, which waits for a join the broker holds
-	// while the group waits for a member that vanished.
+	// again, and Run returns an error that says so. A session made by
+	// NewSession is closed within what is left of it: closing leaves
+	// the group, which waits for a join the broker holds while the
+	// group waits for a member that vanished, and aborts a transaction
+	// the brokers did not let the gate end.
 	StopTimeout time.Duration
 	// UntilIdle makes Run return once the group has nothing left to
 	// consume: every partition of its input committed to its end, or
@@ -209,12 +212,21 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
 	b := &broker{g: g, sess: g.Session}
+	// StopTimeout bounds the whole of stopping: ending the transaction
+	// under way and closing the session, which aborts one a broker did
+	// not let it end.
+	var stopAt atomic.Int64
+	defer context.AfterFunc(ctx, func() { stopAt.Store(time.Now().UnixNano()) })()
 	core := gate.Gate{Broker: b, Binding: ce.Kafka, Kinds: g.Kinds, Batch: g.Batch,
 		Judges: runtime.GOMAXPROCS(0), DuplicateWindow: cmp.Or(g.DuplicateWindow, 100_000),
 		UntilIdle: g.UntilIdle, Progress: g.Progress, Log: g.Log}
 	st, err := core.Run(ctx)
 	if g.NewSession != nil && b.sess != nil {
-		closeWithin(b.sess, g.stopTimeout())
+		grace := g.stopTimeout()
+		if at := stopAt.Load(); at != 0 {
+			grace -= time.Since(time.Unix(0, at))
+		}
+		closeWithin(b.sess, grace)
 	}
 	return st, err
 }
@@ -821,6 +833,10 @@ func (b *broker) Commit(ctx context.Context) error {
 		// sign of another gate using its transactional id.
 		return b.stop(fmt.Errorf("kafka gate: ending a transaction open for %v, past its timeout of %v: %w",
 			time.Since(t.begun).Round(time.Millisecond), b.txnTimeout(), &timedOut{err}))
+	case err != nil && ctx.Err() != nil && t.ctx.Err() != nil:
+		// Told to stop, it gave the brokers StopTimeout to end it.
+		return b.stop(fmt.Errorf("kafka gate: told to stop, the brokers did not end its transaction within its StopTimeout (%v), which they abort when it times out, its records to come again: %w",
+			b.g.stopTimeout(), err))
 	case err != nil:
 		// The transactional producer is fenced or failed: no
 		// transaction can follow (see kgo.GroupTransactSession.End). Its
