@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -208,5 +210,49 @@ func TestGateStopsWithinStopTimeoutFromABrokerThatHoldsItsEnd(t *testing.T) {
 	holding.Store(false)
 	rest := runUntilIdle(t, addrs, &kafka.Gate{NewSession: newSession})
 	assert.Equal(t, 500, st.Messages+rest.Messages, "%+v, then %+v", st, rest)
+	checkExactlyOnce(t, addrs, valid)
+}
+
+// TestGatesLoseNothingInARebalanceStorm has gates join and leave their
+// group over and over while the input passes: six gates start, one
+// after another, each once the group has committed more, and each but
+// the last two stops as the next starts, so that the group rebalances
+// a dozen times with transactions under way. A read_committed reader
+// of the output and dead letters must find every input exactly once,
+// and the gates' totals add up to the input.
+func TestGatesLoseNothingInARebalanceStorm(t *testing.T) {
+	_, gs := newGateGroup(t, "storm")
+	for range 3 {
+		gs.produce()
+	}
+	var running []gatetest.Gate
+	for i := range 6 {
+		g, committed := gs.start("storm-" + strconv.Itoa(i))
+		running = append(running, g)
+		gs.until("the new gate's first transactions", func() bool { return committed.Load() >= 2 })
+		if len(running) > 2 {
+			_, err := running[0].Stop()
+			require.NoError(t, err)
+			running = running[1:]
+		}
+	}
+	gs.finish(running...)
+}
+
+// TestGateWaitsForATopicItsBrokersDoNotKnowYet has the brokers answer,
+// twice, that the gate's output topic does not exist
+// (UNKNOWN_TOPIC_OR_PARTITION on Metadata, which Kafka's protocol calls
+// retriable: a broker that has not yet learnt of a topic just made
+// says so). Found so: the gate refused to start, for good, on the
+// first answer. It must ask again for a while (the dead-letter topic is
+// checked in the same loop), and then gate every input once; a topic
+// that stays missing is still refused
+// (TestGateStopsWhenItsDeadLetterTopicIsDeleted).
+func TestGateWaitsForATopicItsBrokersDoNotKnowYet(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	valid := produceInput(t, addrs, 20)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Metadata}, Topic: outTopic, Err: kerr.UnknownTopicOrPartition, Count: 2})
+	runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	assert.Equal(t, 2, fault.Hits())
 	checkExactlyOnce(t, addrs, valid)
 }

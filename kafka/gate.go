@@ -319,6 +319,9 @@ type broker struct {
 	// has lasted inputGone (see State).
 	missing time.Time
 	gone    error
+	// topicMissing is since when Start has found the output or the
+	// dead-letter topic missing, if it does.
+	topicMissing time.Time
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -450,10 +453,23 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("cannot reach the broker: %w", err)
 	}
 	for _, t := range [][2]string{{"output", g.Output}, {"dead-letter", g.DeadLetters}} {
-		if !topics.Has(t[1]) {
-			return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
+		if topics.Has(t[1]) {
+			continue
 		}
+		// A broker that has not yet learnt of a topic just made says
+		// that it does not exist: asked again, with back-off, until it
+		// has been missing for topicGone.
+		if b.topicMissing.IsZero() {
+			b.topicMissing = time.Now()
+		}
+		if time.Since(b.topicMissing) < topicGone {
+			cl.PurgeTopicsFromClient(t[1]) // and from its cache of metadata, kept kgo.MetadataMinAge
+			return fmt.Errorf("its %s topic %q does not exist, the brokers say: asking again", t[0], t[1])
+		}
+		b.topicMissing = time.Time{}
+		return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 	}
+	b.topicMissing = time.Time{}
 	return b.fitsTopics(ctx, adm)
 }
 
@@ -1074,6 +1090,11 @@ func (b *broker) State(ctx context.Context) gate.State {
 	})
 	return state
 }
+
+// topicGone is how long the output or dead-letter topic must be
+// missing before a gate refuses to start, or to go on, for it: a broker
+// may not know at once of a topic just made.
+const topicGone = 2 * time.Second
 
 // inputGone is how long an input topic must be missing before a gate
 // with UntilIdle stops for it: a topic just made may not be known to

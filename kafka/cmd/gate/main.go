@@ -16,8 +16,9 @@
 // than have the broker abort it when it times out.
 //
 // It refuses to start, saying why, when its output or dead-letter topic
-// does not exist, when it consumes either, or when its dead-letter topic
-// is compacted (its dead letters would replace each other). An input
+// does not exist (for 2 seconds) or it may not see it, when it
+// consumes either, or when its dead-letter topic is compacted (its dead
+// letters would replace each other). An input
 // topic deleted and made again while it runs is read anew (with
 // -until-idle, one missing for 5 seconds stops it, saying so), an output or
 // dead-letter topic made again is produced to anew, and partitions added
@@ -30,8 +31,12 @@
 // again within a minute, it stops, as another gate then shares its
 // transactional id. It stops, saying why, when the brokers refuse its
 // group for good (a -session-timeout out of the range they allow, or a
-// right refused). SIGINT and SIGTERM stop it gracefully: it ends the
-// transaction under way and prints its summary. Its exit status is 0
+// right refused), or lowered its topics' max.message.bytes below
+// -max-record-bytes. A gate starting aborts any transaction its
+// transactional id left open. SIGINT and SIGTERM stop it gracefully: it
+// ends the transaction under way and prints its summary, within 10
+// seconds (brokers that do not end the transaction in that time leave
+// its records to come again, and it exits 2, saying so). Its exit status is 0
 // when it stopped so, or with -until-idle once its group had consumed
 // everything, and 2 when it stopped on an error (or for a usage error).
 //
