@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -255,4 +257,49 @@ func TestGateWaitsForATopicItsBrokersDoNotKnowYet(t *testing.T) {
 	runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	assert.Equal(t, 2, fault.Hits())
 	checkExactlyOnce(t, addrs, valid)
+}
+
+// TestGateStopsOnEveryRightRefused has the brokers refuse the gate, for
+// good, each right it needs, on the request that needs it (as an ACL
+// taken away does): its group's (GROUP_AUTHORIZATION_FAILED on
+// JoinGroup and on TxnOffsetCommit), its transactional id's
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on InitProducerId and EndTxn),
+// and its topics' (TOPIC_AUTHORIZATION_FAILED on the input's metadata
+// and on a produce to the dead letters). Each time it must stop, saying
+// what is refused, and its group commit no offset: none past a record
+// not stored.
+func TestGateStopsOnEveryRightRefused(t *testing.T) {
+	for _, tc := range []struct {
+		key kmsg.Key
+		err *kerr.Error
+		f   kfake.Fault
+	}{
+		{kmsg.JoinGroup, kerr.GroupAuthorizationFailed, kfake.Fault{TopLevel: true}},
+		{kmsg.TxnOffsetCommit, kerr.GroupAuthorizationFailed, kfake.Fault{}},
+		{kmsg.InitProducerID, kerr.TransactionalIDAuthorizationFailed, kfake.Fault{TopLevel: true}},
+		{kmsg.EndTxn, kerr.TransactionalIDAuthorizationFailed, kfake.Fault{TopLevel: true}},
+		{kmsg.Metadata, kerr.TopicAuthorizationFailed, kfake.Fault{Topic: inTopic}},
+		{kmsg.Produce, kerr.TopicAuthorizationFailed, kfake.Fault{Topic: deadTopic}},
+	} {
+		t.Run(tc.key.Name(), func(t *testing.T) {
+			c, addrs := newCluster(t, 1)
+			produceInput(t, addrs, 20)
+			f := tc.f
+			f.Keys, f.Err, f.Count = []kmsg.Key{tc.key}, tc.err, -1
+			c.Fault(f)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := (&kafka.Gate{Session: gateSession(t, addrs), Output: outTopic, DeadLetters: deadTopic, UntilIdle: true}).Run(ctx)
+			require.ErrorIs(t, err, tc.err, "%+v", st)
+			assert.NoError(t, ctx.Err(), "the gate stopped only when told to")
+			assert.Zero(t, st.Messages, "nothing stored")
+			offsets, err := kadm.NewClient(readerClient(t, addrs)).FetchOffsets(context.Background(), "g")
+			if !errors.Is(err, kerr.GroupIDNotFound) {
+				require.NoError(t, err)
+				offsets.Each(func(o kadm.OffsetResponse) {
+					assert.Negative(t, o.At, "an offset committed: %+v", o)
+				})
+			}
+		})
+	}
 }

@@ -125,7 +125,9 @@ type Gate struct {
 	// (another gate's output) ends with one. A gate refuses to start
 	// without either. A kgo.MetadataMaxAge of a few seconds (kgo's
 	// default is 5 minutes) has partitions added to the input gated as
-	// soon, as kafka/cmd/gate's are.
+	// soon, as kafka/cmd/gate's are. A transaction its transactional id
+	// left open (a gate before it killed) holds its consumer until the
+	// broker times it out; a gate with NewSession aborts it first.
 	Session *kgo.GroupTransactSession
 	// NewSession, if not nil, makes the gate's sessions, as Session
 	// says, instead of Session (which must then be nil): Run makes one to
