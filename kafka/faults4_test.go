@@ -89,8 +89,48 @@ func TestGateStopsWhenItMayNotSeeItsTopics(t *testing.T) {
 // is lost: once the limit is raised again, a gate stores every input
 // once.
 func TestGateStopsWhenItsTopicStoresLessThanItSized(t *testing.T) {
-	_, addrs := newCluster(t, 1)
+	c, addrs := newCluster(t, 1)
 	valid := produceInput(t, addrs, 100)
+	st, err, more := gateUntilChanged(t, c, 100, func() {
+		alterTopic(t, addrs, outTopic, "max.message.bytes", "2000")
+	})
+	require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
+	assert.ErrorContains(t, err, "max.message.bytes")
+	assert.ErrorContains(t, err, `"`+outTopic+`"`)
+
+	alterTopic(t, addrs, outTopic, "max.message.bytes", "1048588")
+	rest := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, 200, st.Messages+rest.Messages, "%+v, then %+v", st, rest)
+	checkExactlyOnce(t, addrs, append(valid, more...))
+}
+
+// TestGateStopsWhenItsDeadLetterTopicIsMadeCompacted makes the
+// dead-letter topic compacted under a running gate (cleanup.policy
+// compact, by AlterConfigs): Kafka then refuses a record without a key
+// there (INVALID_RECORD, which kfake does not do itself: a fault does it
+// here), and a keyless invalid input's dead letter with it. Found so:
+// the gate aborted and read its batch again, with back-off, for ever.
+// As at start (TestGateRefusesACompactedDeadLetterTopic), it must stop,
+// refused, saying that the topic is compacted.
+func TestGateStopsWhenItsDeadLetterTopicIsMadeCompacted(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	produceInput(t, addrs, 100)
+	st, err, _ := gateUntilChanged(t, c, 100, func() {
+		alterTopic(t, addrs, deadTopic, "cleanup.policy", "compact")
+		c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: deadTopic, Err: kerr.InvalidRecord, Count: -1})
+	})
+	require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
+	assert.ErrorContains(t, err, "compacted")
+	assert.Equal(t, 100, st.Messages, "nothing stored after the change")
+}
+
+// gateUntilChanged runs a gate on c, on a session of its own, until it
+// has stored n inputs; then it makes change, produces 100 more inputs,
+// and waits for the gate to stop by itself, within 20 seconds. It
+// returns what the gate returned, and which of the inputs it produced
+// are valid.
+func gateUntilChanged(t *testing.T, c *kfake.Cluster, n int, change func()) (gate.Stats, error, []bool) {
+	addrs := c.ListenAddrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	progress := make(chan gate.Stats, 100)
@@ -107,31 +147,24 @@ func TestGateStopsWhenItsTopicStoresLessThanItSized(t *testing.T) {
 		done <- result{st, err}
 	}()
 	for st := range progress {
-		if st.Messages == 100 {
+		if st.Messages == n {
 			break
 		}
 	}
-	alterTopic(t, addrs, outTopic, "max.message.bytes", "2000")
+	change()
 	_, lines := samples(t)
 	var more []*kgo.Record
-	for i := 100; i < 200; i++ {
+	var valid []bool
+	for i := n; i < n+100; i++ {
 		r, ok := input(t, lines, i)
 		more = append(more, r)
 		valid = append(valid, ok)
 	}
 	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), more...).FirstErr())
-
 	r := <-done
-	require.ErrorIs(t, r.err, gate.ErrRefused, "%+v", r.st)
-	assert.ErrorContains(t, r.err, "max.message.bytes")
-	assert.ErrorContains(t, r.err, `"`+outTopic+`"`)
-	require.NoError(t, ctx.Err(), "the gate stopped only when told to")
+	require.NoError(t, ctx.Err(), "the gate stopped only when told to: %+v, %v", r.st, r.err)
 	sess.Close() // leaving its group
-
-	alterTopic(t, addrs, outTopic, "max.message.bytes", "1048588")
-	st := runUntilIdle(t, addrs, &kafka.Gate{})
-	assert.Equal(t, 200, r.st.Messages+st.Messages, "%+v, then %+v", r.st, st)
-	checkExactlyOnce(t, addrs, valid)
+	return r.st, r.err, valid
 }
 
 // TestGateStartsAgainWhenItsBrokerLostItsProducer has the brokers say,

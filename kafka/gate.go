@@ -872,11 +872,14 @@ func (b *broker) Commit(ctx context.Context) error {
 		// would refuse every record for one made again.
 		b.sess.Client().PurgeTopicsFromClient(b.g.Output, b.g.DeadLetters)
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
-	case errors.Is(t.failed, kerr.MessageTooLarge) || errors.Is(t.failed, kerr.RecordListTooLarge):
-		// A batch larger than its topic stores: the topic's limit
-		// (max.message.bytes) lowered since Start checked it, which
-		// checks it again, and refuses to go on below the batches its
-		// client makes, rather than read its records again for ever.
+	case errors.Is(t.failed, kerr.MessageTooLarge) || errors.Is(t.failed, kerr.RecordListTooLarge) ||
+		errors.Is(t.failed, kerr.InvalidRecord):
+		// A batch larger than its topic stores, or a record it refuses:
+		// the topic's limit (max.message.bytes) lowered since Start
+		// checked it, or its dead-letter topic made compacted (Kafka
+		// refuses a record without a key there). Start checks them
+		// again, and refuses to go on so, rather than read its records
+		// again for ever.
 		return gate.Restart(fmt.Errorf("transaction aborted, its records to come again: %w", t.failed))
 	case !committed || t.failed != nil:
 		// Its records come again after a back-off, growing while

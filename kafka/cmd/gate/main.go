@@ -31,14 +31,16 @@
 // again within a minute, it stops, as another gate then shares its
 // transactional id. It stops, saying why, when the brokers refuse its
 // group for good (a -session-timeout out of the range they allow, or a
-// right refused), or lowered its topics' max.message.bytes below
-// -max-record-bytes. A gate starting aborts any transaction its
+// right refused), and when its topics' max.message.bytes is lowered
+// below -max-record-bytes, or its dead-letter topic made compacted,
+// while it runs. A gate starting aborts any transaction its
 // transactional id left open. SIGINT and SIGTERM stop it gracefully: it
 // ends the transaction under way and prints its summary, within 10
 // seconds (brokers that do not end the transaction in that time leave
-// its records to come again, and it exits 2, saying so). Its exit status is 0
-// when it stopped so, or with -until-idle once its group had consumed
-// everything, and 2 when it stopped on an error (or for a usage error).
+// its records to come again, and it exits 2, saying so). Its exit
+// status is 0 when it stopped so, or with -until-idle once its group
+// had consumed everything, and 2 when it stopped on an error (or for a
+// usage error).
 //
 // TLS and SASL are not supported yet: the command talks plaintext to its
 // brokers.
