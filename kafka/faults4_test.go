@@ -91,7 +91,7 @@ func TestGateStopsWhenItMayNotSeeItsTopics(t *testing.T) {
 func TestGateStopsWhenItsTopicStoresLessThanItSized(t *testing.T) {
 	c, addrs := newCluster(t, 1)
 	valid := produceInput(t, addrs, 100)
-	st, err, more := gateUntilChanged(t, c, 100, func() {
+	st, more, err := gateUntilChanged(t, c, 100, func() {
 		alterTopic(t, addrs, outTopic, "max.message.bytes", "2000")
 	})
 	require.ErrorIs(t, err, gate.ErrRefused, "%+v", st)
@@ -115,7 +115,7 @@ func TestGateStopsWhenItsTopicStoresLessThanItSized(t *testing.T) {
 func TestGateStopsWhenItsDeadLetterTopicIsMadeCompacted(t *testing.T) {
 	c, addrs := newCluster(t, 1)
 	produceInput(t, addrs, 100)
-	st, err, _ := gateUntilChanged(t, c, 100, func() {
+	st, _, err := gateUntilChanged(t, c, 100, func() {
 		alterTopic(t, addrs, deadTopic, "cleanup.policy", "compact")
 		c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: deadTopic, Err: kerr.InvalidRecord, Count: -1})
 	})
@@ -127,9 +127,9 @@ func TestGateStopsWhenItsDeadLetterTopicIsMadeCompacted(t *testing.T) {
 // gateUntilChanged runs a gate on c, on a session of its own, until it
 // has stored n inputs; then it makes change, produces 100 more inputs,
 // and waits for the gate to stop by itself, within 20 seconds. It
-// returns what the gate returned, and which of the inputs it produced
-// are valid.
-func gateUntilChanged(t *testing.T, c *kfake.Cluster, n int, change func()) (gate.Stats, error, []bool) {
+// returns the gate's totals, which of the inputs it produced are
+// valid, and the gate's error.
+func gateUntilChanged(t *testing.T, c *kfake.Cluster, n int, change func()) (gate.Stats, []bool, error) {
 	addrs := c.ListenAddrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -164,7 +164,7 @@ func gateUntilChanged(t *testing.T, c *kfake.Cluster, n int, change func()) (gat
 	r := <-done
 	require.NoError(t, ctx.Err(), "the gate stopped only when told to: %+v, %v", r.st, r.err)
 	sess.Close() // leaving its group
-	return r.st, r.err, valid
+	return r.st, valid, r.err
 }
 
 // TestGateStartsAgainWhenItsBrokerLostItsProducer has the brokers say,
