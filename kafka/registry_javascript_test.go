@@ -222,7 +222,7 @@ func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 
 	want := map[string]string{}
 	for name := range cases {
-		for _, config := range []string{"useLatestVersion", "useSchemaId", "useLatestVersion TOPIC", "useLatestVersion schema name"} {
+		for _, config := range []string{"useLatestVersion", "useSchemaId", "useLatestVersion TOPIC", "useLatestVersion ASSOCIATED only", "useLatestVersion schema name"} {
 			want["serialize "+name+" "+config] = "ok framed"
 		}
 		// The client's record strategies name the subject '' before
@@ -289,8 +289,10 @@ func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 		"deleteSubject":                       "error 422 42205",
 		"deleteSubject permanent":             "error 422 42205",
 		"deleteSubjectVersion":                "error 422 42205",
-		// No association: the default strategy falls back to the topic's.
-		"getAssociationsByResourceName": "error 404 404",
+		// The topic's subject, which -subject maps, is its association.
+		"getAssociationsByResourceName":       `ok [{"subject":"associations-value","resourceName":"associations","resourceNamespace":"-","resourceType":"topic","associationType":"value","lifecycle":"WEAK","frozen":false}]`,
+		"getAssociationsByResourceName other": "ok []",
+		"createAssociation":                   "error 422 42205",
 	} {
 		want[strings.ReplaceAll(call, "NAME", name)] = w
 	}

@@ -51,12 +51,16 @@ async function main() {
   for (const [name, r] of Object.entries(request)) {
     const id = (await client.getLatestSchemaMetadata(`${r.topic}-value`)).id;
     // Each configuration a producer can use against a read-only
-    // registry, with the subject named after the topic (the default
-    // strategy falls back to it when the registry has no association
-    // for the topic).
+    // registry, with the subject named after the topic (by default, the
+    // subject the registry associates with the topic, else the topic's).
     await call(`serialize ${name} useLatestVersion`, () => serialize({ useLatestVersion: true, ...validate }, r.topic, r.message));
     await call(`serialize ${name} useSchemaId`, () => serialize({ useSchemaId: id, ...validate }, r.topic, r.message));
     await call(`serialize ${name} useLatestVersion TOPIC`, () => serialize({ useLatestVersion: true, subjectNameStrategyType: 'TOPIC', ...validate }, r.topic, r.message));
+    // The default strategy, told not to fall back: the topic's subject
+    // only by the registry's association.
+    await call(`serialize ${name} useLatestVersion ASSOCIATED only`, () => serialize({
+      useLatestVersion: true, subjectNameStrategyConfig: { 'subject.name.strategy.fallback.type': 'NONE' }, ...validate,
+    }, r.topic, r.message));
     // The subject RecordNameStrategy names, the schema's name, given as
     // a function; and the client's own RECORD strategy, which names the
     // subject from the schema's title only once it has the schema, and
@@ -133,6 +137,10 @@ async function main() {
   await call('deleteSubject permanent', () => client.deleteSubject(name, true));
   await call('deleteSubjectVersion', () => client.deleteSubjectVersion(name, 1));
   await call('getAssociationsByResourceName', () => client.getAssociationsByResourceName(r.topic, '-', 'topic', ['value'], null, 0, -1));
+  await call('getAssociationsByResourceName other', () => client.getAssociationsByResourceName('other', '-', 'topic', ['value'], null, 0, -1));
+  await call('createAssociation', () => client.createAssociation({
+    resourceName: 'other', resourceNamespace: '-', resourceType: 'topic', associations: [{ subject: name, associationType: 'value' }],
+  }));
 
   process.stdout.write(JSON.stringify(answer));
 }
