@@ -134,11 +134,7 @@ func runJS(t *testing.T, script string, cases map[string]*jsCase) map[string]str
 	require.NoError(t, err)
 	cmd := exec.Command(node, script, srv.URL+api.RegistryPath)
 	cmd.Dir = jsDir
-	cmd.Stdin = bytes.NewReader(request)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
+	out := output(t, cmd, request)
 
 	var answer map[string]struct {
 		OK      json.RawMessage `json:"ok"`
@@ -176,6 +172,18 @@ func runJS(t *testing.T, script string, cases map[string]*jsCase) map[string]str
 		}
 	}
 	return got
+}
+
+// output runs cmd, request on its standard input, and returns its
+// standard output; the test fails, with its standard error, if it fails.
+func output(t *testing.T, cmd *exec.Cmd, request []byte) []byte {
+	t.Helper()
+	cmd.Stdin = bytes.NewReader(request)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	return out
 }
 
 // requireFramed checks that value, framed by a client, is c's message

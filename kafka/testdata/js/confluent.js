@@ -20,21 +20,9 @@ const {
 } = require('@confluentinc/schemaregistry');
 const { fullFormats } = require('ajv-formats/dist/formats');
 
-async function main() {
-  const url = process.argv[2];
-  const request = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  const answer = {};
-  async function call(name, f) {
-    try {
-      answer[name] = { ok: await f() };
-    } catch (e) {
-      if (e instanceof RestError) {
-        answer[name] = { error: [e.status, e.errorCode] };
-      } else {
-        answer[name] = { refused: `${e.constructor.name}: ${e.message}` };
-      }
-    }
-  }
+const run = require('./calls');
+
+run(async (url, request, call) => {
   const newClient = () => new SchemaRegistryClient({ baseURLs: [url] });
   const client = newClient();
 
@@ -141,11 +129,6 @@ async function main() {
   await call('createAssociation', () => client.createAssociation({
     resourceName: 'other', resourceNamespace: '-', resourceType: 'topic', associations: [{ subject: name, associationType: 'value' }],
   }));
-
-  process.stdout.write(JSON.stringify(answer));
-}
-
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+}, (e) => (e instanceof RestError
+  ? { error: [e.status, e.errorCode] }
+  : { refused: `${e.constructor.name}: ${e.message}` }));

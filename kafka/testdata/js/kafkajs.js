@@ -19,24 +19,9 @@ const Ajv2020 = require('ajv/dist/2020').default;
 const draft07 = require('ajv/dist/refs/json-schema-draft-07.json');
 const addFormats = require('ajv-formats');
 
-async function main() {
-  const url = process.argv[2];
-  const request = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  const answer = {};
-  async function call(name, f) {
-    try {
-      answer[name] = { ok: await f() };
-    } catch (e) {
-      if (e.name === 'ResponseError') {
-        answer[name] = { error: [e.status, e.message] };
-      } else {
-        // A message refused by the schema names the places that fail it.
-        const paths = e.paths ? ` ${JSON.stringify(e.paths)}` : '';
-        answer[name] = { refused: `${e.name}: ${e.message}${paths}` };
-      }
-    }
-  }
+const run = require('./calls');
 
+run(async (url, request, call) => {
   // The client validates every message it encodes or decodes, with ajv.
   // Its own ajv knows neither draft 2020-12 (example.event's) nor any
   // format, so it is given one that knows both, and draft-07 (the other
@@ -84,11 +69,11 @@ async function main() {
   await call(`getRegistryIdBySchema ${first} ${second}`, () => newRegistry().getRegistryIdBySchema(first, other));
   await call('getLatestSchemaId core.nothing', () => registry.getLatestSchemaId('core.nothing'));
   await call('decode unknown id', () => registry.decode(Buffer.from([0, 0, 0, 0, 99, 123, 125])));
-
-  process.stdout.write(JSON.stringify(answer));
-}
-
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
+}, (e) => {
+  if (e.name === 'ResponseError') {
+    return { error: [e.status, e.message] };
+  }
+  // A message refused by the schema names the places that fail it.
+  const paths = e.paths ? ` ${JSON.stringify(e.paths)}` : '';
+  return { refused: `${e.name}: ${e.message}${paths}` };
 });
