@@ -44,6 +44,10 @@ func needNode(t *testing.T) string {
 		cmd.Dir = jsDir
 		var out []byte
 		if out, err = cmd.CombinedOutput(); err != nil {
+			// Node's first line is where; the one that says what is later.
+			if _, what, ok := bytes.Cut(out, []byte("Error: ")); ok {
+				out, _, _ = bytes.Cut(what, []byte("\n"))
+			}
 			err = fmt.Errorf("%w: %s", err, out)
 		}
 	}
