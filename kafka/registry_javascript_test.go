@@ -245,10 +245,14 @@ func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 		// A schema derived from the message is not the catalogue's.
 		want["serialize "+name+" autoRegisterSchemas"] = "error 422 42205"
 		want["serialize "+name+" derived"] = "error 404 40403"
+		// Told to register and to use the latest version, the client
+		// registers a schema it has not fetched, and fails on its own.
+		want["serialize "+name+" autoRegisterSchemas useLatestVersion"] = "refused TypeError: Cannot read properties of undefined"
 		pointer := map[bool]string{true: "/id", false: "/message_id"}[name == "example.event"]
 		want["serialize "+name+" invalid"] = `refused SerializationError: Invalid message: [{"instancePath":"` + pointer + `","schemaPath":"#/properties` + pointer + `/format","keyword":"format","params":{"format":"uuid"}`
 		want["serialize "+name+" without formats"] = `refused Error: unknown format "`
 		want["serialize "+name+" formats not validated"] = "ok framed"
+		want["deserialize "+name+" ASSOCIATED"] = "ok read" // the default
 		want["deserialize "+name+" TOPIC"] = "ok read"
 		want["deserialize "+name+" RECORD"] = "ok read" // GET /schemas/ids/{id}?subject=
 		want["deserialize "+name+" TOPIC useLatestVersion"] = "ok read"

@@ -60,6 +60,8 @@ run(async (url, request, call) => {
     // schema from the message, which the catalogue does not hold.
     await call(`serialize ${name} autoRegisterSchemas`, () => serialize({ autoRegisterSchemas: true, ...validate }, r.topic, r.message));
     await call(`serialize ${name} derived`, () => serialize({ ...validate }, r.topic, r.message));
+    // Told both, it registers the schema it has not fetched: none.
+    await call(`serialize ${name} autoRegisterSchemas useLatestVersion`, () => serialize({ autoRegisterSchemas: true, useLatestVersion: true, ...validate }, r.topic, r.message));
     // Validation on: the invalid message is refused before any byte is
     // written; without formats, ajv refuses the schema.
     await call(`serialize ${name} invalid`, () => serialize({ useLatestVersion: true, ...validate }, r.topic, r.invalid));
@@ -70,8 +72,8 @@ run(async (url, request, call) => {
     // validating, with the record's headers as a Kafka client gives them.
     const framed = Buffer.from(r.framed, 'base64');
     const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, [Buffer.from(v)]]));
-    for (const strategy of ['TOPIC', 'RECORD']) {
-      await call(`deserialize ${name} ${strategy}`, () => new JsonDeserializer(newClient(), SerdeType.VALUE, { subjectNameStrategyType: strategy, ...validate })
+    for (const strategy of [undefined, 'TOPIC', 'RECORD']) {
+      await call(`deserialize ${name} ${strategy ?? 'ASSOCIATED'}`, () => new JsonDeserializer(newClient(), SerdeType.VALUE, { subjectNameStrategyType: strategy, ...validate })
         .deserialize(r.topic, framed, headers));
     }
     // Told the latest version, it reads it as the reader's schema, and
