@@ -77,6 +77,9 @@ type jsCase struct {
 	Invalid json.RawMessage   `json:"invalid"`
 	Framed  []byte            `json:"framed"`
 	Headers map[string]string `json:"headers"`
+	// Beyond is a message the schema accepts and the catalogue refuses
+	// (a wrong IMEI check digit), for core.device alone.
+	Beyond json.RawMessage `json:"beyond,omitempty"`
 
 	want msg.Message    // the valid message, decoded
 	kind schemas.Schema // its schema
@@ -113,6 +116,13 @@ func jsCases(t *testing.T) map[string]*jsCase {
 		cases[name] = &jsCase{
 			Topic: jsTopics[name], Message: lines[i], Invalid: invalid, Framed: r.Value, Headers: headers,
 			want: m, kind: s,
+		}
+		var beyond map[string]any
+		require.NoError(t, json.Unmarshal(lines[i], &beyond))
+		if imei, ok := beyond["imei"].(string); ok && len(imei) == 15 {
+			beyond["imei"] = imei[:14] + string('0'+(imei[14]-'0'+1)%10) // another check digit
+			cases[name].Beyond, err = json.Marshal(beyond)
+			require.NoError(t, err)
 		}
 	}
 	return cases
@@ -163,6 +173,18 @@ func runJS(t *testing.T, script string, cases map[string]*jsCase) map[string]str
 		c := cases[fields[1]]
 		switch verb := fields[0]; {
 		case c == nil:
+		case strings.HasSuffix(call, " beyond the schema"):
+			// Framed by the client, refused by the consumer, by the
+			// rule the client's validator does not have.
+			var value []byte
+			require.NoError(t, json.Unmarshal(a.OK, &value), "%s: %s", call, a.OK)
+			_, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Topic: c.Topic, Value: value})
+			var invalid *msg.Error
+			require.ErrorAs(t, err, &invalid, call)
+			got[call] = "ok framed, refused by the consumer:"
+			for _, v := range invalid.Violations {
+				got[call] += fmt.Sprintf(" %s %s", v.Path, v.Rule)
+			}
 		case verb == "serialize" || verb == "encode":
 			var value []byte
 			require.NoError(t, json.Unmarshal(a.OK, &value), "%s: %s", call, a.OK)
@@ -225,15 +247,18 @@ func judge(t *testing.T, want, got map[string]string) {
 // whether it names the subject after the topic or the schema, told the
 // latest version or the id, and validating by the schema (given ajv's
 // formats, without which ajv refuses every schema of the catalogue, as it
-// would any schema with a format); its deserializer reads what this
-// module's producer framed; and every admin call of its client gets what
-// Confluent's registry answers for a read-only catalogue.
+// would any schema with a format), while the consumer still refuses what
+// only the catalogue's rules refuse (an IMEI's check digit); its
+// deserializer reads what this module's producer framed; and every admin
+// call of its client gets what Confluent's registry answers for a
+// read-only catalogue.
 func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 	cases := jsCases(t)
+	require.NotNil(t, cases["core.device"].Beyond, "the sample device has an IMEI")
 	got := runJS(t, "confluent.js", cases)
 
 	want := map[string]string{}
-	for name := range cases {
+	for name, c := range cases {
 		for _, config := range []string{"useLatestVersion", "useSchemaId", "useLatestVersion TOPIC", "useLatestVersion ASSOCIATED only", "useLatestVersion schema name"} {
 			want["serialize "+name+" "+config] = "ok framed"
 		}
@@ -252,6 +277,9 @@ func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 		want["serialize "+name+" invalid"] = `refused SerializationError: Invalid message: [{"instancePath":"` + pointer + `","schemaPath":"#/properties` + pointer + `/format","keyword":"format","params":{"format":"uuid"}`
 		want["serialize "+name+" without formats"] = `refused Error: unknown format "`
 		want["serialize "+name+" formats not validated"] = "ok framed"
+		if c.Beyond != nil {
+			want["serialize "+name+" beyond the schema"] = "ok framed, refused by the consumer: /imei imei"
+		}
 		want["deserialize "+name+" ASSOCIATED"] = "ok read" // the default
 		want["deserialize "+name+" TOPIC"] = "ok read"
 		want["deserialize "+name+" RECORD"] = "ok read" // GET /schemas/ids/{id}?subject=

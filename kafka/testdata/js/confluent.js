@@ -66,6 +66,9 @@ run(async (url, request, call) => {
     // written; without formats, ajv refuses the schema.
     await call(`serialize ${name} invalid`, () => serialize({ useLatestVersion: true, ...validate }, r.topic, r.invalid));
     await call(`serialize ${name} without formats`, () => serialize({ useLatestVersion: true, validate: true }, r.topic, r.message));
+    if (r.beyond) {
+      await call(`serialize ${name} beyond the schema`, () => serialize({ useLatestVersion: true, ...validate }, r.topic, r.beyond));
+    }
     await call(`serialize ${name} formats not validated`, () => serialize({ useLatestVersion: true, validate: true, validateFormats: false }, r.topic, r.message));
 
     // What this module's producer framed, read by their deserializer,
