@@ -85,6 +85,15 @@ type jsCase struct {
 	kind schemas.Schema // its schema
 }
 
+// idMember is the name of the member, a uuid, that names a message of
+// the schema name.
+func idMember(name string) string {
+	if name == "example.event" {
+		return "id"
+	}
+	return "message_id"
+}
+
 // jsCases returns a case for each schema of the catalogue, by name.
 func jsCases(t *testing.T) map[string]*jsCase {
 	t.Helper()
@@ -101,7 +110,7 @@ func jsCases(t *testing.T) map[string]*jsCase {
 		// it is given formats: the message's own uuid is not one.
 		var v map[string]any
 		require.NoError(t, json.Unmarshal(lines[i], &v))
-		v[map[bool]string{true: "id", false: "message_id"}[name == "example.event"]] = "not-a-uuid"
+		v[idMember(name)] = "not-a-uuid"
 		invalid, err := json.Marshal(v)
 		require.NoError(t, err)
 		_, err = catalogue.DecodeAs(name, s.Version, invalid)
@@ -273,7 +282,7 @@ func TestConfluentJavaScriptClientUsesTheCatalogue(t *testing.T) {
 		// Told to register and to use the latest version, the client
 		// registers a schema it has not fetched, and fails on its own.
 		want["serialize "+name+" autoRegisterSchemas useLatestVersion"] = "refused TypeError: Cannot read properties of undefined"
-		pointer := map[bool]string{true: "/id", false: "/message_id"}[name == "example.event"]
+		pointer := "/" + idMember(name)
 		want["serialize "+name+" invalid"] = `refused SerializationError: Invalid message: [{"instancePath":"` + pointer + `","schemaPath":"#/properties` + pointer + `/format","keyword":"format","params":{"format":"uuid"}`
 		want["serialize "+name+" without formats"] = `refused Error: unknown format "`
 		want["serialize "+name+" formats not validated"] = "ok framed"
@@ -368,7 +377,7 @@ func TestKafkaJSClientUsesTheCatalogue(t *testing.T) {
 		}
 		want["getRegistryId "+name+" 2"] = fmt.Sprintf(`error 404 Confluent_Schema_Registry - version "2" of subject %q not found`, name)
 		want["encode "+name] = "ok framed"
-		pointer := map[bool]string{true: "/id", false: "/message_id"}[name == "example.event"]
+		pointer := "/" + idMember(name)
 		want["encode "+name+" invalid"] = `refused ConfluentSchemaRegistryValidationError: invalid payload [["` + pointer + `"]]`
 		want["decode "+name] = "ok read"
 		want["encode "+name+" without formats"] = map[bool]string{
