@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -434,8 +435,18 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	}
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
-	// contradict: its decoded value is not the message's.
+	// contradict: its decoded value is not the message's. Nor does any
+	// member of a body that is not well-formed JSON, whose decoding
+	// stopped before the members after the error, or not an object (a
+	// Kafka tombstone, a null or empty value): their values are zero,
+	// not the message's.
+	unread := slices.ContainsFunc(body, func(v *msg.Violation) bool {
+		return v.Rule == msg.RuleSyntax || v.Path == "" && v.Rule == msg.RuleType
+	})
 	broken := func(paths ...string) bool {
+		if unread {
+			return true
+		}
 		for _, v := range body {
 			for _, p := range paths {
 				if p != "" && v.Path == p {
