@@ -8,13 +8,18 @@ package kafka_test
 // and keys null, empty or not the entity's.
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 )
@@ -51,4 +56,114 @@ func TestDecodeJudgesAValueThatIsNoObjectOnItsBodyAlone(t *testing.T) {
 func framing(t *testing.T, i int) []byte {
 	ms, _ := samples(t)
 	return kafka.AppendFrame(nil, ms[i].Identity().Kind.RegistryID)
+}
+
+// kcat (librdkafka) produces the sample's lines to a gate's input
+// idempotently (enable.idempotence, a producer id and sequence numbers on
+// every batch), in large batches (linger.ms=100, batch.num.messages=10000)
+// compressed with each codec, with a header of null value (kcat's -H name,
+// without =) and one of empty value; each line keyed as a producer keys
+// it, with an empty key, a key of the producer's own, or none (null);
+// and, among them, tombstones (-Z: a key and an empty value, sent as
+// null; -Z also sends an empty key as null). A
+// read_committed reader then finds every valid line once in the output,
+// byte for byte, keyed by the producer's key when it gave one and by the
+// entity's id (decision 15) when its key was null or empty, with its
+// null header still null and its empty header still empty; and every
+// other line once among the dead letters, a tombstone with the verdict
+// of its value alone.
+func TestKcatIdempotentBatchesThroughTheGate(t *testing.T) {
+	kcat := needKcat(t)
+	_, addrs := newCluster(t, 3)
+	all, _ := sample.Lines(t, "../testdata/messages.ndjson")
+	type sent struct {
+		key   string // "" for null or empty, as the gate treats them
+		valid bool
+		found int
+	}
+	byValue := map[string]*sent{}
+	tombstones := 0
+	produce := func(codec string, keyed bool, in []byte) {
+		args := []string{"-P", "-b", addrs[0], "-t", inTopic, "-z", codec,
+			"-X", "enable.idempotence=true", "-X", "linger.ms=100", "-X", "batch.num.messages=10000",
+			"-H", "trace", "-H", "empty="}
+		if args = append(args, "-K", "\t"); !keyed {
+			args = append(args, "-Z")
+		}
+		cmd := exec.Command(kcat, args...)
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	for i, codec := range []string{"gzip", "snappy", "lz4", "zstd"} {
+		var keyed, unkeyed bytes.Buffer
+		for j, line := range all {
+			for n, buf := range []*bytes.Buffer{&keyed, &unkeyed} {
+				line := withSuffix(line, 10*i+n)
+				_, err := catalogue.Decode(line)
+				s := &sent{valid: err == nil}
+				if buf == &keyed {
+					if j%2 == 1 {
+						s.key = fmt.Sprintf("producer-key-%d", j)
+					}
+				}
+				buf.WriteString(s.key + "\t")
+				require.Nil(t, byValue[string(line)], "%s", line)
+				byValue[string(line)] = s
+				buf.Write(line)
+				buf.WriteByte('\n')
+			}
+		}
+		fmt.Fprintf(&unkeyed, "tombstone-%d\t\ntombstone-%d\t\n", i, i+10)
+		tombstones += 2
+		produce(codec, true, keyed.Bytes())
+		produce(codec, false, unkeyed.Bytes())
+	}
+	valid := 0
+	for _, s := range byValue {
+		if s.valid {
+			valid++
+		}
+	}
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, gate.Stats{Messages: len(byValue) + tombstones, Forwarded: valid, DeadLetters: len(byValue) - valid + tombstones, Bytes: st.Bytes}, st)
+
+	for _, r := range readAll(t, addrs, len(byValue)+tombstones, outTopic, deadTopic) {
+		headers := map[string][]byte{}
+		for _, h := range r.Headers {
+			headers[h.Key] = h.Value
+		}
+		if assert.Contains(t, headers, "trace") && assert.Contains(t, headers, "empty") {
+			assert.Nil(t, headers["trace"], "the null header, still null")
+			assert.Equal(t, []byte{}, headers["empty"], "the empty header, still empty")
+		}
+		if len(r.Value) == 0 {
+			require.Equal(t, deadTopic, r.Topic, "a tombstone")
+			tombstones--
+			v, err := gate.ParseVerdict(headers[kafka.VerdictHeader])
+			require.NoError(t, err)
+			require.Len(t, v.Violations, 1, "%+v", v)
+			assert.Equal(t, msg.RuleSyntax, v.Violations[0].Rule)
+			continue
+		}
+		s := byValue[string(r.Value)]
+		require.NotNil(t, s, "a record of no input in %s: %s", r.Topic, r.Value)
+		s.found++
+		if !s.valid {
+			assert.Equal(t, deadTopic, r.Topic, "%s", r.Value)
+			continue
+		}
+		require.Equal(t, outTopic, r.Topic, "%s", r.Value)
+		want := s.key
+		if want == "" {
+			m, err := catalogue.Decode(r.Value)
+			require.NoError(t, err)
+			want = m.Identity().Key.String()
+		}
+		assert.Equal(t, want, string(r.Key), "%s", r.Value)
+	}
+	assert.Zero(t, tombstones, "tombstones not dead-lettered once")
+	for line, s := range byValue {
+		assert.Equal(t, 1, s.found, "%s", line)
+	}
 }
