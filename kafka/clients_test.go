@@ -9,6 +9,7 @@ package kafka_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
@@ -165,5 +167,37 @@ func TestKcatIdempotentBatchesThroughTheGate(t *testing.T) {
 	assert.Zero(t, tombstones, "tombstones not dead-lettered once")
 	for line, s := range byValue {
 		assert.Equal(t, 1, s.found, "%s", line)
+	}
+}
+
+// A gate judges such values as Decode does, on its own path (judging
+// without building the message): each is a dead letter whose verdict
+// lists only its body's violations.
+func TestGateDeadLettersAValueThatIsNoObjectOnItsBodyAlone(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	var in []*kgo.Record
+	for i := range 4 {
+		r := validRecord(t, i)
+		for _, value := range [][]byte{nil, []byte("null"), []byte(`{"tenant_id":"club-1"`)} {
+			x := *r
+			x.Value = value
+			in = append(in, &x)
+		}
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), in...).FirstErr())
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, len(in), st.DeadLetters, "%+v", st)
+	for _, r := range readAll(t, addrs, len(in), deadTopic) {
+		for _, h := range r.Headers {
+			if h.Key != kafka.VerdictHeader {
+				continue
+			}
+			v, err := gate.ParseVerdict(h.Value)
+			require.NoError(t, err)
+			require.NotEmpty(t, v.Violations)
+			for _, viol := range v.Violations {
+				assert.NotEqual(t, msg.RuleHeader, viol.Rule, "%q: %s", r.Value, h.Value)
+			}
+		}
 	}
 }
