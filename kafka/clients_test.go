@@ -13,10 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
@@ -200,4 +204,108 @@ func TestGateDeadLettersAValueThatIsNoObjectOnItsBodyAlone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hangingInput produces, to a one-partition input, the inputs 0 to 9
+// (as produceInput makes them), then 10 to 14 in a transaction it leaves
+// open, of timeout timeout, then 15 to 24 outside it: a read_committed
+// reader reads only up to the open transaction, its last stable offset
+// 10, until it ends. It returns the transactional producer, and which
+// inputs are valid.
+func hangingInput(t *testing.T, addrs []string, timeout time.Duration) (*kgo.Client, []bool) {
+	_, lines := samples(t)
+	ctx := context.Background()
+	plain := readerClient(t, addrs)
+	tx := readerClient(t, addrs, kgo.TransactionalID("hanging-"+t.Name()), kgo.TransactionTimeout(timeout))
+	valid := make([]bool, 25)
+	for i := range valid {
+		r, ok := input(t, lines, i)
+		valid[i] = ok
+		cl := plain
+		if i == 10 {
+			require.NoError(t, tx.BeginTransaction())
+		}
+		if i >= 10 && i < 15 {
+			cl = tx
+		}
+		require.NoError(t, cl.ProduceSync(ctx, r).FirstErr())
+	}
+	return tx, valid
+}
+
+// checkOnceBut checks that a read_committed reader of the output and the
+// dead letters finds every input of valid exactly once where it belongs,
+// but those of the indices in none, which it does not find.
+func checkOnceBut(t *testing.T, addrs []string, valid []bool, none ...int) {
+	stored := 0
+	for i := range valid {
+		if !slices.Contains(none, i) {
+			stored++
+		}
+	}
+	got := readAll(t, addrs, stored, outTopic, deadTopic)
+	seen := keys(got)
+	for i := range valid {
+		want := 1
+		if slices.Contains(none, i) {
+			want = 0
+		}
+		assert.Equal(t, want, seen[strconv.Itoa(i)], "input %d", i)
+	}
+	for _, r := range got {
+		i, err := strconv.Atoi(key(r))
+		require.NoError(t, err)
+		want := outTopic
+		if !valid[i] {
+			want = deadTopic
+		}
+		assert.Equal(t, want, r.Topic, "input %d", i)
+	}
+}
+
+// A producer's transaction left open on the gate's input holds the gate
+// at its first record, the partition's last stable offset: the records
+// after it are not given to a read_committed consumer, and the gate
+// neither stores them nor commits its group's offset past them. Once the
+// producer aborts it, the gate goes on: the records of the transaction
+// are neither copied nor dead-lettered, and those after it are.
+func TestGateWaitsAtATransactionLeftOpenOnItsInput(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	tx, valid := hangingInput(t, addrs, time.Minute)
+	g := startGate(t, addrs)
+	g.until(10)
+	adm := kadm.NewClient(readerClient(t, addrs))
+	committed := func() int64 {
+		offsets, err := adm.FetchOffsets(context.Background(), "g")
+		require.NoError(t, err)
+		o, _ := offsets.Lookup(inTopic, 0)
+		return o.At
+	}
+	assert.Equal(t, int64(10), committed(), "the group's offset, at the open transaction")
+	time.Sleep(time.Second) // what the gate would do past it, it does now
+	assert.Equal(t, int64(10), committed(), "the group's offset, at the open transaction")
+	select {
+	case st := <-g.progress:
+		t.Fatalf("the gate went past the open transaction: %+v", st)
+	default:
+	}
+
+	require.NoError(t, tx.EndTransaction(context.Background(), kgo.TryAbort))
+	st := g.until(20)
+	require.NoError(t, g.stop())
+	assert.Equal(t, 20, st.Messages, "%+v", st)
+	checkOnceBut(t, addrs, valid, 10, 11, 12, 13, 14)
+}
+
+// A gate with UntilIdle does not find its input idle while a producer's
+// transaction is open on it, with records after it that it cannot read
+// yet: it waits until the broker aborts the transaction, timed out, and
+// then stores those records and returns.
+func TestGateUntilIdleWaitsForATransactionOpenOnItsInputToTimeOut(t *testing.T) {
+	_, addrs := newCluster(t, 1)
+	_, valid := hangingInput(t, addrs, 2*time.Second)
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	assert.Equal(t, 20, st.Messages, "%+v", st)
+	checkOnceBut(t, addrs, valid, 10, 11, 12, 13, 14)
+	assert.True(t, committedAll(t, kadm.NewClient(readerClient(t, addrs)), "g"), "the group's offsets past the abort marker")
 }
