@@ -10,6 +10,7 @@ package kafka_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -308,4 +309,27 @@ func TestGateUntilIdleWaitsForATransactionOpenOnItsInputToTimeOut(t *testing.T) 
 	assert.Equal(t, 20, st.Messages, "%+v", st)
 	checkOnceBut(t, addrs, valid, 10, 11, 12, 13, 14)
 	assert.True(t, committedAll(t, kadm.NewClient(readerClient(t, addrs)), "g"), "the group's offsets past the abort marker")
+}
+
+// A header that spells one the gate writes in another case, with a null
+// or empty value (librdkafka's -H CE_ID without =, or a franz-go
+// RecordHeader with a nil Value), is a violation that shows that value
+// as the Value of the violation, quoted as ce quotes its headers' (found
+// from outside: the verdict said "header CE_ID ... and says , not
+// <id>", the value missing from between the words).
+func TestDecodeQuotesTheEmptyValueOfAShadowingHeader(t *testing.T) {
+	r := validRecord(t, 0)
+	for _, value := range [][]byte{nil, {}, []byte("other\nline")} {
+		_, err := kafka.Decode(catalogue.Kinds, withHeader(r, "CE_ID", value))
+		e, ok := errors.AsType[*msg.Error](err)
+		require.True(t, ok, "%v", err)
+		require.Len(t, e.Violations, 1)
+		v := e.Violations[0]
+		assert.Equal(t, msg.RuleHeader, v.Rule)
+		want, err := json.Marshal(string(value))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), v.Value, "%s", v.Message)
+		assert.NotContains(t, v.Message, "says ,")
+		assert.NotContains(t, v.Message, "\n")
+	}
 }
