@@ -87,8 +87,9 @@ const batchOverhead = 61
 // headers (a null value still null, an empty one empty), with the ce_
 // ones written; an input whose key is null or empty is keyed by its
 // entity's id (decision 15). It keeps not its partition (the session's
-// partitioner chooses, by key) nor its timestamp: a copy is stamped
-// with the time the gate produced it, as a broker would refuse one
+// partitioner chooses, by key) nor its timestamp: a copy, like a dead
+// letter, is stamped with the time the gate produced it, as a broker
+// would refuse one
 // stamped far in the future (log.message.timestamp.after.max.ms) and
 // so hold the input hostage.
 //
