@@ -89,9 +89,8 @@ const batchOverhead = 61
 // entity's id (decision 15). It keeps not its partition (the session's
 // partitioner chooses, by key) nor its timestamp: a copy, like a dead
 // letter, is stamped with the time the gate produced it, as a broker
-// would refuse one
-// stamped far in the future (log.message.timestamp.after.max.ms) and
-// so hold the input hostage.
+// would refuse one stamped far in the future
+// (log.message.timestamp.after.max.ms) and so hold the input hostage.
 //
 // A retry, on Kafka, is a batch aborted: its records come again, after
 // a back-off that grows while batches keep aborting (gate.Backoff), each
