@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/sample"
 	"github.com/fleetkit/catalogue/kafka"
@@ -355,5 +356,42 @@ func TestGateStampsDeadLettersWithItsOwnTime(t *testing.T) {
 	for _, r := range dead {
 		assert.True(t, r.Timestamp.After(start) && r.Timestamp.Before(end), "a dead letter stamped %v", r.Timestamp)
 		assert.NotEqual(t, int8(1), r.Attrs.TimestampType(), "a dead letter stamped by its broker")
+	}
+}
+
+// A record whose schema cannot be chosen (no ce_ header naming it, no
+// message_type) still has its headers checked where they need no
+// schema: its verdict says that its content-type is not
+// application/json, or that a header is given twice, beside the missing
+// message_type (found from outside: a CloudEvents SDK producing in
+// structured mode, content-type application/cloudevents+json and the
+// message in the envelope's data, was told only that its value had no
+// message_type). So is it judged by the gate (ce's Judging binding).
+func TestDecodeChecksTheHeadersOfAValueThatNamesNoSchema(t *testing.T) {
+	r := validRecord(t, 0)
+	structured := &kgo.Record{Topic: inTopic,
+		Value:   append(append([]byte(`{"specversion":"1.0","id":"0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21","type":"core.device","source":"/x","datacontenttype":"application/json","data":`), r.Value...), '}'),
+		Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/cloudevents+json; charset=UTF-8")}}}
+	twice := &kgo.Record{Topic: inTopic, Value: []byte(`{"id":"x"}`),
+		Headers: []kgo.RecordHeader{{Key: "ce_specversion", Value: []byte("1.0")}, {Key: "ce_specversion", Value: []byte("1.0")}}}
+	for _, tc := range []struct {
+		r    *kgo.Record
+		want string
+	}{
+		{structured, "content-type is not application/json"},
+		{twice, "ce_specversion is given 2 times"},
+	} {
+		for name, decode := range map[string]func() error{
+			"Decode": func() error { _, err := kafka.Decode(catalogue.Kinds, tc.r); return err },
+			"Judging": func() error {
+				_, _, err := ce.Kafka.Judging().DecodeIdentity(catalogue.Kinds, kafka.Header{Record: tc.r}, tc.r.Value)
+				return err
+			},
+		} {
+			err := decode()
+			require.ErrorIs(t, err, catalogue.ErrNoType, "%s: %v", name, err)
+			assert.ErrorContains(t, err, tc.want, name)
+			assert.Contains(t, rulesOf(err), msg.RuleHeader, "%s: %v", name, err)
+		}
 	}
 }
