@@ -81,6 +81,7 @@ func framing(t *testing.T, i int) []byte {
 // other line once among the dead letters, a tombstone with the verdict
 // of its value alone.
 func TestKcatIdempotentBatchesThroughTheGate(t *testing.T) {
+	t.Parallel() // a few seconds of waiting for the gate to find its input idle
 	kcat := needKcat(t)
 	_, addrs := newCluster(t, 3)
 	all, _ := sample.Lines(t, "../testdata/messages.ndjson")
@@ -180,6 +181,7 @@ func TestKcatIdempotentBatchesThroughTheGate(t *testing.T) {
 // without building the message): each is a dead letter whose verdict
 // lists only its body's violations.
 func TestGateDeadLettersAValueThatIsNoObjectOnItsBodyAlone(t *testing.T) {
+	t.Parallel() // a few seconds of waiting for the gate to find its input idle
 	_, addrs := newCluster(t, 1)
 	var in []*kgo.Record
 	for i := range 4 {
@@ -272,6 +274,7 @@ func checkOnceBut(t *testing.T, addrs []string, valid []bool, none ...int) {
 // producer aborts it, the gate goes on: the records of the transaction
 // are neither copied nor dead-lettered, and those after it are.
 func TestGateWaitsAtATransactionLeftOpenOnItsInput(t *testing.T) {
+	t.Parallel() // a few seconds of waiting for the gate to find its input idle
 	_, addrs := newCluster(t, 1)
 	tx, valid := hangingInput(t, addrs, time.Minute)
 	g := startGate(t, addrs)
@@ -304,6 +307,7 @@ func TestGateWaitsAtATransactionLeftOpenOnItsInput(t *testing.T) {
 // yet: it waits until the broker aborts the transaction, timed out, and
 // then stores those records and returns.
 func TestGateUntilIdleWaitsForATransactionOpenOnItsInputToTimeOut(t *testing.T) {
+	t.Parallel() // a few seconds of waiting for the gate to find its input idle
 	_, addrs := newCluster(t, 1)
 	_, valid := hangingInput(t, addrs, 2*time.Second)
 	st := runUntilIdle(t, addrs, &kafka.Gate{})
@@ -341,6 +345,7 @@ func TestDecodeQuotesTheEmptyValueOfAShadowingHeader(t *testing.T) {
 // and so hold the input hostage). TestGateStampsCopiesWithItsOwnTime
 // pins the copies'.
 func TestGateStampsDeadLettersWithItsOwnTime(t *testing.T) {
+	t.Parallel() // a few seconds of waiting for the gate to find its input idle
 	_, addrs := newCluster(t, 1)
 	var in []*kgo.Record
 	for _, ts := range []time.Time{time.UnixMilli(-1), time.UnixMilli(0), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
