@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/internal/short"
 	"github.com/fleetkit/catalogue/msg"
@@ -440,18 +442,8 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	}
 	k := id.Kind
 	// A member the body already breaks says nothing a header could
-	// contradict: its decoded value is not the message's. Nor does any
-	// member of a body that is not well-formed JSON, whose decoding
-	// stopped before the members after the error, or not an object (a
-	// Kafka tombstone, a null or empty value): their values are zero,
-	// not the message's.
-	unread := slices.ContainsFunc(body, func(v *msg.Violation) bool {
-		return v.Rule == msg.RuleSyntax || v.Path == "" && v.Rule == msg.RuleType
-	})
+	// contradict: its decoded value is not the message's.
 	broken := func(paths ...string) bool {
-		if unread {
-			return true
-		}
 		for _, v := range body {
 			for _, p := range paths {
 				if p != "" && v.Path == p {
@@ -461,6 +453,12 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		}
 		return false
 	}
+	// A body whose decoding stopped (stops) gave no value for the
+	// members it did not reach: their decoded values are zero, and are
+	// not the message's. A zero value is then taken as not read; one
+	// read as zero is lost only beside the violation that stopped it.
+	stopped := slices.ContainsFunc(body, stops)
+	unread := func(zero bool) bool { return stopped && zero }
 	// add adds the contradiction format says, at path, of the value
 	// quoted.
 	add := func(path, quoted, format string, args ...any) {
@@ -474,13 +472,13 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	if has(hType) && hs.v[hType] != name {
 		add("", quoted(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 	}
-	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
+	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && !unread(id.Type == "") && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
 	var text [36]byte
 	// The usual ce-id, the id as Write writes it, agrees without being
 	// parsed (or copied to be).
-	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && !unread(id.ID == uuid.Nil) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -489,7 +487,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
-	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) {
+	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) && !unread(id.Time.IsZero()) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
@@ -498,7 +496,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
+	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !unread(sourceUnread(id)) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
@@ -507,6 +505,20 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		return m, nil
 	}
 	return m, &msg.Error{Violations: all, Omitted: omitted}
+}
+
+// sourceUnread reports whether a source member of id's kind is absent or
+// empty: not read, where decoding stopped.
+func sourceUnread(id *msg.Identity) bool {
+	zero := func(t msg.Text) bool { return t.IsAbsent() || t.Equal("") }
+	ms := id.Kind.SourceMembers
+	return ms != nil && (zero(id.Tenant) || zero(id.SourceID) || ms[1] != "" && zero(id.SourceType))
+}
+
+// stops reports whether decoding read no more of a body after violation
+// v: one of its syntax, or a body that is no object.
+func stops(v *msg.Violation) bool {
+	return v.Rule == msg.RuleSyntax || v.Path == "" && v.Rule == msg.RuleType
 }
 
 // checkAlone returns bad, the violations found reading the headers hs,

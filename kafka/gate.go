@@ -58,7 +58,10 @@ const batchOverhead = 61
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
-// fit (gate.FitDeadLetter). A message whose id was forwarded in the last
+// fit (gate.FitDeadLetter). A tombstone (a record with no value) is no
+// message, and is dead-lettered; a dead letter is never a tombstone (its
+// value is empty where it keeps none), so that a consumer that passes
+// over deletions sees it. A message whose id was forwarded in the last
 // DuplicateWindow ids is a redelivery if its body (the message, without
 // the registry framing) is the same, counted and not forwarded again,
 // and a dead letter of rule msg.RuleDuplicateID if not; the window is
@@ -1132,7 +1135,11 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 		dead.Headers = append(kept, dead.Headers...)
 	}
 	dead.Headers[len(dead.Headers)-1].Value = d.Verdict
-	dead.Value = d.Body
+	// Never a tombstone, whatever the input's value (none) or the room
+	// left for it: a consumer that passes over deletions would miss it.
+	if dead.Value = d.Body; dead.Value == nil {
+		dead.Value = []byte{}
+	}
 	return dead, nil
 }
 

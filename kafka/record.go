@@ -362,7 +362,8 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // like a ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
 // value that starts with the framing's magic byte but is too short for it
-// is a violation of rule msg.RuleSyntax.
+// is a violation of rule msg.RuleSyntax, and so is no value at all (a
+// tombstone), which the violation says.
 func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (m msg.Message, id msg.Identity, err error) {
 	h := readHeaders(r)
 	defer h.release()
@@ -395,6 +396,9 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 	var m msg.Message
 	if !framed {
 		m, *ident, err = b.DecodeIdentity(kinds, h, body)
+		if r.Value == nil {
+			err = tombstone(err)
+		}
 		return m, err
 	}
 	k := kinds.LookupRegistryID(id)
@@ -430,6 +434,21 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 		})
 	}
 	return m, err
+}
+
+// tombstone returns err, the error of decoding a record with no value,
+// its body's violation saying what the record is: a deletion, on a
+// compacted topic, not JSON cut short.
+func tombstone(err error) error {
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		for _, v := range e.Violations {
+			if v.Path == "" && v.Rule == msg.RuleSyntax {
+				v.Message = "the record has no value (a tombstone), not a message"
+				break
+			}
+		}
+	}
+	return err
 }
 
 // dataSchemaKey returns the name of ce.Kafka's ce_dataschema header, a
