@@ -301,31 +301,6 @@ func TestDecodeQuotesTheEmptyValueOfAShadowingHeader(t *testing.T) {
 	}
 }
 
-// A dead letter, like a copy, is stamped with the time the gate produced
-// it, whatever its input's timestamp (none, the epoch, or far in the
-// future, which a broker may refuse, log.message.timestamp.after.max.ms,
-// and so hold the input hostage). TestGateStampsCopiesWithItsOwnTime
-// pins the copies'.
-func TestGateStampsDeadLettersWithItsOwnTime(t *testing.T) {
-	t.Parallel() // a few seconds of waiting for the gate to find its input idle
-	_, addrs := newCluster(t, 1)
-	var in []*kgo.Record
-	for _, ts := range []time.Time{time.UnixMilli(-1), time.UnixMilli(0), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
-		in = append(in, &kgo.Record{Topic: inTopic, Value: []byte(`{"message_type":"core.device"}`), Timestamp: ts})
-	}
-	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), in...).FirstErr())
-	start := time.Now().Add(-time.Second)
-	st := runUntilIdle(t, addrs, &kafka.Gate{})
-	end := time.Now().Add(time.Second)
-	require.Equal(t, len(in), st.DeadLetters, "%+v", st)
-	dead := readAll(t, addrs, len(in), deadTopic)
-	require.Len(t, dead, len(in))
-	for _, r := range dead {
-		assert.True(t, r.Timestamp.After(start) && r.Timestamp.Before(end), "a dead letter stamped %v", r.Timestamp)
-		assert.NotEqual(t, int8(1), r.Attrs.TimestampType(), "a dead letter stamped by its broker")
-	}
-}
-
 // A record whose schema cannot be chosen (no ce_ header naming it, no
 // message_type) still has its headers checked where they need no
 // schema: its verdict says that its content-type is not
