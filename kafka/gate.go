@@ -87,11 +87,13 @@ const batchOverhead = 61
 // produce to its input, not by its options alone.
 //
 // A copy keeps its input's key and value, byte for byte, and its
-// headers, with the ce_ ones written; not its partition (the session's
-// partitioner chooses, by key) nor its timestamp: a copy is stamped
-// with the time the gate produced it, as a broker would refuse one
-// stamped far in the future (log.message.timestamp.after.max.ms) and
-// so hold the input hostage.
+// headers (a null value still null, an empty one empty), with the ce_
+// ones written; an input whose key is null or empty is keyed by its
+// entity's id (decision 15). It keeps not its partition (the session's
+// partitioner chooses, by key) nor its timestamp: a copy, like a dead
+// letter, is stamped with the time the gate produced it, as a broker
+// would refuse one stamped far in the future
+// (log.message.timestamp.after.max.ms) and so hold the input hostage.
 //
 // A retry, on Kafka, is a batch aborted: its records come again, after
 // a back-off that grows while batches keep aborting (gate.Backoff), each
@@ -103,12 +105,21 @@ const batchOverhead = 61
 // input topic deleted while the gate runs is read anew once made again,
 // from its start.
 //
+// The gate reads its input read_committed: a partition on which a
+// producer left a transaction open is read up to that transaction's
+// first record (its last stable offset) and not past it, neither stored
+// nor committed, until the producer commits or aborts it or the broker
+// aborts it as timed out (transaction.timeout.ms); with UntilIdle, such a
+// partition is not idle until then. The records of an aborted
+// transaction are neither copied nor dead-lettered.
+//
 // Records deleted from the input before the gate read them (by
-// DeleteRecords, or retention) are gone, and not counted: a group whose
-// offset fell below the start of a partition goes on at the first record
-// left there, skipping none that can still be read, as a session made
-// with kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset
-// to the end would skip what is left). With UntilIdle, a partition whose
+// DeleteRecords, retention, or the compaction of a compacted input) are
+// gone, and not counted: a group whose offset fell below the start of a
+// partition goes on at the first record left there, skipping none that
+// can still be read, as a session made with
+// kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset to
+// the end would skip what is left). With UntilIdle, a partition whose
 // records were all deleted is idle: nothing is left there to commit.
 // A partition that kgo finds to have lost records where it cannot tell
 // (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/short"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -486,9 +487,13 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 				if strings.IndexByte(h.Key, 0) >= 0 {
 					how = "is %s up to a NUL byte"
 				}
-				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
-					Message: fmt.Sprintf("header %s "+how+", and says %s, not %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
-						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
+				// Its value, empty or long, is the violation's
+				// Value, quoted and cut short as ce quotes a
+				// header's: a verdict must fit in a dead letter,
+				// whatever the header holds.
+				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader, Value: short.Quote(string(h.Value[:min(len(h.Value), short.Len+1)])),
+					Message: fmt.Sprintf("header %s "+how+", and does not say %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
+						msg.Escape(h.Key), key, value)})
 			}
 		}
 	})
@@ -514,10 +519,6 @@ func shadowName(key string) string {
 	}
 	return ce.Kafka.HeaderInOtherCase(key)
 }
-
-// maxQuoted is the most of a header's value a violation quotes: a
-// verdict must fit in a dead letter, whatever the header holds.
-const maxQuoted = 64
 
 // breaks reports whether err lists a violation at path: a member the
 // body breaks says nothing that could contradict a header.
