@@ -1,0 +1,287 @@
+package main
+
+// The gate against brokers that want TLS and SASL, as nearly every
+// production Kafka does: kfake serving TLS with a certificate authority
+// made here, and SASL PLAIN and SCRAM.
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// The user the secured clusters know, and its password.
+const (
+	authUser     = "gate"
+	authPassword = "s3cret-Pässword" // not ASCII: SCRAM normalizes it
+)
+
+// pki is a certificate authority made for a test, the broker's
+// certificate, for 127.0.0.1, and a client's, in PEM files.
+type pki struct {
+	dir                       string
+	ca, clientCert, clientKey string // PEM files
+	roots                     *x509.CertPool
+	server, client            tls.Certificate
+	otherCA                   string // a PEM file of a CA that signed nothing here
+}
+
+func newPKI(t *testing.T) *pki {
+	t.Helper()
+	p := &pki{dir: t.TempDir(), roots: x509.NewCertPool()}
+	caKey, caCert, caPEM := authority(t, "test CA")
+	p.roots.AddCert(caCert)
+	p.ca = p.write(t, "ca.pem", caPEM)
+	_, _, otherPEM := authority(t, "other CA")
+	p.otherCA = p.write(t, "other-ca.pem", otherPEM)
+	p.server = leaf(t, caKey, caCert, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "broker"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:    []string{"broker.test"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, nil)
+	var certPEM, keyPEM []byte
+	p.client = leaf(t, caKey, caCert, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: authUser},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, func(cert, key []byte) { certPEM, keyPEM = cert, key })
+	p.clientCert = p.write(t, "client.pem", certPEM)
+	p.clientKey = p.write(t, "client-key.pem", keyPEM)
+	return p
+}
+
+func (p *pki) write(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	return path
+}
+
+// authority makes a self-signed certificate authority.
+func authority(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return key, cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// leaf makes a certificate of tmpl signed by the authority, and gives
+// its PEM and its key's to pems, if not nil.
+func leaf(t *testing.T, caKey *ecdsa.PrivateKey, ca *x509.Certificate, tmpl *x509.Certificate, pems func(cert, key []byte)) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	if pems != nil {
+		pems(certPEM, keyPEM)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	require.NoError(t, err)
+	return pair
+}
+
+// secured is a kfake cluster of one broker with the topics in (three
+// partitions), out and dead, and the options a client needs to reach it.
+type secured struct {
+	addr string
+	opts []kgo.Opt
+}
+
+// brokerTLS is the TLS a broker of p serves, asking for a client
+// certificate when mutual.
+func (p *pki) brokerTLS(mutual bool) *tls.Config {
+	c := &tls.Config{Certificates: []tls.Certificate{p.server}, MinVersion: tls.VersionTLS12}
+	if mutual {
+		c.ClientAuth, c.ClientCAs = tls.RequireAndVerifyClientCert, p.roots
+	}
+	return c
+}
+
+// clientTLS is the TLS a test's own client uses with a broker of p.
+func (p *pki) clientTLS() kgo.Opt {
+	return kgo.DialTLSConfig(&tls.Config{RootCAs: p.roots, Certificates: []tls.Certificate{p.client}, MinVersion: tls.VersionTLS12})
+}
+
+func startSecured(t *testing.T, clientOpts []kgo.Opt, opts ...kfake.Opt) *secured {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(3, "in", "out", "dead"),
+		kfake.GroupMinSessionTimeout(500 * time.Millisecond)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return &secured{addr: c.ListenAddrs()[0], opts: clientOpts}
+}
+
+func (s *secured) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(s.addr)}, s.opts...), opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// publish produces the sample stream to in, as main_test.go's cluster
+// does, and returns the values of its valid and invalid messages.
+func (s *secured) publish(t *testing.T) input {
+	t.Helper()
+	data, err := os.ReadFile(sampleFile)
+	require.NoError(t, err)
+	var in input
+	var records []*kgo.Record
+	for line := range bytes.Lines(data) {
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		r := &kgo.Record{Topic: "in", Value: line}
+		if m, err := catalogue.Decode(line); err == nil {
+			r, err = kafka.Record("in", m, len(records)%2 == 0)
+			require.NoError(t, err)
+			in.valid = append(in.valid, r.Value)
+		} else {
+			in.invalid = append(in.invalid, line)
+		}
+		records = append(records, r)
+	}
+	require.NoError(t, s.client(t).ProduceSync(context.Background(), records...).FirstErr())
+	return in
+}
+
+// read returns the values a read_committed consumer finds in topic.
+func (s *secured) read(t *testing.T, topic string) [][]byte {
+	t.Helper()
+	cl := s.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
+	var values [][]byte
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if len(fs.Records()) == 0 {
+			return values
+		}
+		for _, r := range fs.Records() {
+			values = append(values, r.Value)
+		}
+	}
+}
+
+// gateUntilIdle runs the command with args on s's topics until idle,
+// and returns its status and log.
+func (s *secured) gateUntilIdle(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	status := run(ctx, append([]string{"-brokers", s.addr, "-in", "in", "-out", "out", "-dead", "dead", "-until-idle"}, args...), &stderr)
+	require.NoError(t, ctx.Err(), "the gate never ended:\n%s", stderr.String())
+	return status, stderr.String()
+}
+
+// checkGated checks that a reader finds every valid input in out and
+// every other in dead, each once, and that the gate's summary says so.
+func (s *secured) checkGated(t *testing.T, in input, log string) {
+	t.Helper()
+	out, dead := s.read(t, "out"), s.read(t, "dead")
+	assert.ElementsMatch(t, in.valid, out, "the output")
+	assert.ElementsMatch(t, in.invalid, dead, "the dead letters")
+	assert.Equal(t, counts{messages: len(out) + len(dead), forwarded: len(out), dead: len(dead)}, summaryOf(t, log), log)
+}
+
+// The gate gates the sample over TLS with each SASL mechanism, and
+// with SCRAM without TLS (which never sends the password), its password
+// from the environment or a file; over mutual TLS with no SASL too.
+func TestAuthGateOverTLSAndSASL(t *testing.T) {
+	p := newPKI(t)
+	passwordFile := p.write(t, "password", []byte(authPassword+"\n"))
+	for _, tc := range []struct {
+		name     string
+		tls      bool
+		mutual   bool
+		sasl     string // mechanism, or "" for none
+		fromFile bool
+		args     []string
+	}{
+		{name: "TLS and SCRAM-SHA-512", tls: true, sasl: "SCRAM-SHA-512", args: []string{"-tls-ca", p.ca}},
+		{name: "TLS and PLAIN", tls: true, sasl: "PLAIN", fromFile: true, args: []string{"-tls-ca", p.ca}},
+		{name: "SCRAM-SHA-256 without TLS", sasl: "SCRAM-SHA-256", args: nil},
+		{name: "TLS by server name", tls: true, sasl: "scram-sha-512", fromFile: true, args: []string{"-tls-ca", p.ca, "-tls-server-name", "broker.test"}},
+		{name: "mutual TLS", tls: true, mutual: true, args: []string{"-tls-ca", p.ca, "-tls-cert", p.clientCert, "-tls-key", p.clientKey}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var client []kgo.Opt
+			var kopts []kfake.Opt
+			if tc.tls {
+				kopts = append(kopts, kfake.TLS(p.brokerTLS(tc.mutual)))
+				client = append(client, p.clientTLS())
+			}
+			args := tc.args
+			if tc.sasl != "" {
+				mechanism := strings.ToUpper(tc.sasl)
+				kopts = append(kopts, kfake.EnableSASL(), kfake.Superuser(mechanism, authUser, authPassword))
+				client = append(client, saslOpt(mechanism))
+				args = append(args, "-sasl-mechanism", tc.sasl, "-sasl-user", authUser)
+				if tc.fromFile {
+					args = append(args, "-sasl-password-file", passwordFile)
+				} else {
+					t.Setenv(passwordEnv, authPassword)
+				}
+			}
+			s := startSecured(t, client, kopts...)
+			in := s.publish(t)
+			status, log := s.gateUntilIdle(t, args...)
+			require.Equal(t, 0, status, log)
+			s.checkGated(t, in, log)
+			assert.NotContains(t, log, authPassword)
+		})
+	}
+}
+
+// saslOpt is the SASL a test's own client authenticates with.
+func saslOpt(mechanism string) kgo.Opt {
+	switch mechanism {
+	case "PLAIN":
+		return kgo.SASL(plain.Auth{User: authUser, Pass: authPassword}.AsMechanism())
+	case "SCRAM-SHA-256":
+		return kgo.SASL(scram.Auth{User: authUser, Pass: authPassword}.AsSha256Mechanism())
+	}
+	return kgo.SASL(scram.Auth{User: authUser, Pass: authPassword}.AsSha512Mechanism())
+}
