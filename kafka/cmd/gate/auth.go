@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -21,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/msg"
 )
 
@@ -42,8 +44,9 @@ type security struct {
 	plainInsecure                 bool
 
 	// opts are the client options the flags make (see resolve), given
-	// to every client of the gate.
-	opts []kgo.Opt
+	// to every client of the gate, and tlsConfig their TLS, if any.
+	opts      []kgo.Opt
+	tlsConfig *tls.Config
 }
 
 // register adds the security flags to flags.
@@ -72,7 +75,7 @@ func (s *security) enabled() bool {
 // (from getenv's passwordEnv or -sasl-password-file), and sets s.opts.
 // It returns a usage error, or "".
 func (s *security) resolve(getenv func(string) string) string {
-	tlsConfig, usage := s.tlsConfig()
+	tlsConfig, usage := s.makeTLS()
 	if usage != "" {
 		return usage
 	}
@@ -80,7 +83,7 @@ func (s *security) resolve(getenv func(string) string) string {
 	if usage != "" {
 		return usage
 	}
-	s.opts = nil
+	s.opts, s.tlsConfig = nil, tlsConfig
 	if tlsConfig != nil {
 		s.opts = append(s.opts, kgo.DialTLSConfig(tlsConfig))
 	}
@@ -90,9 +93,9 @@ func (s *security) resolve(getenv func(string) string) string {
 	return ""
 }
 
-// tlsConfig returns the TLS configuration the flags ask for, nil for
+// makeTLS returns the TLS configuration the flags ask for, nil for
 // none, or a usage error.
-func (s *security) tlsConfig() (*tls.Config, string) {
+func (s *security) makeTLS() (*tls.Config, string) {
 	switch {
 	case !s.enabled():
 		return nil, ""
@@ -202,9 +205,19 @@ func readSmall(name string) ([]byte, error) {
 	return data, nil
 }
 
-// checkTimeout bounds checkBrokers: kgo's dial timeout, TLS handshake
-// included, is 10 s.
+// checkTimeout bounds checkBrokers' request: kgo's dial timeout, TLS
+// handshake included, is 10 s.
 const checkTimeout = 15 * time.Second
+
+// handshakeTimeout bounds the TLS handshake checkBrokers tries: a
+// broker that does not speak TLS may wait for more of what it takes for
+// a request, and never answer.
+var handshakeTimeout = 10 * time.Second
+
+// errAuthClosed is the error of a broker that closed the connection as
+// the client authenticated, as some do (and kfake) for a wrong password
+// rather than answer SASL_AUTHENTICATION_FAILED.
+var errAuthClosed = errors.New("the broker closed the connection as the gate authenticated")
 
 // checkBrokers connects to the brokers as the gate's clients do, and
 // returns an error, saying what is wrong, when they cannot talk: TLS on
@@ -212,19 +225,78 @@ const checkTimeout = 15 * time.Second
 // that cannot be reached (down, or not yet up) is no error here: the
 // gate waits for it.
 func checkBrokers(ctx context.Context, o options) error {
-	cl, err := kgo.NewClient(o.security.with(kgo.SeedBrokers(o.brokers...), kgo.RequestRetries(0))...)
+	if o.security.tlsConfig != nil {
+		if err := checkHandshake(ctx, o.brokers, o.security.tlsConfig); err != nil {
+			return fmt.Errorf("%w: %w", gate.ErrRefused, o.security.explain(err))
+		}
+	}
+	var auth authWatch
+	cl, err := kgo.NewClient(o.security.with(kgo.SeedBrokers(o.brokers...), kgo.RequestRetries(0), kgo.WithHooks(&auth))...)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	_, err = kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
-	if err == nil || unreached(err) {
+	// A request that needs SASL done, as ApiVersions does not; for no
+	// topic.
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	_, err = req.RequestWith(ctx, cl)
+	switch {
+	case err == nil || unreached(err):
 		return nil
+	case auth.failed.Load() && !errors.Is(err, kerr.SaslAuthenticationFailed):
+		err = fmt.Errorf("%w: %w", errAuthClosed, err)
 	}
-	return o.security.explain(err)
+	return fmt.Errorf("%w: %w", gate.ErrRefused, o.security.explain(err))
 }
+
+// authWatch is a kgo hook that notes a SASL request whose response
+// never came.
+type authWatch struct{ failed atomic.Bool }
+
+// OnBrokerRead implements kgo.HookBrokerRead.
+func (a *authWatch) OnBrokerRead(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err != nil && (key == kmsg.SASLAuthenticate.Int16() || key == kmsg.SASLHandshake.Int16()) {
+		a.failed.Store(true)
+	}
+}
+
+// checkHandshake makes a TLS connection to the first of brokers that
+// answers, and returns the error of its handshake, if any: a
+// certificate not trusted, or a broker that does not speak TLS.
+func checkHandshake(ctx context.Context, brokers []string, c *tls.Config) error {
+	for _, addr := range brokers {
+		ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+		conn, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
+		if err != nil {
+			cancel()
+			continue // down: the gate waits for it
+		}
+		c := c.Clone()
+		if c.ServerName == "" {
+			c.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		tc := tls.Client(conn, c)
+		err = tc.HandshakeContext(ctx)
+		tc.Close()
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case isTLS(err):
+			return fmt.Errorf("%s: %w", addr, err)
+		case ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return fmt.Errorf("%w: %s took no TLS handshake (within %v): it may not speak TLS: %w", errNoTLS, addr, handshakeTimeout, err)
+		}
+		return fmt.Errorf("%s: %w", addr, err)
+	}
+	return nil
+}
+
+// errNoTLS is the error of a broker that does not answer TLS.
+var errNoTLS = errors.New("TLS with the brokers failed")
 
 // unreached reports whether err says only that no broker answered:
 // none listening, or none in time.
@@ -234,8 +306,9 @@ func unreached(err error) bool {
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
-// isTLS reports whether err is an error of TLS: a handshake refused, or
-// a certificate not trusted.
+// isTLS reports whether err is an error of TLS: a certificate not
+// trusted, a record that is not TLS, or an alert from the broker (a
+// client certificate it wants, say).
 func isTLS(err error) bool {
 	var (
 		record  tls.RecordHeaderError
@@ -244,9 +317,11 @@ func isTLS(err error) bool {
 		unknown x509.UnknownAuthorityError
 		host    x509.HostnameError
 		invalid x509.CertificateInvalidError
+		op      *net.OpError
 	)
 	return errors.As(err, &record) || errors.As(err, &alert) || errors.As(err, &verify) ||
-		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
+		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid) ||
+		errors.As(err, &op) && op.Op == "remote error"
 }
 
 // explain returns err with what it means for the command's flags: which
@@ -254,18 +329,30 @@ func isTLS(err error) bool {
 // connection spoke TLS. It never holds the password.
 func (s *security) explain(err error) error {
 	mechanism := strings.ToUpper(strings.TrimSpace(s.mechanism))
-	var eof *kgo.ErrFirstReadEOF
+	var (
+		eof  *kgo.ErrFirstReadEOF
+		done *explained
+	)
 	switch {
-	case errors.Is(err, kerr.SaslAuthenticationFailed):
-		return fmt.Errorf("authentication failed for user %s with mechanism %s (check the user, the password and the mechanism): %w", msg.Escape(s.user), mechanism, err)
+	case errors.As(err, &done):
+		return err
+	case errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, errAuthClosed):
+		return &explained{fmt.Errorf("authentication failed for user %s with mechanism %s (check the user, the password and the mechanism): %w", msg.Escape(s.user), mechanism, err)}
 	case errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState):
-		return fmt.Errorf("the brokers do not take SASL mechanism %s for user %s: %w", mechanism, msg.Escape(s.user), err)
-	case isTLS(err) && s.enabled():
-		return fmt.Errorf("TLS with the brokers failed (a certificate not trusted, or a broker that does not speak TLS: see -tls-ca, -tls-server-name): %w", err)
-	case errors.As(err, &eof) && s.enabled():
-		return fmt.Errorf("the brokers closed the connection at once: they may not speak TLS, which -tls asks for, or need SASL (-sasl-mechanism): %w", err)
-	case errors.As(err, &eof):
-		return fmt.Errorf("the brokers closed the connection at once: they may want TLS (-tls) or SASL (-sasl-mechanism), which the gate does not use: %w", err)
+		return &explained{fmt.Errorf("the brokers do not take SASL mechanism %s for user %s: %w", mechanism, msg.Escape(s.user), err)}
+	case errors.Is(err, errNoTLS):
+		return &explained{err}
+	case isTLS(err):
+		return &explained{fmt.Errorf("TLS with the brokers failed (see -tls-ca, -tls-cert and -tls-key, -tls-server-name): %w", err)}
+	case errors.As(err, &eof) && s.tlsConfig == nil:
+		return &explained{fmt.Errorf("the brokers closed the connection at once: they may want TLS (-tls) or SASL (-sasl-mechanism): %w", err)}
+	case errors.As(err, &eof) && mechanism == "":
+		return &explained{fmt.Errorf("the brokers closed the connection at once: they may want SASL (-sasl-mechanism): %w", err)}
 	}
 	return err
 }
+
+// explained is an error explain has explained.
+type explained struct{ error }
+
+func (e *explained) Unwrap() error { return e.error }

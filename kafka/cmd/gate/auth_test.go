@@ -24,12 +24,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/fleetkit/catalogue"
+	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -123,6 +126,7 @@ func leaf(t *testing.T, caKey *ecdsa.PrivateKey, ca *x509.Certificate, tmpl *x50
 // secured is a kfake cluster of one broker with the topics in (three
 // partitions), out and dead, and the options a client needs to reach it.
 type secured struct {
+	c    *kfake.Cluster
 	addr string
 	opts []kgo.Opt
 }
@@ -148,7 +152,7 @@ func startSecured(t *testing.T, clientOpts []kgo.Opt, opts ...kfake.Opt) *secure
 		kfake.GroupMinSessionTimeout(500 * time.Millisecond)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	return &secured{addr: c.ListenAddrs()[0], opts: clientOpts}
+	return &secured{c: c, addr: c.ListenAddrs()[0], opts: clientOpts}
 }
 
 func (s *secured) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
@@ -284,4 +288,95 @@ func saslOpt(mechanism string) kgo.Opt {
 		return kgo.SASL(scram.Auth{User: authUser, Pass: authPassword}.AsSha256Mechanism())
 	}
 	return kgo.SASL(scram.Auth{User: authUser, Pass: authPassword}.AsSha512Mechanism())
+}
+
+// A gate that cannot talk to its brokers as configured refuses to
+// start, with status 2, saying why, and never echoes the password: it
+// does not wait for brokers that are up but refuse it, or speak
+// otherwise.
+func TestAuthGateRefusesToStartWhenItCannotTalkToItsBrokers(t *testing.T) {
+	p := newPKI(t)
+	// A plaintext broker takes a TLS handshake for the start of a
+	// request, and waits for the rest: the gate waits this long.
+	defer func(d time.Duration) { handshakeTimeout = d }(handshakeTimeout)
+	handshakeTimeout = time.Second
+	const wrong = "not-the-password"
+	overTLS := kfake.TLS(p.brokerTLS(false))
+	scram512 := []kfake.Opt{overTLS, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", authUser, authPassword)}
+	plainTLS := []kfake.Opt{overTLS, kfake.EnableSASL(), kfake.Superuser("PLAIN", authUser, authPassword)}
+	authFailed := func(user, mechanism string) string {
+		return "authentication failed for user " + user + " with mechanism " + mechanism + " "
+	}
+	certificate := "TLS with the brokers failed (see -tls-ca, -tls-cert and -tls-key, -tls-server-name): "
+	for _, tc := range []struct {
+		name     string
+		broker   []kfake.Opt
+		asKafka  bool // the broker answers a wrong PLAIN password as Kafka does
+		args     []string
+		password string
+		why      []string
+	}{
+		// kfake closes the connection on a wrong password; Kafka
+		// answers SASL_AUTHENTICATION_FAILED first.
+		{name: "a wrong password", broker: scram512, args: []string{"-tls-ca", p.ca, "-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", authUser}, password: wrong,
+			why: []string{authFailed("gate", "SCRAM-SHA-512"), "the broker closed the connection as the gate authenticated"}},
+		{name: "a wrong password, answered as Kafka does", broker: plainTLS, asKafka: true,
+			args: []string{"-tls-ca", p.ca, "-sasl-mechanism", "PLAIN", "-sasl-user", authUser}, password: wrong,
+			why: []string{authFailed("gate", "PLAIN"), "SASL_AUTHENTICATION_FAILED", "Invalid username or password"}},
+		{name: "a wrong mechanism", broker: scram512, args: []string{"-tls-ca", p.ca, "-sasl-mechanism", "scram-sha-256", "-sasl-user", authUser}, password: authPassword,
+			why: []string{authFailed("gate", "SCRAM-SHA-256")}},
+		{name: "a wrong PLAIN password", broker: plainTLS, args: []string{"-tls-ca", p.ca, "-sasl-mechanism", "PLAIN", "-sasl-user", authUser}, password: wrong,
+			why: []string{authFailed("gate", "PLAIN")}},
+		{name: "an unknown user", broker: scram512, args: []string{"-tls-ca", p.ca, "-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", "nobody"}, password: authPassword,
+			why: []string{authFailed("nobody", "SCRAM-SHA-512")}},
+		{name: "no SASL to a broker that wants it", broker: scram512, args: []string{"-tls-ca", p.ca},
+			why: []string{"they may want SASL (-sasl-mechanism)", "is SASL missing?"}},
+		{name: "TLS to a plaintext broker", args: []string{"-tls-ca", p.ca},
+			why: []string{"TLS with the brokers failed: 127.0.0.1:", "took no TLS handshake (within 1s): it may not speak TLS"}},
+		{name: "plaintext to a TLS broker", broker: []kfake.Opt{overTLS},
+			why: []string{"they may want TLS (-tls) or SASL (-sasl-mechanism)", "is TLS missing?"}},
+		{name: "a certificate of an authority not trusted", broker: []kfake.Opt{overTLS}, args: []string{"-tls"},
+			why: []string{certificate, "x509: certificate signed by unknown authority"}},
+		{name: "a certificate of another authority", broker: []kfake.Opt{overTLS}, args: []string{"-tls-ca", p.otherCA},
+			why: []string{certificate, "x509: certificate signed by unknown authority"}},
+		{name: "a certificate for another name", broker: []kfake.Opt{overTLS}, args: []string{"-tls-ca", p.ca, "-tls-server-name", "other.test"},
+			why: []string{certificate, "x509: certificate is valid for broker.test, not other.test"}},
+		{name: "no client certificate to a broker that wants one", broker: []kfake.Opt{kfake.TLS(p.brokerTLS(true))}, args: []string{"-tls-ca", p.ca},
+			why: []string{certificate, "tls: certificate required"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startSecured(t, nil, tc.broker...)
+			if tc.asKafka {
+				s.answerAsKafka()
+			}
+			t.Setenv(passwordEnv, tc.password)
+			status, log := s.gateUntilIdle(t, tc.args...)
+			assert.Equal(t, 2, status, log)
+			assert.Contains(t, log, "gate: kafka gate: making a session: "+gate.ErrRefused.Error()+": ")
+			for _, why := range tc.why {
+				assert.Contains(t, log, why)
+			}
+			assert.NotContains(t, log, "messages,", "no summary: it never started")
+			if tc.password != "" {
+				assert.NotContains(t, log, tc.password)
+			}
+		})
+	}
+}
+
+// answerAsKafka makes the cluster answer a SASL PLAIN authentication
+// that is not authUser's as Kafka does, with SASL_AUTHENTICATION_FAILED
+// and a message, where kfake closes the connection.
+func (s *secured) answerAsKafka() {
+	s.c.ControlKey(kmsg.SASLAuthenticate.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		s.c.KeepControl()
+		req := kreq.(*kmsg.SASLAuthenticateRequest)
+		if string(req.SASLAuthBytes) == "\x00"+authUser+"\x00"+authPassword {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
+		resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+		resp.ErrorMessage = kmsg.StringPtr("Authentication failed: Invalid username or password")
+		return resp, nil, true
+	})
 }
