@@ -154,8 +154,10 @@ func (s *security) sasl(getenv func(string) string, overTLS bool) (sasl.Mechanis
 	mechanism := strings.ToUpper(strings.TrimSpace(s.mechanism))
 	if mechanism == "" {
 		switch {
-		case s.user != "" || password != "":
-			return nil, "a SASL user or password (" + from + ") needs -sasl-mechanism"
+		case password != "":
+			return nil, "the SASL password in " + from + " needs -sasl-mechanism"
+		case s.user != "":
+			return nil, "-sasl-user needs -sasl-mechanism"
 		case s.plainInsecure:
 			return nil, "-sasl-plain-insecure is for -sasl-mechanism PLAIN"
 		}

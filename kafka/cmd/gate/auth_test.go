@@ -17,8 +17,11 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +36,7 @@ import (
 
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -248,6 +252,7 @@ func TestAuthGateOverTLSAndSASL(t *testing.T) {
 		{name: "TLS and PLAIN", tls: true, sasl: "PLAIN", fromFile: true, args: []string{"-tls-ca", p.ca}},
 		{name: "SCRAM-SHA-256 without TLS", sasl: "SCRAM-SHA-256", args: nil},
 		{name: "TLS by server name", tls: true, sasl: "scram-sha-512", fromFile: true, args: []string{"-tls-ca", p.ca, "-tls-server-name", "broker.test"}},
+		{name: "PLAIN without TLS, told it is safe", sasl: "PLAIN", args: []string{"-sasl-plain-insecure"}},
 		{name: "mutual TLS", tls: true, mutual: true, args: []string{"-tls-ca", p.ca, "-tls-cert", p.clientCert, "-tls-key", p.clientKey}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -377,6 +382,151 @@ func (s *secured) answerAsKafka() {
 		resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
 		resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
 		resp.ErrorMessage = kmsg.StringPtr("Authentication failed: Invalid username or password")
+		return resp, nil, true
+	})
+}
+
+// Security flags that cannot work together, or files that cannot be
+// read, are usage errors, found before any broker is asked; a password
+// given is never echoed.
+func TestAuthUsageErrors(t *testing.T) {
+	p := newPKI(t)
+	passwordFile := p.write(t, "password", []byte(authPassword+"\n"))
+	empty := p.write(t, "empty", []byte("\n"))
+	notPEM := p.write(t, "not.pem", []byte("not a certificate\n"))
+	missing := filepath.Join(p.dir, "missing")
+	scram := []string{"-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", authUser}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		password string // in the environment
+		why      string
+	}{
+		{"a mechanism without user", []string{"-sasl-mechanism", "SCRAM-SHA-512"}, authPassword, "-sasl-mechanism SCRAM-SHA-512 needs -sasl-user"},
+		{"a mechanism without password", scram, "", "-sasl-mechanism SCRAM-SHA-512 needs a password, in $KAFKA_SASL_PASSWORD or the file -sasl-password-file names"},
+		{"an empty password file", append(scram, "-sasl-password-file", empty), "", "-sasl-mechanism SCRAM-SHA-512 needs a password"},
+		{"a password without mechanism", nil, authPassword, "the SASL password in $KAFKA_SASL_PASSWORD needs -sasl-mechanism"},
+		{"a password file without mechanism", []string{"-sasl-password-file", passwordFile}, "", "the SASL password in -sasl-password-file needs -sasl-mechanism"},
+		{"a user without mechanism", []string{"-sasl-user", authUser}, "", "-sasl-user needs -sasl-mechanism"},
+		{"two passwords", append(scram, "-sasl-password-file", passwordFile), authPassword, "the SASL password is in both $KAFKA_SASL_PASSWORD and -sasl-password-file: give one"},
+		{"PLAIN without TLS", []string{"-sasl-mechanism", "PLAIN", "-sasl-user", authUser}, authPassword, "-sasl-mechanism PLAIN sends the password in the clear: give -tls too"},
+		{"-sasl-plain-insecure with SCRAM", append(scram, "-sasl-plain-insecure"), authPassword, "-sasl-plain-insecure is for -sasl-mechanism PLAIN"},
+		{"-sasl-plain-insecure alone", []string{"-sasl-plain-insecure"}, "", "-sasl-plain-insecure is for -sasl-mechanism PLAIN"},
+		{"an unknown mechanism", []string{"-sasl-mechanism", "GSSAPI", "-sasl-user", authUser}, authPassword, "-sasl-mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, not GSSAPI"},
+		{"a password file missing", append(scram, "-sasl-password-file", missing), "", "-sasl-password-file: open " + missing + ": no such file or directory"},
+		{"a password file without end", append(scram, "-sasl-password-file", "/dev/zero"), "", "-sasl-password-file: /dev/zero holds more than 1048576 bytes"},
+		{"a CA file missing", []string{"-tls-ca", missing}, "", "-tls-ca: open " + missing},
+		{"a CA file without certificate", []string{"-tls-ca", notPEM}, "", "-tls-ca: no PEM certificate in " + notPEM},
+		{"a key without certificate", []string{"-tls-key", p.clientKey}, "", "-tls-key needs -tls-cert"},
+		{"a certificate without key", []string{"-tls-cert", p.clientCert}, "", "-tls-cert needs -tls-key"},
+		{"a key file missing", []string{"-tls-cert", p.clientCert, "-tls-key", missing}, "", "-tls-key: open " + missing},
+		{"a key of another certificate", []string{"-tls-cert", p.clientCert, "-tls-key", p.write(t, "other-key.pem", otherKey(t))}, "", "-tls-cert and -tls-key: tls: private key does not match public key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(passwordEnv, tc.password)
+			var stderr bytes.Buffer
+			// No broker listens there: a usage error is found first.
+			status := run(context.Background(), append([]string{"-brokers", "127.0.0.1:1"}, tc.args...), &stderr)
+			assert.Equal(t, 2, status, stderr.String())
+			assert.Contains(t, stderr.String(), "gate: "+tc.why)
+			assert.Contains(t, stderr.String(), "usage: gate")
+			assert.NotContains(t, stderr.String(), authPassword)
+		})
+	}
+}
+
+// otherKey returns a PEM private key of no certificate here.
+func otherKey(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
+// The gate's helper that warns of a missing input topic reaches its
+// brokers as the gate does.
+func TestAuthGateWarnsOfAMissingInputOverTLSAndSASL(t *testing.T) {
+	p := newPKI(t)
+	s := startSecured(t, []kgo.Opt{p.clientTLS(), saslOpt("SCRAM-SHA-512")},
+		kfake.TLS(p.brokerTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", authUser, authPassword))
+	passwordFile := p.write(t, "password", []byte(authPassword))
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", s.addr, "-in", "missing", "-out", "out", "-dead", "dead",
+		"-tls-ca", p.ca, "-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", authUser, "-sasl-password-file", passwordFile)
+	cmd.WaitLog(t, `msg="the input topic does not exist; waiting for it" topic=missing`)
+	cmd.Signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, cmd.Exit(t), cmd.Log())
+}
+
+// kcat (librdkafka), a client nobody here wrote, produces the sample's
+// lines over TLS and SCRAM-SHA-512, configured as its users configure it,
+// to the input of a gate that reaches the same broker so: the gate
+// forwards every valid line, byte for byte, and dead-letters the rest,
+// each once.
+func TestAuthKcatProducesOverTLSAndSCRAMIntoTheGate(t *testing.T) {
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v: CI installs kcat", err)
+		}
+		t.Skipf("%v: apt-get install kcat", err)
+	}
+	p := newPKI(t)
+	s := startSecured(t, []kgo.Opt{p.clientTLS(), saslOpt("SCRAM-SHA-512")},
+		kfake.TLS(p.brokerTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", authUser, authPassword))
+	config := p.write(t, "kcat.conf", []byte("security.protocol=SASL_SSL\nsasl.mechanisms=SCRAM-SHA-512\n"+
+		"sasl.username="+authUser+"\nsasl.password="+authPassword+"\nssl.ca.location="+p.ca+"\n"))
+	data, err := os.ReadFile(sampleFile)
+	require.NoError(t, err)
+	var in input
+	for line := range bytes.Lines(data) {
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		// Without headers, only a message that names its schema is
+		// valid.
+		if _, err := catalogue.Decode(line); err == nil {
+			in.valid = append(in.valid, line)
+		} else {
+			in.invalid = append(in.invalid, line)
+		}
+	}
+	require.NotEmpty(t, in.valid)
+	s.advertiseSASLHandshakeV0(t)
+	produce := exec.Command(kcat, "-F", config, "-P", "-b", s.addr, "-t", "in")
+	produce.Stdin = bytes.NewReader(data)
+	out, err := produce.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	t.Setenv(passwordEnv, authPassword)
+	status, log := s.gateUntilIdle(t, "-tls-ca", p.ca, "-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", authUser)
+	require.Equal(t, 0, status, log)
+	s.checkGated(t, in, log)
+}
+
+// advertiseSASLHandshakeV0 makes the cluster advertise SASLHandshake
+// versions 0 and 1, as Kafka did before 4.0, rather than 1 alone, as
+// kfake and Kafka 4 do: librdkafka before 2.10 (Debian's is 2.0)
+// authenticates only with a broker that advertises version 0, though it
+// then uses 1 ("SASL Handshake not supported by broker", librdkafka
+// pull request 4983).
+func (s *secured) advertiseSASLHandshakeV0(t *testing.T) {
+	t.Helper()
+	versions, err := kmsg.NewPtrApiVersionsRequest().RequestWith(context.Background(), s.client(t))
+	require.NoError(t, err)
+	keys := versions.ApiKeys
+	found := false
+	for i := range keys {
+		if keys[i].ApiKey == kmsg.SASLHandshake.Int16() {
+			keys[i].MinVersion, found = 0, true
+		}
+	}
+	require.True(t, found, "kfake advertises SASLHandshake")
+	s.c.ControlKey(kmsg.ApiVersions.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		s.c.KeepControl()
+		resp := kreq.ResponseKind().(*kmsg.ApiVersionsResponse)
+		resp.ApiKeys = slices.Clone(keys)
 		return resp, nil, true
 	})
 }
