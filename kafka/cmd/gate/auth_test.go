@@ -506,11 +506,10 @@ func TestAuthKcatProducesOverTLSAndSCRAMIntoTheGate(t *testing.T) {
 }
 
 // advertiseSASLHandshakeV0 makes the cluster advertise SASLHandshake
-// versions 0 and 1, as Kafka did before 4.0, rather than 1 alone, as
-// kfake and Kafka 4 do: librdkafka before 2.10 (Debian's is 2.0)
-// authenticates only with a broker that advertises version 0, though it
-// then uses 1 ("SASL Handshake not supported by broker", librdkafka
-// pull request 4983).
+// versions 0 and 1, as Kafka 3 brokers do, rather than 1 alone, as
+// kfake does: librdkafka 2.0 (Debian's) authenticates only with a
+// broker that advertises version 0, though it then uses 1 ("SASL
+// Handshake not supported by broker", librdkafka pull request 4983).
 func (s *secured) advertiseSASLHandshakeV0(t *testing.T) {
 	t.Helper()
 	versions, err := kmsg.NewPtrApiVersionsRequest().RequestWith(context.Background(), s.client(t))

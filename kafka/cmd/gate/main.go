@@ -35,8 +35,31 @@
 // when it stopped so, or with -until-idle once its group had consumed
 // everything, and 2 when it stopped on an error (or for a usage error).
 //
-// TLS and SASL are not supported yet: the command talks plaintext to its
-// brokers.
+// -tls connects to the brokers over TLS (1.2 or later), trusting the
+// system's roots; -tls-ca trusts the roots of a PEM file instead,
+// -tls-cert and -tls-key give a client certificate (mutual TLS), and
+// -tls-server-name the name the brokers' certificates must hold, when it
+// is not the host they are reached at; each implies -tls.
+// -sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, in any case)
+// authenticates as -sasl-user, with the password in the environment
+// variable KAFKA_SASL_PASSWORD or the file -sasl-password-file names
+// (its trailing newline ignored): never on the command line, which any
+// user of the machine reads in ps. PLAIN sends the password as it is,
+// for anyone on the way to read: it is refused without TLS unless
+// -sasl-plain-insecure says the network is safe; SCRAM proves the
+// password without sending it. Every client of the gate uses them; gate
+// demo serves plaintext only. SCRAM over TLS, as Confluent Cloud, MSK
+// and Aiven take it:
+//
+//	KAFKA_SASL_PASSWORD=... gate -brokers kafka1:9096 -tls-ca ca.pem -sasl-mechanism SCRAM-SHA-512 -sasl-user fleet-gate
+//
+// Before its first session it tries its brokers once, and refuses to
+// start, saying why, when they are up but cannot talk to it: a wrong
+// password, user or mechanism ("authentication failed for user U with
+// mechanism M"), no SASL to brokers that want it, TLS on one side only,
+// a certificate not trusted or for another name, or no client
+// certificate for brokers that want one. Brokers not reached at all are
+// waited for, as above.
 //
 // gate demo serves, for trying the gate by hand, a Kafka-protocol cluster
 // in memory (franz-go's kfake) on 127.0.0.1:9092 (-addr), with the
