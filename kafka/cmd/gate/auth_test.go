@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -372,11 +373,15 @@ func TestAuthGateRefusesToStartWhenItCannotTalkToItsBrokers(t *testing.T) {
 // answerAsKafka makes the cluster answer a SASL PLAIN authentication
 // that is not authUser's as Kafka does, with SASL_AUTHENTICATION_FAILED
 // and a message, where kfake closes the connection.
-func (s *secured) answerAsKafka() {
+func (s *secured) answerAsKafka() { s.answerAsKafkaUntil(new(atomic.Bool)) }
+
+// answerAsKafkaUntil is answerAsKafka, refusing authUser's password too
+// once revoked is set.
+func (s *secured) answerAsKafkaUntil(revoked *atomic.Bool) {
 	s.c.ControlKey(kmsg.SASLAuthenticate.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		s.c.KeepControl()
 		req := kreq.(*kmsg.SASLAuthenticateRequest)
-		if string(req.SASLAuthBytes) == "\x00"+authUser+"\x00"+authPassword {
+		if string(req.SASLAuthBytes) == "\x00"+authUser+"\x00"+authPassword && !revoked.Load() {
 			return nil, nil, false
 		}
 		resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
@@ -528,4 +533,49 @@ func (s *secured) advertiseSASLHandshakeV0(t *testing.T) {
 		resp.ApiKeys = slices.Clone(keys)
 		return resp, nil, true
 	})
+}
+
+// A gate started before its brokers waits for them; brokers that then
+// refuse its password, with Kafka's SASL_AUTHENTICATION_FAILED, stop it
+// with status 2, saying so, rather than be asked again for ever.
+func TestAuthGateStopsWhenBrokersUpLaterRefuseItsPassword(t *testing.T) {
+	p := newPKI(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	t.Setenv(passwordEnv, "not-the-password")
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", l.Addr().String(), "-in", "in", "-out", "out", "-dead", "dead",
+		"-tls-ca", p.ca, "-sasl-mechanism", "PLAIN", "-sasl-user", authUser)
+	cmd.WaitLog(t, "cannot start yet")
+	s := startSecured(t, nil, kfake.Ports(port), kfake.TLS(p.brokerTLS(false)), kfake.EnableSASL(), kfake.Superuser("PLAIN", authUser, authPassword))
+	s.answerAsKafka()
+	assert.Equal(t, 2, cmd.Exit(t), cmd.Log())
+	assert.Contains(t, cmd.Log(), "authentication failed for user gate with mechanism PLAIN")
+	assert.Contains(t, cmd.Log(), "SASL_AUTHENTICATION_FAILED")
+	assert.NotContains(t, cmd.Log(), "not-the-password")
+}
+
+// A running gate whose password is revoked (rotated, or its user
+// deleted) stops with status 2 once the brokers refuse it again, as
+// they do when it authenticates anew (connections.max.reauth.ms), with
+// its summary, saying so: it is not asked again for ever.
+func TestAuthGateStopsWhenItsPasswordIsRevokedWhileItRuns(t *testing.T) {
+	p := newPKI(t)
+	s := startSecured(t, []kgo.Opt{p.clientTLS(), saslOpt("PLAIN")}, kfake.TLS(p.brokerTLS(false)), kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", authUser, authPassword), kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "1000"}))
+	var revoked atomic.Bool
+	s.answerAsKafkaUntil(&revoked)
+	in := s.publish(t)
+	t.Setenv(passwordEnv, authPassword)
+	cmd := cmdtest.Start(t, t.TempDir(), "-brokers", s.addr, "-in", "in", "-out", "out", "-dead", "dead",
+		"-tls-ca", p.ca, "-sasl-mechanism", "PLAIN", "-sasl-user", authUser)
+	for deadline := time.Now().Add(cmdtest.Wait); len(s.read(t, "out")) < len(in.valid); {
+		require.True(t, time.Now().Before(deadline), "the gate never forwarded the sample; it logged:\n%s", cmd.Log())
+	}
+	revoked.Store(true)
+	assert.Equal(t, 2, cmd.Exit(t), cmd.Log())
+	assert.Contains(t, cmd.Log(), "gate: authentication failed for user gate with mechanism PLAIN")
+	assert.Contains(t, cmd.Log(), "SASL_AUTHENTICATION_FAILED")
+	assert.Equal(t, len(in.valid)+len(in.invalid), summaryOf(t, cmd.Log()).messages, "the summary, of what it gated")
 }
