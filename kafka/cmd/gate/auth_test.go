@@ -38,7 +38,6 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/cmdtest"
-	"github.com/fleetkit/catalogue/kafka"
 )
 
 // The user the secured clusters know, and its password.
@@ -172,24 +171,7 @@ func (s *secured) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
 // does, and returns the values of its valid and invalid messages.
 func (s *secured) publish(t *testing.T) input {
 	t.Helper()
-	data, err := os.ReadFile(sampleFile)
-	require.NoError(t, err)
-	var in input
-	var records []*kgo.Record
-	for line := range bytes.Lines(data) {
-		if line = bytes.TrimSpace(line); len(line) == 0 {
-			continue
-		}
-		r := &kgo.Record{Topic: "in", Value: line}
-		if m, err := catalogue.Decode(line); err == nil {
-			r, err = kafka.Record("in", m, len(records)%2 == 0)
-			require.NoError(t, err)
-			in.valid = append(in.valid, r.Value)
-		} else {
-			in.invalid = append(in.invalid, line)
-		}
-		records = append(records, r)
-	}
+	in, records := sampleRecords(t, 1)
 	require.NoError(t, s.client(t).ProduceSync(context.Background(), records...).FirstErr())
 	return in
 }
