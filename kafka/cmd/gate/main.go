@@ -59,7 +59,8 @@
 // mechanism M"), no SASL to brokers that want it, TLS on one side only,
 // a certificate not trusted or for another name, or no client
 // certificate for brokers that want one. Brokers not reached at all are
-// waited for, as above.
+// waited for, as above; brokers that refuse its password later (up only
+// after it started, or once it was revoked) stop it, with status 2.
 //
 // gate demo serves, for trying the gate by hand, a Kafka-protocol cluster
 // in memory (franz-go's kfake) on 127.0.0.1:9092 (-addr), with the
