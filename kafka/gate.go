@@ -284,11 +284,12 @@ func transient(err error) bool {
 // refusedForGood reports whether err, an error of the session's
 // consumer or of a record it produced, says that the brokers will never
 // let it consume or produce as it is configured: a session timeout out
-// of the group's range, a group id it may not use, or no right to its
-// group or topics. Waiting would not help: the gate stops, saying why.
+// of the group's range, a group id it may not use, no right to its
+// group or topics, or its SASL credentials refused. Waiting would not
+// help: the gate stops, saying why.
 func refusedForGood(err error) bool {
 	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
-		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed, kerr.SaslAuthenticationFailed} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -430,6 +431,9 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: it consumes its dead-letter topic %q%s: it would judge its own dead letters", gate.ErrRefused, g.DeadLetters, by)
 	}
 	topics, err := kadm.NewClient(cl).ListTopics(ctx, g.Output, g.DeadLetters)
+	if refusedForGood(err) {
+		return gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
+	}
 	if err != nil {
 		return fmt.Errorf("cannot reach the broker: %w", err)
 	}
