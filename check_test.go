@@ -279,7 +279,7 @@ func ExampleCheck() {
 	fmt.Println(err)
 	// Output:
 	// core.vehicle 1.0
-	// /vehicle_id: not a uuid: want 36 characters in 8-4-4-4-12 form; /meta/a: duplicate member name "a" at byte offset 71; /message_id: required member is missing; /source_id: required member is missing; /source_type: required member is missing; /tenant_id: required member is missing; /time: required member is missing
+	// /vehicle_id: not a uuid: want 36 characters in 8-4-4-4-12 form; /meta/a: member appears more than once (byte offset 71); /message_id: required member is missing; /source_id: required member is missing; /source_type: required member is missing; /tenant_id: required member is missing; /time: required member is missing
 }
 
 // JudgeIdentity's identity is the message's even when its strings had

@@ -55,7 +55,12 @@ import (
 // GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}
 // (for a subject not served, 40408 and 40409 as in Confluent's registry,
 // or the registry's own with ?defaultToGlobal=true), and
-// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs).
+// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs), and
+// GET /associations/resources/{namespace}/{topic} (and
+// /associations/subjects/{subject}): the subjects Subjects maps are the
+// topics' associations, which Confluent's newer serializers ask for to
+// name a topic's subject (AssociatedNameStrategy); a topic without one
+// has none, [].
 // The list routes take offset and limit; nothing is ever deleted, so
 // deletedOnly=true lists nothing and deleted=true changes nothing. A
 // subject qualified with the default context, ":.:core.device", is the
@@ -168,6 +173,9 @@ type registry struct {
 	byID     map[int32]*registered
 	names    []string // the subjects, sorted
 	maxID    int32    // the largest registry id, for ?fetchMaxId=true
+	// topics are the subjects Subjects maps, sorted: the topics'
+	// associations.
+	topics []string
 	// topicSubjects lists the subjects Subjects maps, for the 40401 that
 	// tells a client what is served: "none" if none.
 	topicSubjects string
@@ -221,8 +229,9 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		}
 	}
 	g.names = slices.Sorted(maps.Keys(g.subjects))
+	g.topics = slices.Sorted(maps.Keys(mapped))
 	g.topicSubjects = "none"
-	if topics := slices.Sorted(maps.Keys(mapped)); len(topics) > 0 {
+	if topics := g.topics; len(topics) > 0 {
 		const most = 10 // the answer stays short however many are mapped
 		g.topicSubjects = strings.Join(topics[:min(len(topics), most)], ", ")
 		if len(topics) > most {
@@ -267,6 +276,13 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"DELETE /config", g.readOnly},
 		{"DELETE /config/{subject}", g.readOnly},
 		{"DELETE /mode/{subject}", g.readOnly},
+		{"GET /associations/resources/{namespace}/{name}", g.associations},
+		{"GET /associations/resources/{id}", g.associations},
+		{"GET /associations/subjects/{subject}", g.associations},
+		{"POST /associations", g.readOnly},
+		{"POST /associations:batch", g.readOnly},
+		{"PUT /associations/resources/{id}", g.readOnly},
+		{"DELETE /associations/resources/{id}", g.readOnly},
 	} {
 		g.mux.HandleFunc(r.pattern, r.serve)
 	}
@@ -460,6 +476,53 @@ func (g *registry) listed(r *http.Request) []*subject {
 		}
 	}
 	return list
+}
+
+// association is the protocol's body for a subject associated with a
+// topic.
+type association struct {
+	Subject           string `json:"subject"`
+	ResourceName      string `json:"resourceName"`
+	ResourceNamespace string `json:"resourceNamespace"`
+	ResourceType      string `json:"resourceType"`
+	AssociationType   string `json:"associationType"`
+	Lifecycle         string `json:"lifecycle"`
+	Frozen            bool   `json:"frozen"`
+}
+
+// associations serves GET /associations/resources/{namespace}/{name},
+// /associations/resources/{id} and /associations/subjects/{subject}: a
+// subject that Subjects maps, <topic>-key or <topic>-value, is the
+// topic's association of that type, in any namespace (Kafka cluster),
+// WEAK since nothing deletes it with the topic. Confluent's serializers
+// that name subjects by association (AssociatedNameStrategy, its newer
+// clients' default) ask for it first; a resource without one has none,
+// [], as Confluent's registry answers. The query filters as Confluent's
+// does: resourceType (topic when absent), associationType (repeated;
+// every type when absent), lifecycle, offset and limit.
+func (g *registry) associations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	namespace := cmp.Or(r.PathValue("namespace"), "-")
+	types := q["associationType"]
+	list := []association{}
+	for _, sub := range g.topics {
+		for _, kind := range []string{"key", "value"} {
+			topic, ok := strings.CutSuffix(sub, "-"+kind)
+			if !ok || r.PathValue("id") != "" ||
+				r.PathValue("name") != "" && r.PathValue("name") != topic ||
+				r.PathValue("subject") != "" && r.PathValue("subject") != sub ||
+				len(types) > 0 && !slices.Contains(types, kind) ||
+				cmp.Or(q.Get("resourceType"), "topic") != "topic" ||
+				cmp.Or(q.Get("lifecycle"), "WEAK") != "WEAK" {
+				continue
+			}
+			list = append(list, association{Subject: sub, ResourceName: topic, ResourceNamespace: namespace,
+				ResourceType: "topic", AssociationType: kind, Lifecycle: "WEAK"})
+		}
+	}
+	if list, ok := page(w, r, list); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	}
 }
 
 // contexts serves GET /contexts: the default context alone.

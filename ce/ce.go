@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/fleetkit/catalogue/internal/format"
 	"github.com/fleetkit/catalogue/internal/short"
@@ -203,7 +206,12 @@ func appendValues(dst []byte, id *msg.Identity, end *[nHeaders]int) []byte {
 // schemas.ErrUnknown (a header names none), or kinds.Decode's:
 // catalogue.ErrNoType (the body has no message_type) or
 // catalogue.ErrUnknownType (it names none) for catalogue.Kinds, and
-// msg.ErrNoDecode for a table that cannot choose by message_type.
+// msg.ErrNoDecode for a table that cannot choose by message_type. An
+// *msg.Error of kinds.Decode's lists, after its own, the violations of
+// the headers that need no schema to be judged: a content type that is
+// not application/json (a CloudEvents envelope in structured mode,
+// application/cloudevents+json, names no schema by message_type), a
+// spec version that is not 1.0, a header given twice.
 func (b Binding) Decode(kinds *msg.Kinds, h Header, body []byte) (msg.Message, error) {
 	m, _, err := b.DecodeIdentity(kinds, h, body)
 	return m, err
@@ -229,7 +237,7 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 	case !b.judge || !kinds.CanFindKind():
 		m, err := b.decodeAny(kinds, body)
 		if m == nil {
-			return nil, msg.Identity{}, err
+			return nil, msg.Identity{}, b.unchosen(err, &hs, bad)
 		}
 		m, err = b.check(m, err, &hs, bad, &id, 0)
 		return m, id, err
@@ -238,7 +246,7 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 		// it, with its error when it finds none.
 		var err error
 		if k, err = kinds.KindOf(body); k == nil {
-			return nil, msg.Identity{}, err
+			return nil, msg.Identity{}, b.unchosen(err, &hs, bad)
 		}
 	}
 	m, err := b.decodeKind(h, k, body, &hs, bad, &id)
@@ -445,6 +453,12 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		}
 		return false
 	}
+	// A body whose decoding stopped (stops) gave no value for the
+	// members it did not reach: their decoded values are zero, and are
+	// not the message's. A zero value is then taken as not read; one
+	// read as zero is lost only beside the violation that stopped it.
+	stopped := slices.ContainsFunc(body, stops)
+	unread := func(zero bool) bool { return stopped && zero }
 	// add adds the contradiction format says, at path, of the value
 	// quoted.
 	add := func(path, quoted, format string, args ...any) {
@@ -454,25 +468,17 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := k.Name
 
-	if has(hContentType) && hs.v[hContentType] != ContentType {
-		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
-		if perr != nil || mt != ContentType {
-			add("", quoted(hContentType), "%s is not %s", b.ContentType, ContentType)
-		}
-	}
-	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
-		add("", quoted(hSpecVersion), "%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion)
-	}
+	bad = b.checkAlone(hs, bad)
 	if has(hType) && hs.v[hType] != name {
 		add("", quoted(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 	}
-	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && (has(hType) || has(hDataSchema)) {
+	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && !unread(id.Type == "") && (has(hType) || has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
 	var text [36]byte
 	// The usual ce-id, the id as Write writes it, agrees without being
 	// parsed (or copied to be).
-	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
+	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && !unread(id.ID == uuid.Nil) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -481,7 +487,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
-	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) {
+	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) && !unread(id.Time.IsZero()) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
@@ -490,7 +496,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !sourceIs(hs.v[hSource], id) {
+	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !unread(sourceUnread(id)) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
@@ -499,6 +505,52 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		return m, nil
 	}
 	return m, &msg.Error{Violations: all, Omitted: omitted}
+}
+
+// sourceUnread reports whether a source member of id's kind is absent or
+// empty: not read, where decoding stopped.
+func sourceUnread(id *msg.Identity) bool {
+	zero := func(t msg.Text) bool { return t.IsAbsent() || t.Equal("") }
+	ms := id.Kind.SourceMembers
+	return ms != nil && (zero(id.Tenant) || zero(id.SourceID) || ms[1] != "" && zero(id.SourceType))
+}
+
+// stops reports whether decoding read no more of a body after violation
+// v: one of its syntax, or a body that is no object.
+func stops(v *msg.Violation) bool {
+	return v.Rule == msg.RuleSyntax || v.Path == "" && v.Rule == msg.RuleType
+}
+
+// checkAlone returns bad, the violations found reading the headers hs,
+// with those of the headers that say something without a schema to
+// compare with: a content type that is not ContentType, a spec version
+// that is not SpecVersion.
+func (b Binding) checkAlone(hs *headers, bad []*msg.Violation) []*msg.Violation {
+	has := func(i int) bool { return hs.set&(1<<i) != 0 }
+	if has(hContentType) && hs.v[hContentType] != ContentType {
+		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
+		if perr != nil || mt != ContentType {
+			bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: fmt.Sprintf("%s is not %s", b.ContentType, ContentType), Value: quote(hs.v[hContentType])})
+		}
+	}
+	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
+		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: fmt.Sprintf("%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion), Value: quote(hs.v[hSpecVersion])})
+	}
+	return bad
+}
+
+// unchosen returns err, the error of a body whose schema its
+// message_type could not choose, with the violations of the headers hs
+// that need no schema (checkAlone, bad among them) listed after its own:
+// a content type that says the body is not the message (a CloudEvents
+// envelope, application/cloudevents+json) is why it names no schema.
+func (b Binding) unchosen(err error, hs *headers, bad []*msg.Violation) error {
+	e, ok := err.(*msg.Error)
+	if bad = b.checkAlone(hs, bad); !ok || len(bad) == 0 {
+		return err
+	}
+	// A copy: the table's error may be one it gives every caller.
+	return &msg.Error{Violations: append(slices.Clip(e.Violations), bad...), Omitted: e.Omitted}
 }
 
 // writtenOf returns, for headers hs that hold every header Write sets,

@@ -58,7 +58,10 @@
 // copy. A header agrees with the body when it means the same: a ce-id in
 // either case, a ce-time in any offset, a ce-source whose segments,
 // unescaped, are the source members' values, a uuid member's in either
-// case.
+// case. A header is compared only with a member the body gave: not with
+// one whose own value breaks the schema, nor with one decoding never
+// reached, the body cut short or no object (a Kafka tombstone), whose
+// violation then says it all.
 //
 // A gate, which decodes a message and writes its headers onto the copy it
 // passes on, uses the Borrowing binding's DecodeIdentity, then

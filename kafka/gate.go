@@ -59,7 +59,10 @@ const batchOverhead = 61
 //
 // A record too large for the broker once its headers are written is
 // dead-lettered (msg.RuleTooLarge); a dead letter too large is cut to
-// fit (gate.FitDeadLetter). A message whose id was forwarded in the last
+// fit (gate.FitDeadLetter). A tombstone (a record with no value) is no
+// message, and is dead-lettered; a dead letter is never a tombstone (its
+// value is empty where it keeps none), so that a consumer that passes
+// over deletions sees it. A message whose id was forwarded in the last
 // DuplicateWindow ids is a redelivery if its body (the message, without
 // the registry framing) is the same, counted and not forwarded again,
 // and a dead letter of rule msg.RuleDuplicateID if not; the window is
@@ -85,11 +88,13 @@ const batchOverhead = 61
 // produce to its input, not by its options alone.
 //
 // A copy keeps its input's key and value, byte for byte, and its
-// headers, with the ce_ ones written; not its partition (the session's
-// partitioner chooses, by key) nor its timestamp: a copy is stamped
-// with the time the gate produced it, as a broker would refuse one
-// stamped far in the future (log.message.timestamp.after.max.ms) and
-// so hold the input hostage.
+// headers (a null value still null, an empty one empty), with the ce_
+// ones written; an input whose key is null or empty is keyed by its
+// entity's id (decision 15). It keeps not its partition (the session's
+// partitioner chooses, by key) nor its timestamp: a copy, like a dead
+// letter, is stamped with the time the gate produced it, as a broker
+// would refuse one stamped far in the future
+// (log.message.timestamp.after.max.ms) and so hold the input hostage.
 //
 // A retry, on Kafka, is a batch aborted: its records come again, after
 // a back-off that grows while batches keep aborting (gate.Backoff), each
@@ -101,12 +106,21 @@ const batchOverhead = 61
 // input topic deleted while the gate runs is read anew once made again,
 // from its start.
 //
+// The gate reads its input read_committed: a partition on which a
+// producer left a transaction open is read up to that transaction's
+// first record (its last stable offset) and not past it, neither stored
+// nor committed, until the producer commits or aborts it or the broker
+// aborts it as timed out (transaction.timeout.ms); with UntilIdle, such a
+// partition is not idle until then. The records of an aborted
+// transaction are neither copied nor dead-lettered.
+//
 // Records deleted from the input before the gate read them (by
-// DeleteRecords, or retention) are gone, and not counted: a group whose
-// offset fell below the start of a partition goes on at the first record
-// left there, skipping none that can still be read, as a session made
-// with kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset
-// to the end would skip what is left). With UntilIdle, a partition whose
+// DeleteRecords, retention, or the compaction of a compacted input) are
+// gone, and not counted: a group whose offset fell below the start of a
+// partition goes on at the first record left there, skipping none that
+// can still be read, as a session made with
+// kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset to
+// the end would skip what is left). With UntilIdle, a partition whose
 // records were all deleted is idle: nothing is left there to commit.
 // A partition that kgo finds to have lost records where it cannot tell
 // (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
@@ -291,11 +305,12 @@ func transient(err error) bool {
 // refusedForGood reports whether err, an error of the session's
 // consumer or of a record it produced, says that the brokers will never
 // let it consume or produce as it is configured: a session timeout out
-// of the group's range, a group id it may not use, or no right to its
-// group or topics. Waiting would not help: the gate stops, saying why.
+// of the group's range, a group id it may not use, no right to its
+// group or topics, or its SASL credentials refused. Waiting would not
+// help: the gate stops, saying why.
 func refusedForGood(err error) bool {
 	for _, e := range []error{kerr.InvalidSessionTimeout, kerr.InvalidGroupID, kerr.GroupAuthorizationFailed,
-		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed, kerr.SaslAuthenticationFailed} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -444,12 +459,15 @@ func (b *broker) Start(ctx context.Context) error {
 	}
 	adm := kadm.NewClient(cl)
 	topics, err := adm.ListTopics(ctx, g.Output, g.DeadLetters)
-	if refusedForGood(err) {
+	if errors.Is(err, kerr.TopicAuthorizationFailed) {
 		which := g.Output
 		if _, err := adm.ListTopics(ctx, g.Output); err == nil {
 			which = g.DeadLetters
 		}
 		return fmt.Errorf("%w: the brokers refuse it its topic %q: %w", gate.ErrRefused, which, err)
+	}
+	if refusedForGood(err) {
+		return gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
 	}
 	if err != nil {
 		return fmt.Errorf("cannot reach the broker: %w", err)
@@ -1196,7 +1214,11 @@ func (b *broker) deadLetter(r *kgo.Record, v gate.Verdict) (*kgo.Record, error) 
 		dead.Headers = append(kept, dead.Headers...)
 	}
 	dead.Headers[len(dead.Headers)-1].Value = d.Verdict
-	dead.Value = d.Body
+	// Never a tombstone, whatever the input's value (none) or the room
+	// left for it: a consumer that passes over deletions would miss it.
+	if dead.Value = d.Body; dead.Value == nil {
+		dead.Value = []byte{}
+	}
 	return dead, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetkit/catalogue/ce"
 	"github.com/fleetkit/catalogue/internal/format"
+	"github.com/fleetkit/catalogue/internal/short"
 	"github.com/fleetkit/catalogue/msg"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -361,7 +362,8 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // like a ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
 // value that starts with the framing's magic byte but is too short for it
-// is a violation of rule msg.RuleSyntax.
+// is a violation of rule msg.RuleSyntax, and so is no value at all (a
+// tombstone), which the violation says.
 func DecodeIdentity(kinds *msg.Kinds, r *kgo.Record) (m msg.Message, id msg.Identity, err error) {
 	h := readHeaders(r)
 	defer h.release()
@@ -394,6 +396,9 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 	var m msg.Message
 	if !framed {
 		m, *ident, err = b.DecodeIdentity(kinds, h, body)
+		if r.Value == nil {
+			err = tombstone(err)
+		}
 		return m, err
 	}
 	k := kinds.LookupRegistryID(id)
@@ -429,6 +434,21 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 		})
 	}
 	return m, err
+}
+
+// tombstone returns err, the error of decoding a record with no value,
+// its body's violation saying what the record is: a deletion, on a
+// compacted topic, not JSON cut short.
+func tombstone(err error) error {
+	if e, ok := errors.AsType[*msg.Error](err); ok {
+		for _, v := range e.Violations {
+			if v.Path == "" && v.Rule == msg.RuleSyntax {
+				v.Message = "the record has no value (a tombstone), not a message"
+				break
+			}
+		}
+	}
+	return err
 }
 
 // dataSchemaKey returns the name of ce.Kafka's ce_dataschema header, a
@@ -467,9 +487,13 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 				if strings.IndexByte(h.Key, 0) >= 0 {
 					how = "is %s up to a NUL byte"
 				}
-				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader,
-					Message: fmt.Sprintf("header %s "+how+", and says %s, not %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
-						msg.Escape(h.Key), key, msg.Escape(string(h.Value[:min(len(h.Value), maxQuoted)])), value)})
+				// Its value, empty or long, is the violation's
+				// Value, quoted and cut short as ce quotes a
+				// header's: a verdict must fit in a dead letter,
+				// whatever the header holds.
+				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader, Value: short.Quote(string(h.Value[:min(len(h.Value), short.Len+1)])),
+					Message: fmt.Sprintf("header %s "+how+", and does not say %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
+						msg.Escape(h.Key), key, value)})
 			}
 		}
 	})
@@ -495,10 +519,6 @@ func shadowName(key string) string {
 	}
 	return ce.Kafka.HeaderInOtherCase(key)
 }
-
-// maxQuoted is the most of a header's value a violation quotes: a
-// verdict must fit in a dead letter, whatever the header holds.
-const maxQuoted = 64
 
 // breaks reports whether err lists a violation at path: a member the
 // body breaks says nothing that could contradict a header.

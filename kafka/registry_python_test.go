@@ -1,7 +1,6 @@
 package kafka_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -54,12 +53,7 @@ func TestConfluentPythonClientUsesTheCatalogue(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	cmd := exec.Command(python, "testdata/confluent_client.py", registryURL)
-	cmd.Stdin = bytes.NewReader(request)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
+	out := output(t, exec.Command(python, "testdata/confluent_client.py", registryURL), request)
 
 	var answer struct {
 		LatestID      int32          `json:"latest_id"`
@@ -116,12 +110,7 @@ func TestConfluentPythonClientCallsEveryRoute(t *testing.T) {
 	}
 	request, err := json.Marshal(messages)
 	require.NoError(t, err)
-	cmd := exec.Command(python, "testdata/confluent_calls.py", srv.URL+api.RegistryPath)
-	cmd.Stdin = bytes.NewReader(request)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
+	out := output(t, exec.Command(python, "testdata/confluent_calls.py", srv.URL+api.RegistryPath), request)
 	var answer map[string]struct {
 		OK    any     `json:"ok"`
 		Error *[2]int `json:"error"`

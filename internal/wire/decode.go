@@ -132,8 +132,7 @@ func (d *Decoder) repeated(start int, base, name, sub string) {
 		for _, step := range steps[i] {
 			p += "/" + PathToken(step)
 		}
-		last := steps[i][len(steps[i])-1]
-		d.Add(base, p, msg.RuleDuplicate, "", jsontext.RepeatedName([]byte(last))+" at byte offset "+strconv.Itoa(start+off))
+		d.Add(base, p, msg.RuleDuplicate, "", repeatedAt(start+off))
 	}
 }
 
@@ -453,8 +452,14 @@ func (d *Decoder) duplicate(base, name, sub string) {
 		d.Omit()
 		return
 	}
-	d.Add(base, join(name, sub), msg.RuleDuplicate, ShortenBytes(d.Buf[start:d.Pos]),
-		"member appears more than once (byte offset "+strconv.Itoa(start)+")")
+	d.Add(base, join(name, sub), msg.RuleDuplicate, ShortenBytes(d.Buf[start:d.Pos]), repeatedAt(start))
+}
+
+// repeatedAt says that a member repeats one before it, at byte offset
+// off: a declared member (Duplicate) and one inside a value read whole
+// (repeated) alike.
+func repeatedAt(off int) string {
+	return "member appears more than once (byte offset " + strconv.Itoa(off) + ")"
 }
 
 // mistyped records that the value at base+name is not of the type want,

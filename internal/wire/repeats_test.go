@@ -90,7 +90,7 @@ func TestRepeatsInValuesReadWholeDoNotStopDecoding(t *testing.T) {
 			assert.Equal(t, len(tc.want), n, "%s, mode %d", tc.name, m)
 			for _, v := range got {
 				if v.Rule == msg.RuleDuplicate && strings.Count(v.Path, "/") > 1 {
-					assert.Regexp(t, `^duplicate member name ".+" at byte offset \d+$`, v.Message, "%s: %s", tc.name, v.Path)
+					assert.Regexp(t, `^member appears more than once \(byte offset \d+\)$`, v.Message, "%s: %s", tc.name, v.Path)
 				}
 			}
 		}
@@ -98,13 +98,14 @@ func TestRepeatsInValuesReadWholeDoNotStopDecoding(t *testing.T) {
 }
 
 // The byte offset a repeat names is that of the repeated name in the
-// input, and the message quotes the name as it reads, unescaped.
+// input, and its path gives the name as it reads, unescaped.
 func TestRepeatNamesItsOffsetAndName(t *testing.T) {
 	in := `{"a":  {"x\u0079":1, "xy":2}}`
 	got, _ := decodeExtras(t, in, Copy)
 	require.Len(t, got, 1)
 	at := strings.Index(in, `"xy"`)
-	assert.Equal(t, fmt.Sprintf(`duplicate member name "xy" at byte offset %d`, at), got[0].Message)
+	assert.Equal(t, "/a/xy", got[0].Path)
+	assert.Equal(t, fmt.Sprintf("member appears more than once (byte offset %d)", at), got[0].Message)
 }
 
 // Past msg.MaxViolations, repeats are counted, not listed, and their

@@ -42,8 +42,32 @@
 // had consumed everything, and 2 when it stopped on an error (or for a
 // usage error).
 //
-// TLS and SASL are not supported yet: the command talks plaintext to its
-// brokers.
+// -tls connects to the brokers over TLS (1.2 or later), trusting the
+// system's roots; -tls-ca trusts the roots of a PEM file instead,
+// -tls-cert and -tls-key give a client certificate (mutual TLS), and
+// -tls-server-name the name the brokers' certificates must hold, when it
+// is not the host they are reached at; each implies -tls.
+// -sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, in any case)
+// authenticates as -sasl-user, with the password in the environment
+// variable KAFKA_SASL_PASSWORD or the file -sasl-password-file names
+// (its trailing newline ignored): never on the command line, which any
+// user of the machine reads in ps. PLAIN sends the password as it is,
+// for anyone on the way to read: it is refused without TLS unless
+// -sasl-plain-insecure says the network is safe; SCRAM proves the
+// password without sending it. Every client of the gate uses them; gate
+// demo serves plaintext only. SCRAM over TLS, as Confluent Cloud, MSK
+// and Aiven take it:
+//
+//	KAFKA_SASL_PASSWORD=... gate -brokers kafka1:9096 -tls-ca ca.pem -sasl-mechanism SCRAM-SHA-512 -sasl-user fleet-gate
+//
+// Before its first session it tries its brokers once, and refuses to
+// start, saying why, when they are up but cannot talk to it: a wrong
+// password, user or mechanism ("authentication failed for user U with
+// mechanism M"), no SASL to brokers that want it, TLS on one side only,
+// a certificate not trusted or for another name, or no client
+// certificate for brokers that want one. Brokers not reached at all are
+// waited for, as above; brokers that refuse its password later (up only
+// after it started, or once it was revoked) stop it, with status 2.
 //
 // gate demo serves, for trying the gate by hand, a Kafka-protocol cluster
 // in memory (franz-go's kfake) on 127.0.0.1:9092 (-addr), with the
@@ -99,6 +123,8 @@ type options struct {
 	// sessionTimeout is how long the group waits for a gate that
 	// vanished.
 	sessionTimeout time.Duration
+	// security is how its clients reach the brokers: TLS and SASL.
+	security security
 }
 
 // defaultMaxBytes is the default limit on a record batch, franz-go's
@@ -140,8 +166,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	flags.IntVar(&o.maxBytes, "max-record-bytes", defaultMaxBytes, "most bytes of a record batch the brokers store (message.max.bytes, or the topics' max.message.bytes)")
 	flags.DurationVar(&o.sessionTimeout, "session-timeout", 45*time.Second, "how long the group waits for a gate that vanished before giving its partitions to the others")
 	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
+	o.security.register(flags)
 	flags.Usage = func() {
 		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n"+
+			"            [-tls] [-tls-ca file] [-tls-cert file -tls-key file] [-tls-server-name name]\n"+
+			"            [-sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 -sasl-user name [-sasl-password-file file] [-sasl-plain-insecure]]\n"+
 			"       gate demo [-addr 127.0.0.1:port]\n\n")
 		flags.PrintDefaults()
 	}
@@ -176,6 +205,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-session-timeout must be at least 1s"
 	case o.sessionTimeout > maxSessionTimeout:
 		usage = "-session-timeout must be at most " + maxSessionTimeout.String()
+	default:
+		usage = o.security.resolve(os.Getenv)
 	}
 	if usage != "" {
 		fmt.Fprintf(stderr, "gate: %s\n", usage)
@@ -184,7 +215,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := serve(ctx, o, stderr, log); err != nil {
-		fmt.Fprintf(stderr, "gate: %s\n", msg.Escape(err.Error()))
+		fmt.Fprintf(stderr, "gate: %s\n", msg.Escape(o.security.explain(err).Error()))
 		return 2
 	}
 	return 0
@@ -217,10 +248,18 @@ func serve(ctx context.Context, o options, stderr io.Writer, log *slog.Logger) e
 		first := true
 		g := &kafka.Gate{
 			NewSession: func() (*kgo.GroupTransactSession, error) {
+				if first {
+					// A gate that cannot talk to its brokers as
+					// configured stops at once, saying why, rather
+					// than wait for them for ever.
+					if err := checkBrokers(ctx, o); err != nil {
+						return nil, err
+					}
+				}
 				sess, err := newSession(o, links)
 				if err == nil && first {
 					first = false
-					go warnMissingInput(ctx, o.brokers, o.in, log)
+					go warnMissingInput(ctx, o, log)
 				}
 				return sess, err
 			},
@@ -243,7 +282,7 @@ const metadataMaxAge = 5 * time.Second
 
 // newSession makes a session for the gate.
 func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
-	return kgo.NewGroupTransactSession(
+	return kgo.NewGroupTransactSession(o.security.with(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
 		// Metadata that failed to load (brokers down at start) is
@@ -272,7 +311,7 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// dead-lettered unread.
 		kgo.MaxDecompressBatchBytes(decompressFactor*o.maxBytes),
 		kgo.WithHooks(links),
-	)
+	)...)
 }
 
 // warnMissingInput logs, once it can reach a broker, each input topic
@@ -280,8 +319,9 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 // for it in silence (the consumer waits for a topic it does not find,
 // which is right for one created later). It has a client of its own:
 // the gate closes the sessions it makes.
-func warnMissingInput(ctx context.Context, brokers, in []string, log *slog.Logger) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.MetadataMinAge(time.Second))
+func warnMissingInput(ctx context.Context, o options, log *slog.Logger) {
+	in := o.in
+	cl, err := kgo.NewClient(o.security.with(kgo.SeedBrokers(o.brokers...), kgo.MetadataMinAge(time.Second))...)
 	if err != nil {
 		return
 	}

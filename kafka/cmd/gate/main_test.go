@@ -101,6 +101,14 @@ func (c *cluster) publish(t *testing.T) input { return c.publishCopies(t, 1) }
 // publishCopies publishes the sample n times, each copy of a valid
 // message under an id of its own, so that each is a message of its own.
 func (c *cluster) publishCopies(t *testing.T, n int) input {
+	in, records := sampleRecords(t, n)
+	require.NoError(t, c.client(t).ProduceSync(context.Background(), records...).FirstErr())
+	return in
+}
+
+// sampleRecords returns the records publishCopies publishes, and what
+// they hold.
+func sampleRecords(t *testing.T, n int) (input, []*kgo.Record) {
 	data, err := os.ReadFile(sampleFile)
 	require.NoError(t, err)
 	var in input
@@ -130,8 +138,7 @@ func (c *cluster) publishCopies(t *testing.T, n int) input {
 	}
 	require.NotEmpty(t, in.valid)
 	require.NotEmpty(t, in.invalid)
-	require.NoError(t, c.client(t).ProduceSync(context.Background(), records...).FirstErr())
-	return in
+	return in, records
 }
 
 // read returns the values a read_committed consumer finds in topic, and
