@@ -299,23 +299,49 @@ func committedAll(t *testing.T, adm *kadm.Client, group string) bool {
 
 // readAll returns every committed record of topics, as a read_committed
 // consumer reads them, from the start: until it has read want records
-// (or a minute has passed), and then until a poll finds nothing more.
+// (or a minute has passed), and then on to the last stable offset each
+// partition has then, so that a record stored more than once is read
+// too, without waiting for polls to come back empty.
 func readAll(t *testing.T, addrs []string, want int, topics ...string) []*kgo.Record {
 	cl := readerClient(t, addrs, kgo.ConsumeTopics(topics...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond))
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
 	var out []*kgo.Record
-	deadline := time.Now().Add(time.Minute)
-	for empty := 0; empty < 3 || len(out) < want && time.Now().Before(deadline); {
+	next := map[string]map[int32]int64{} // the offset after the last read, markers included
+	poll := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		rs := fs.Records()
-		if len(rs) == 0 {
-			empty++
-			continue
+		defer cancel()
+		for _, r := range cl.PollFetches(ctx).Records() {
+			if next[r.Topic] == nil {
+				next[r.Topic] = map[int32]int64{}
+			}
+			next[r.Topic][r.Partition] = r.Offset + 1
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
 		}
-		empty = 0
-		out = append(out, rs...)
+	}
+	for deadline := time.Now().Add(time.Minute); len(out) < want && time.Now().Before(deadline); {
+		poll()
+	}
+	adm := kadm.NewClient(cl)
+	ctx := context.Background()
+	starts, err := adm.ListStartOffsets(ctx, topics...)
+	require.NoError(t, err)
+	ends, err := adm.ListCommittedOffsets(ctx, topics...)
+	require.NoError(t, err)
+	require.NoError(t, ends.Error())
+	read := func() bool {
+		all := true
+		ends.Each(func(end kadm.ListedOffset) {
+			start, _ := starts.Lookup(end.Topic, end.Partition)
+			if end.Offset > start.Offset && next[end.Topic][end.Partition] < end.Offset {
+				all = false
+			}
+		})
+		return all
+	}
+	for deadline := time.Now().Add(30 * time.Second); !read() && time.Now().Before(deadline); {
+		poll()
 	}
 	return out
 }
