@@ -179,20 +179,11 @@ func (s *secured) publish(t *testing.T) input {
 // read returns the values a read_committed consumer finds in topic.
 func (s *secured) read(t *testing.T, topic string) [][]byte {
 	t.Helper()
-	cl := s.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
 	var values [][]byte
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		if len(fs.Records()) == 0 {
-			return values
-		}
-		for _, r := range fs.Records() {
-			values = append(values, r.Value)
-		}
+	for _, r := range readTopic(t, s.client, topic) {
+		values = append(values, r.Value)
 	}
+	return values
 }
 
 // gateUntilIdle runs the command with args on s's topics until idle,

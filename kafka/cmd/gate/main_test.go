@@ -144,27 +144,59 @@ func sampleRecords(t *testing.T, n int) (input, []*kgo.Record) {
 // read returns the values a read_committed consumer finds in topic, and
 // the verdicts of its dead letters.
 func (c *cluster) read(t *testing.T, topic string) (values [][]byte, verdicts []gate.Verdict) {
-	cl := c.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
-	defer cl.Close()
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		if len(fs.Records()) == 0 {
-			return values, verdicts
-		}
-		for _, r := range fs.Records() {
-			values = append(values, r.Value)
-			for _, h := range r.Headers {
-				if h.Key == kafka.VerdictHeader {
-					v, err := gate.ParseVerdict(h.Value)
-					require.NoError(t, err)
-					verdicts = append(verdicts, v)
-				}
+	for _, r := range readTopic(t, c.client, topic) {
+		values = append(values, r.Value)
+		for _, h := range r.Headers {
+			if h.Key == kafka.VerdictHeader {
+				v, err := gate.ParseVerdict(h.Value)
+				require.NoError(t, err)
+				verdicts = append(verdicts, v)
 			}
 		}
 	}
+	return values, verdicts
+}
+
+// readTopic returns the records a read_committed consumer, a client
+// newClient makes, finds in topic: from its start to the last stable
+// offset each partition has when it is called (transaction markers
+// counted), not until a poll finds nothing, which a slow first fetch
+// would end too soon.
+func readTopic(t *testing.T, newClient func(*testing.T, ...kgo.Opt) *kgo.Client, topic string) []*kgo.Record {
+	t.Helper()
+	cl := newClient(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond), kgo.KeepControlRecords())
+	adm := kadm.NewClient(cl)
+	ctx := context.Background()
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	require.NoError(t, err)
+	ends, err := adm.ListCommittedOffsets(ctx, topic)
+	require.NoError(t, err)
+	require.NoError(t, ends.Error())
+	next := map[int32]int64{} // the offset after the last read
+	var out []*kgo.Record
+	for deadline := time.Now().Add(cmdtest.Wait); time.Now().Before(deadline); {
+		read := true
+		ends.Each(func(end kadm.ListedOffset) {
+			start, _ := starts.Lookup(end.Topic, end.Partition)
+			if end.Offset > start.Offset && next[end.Partition] < end.Offset {
+				read = false
+			}
+		})
+		if read {
+			return out
+		}
+		poll, cancel := context.WithTimeout(ctx, time.Second)
+		for _, r := range cl.PollFetches(poll).Records() {
+			next[r.Partition] = r.Offset + 1
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
+		}
+		cancel()
+	}
+	t.Fatalf("topic %s not read to its end in %v", topic, cmdtest.Wait)
+	return nil
 }
 
 // counts are the numbers of a gate's summary.
