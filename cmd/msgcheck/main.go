@@ -92,9 +92,9 @@
 // certificate. Each needs the other (a usage error, exit 2); a file that
 // cannot be read or is larger than 1 MiB, that holds no PEM certificate
 // or key, or a key that is not the certificate's, is an error at start
-// (exit 1), its one line naming the file, never what the key holds. The
-// TLS handshake is bounded by the header time-out, like the request's
-// headers: a client that connects and sends nothing, or half a
+// (exit 1), its one line naming the file, never what the key holds; so is
+// an encrypted key. The TLS handshake is bounded by the header
+// time-out, like the request's headers: a client that connects and sends nothing, or half a
 // ClientHello, is disconnected then, and keeps nobody else waiting.
 // HTTPS serves HTTP/1.1 alone, so that every time-out and limit works as
 // over HTTP. When the certificate's files change (a renewal, by a tool

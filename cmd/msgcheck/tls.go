@@ -73,15 +73,18 @@ func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-tls-cert: %s", msg.Escape(err.Error()))
 	}
-	if !holdsPEM(certPEM, func(t string) bool { return t == "CERTIFICATE" }) {
+	if !holdsPEM(certPEM, func(b *pem.Block) bool { return b.Type == "CERTIFICATE" }) {
 		return nil, fmt.Errorf("-tls-cert: %s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", msg.Escape(certFile))
 	}
 	keyPEM, err := readFileAtMost(keyFile, maxPEMBytes)
 	if err != nil {
 		return nil, fmt.Errorf("-tls-key: %s", msg.Escape(err.Error()))
 	}
-	if !holdsPEM(keyPEM, func(t string) bool { return t == "PRIVATE KEY" || strings.HasSuffix(t, " PRIVATE KEY") }) {
+	if !holdsPEM(keyPEM, func(b *pem.Block) bool { return b.Type == "PRIVATE KEY" || strings.HasSuffix(b.Type, " PRIVATE KEY") }) {
 		return nil, fmt.Errorf("-tls-key: %s holds no PEM private key (-----BEGIN PRIVATE KEY-----)", msg.Escape(keyFile))
+	}
+	if holdsPEM(keyPEM, isEncrypted) {
+		return nil, fmt.Errorf("-tls-key: %s holds an encrypted key: give it decrypted (openssl pkey -in KEY -out KEY.decrypted)", msg.Escape(keyFile))
 	}
 	// X509KeyPair's errors name what is wrong, never the key's bytes.
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
@@ -96,14 +99,20 @@ func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
 	return &pair, nil
 }
 
+// isEncrypted reports whether a PEM block is an encrypted key: PKCS #8's,
+// or OpenSSL's legacy form, which says so in a header.
+func isEncrypted(b *pem.Block) bool {
+	return b.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(b.Headers["Proc-Type"], "ENCRYPTED")
+}
+
 // holdsPEM reports whether data holds a PEM block of a type want accepts.
-func holdsPEM(data []byte, want func(blockType string) bool) bool {
+func holdsPEM(data []byte, want func(*pem.Block) bool) bool {
 	for {
 		var block *pem.Block
 		if block, data = pem.Decode(data); block == nil {
 			return false
 		}
-		if want(block.Type) {
+		if want(block) {
 			return true
 		}
 	}

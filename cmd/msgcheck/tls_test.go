@@ -348,6 +348,8 @@ func TestServeTLSRefusesBadFlagsAndFiles(t *testing.T) {
 	secret := bytes.Repeat([]byte("SECRET-KEY-BYTES"), 8)
 	garbledKey := p.write(t, "garbled-key.pem", []byte("-----BEGIN PRIVATE KEY-----\n"+base64.StdEncoding.EncodeToString(secret)+"\n-----END PRIVATE KEY-----\n"))
 	notPEM := p.write(t, "schema.json", []byte(`{"type":"object"}`))
+	encrypted := p.write(t, "encrypted-key.pem", []byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\n"+base64.StdEncoding.EncodeToString(secret)+"\n-----END ENCRYPTED PRIVATE KEY-----\n"))
+	legacy := p.write(t, "legacy-key.pem", []byte("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00000000000000000000000000000000\n\n"+base64.StdEncoding.EncodeToString(secret)+"\n-----END RSA PRIVATE KEY-----\n"))
 	big := p.write(t, "big.pem", append(bytes.Repeat([]byte("#"), maxPEMBytes), p.server.KeyPEM...))
 	missing := filepath.Join(p.dir, "missing.pem")
 
@@ -368,6 +370,8 @@ func TestServeTLSRefusesBadFlagsAndFiles(t *testing.T) {
 		{"swapped", []string{"-tls-cert", p.key, "-tls-key", p.cert}, 1, "msgcheck: -tls-cert: " + p.key + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"},
 		{"another's key", []string{"-tls-cert", p.cert, "-tls-key", otherKey}, 1, "msgcheck: -tls-cert " + p.cert + " and -tls-key " + otherKey + ": tls: private key does not match public key"},
 		{"garbled key", []string{"-tls-cert", p.cert, "-tls-key", garbledKey}, 1, "msgcheck: -tls-cert " + p.cert + " and -tls-key " + garbledKey + ": tls: failed to parse private key"},
+		{"encrypted key", []string{"-tls-cert", p.cert, "-tls-key", encrypted}, 1, "msgcheck: -tls-key: " + encrypted + " holds an encrypted key: give it decrypted"},
+		{"legacy encrypted key", []string{"-tls-cert", p.cert, "-tls-key", legacy}, 1, "msgcheck: -tls-key: " + legacy + " holds an encrypted key: give it decrypted"},
 		{"endless key", []string{"-tls-cert", p.cert, "-tls-key", "/dev/zero"}, 1, "msgcheck: -tls-key: /dev/zero: larger than 1048576 bytes"},
 		{"large key", []string{"-tls-cert", p.cert, "-tls-key", big}, 1, "msgcheck: -tls-key: " + big + ": larger than 1048576 bytes"},
 		{"client CA not PEM", p.args("-tls-client-ca", notPEM), 1, "msgcheck: -tls-client-ca: " + notPEM + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"},
