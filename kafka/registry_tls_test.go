@@ -33,15 +33,18 @@ import (
 type httpsRegistry struct {
 	url    string // what it logged for clients: https://127.0.0.1:PORT/api/registry
 	caFile string // the PEM file of the CA that signed its certificate
+	// A client certificate the CA signed, and its key, PEM files.
+	clientCert, clientKey string
 }
 
 var registryURLLine = regexp.MustCompile(`^msgcheck: schema-registry clients use url = (\S+);`)
 
 // serveHTTPS builds msgcheck and runs msgcheck serve with a certificate
 // for 127.0.0.1 made here, the subject telemetry-value mapped to
-// core.device; it stops it with SIGTERM once the test ends, and checks
-// that it exits 0.
-func serveHTTPS(t *testing.T) *httpsRegistry {
+// core.device, requiring client certificates of the CA (-tls-client-ca)
+// if mutual; it stops it with SIGTERM once the test ends, and checks that
+// it exits 0.
+func serveHTTPS(t *testing.T, mutual bool) *httpsRegistry {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
@@ -56,13 +59,21 @@ func serveHTTPS(t *testing.T) *httpsRegistry {
 		DNSNames:    []string{"localhost"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
-	r := &httpsRegistry{caFile: write("ca.pem", ca.PEM)}
+	client := ca.Issue(t, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "a producer"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	r := &httpsRegistry{caFile: write("ca.pem", ca.PEM), clientCert: write("client.pem", client.CertPEM), clientKey: write("client-key.pem", client.KeyPEM)}
+	args := []string{"serve", "-addr", "127.0.0.1:0", "-subject", "telemetry-value=core.device",
+		"-tls-cert", write("cert.pem", server.CertPEM), "-tls-key", write("key.pem", server.KeyPEM)}
+	if mutual {
+		args = append(args, "-tls-client-ca", r.caFile)
+	}
 
 	msgcheck := filepath.Join(dir, "msgcheck")
 	out, err := exec.Command("go", "build", "-o", msgcheck, "github.com/fleetkit/catalogue/cmd/msgcheck").CombinedOutput()
 	require.NoError(t, err, "building msgcheck: %s", out)
-	cmd := exec.Command(msgcheck, "serve", "-addr", "127.0.0.1:0", "-subject", "telemetry-value=core.device",
-		"-tls-cert", write("cert.pem", server.CertPEM), "-tls-key", write("key.pem", server.KeyPEM))
+	cmd := exec.Command(msgcheck, args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -106,7 +117,7 @@ func serveHTTPS(t *testing.T) *httpsRegistry {
 type fetchedOverHTTPS struct {
 	Latest    int32  `json:"latest"`    // the id of telemetry-value's latest version
 	Schema    string `json:"schema"`    // the schema fetched by that id
-	Untrusted string `json:"untrusted"` // the error without the CA
+	Untrusted string `json:"untrusted"` // the error without the CA, or the client's certificate
 }
 
 func (f *fetchedOverHTTPS) check(t *testing.T, out []byte, untrusted string) {
@@ -116,39 +127,54 @@ func (f *fetchedOverHTTPS) check(t *testing.T, out []byte, untrusted string) {
 	require.NoError(t, err)
 	assert.Equal(t, device.RegistryID, f.Latest, "the latest version of telemetry-value")
 	assert.Equal(t, string(device.JSON()), f.Schema)
-	// Without the CA the client refuses the registry: TLS is checked.
+	// Without the CA the client refuses the registry, and without its
+	// certificate the registry refuses the client: TLS is checked.
 	assert.Contains(t, f.Untrusted, untrusted)
 }
 
 // TestConfluentPythonClientFetchesOverHTTPS: Debian's
 // python3-confluent-kafka SchemaRegistryClient, configured with the
-// registry's https:// URL and ssl.ca.location, fetches a schema by id.
+// registry's https:// URL and ssl.ca.location, fetches a schema by id;
+// and, from a registry that requires client certificates, with its own
+// in ssl.certificate.location and ssl.key.location.
 func TestConfluentPythonClientFetchesOverHTTPS(t *testing.T) {
 	python := needPython(t)
-	r := serveHTTPS(t)
 	const script = `
 import json, sys
 from confluent_kafka.schema_registry import SchemaRegistryClient
-url, ca = sys.argv[1], sys.argv[2]
-client = SchemaRegistryClient({"url": url, "ssl.ca.location": ca})
+url, ca, cert, key = sys.argv[1:]
+conf = {"url": url, "ssl.ca.location": ca}
+if cert:
+    conf["ssl.certificate.location"], conf["ssl.key.location"] = cert, key
+client = SchemaRegistryClient(conf)
 latest = client.get_latest_version("telemetry-value")
 schema = client.get_schema(latest.schema_id)
 try:
-    SchemaRegistryClient({"url": url}).get_schema(latest.schema_id)
+    # Without the CA; or, where a client certificate is required, without it.
+    SchemaRegistryClient({"url": url, "ssl.ca.location": ca} if cert else {"url": url}).get_schema(latest.schema_id)
     untrusted = "fetched"
 except Exception as e:
     untrusted = str(e)
 json.dump({"latest": latest.schema_id, "schema": schema.schema_str, "untrusted": untrusted}, sys.stdout)
 `
-	cmd := exec.Command(python, "-c", script, r.url, r.caFile)
-	// requests, under the client, prefers these to the session's own CA
-	// (ssl.ca.location), which it would then ignore.
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
-		return strings.HasPrefix(v, "REQUESTS_CA_BUNDLE=") || strings.HasPrefix(v, "CURL_CA_BUNDLE=")
-	})
-	out := output(t, cmd, nil)
-	var f fetchedOverHTTPS
-	f.check(t, out, "CERTIFICATE_VERIFY_FAILED")
+	for _, mutual := range []bool{false, true} {
+		t.Run(map[bool]string{false: "server certificate", true: "client certificate"}[mutual], func(t *testing.T) {
+			r := serveHTTPS(t, mutual)
+			cert, key, refused := "", "", "CERTIFICATE_VERIFY_FAILED"
+			if mutual {
+				// Without its certificate, TLS 1.3's alert.
+				cert, key, refused = r.clientCert, r.clientKey, "certificate required"
+			}
+			cmd := exec.Command(python, "-c", script, r.url, r.caFile, cert, key)
+			// requests, under the client, prefers these to the session's
+			// own CA (ssl.ca.location), which it would then ignore.
+			cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
+				return strings.HasPrefix(v, "REQUESTS_CA_BUNDLE=") || strings.HasPrefix(v, "CURL_CA_BUNDLE=")
+			})
+			var f fetchedOverHTTPS
+			f.check(t, output(t, cmd, nil), refused)
+		})
+	}
 }
 
 // TestConfluentJavaScriptClientFetchesOverHTTPS: Confluent's
@@ -157,7 +183,7 @@ json.dump({"latest": latest.schema_id, "schema": schema.schema_str, "untrusted":
 // the registry's https:// URL.
 func TestConfluentJavaScriptClientFetchesOverHTTPS(t *testing.T) {
 	node := needNode(t)
-	r := serveHTTPS(t)
+	r := serveHTTPS(t, false)
 	const script = `
 const { SchemaRegistryClient } = require('@confluentinc/schemaregistry');
 const [url, untrusted] = process.argv.slice(1);
