@@ -217,6 +217,20 @@ func TestServeTLSClosesHandshakesThatStall(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
+	// And one that goes on sending it, a byte every 100ms, far slower
+	// than its announced length needs: the time-out is for the whole
+	// handshake, not between bytes.
+	dribbler, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	stalled = append(stalled, dribbler)
+	go func() {
+		for _, b := range append(halfHello, make([]byte, 512)...) {
+			if _, err := dribbler.Write([]byte{b}); err != nil {
+				return // closed
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
 
 	// Answered while they stall: they are still open once it is.
 	resp, _ := get(t, p.httpsClient(nil), s.base+"/api/registry/schemas/ids/2")
