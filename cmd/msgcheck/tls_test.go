@@ -159,6 +159,34 @@ func TestServeTLSServesTheAPIThePagesAndTheRegistry(t *testing.T) {
 	assert.Equal(t, 0, s.stop())
 }
 
+// TestServeTLSWarnsOfACertificateNotValidNow: serve starts with an
+// expired certificate, as Confluent's registry does, but says at once
+// that clients will refuse it, rather than leave the operator to find
+// out from each client's error.
+func TestServeTLSWarnsOfACertificateNotValidNow(t *testing.T) {
+	p := newServePKI(t)
+	expired := p.ca.Issue(t, &x509.Certificate{
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		NotBefore:   time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
+	})
+	p.write(t, "cert.pem", expired.CertPEM)
+	p.write(t, "key.pem", expired.KeyPEM)
+	s := serveLogging(t, p.args()...)
+	require.Len(t, s.before, 3, "%q", s.before)
+	assert.Regexp(t, `^msgcheck: HTTPS with the certificate for 127\.0\.0\.1, valid until \S+, from \S+$`, s.before[0])
+	assert.Equal(t, "msgcheck: warning: the certificate is not valid now: clients will refuse it", s.before[1])
+	_, err := p.httpsClient(nil).Get(s.base + "/api/schemas")
+	var invalid x509.CertificateInvalidError
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, x509.Expired, invalid.Reason)
+	go func() {
+		for range s.log { // the refused handshake
+		}
+	}()
+	assert.Equal(t, 0, s.stop())
+}
+
 // TestServeTLSAnswersPlainHTTPWith400: a client speaking plain HTTP to
 // the HTTPS port gets Go's 400 and the connection closed, and the others
 // are answered as before.

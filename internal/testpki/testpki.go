@@ -66,12 +66,16 @@ type Leaf struct {
 }
 
 // Issue signs a certificate of tmpl, for a new key. It sets tmpl's serial
-// number (a random one), validity and key usage; its names and extended
-// key usage are the caller's.
+// number (a random one), key usage, and validity unless tmpl's NotAfter
+// is set; its names and extended key usage are the caller's.
 func (ca *CA) Issue(t testing.TB, tmpl *x509.Certificate) *Leaf {
 	t.Helper()
 	key := newKey(t)
+	notBefore, notAfter := tmpl.NotBefore, tmpl.NotAfter
 	setSerialAndValidity(t, tmpl)
+	if !notAfter.IsZero() {
+		tmpl.NotBefore, tmpl.NotAfter = notBefore, notAfter
+	}
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
 	if err != nil {
