@@ -379,6 +379,42 @@ func TestServeTLSReloadsTheCertificateWhenItsFilesChange(t *testing.T) {
 	}
 }
 
+// TestServeTLSReloadsASecretSwappedBySymlink: a Kubernetes secret
+// mounted as a volume is updated by writing the new files in a new
+// folder and renaming a symbolic link over the old one (..data); the
+// files named keep their names and the certificate served follows.
+func TestServeTLSReloadsASecretSwappedBySymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on windows")
+	}
+	saved := certCheckEvery
+	certCheckEvery = 0
+	t.Cleanup(func() { certCheckEvery = saved })
+	p := newServePKI(t)
+	mount := filepath.Join(p.dir, "secret")
+	require.NoError(t, os.Mkdir(mount, 0o700))
+	version := func(name string, l *testpki.Leaf) {
+		dir := filepath.Join(mount, name)
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), l.CertPEM, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.key"), l.KeyPEM, 0o600))
+		require.NoError(t, os.Symlink(name, filepath.Join(mount, "..data_tmp")))
+		require.NoError(t, os.Rename(filepath.Join(mount, "..data_tmp"), filepath.Join(mount, "..data")))
+	}
+	version("..2026_11_24_01", p.server)
+	for _, name := range []string{"tls.crt", "tls.key"} {
+		require.NoError(t, os.Symlink(filepath.Join("..data", name), filepath.Join(mount, name)))
+	}
+	s := serveLogging(t, "-tls-cert", filepath.Join(mount, "tls.crt"), "-tls-key", filepath.Join(mount, "tls.key"))
+	defer s.stop()
+	assert.Equal(t, p.server.Pair.Leaf.SerialNumber.String(), serial(t, p, s.base))
+
+	renewed := p.issue(t)
+	version("..2026_11_24_02", renewed)
+	assert.Equal(t, renewed.Pair.Leaf.SerialNumber.String(), serial(t, p, s.base))
+	assert.Contains(t, nextLine(t, s.log), "msgcheck: reloaded the certificate")
+}
+
 // TestServeTLSRefusesBadFlagsAndFiles: one of -tls-cert and -tls-key
 // without the other is a usage error (2); a file that cannot be read, is
 // not PEM, or a key not the certificate's, an error at start (1), in one
