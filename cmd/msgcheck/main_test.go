@@ -192,14 +192,7 @@ func checkServes(t *testing.T, base string) {
 
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	get := func(path string) (*http.Response, []byte) {
-		resp, err := client.Get(base + path)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp, body
-	}
+	get := func(path string) (*http.Response, []byte) { return fetch(t, client, base+path) }
 
 	resp, body := get("/api/schemas")
 	require.Equal(t, http.StatusOK, resp.StatusCode)

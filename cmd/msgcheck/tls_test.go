@@ -93,8 +93,8 @@ func (p *servePKI) httpsClient(c *testpki.Leaf) *http.Client {
 	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: config, DisableKeepAlives: true, ForceAttemptHTTP2: true}}
 }
 
-// get fetches u with client, and returns the answer with its body read.
-func get(t *testing.T, client *http.Client, u string) (*http.Response, []byte) {
+// fetch gets u with client, and returns the answer with its body read.
+func fetch(t *testing.T, client *http.Client, u string) (*http.Response, []byte) {
 	t.Helper()
 	resp, err := client.Get(u)
 	require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestServeTLSServesTheAPIThePagesAndTheRegistry(t *testing.T) {
 	assert.Equal(t, "msgcheck: schema-registry clients use url = "+s.base+api.RegistryPath+"; topic subjects: telemetry-value (core.device)", s.before[1])
 
 	client := p.httpsClient(nil)
-	resp, body := get(t, client, s.base+"/api/schemas")
+	resp, body := fetch(t, client, s.base+"/api/schemas")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	var list []struct{ Name string }
 	require.NoError(t, json.Unmarshal(body, &list))
@@ -128,7 +128,7 @@ func TestServeTLSServesTheAPIThePagesAndTheRegistry(t *testing.T) {
 	require.NotNil(t, resp.TLS)
 	assert.GreaterOrEqual(t, resp.TLS.Version, uint16(tls.VersionTLS12))
 
-	resp, body = get(t, client, s.base+"/")
+	resp, body = fetch(t, client, s.base+"/")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
 	assert.Contains(t, string(body), "core.device")
@@ -139,7 +139,7 @@ func TestServeTLSServesTheAPIThePagesAndTheRegistry(t *testing.T) {
 		fmt.Sprintf("%s%s/schemas/ids/%d", s.base, api.RegistryPath, device.RegistryID),
 		strings.Replace(s.base, "127.0.0.1", "localhost", 1) + api.RegistryPath + "/subjects/telemetry-value/versions/latest",
 	} {
-		resp, body = get(t, client, u)
+		resp, body = fetch(t, client, u)
 		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", u, body)
 		var v struct{ Schema string }
 		require.NoError(t, json.Unmarshal(body, &v))
@@ -196,10 +196,10 @@ func TestServeTLSAnswersPlainHTTPWith400(t *testing.T) {
 	client := p.httpsClient(nil)
 	plain := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for range 3 {
-		resp, body := get(t, plain, "http://"+strings.TrimPrefix(base, "https://")+"/api/schemas")
+		resp, body := fetch(t, plain, "http://"+strings.TrimPrefix(base, "https://")+"/api/schemas")
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		assert.Equal(t, "Client sent an HTTP request to an HTTPS server.\n", string(body))
-		resp, _ = get(t, client, base+"/api/schemas")
+		resp, _ = fetch(t, client, base+"/api/schemas")
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	}
 	assert.Equal(t, 0, stop())
@@ -261,7 +261,7 @@ func TestServeTLSClosesHandshakesThatStall(t *testing.T) {
 	}()
 
 	// Answered while they stall: they are still open once it is.
-	resp, _ := get(t, p.httpsClient(nil), s.base+"/api/registry/schemas/ids/2")
+	resp, _ := fetch(t, p.httpsClient(nil), s.base+"/api/registry/schemas/ids/2")
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	for i, c := range stalled {
 		require.NoError(t, c.SetReadDeadline(time.Now().Add(time.Millisecond)))
@@ -320,16 +320,24 @@ func TestServeTLSRequiresClientCertificates(t *testing.T) {
 		_, err := p.httpsClient(c).Get(s.base + "/api/schemas")
 		require.Error(t, err, "a client without a certificate of the authority")
 	}
-	resp, _ := get(t, p.httpsClient(p.client), s.base+"/api/schemas")
+	resp, _ := fetch(t, p.httpsClient(p.client), s.base+"/api/schemas")
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	require.NotNil(t, resp.TLS)
+}
+
+// checkCertificateAlways makes serve look at its certificate's files on
+// every connection, for the test.
+func checkCertificateAlways(t *testing.T) {
+	saved := certCheckEvery
+	certCheckEvery = 0
+	t.Cleanup(func() { certCheckEvery = saved })
 }
 
 // serial returns the serial number of the certificate serve at base
 // presents to a new connection.
 func serial(t *testing.T, p *servePKI, base string) string {
 	t.Helper()
-	resp, _ := get(t, p.httpsClient(nil), base+"/api/schemas")
+	resp, _ := fetch(t, p.httpsClient(nil), base+"/api/schemas")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.NotNil(t, resp.TLS)
 	return resp.TLS.PeerCertificates[0].SerialNumber.String()
@@ -340,9 +348,7 @@ func serial(t *testing.T, p *servePKI, base string) string {
 // without a restart; a pair that does not load keeps the one served, and
 // is reported once.
 func TestServeTLSReloadsTheCertificateWhenItsFilesChange(t *testing.T) {
-	saved := certCheckEvery
-	certCheckEvery = 0
-	t.Cleanup(func() { certCheckEvery = saved })
+	checkCertificateAlways(t)
 	p := newServePKI(t)
 	s := serveLogging(t, p.args()...)
 	defer s.stop()
@@ -387,9 +393,7 @@ func TestServeTLSReloadsASecretSwappedBySymlink(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on windows")
 	}
-	saved := certCheckEvery
-	certCheckEvery = 0
-	t.Cleanup(func() { certCheckEvery = saved })
+	checkCertificateAlways(t)
 	p := newServePKI(t)
 	mount := filepath.Join(p.dir, "secret")
 	require.NoError(t, os.Mkdir(mount, 0o700))
