@@ -127,17 +127,24 @@ func compatCmd(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 
 // readSchemaFile reads a schema file, within maxSchemaBytes.
 func readSchemaFile(path string) ([]byte, error) {
+	return readFileAtMost(path, maxSchemaBytes)
+}
+
+// readFileAtMost reads the file at path, refusing one larger than limit
+// bytes without reading more than one byte past it, so that a file such
+// as /dev/zero costs no more memory than a large one.
+func readFileAtMost(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSchemaBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if len(data) > maxSchemaBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxSchemaBytes)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}
 	return data, nil
 }

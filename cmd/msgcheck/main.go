@@ -6,6 +6,7 @@
 //	msgcheck check [-schema NAME[@VERSION]] [-default NAME] [-json] [-max-line BYTES] [FILE ...]  judge newline-delimited messages
 //	msgcheck schemas                                                                              print the catalogue: name, version and $id
 //	msgcheck serve [-addr HOST:PORT] [-catalogue DIR] [-subject TOPIC-value=NAME ...]             serve the catalogue API, the registry protocol and the pages over HTTP
+//	msgcheck serve [...] -tls-cert FILE -tls-key FILE [-tls-client-ca FILE]                      the same over HTTPS
 //	msgcheck pages -o DIR [-catalogue DIR]                                                        write the catalogue's pages as a static site
 //	msgcheck version                                                                              print the version and the schemas it judges by
 //	msgcheck compat [-mode M] [-strict] [-json] OLD NEW                                           check a new version of a schema against an old
@@ -84,6 +85,28 @@
 // however slowly its body arrives (each is bounded by the server's
 // time-outs), and then exits 0.
 //
+// With -tls-cert and -tls-key, PEM files of a certificate (its chain
+// after it) and its private key, serve serves HTTPS instead, TLS 1.2 or
+// later, and logs https:// URLs, for registry clients configured with
+// url = https://HOST:PORT/api/registry and the CA that signed the
+// certificate. Each needs the other (a usage error, exit 2); a file that
+// cannot be read or is larger than 1 MiB, that holds no PEM certificate
+// or key, or a key that is not the certificate's, is an error at start
+// (exit 1), its one line naming the file, never what the key holds; so is
+// an encrypted key. The TLS handshake is bounded by the header
+// time-out, like the request's headers: a client that connects and sends nothing, or half a
+// ClientHello, is disconnected then, and keeps nobody else waiting.
+// HTTPS serves HTTP/1.1 alone, so that every time-out and limit works as
+// over HTTP. When the certificate's files change (a renewal, by a tool
+// that writes them in place or a Kubernetes secret's update), serve
+// reads them again, looking at most once a second, as a client connects;
+// a pair that does not load, such as a new certificate whose key is not
+// yet written, is logged once and the certificate served so far kept
+// until the files change again. A file that is not a regular file (a
+// pipe) is read once. -tls-client-ca FILE requires every client to
+// present a certificate signed by a CA of that PEM file (mutual TLS);
+// that file is read once, at start.
+//
 // Otherwise the exit status is 0 on success, 2 for a usage error, 1 for any
 // other error.
 package main
@@ -116,7 +139,7 @@ type command struct {
 var commands = []command{
 	{"check", "judge newline-delimited JSON messages from files or standard input", check},
 	{"schemas", "print the catalogue: name, version and $id of every schema", listSchemas},
-	{"serve", "serve the catalogue API and its pages over HTTP (-addr, default " + defaultAddr + ")", serve},
+	{"serve", "serve the catalogue API and its pages over HTTP, or HTTPS (-addr, default " + defaultAddr + "; -tls-cert, -tls-key)", serve},
 	{"pages", "write the catalogue's pages as a static site (-o DIR)", pagesCmd},
 	{"version", "print msgcheck's version and the catalogue's schemas it was built with", version},
 	{"compat", "check that a new version of a schema is compatible with the old (or a whole -catalogue folder)", compatCmd},

@@ -153,10 +153,18 @@ func lines(r io.Reader) <-chan string {
 	return c
 }
 
-var servingLine = regexp.MustCompile(`^msgcheck: serving the catalogue on (http://\S+)$`)
+var servingLine = regexp.MustCompile(`^msgcheck: serving the catalogue on (https?://\S+)$`)
 
 // servingURL waits for serve to log the URL it serves on, and returns it.
 func servingURL(t *testing.T, log <-chan string) string {
+	t.Helper()
+	base, _ := servingLines(t, log)
+	return base
+}
+
+// servingLines waits for serve to log the URL it serves on, and returns
+// it and the lines logged before it.
+func servingLines(t *testing.T, log <-chan string) (base string, before []string) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -164,8 +172,9 @@ func servingURL(t *testing.T, log <-chan string) string {
 		case line, ok := <-log:
 			require.True(t, ok, "serve ended without logging its address")
 			if m := servingLine.FindStringSubmatch(line); m != nil {
-				return m[1]
+				return m[1], before
 			}
+			before = append(before, line)
 		case <-timeout:
 			require.FailNow(t, "serve did not log its address in time")
 		}
@@ -183,14 +192,7 @@ func checkServes(t *testing.T, base string) {
 
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	get := func(path string) (*http.Response, []byte) {
-		resp, err := client.Get(base + path)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp, body
-	}
+	get := func(path string) (*http.Response, []byte) { return fetch(t, client, base+path) }
 
 	resp, body := get("/api/schemas")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -277,6 +279,21 @@ func TestRunServeStopsWhenTheContextIsDone(t *testing.T) {
 // as a signal would, returning its exit status.
 func serveInProcess(t *testing.T, args ...string) (base string, stop func() int) {
 	t.Helper()
+	s := serveLogging(t, args...)
+	return s.base, s.stop
+}
+
+// An inProcess is serve running in the process.
+type inProcess struct {
+	base   string
+	before []string      // the lines logged before the URL
+	log    <-chan string // the lines logged after it: read them as they come, or stop
+	stop   func() int    // stops serve as a signal would, and returns its exit status
+}
+
+// serveLogging is serveInProcess, with what serve logs.
+func serveLogging(t *testing.T, args ...string) *inProcess {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	r, w := io.Pipe()
@@ -287,8 +304,9 @@ func serveInProcess(t *testing.T, args ...string) (base string, stop func() int)
 		code <- run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), nil, io.Discard, w)
 	}()
 	log := lines(r)
-	base = servingURL(t, log)
-	return base, func() int {
+	s := &inProcess{log: log}
+	s.base, s.before = servingLines(t, log)
+	s.stop = func() int {
 		cancel()
 		select {
 		case c := <-code:
@@ -300,6 +318,7 @@ func serveInProcess(t *testing.T, args ...string) (base string, stop func() int)
 			return -1
 		}
 	}
+	return s
 }
 
 func TestRunServeOnAnAddressInUseExits1(t *testing.T) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +51,10 @@ func (t serverTimeouts) shutdown() time.Duration {
 // serve serves api.Handler, and the catalogue's pages beside it, until ctx
 // is done, then shuts down gracefully.
 func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-catalogue DIR] [-subject TOPIC-value=NAME ...]\n\nServe the catalogue over HTTP until SIGINT or SIGTERM: the API under /api/, the schema-registry protocol under "+api.RegistryPath+", and the pages at every other path, from / on.\n")
+	fs := newFlagSet("serve", "usage: msgcheck serve [-addr host:port] [-catalogue DIR] [-subject TOPIC-value=NAME ...] [-tls-cert FILE -tls-key FILE [-tls-client-ca FILE]]\n\n"+
+		"Serve the catalogue over HTTP, or HTTPS with -tls-cert and -tls-key, until SIGINT or SIGTERM:\n"+
+		"the API under /api/, the schema-registry protocol under "+api.RegistryPath+", and the pages at\n"+
+		"every other path, from / on. The certificate is read again when its files change.\n")
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free port")
 	dir := fs.String("catalogue", "", "show the pages of the schema files in `folder` rather than the published catalogue's; the API under /api/ serves the published catalogue, by which the library judges")
 	subjects := map[string]string{}
@@ -64,8 +69,33 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		subjects[subject] = name
 		return api.CheckSubjects(map[string]string{subject: name})
 	})
+	var tlsf tlsFiles
+	fs.StringVar(&tlsf.cert, "tls-cert", "", "serve HTTPS (TLS 1.2 or later) with the certificate in the PEM `file`, its chain after it; with -tls-key")
+	fs.StringVar(&tlsf.key, "tls-key", "", "the PEM `file` of the private key of -tls-cert")
+	fs.StringVar(&tlsf.clientCA, "tls-client-ca", "", "require a client certificate signed by a CA in the PEM `file` (mutual TLS)")
 	if code, ok := fs.parseNone(args, stdout, stderr); !ok {
 		return code
+	}
+	if why := tlsf.usage(); why != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), why)
+		fs.printUsage(stderr)
+		return 2
+	}
+	errorLog := log.New(stderr, "msgcheck: ", 0)
+	scheme := "http"
+	var tlsConfig *tls.Config
+	if tlsf.enabled() {
+		var leaf *x509.Certificate
+		var err error
+		if tlsConfig, leaf, err = tlsf.config(errorLog); err != nil {
+			fmt.Fprintf(stderr, "msgcheck: %s\n", err)
+			return 1
+		}
+		scheme = "https"
+		fmt.Fprintf(stderr, "msgcheck: HTTPS with the certificate %s, from %s\n", describe(leaf), msg.Escape(tlsf.cert))
+		if now := time.Now(); now.After(leaf.NotAfter) || now.Before(leaf.NotBefore) {
+			fmt.Fprintln(stderr, "msgcheck: warning: the certificate is not valid now: clients will refuse it")
+		}
 	}
 	site, _, err := siteOf(*dir, "/api")
 	if err != nil {
@@ -86,8 +116,14 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		WriteTimeout:      timeouts.write,
 		IdleTimeout:       timeouts.idle,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          log.New(stderr, "msgcheck: ", 0),
+		ErrorLog:          errorLog,
+		// Its handshake is bounded by the shortest of the time-outs
+		// above. HTTP/1.1 alone, over TLS as over plain HTTP, so that
+		// every time-out and limit above works as it does there.
+		TLSConfig: tlsConfig,
+		Protocols: new(http.Protocols),
 	}
+	srv.Protocols.SetHTTP1(true)
 	// What a serializer is configured with, so that nobody guesses it;
 	// before the line that says the service is up, which tools wait for.
 	topics := "none (serve one with -subject TOPIC-value=NAME)"
@@ -98,11 +134,17 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		}
 		topics = strings.Join(list, ", ")
 	}
-	fmt.Fprintf(stderr, "msgcheck: schema-registry clients use url = http://%s%s; topic subjects: %s\n", ln.Addr(), api.RegistryPath, msg.Escape(topics))
-	fmt.Fprintf(stderr, "msgcheck: serving the catalogue on http://%s\n", ln.Addr())
+	fmt.Fprintf(stderr, "msgcheck: schema-registry clients use url = %s://%s%s; topic subjects: %s\n", scheme, ln.Addr(), api.RegistryPath, msg.Escape(topics))
+	fmt.Fprintf(stderr, "msgcheck: serving the catalogue on %s://%s\n", scheme, ln.Addr())
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			served <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "msgcheck: %v\n", err)

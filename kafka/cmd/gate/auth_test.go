@@ -14,7 +14,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -38,6 +37,7 @@ import (
 	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/cmdtest"
+	"github.com/fleetkit/catalogue/internal/testpki"
 )
 
 // The user the secured clusters know, and its password.
@@ -58,25 +58,23 @@ type pki struct {
 
 func newPKI(t *testing.T) *pki {
 	t.Helper()
-	p := &pki{dir: t.TempDir(), roots: x509.NewCertPool()}
-	caKey, caCert, caPEM := authority(t, "test CA")
-	p.roots.AddCert(caCert)
-	p.ca = p.write(t, "ca.pem", caPEM)
-	_, _, otherPEM := authority(t, "other CA")
-	p.otherCA = p.write(t, "other-ca.pem", otherPEM)
-	p.server = leaf(t, caKey, caCert, &x509.Certificate{
+	ca := testpki.NewCA(t, "test CA")
+	p := &pki{dir: t.TempDir(), roots: ca.Pool()}
+	p.ca = p.write(t, "ca.pem", ca.PEM)
+	p.otherCA = p.write(t, "other-ca.pem", testpki.NewCA(t, "other CA").PEM)
+	p.server = ca.Issue(t, &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "broker"},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:    []string{"broker.test"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}, nil)
-	var certPEM, keyPEM []byte
-	p.client = leaf(t, caKey, caCert, &x509.Certificate{
+	}).Pair
+	client := ca.Issue(t, &x509.Certificate{
 		Subject:     pkix.Name{CommonName: authUser},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}, func(cert, key []byte) { certPEM, keyPEM = cert, key })
-	p.clientCert = p.write(t, "client.pem", certPEM)
-	p.clientKey = p.write(t, "client-key.pem", keyPEM)
+	})
+	p.client = client.Pair
+	p.clientCert = p.write(t, "client.pem", client.CertPEM)
+	p.clientKey = p.write(t, "client-key.pem", client.KeyPEM)
 	return p
 }
 
@@ -85,46 +83,6 @@ func (p *pki) write(t *testing.T, name string, data []byte) string {
 	path := filepath.Join(p.dir, name)
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 	return path
-}
-
-// authority makes a self-signed certificate authority.
-func authority(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return key, cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
-
-// leaf makes a certificate of tmpl signed by the authority, and gives
-// its PEM and its key's to pems, if not nil.
-func leaf(t *testing.T, caKey *ecdsa.PrivateKey, ca *x509.Certificate, tmpl *x509.Certificate, pems func(cert, key []byte)) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-	if pems != nil {
-		pems(certPEM, keyPEM)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	require.NoError(t, err)
-	return pair
 }
 
 // secured is a kfake cluster of one broker with the topics in (three
