@@ -226,11 +226,11 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 	bad := b.read(h, &hs)
 	var k *msg.Kind
 	switch {
-	case hs.set&(1<<hDataSchema) != 0:
+	case hs.has(hDataSchema):
 		if k = kinds.LookupID(hs.v[hDataSchema]); k == nil {
 			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w with $id %s", b.Prefix, AttrDataSchema, schemas.ErrUnknown, quote(hs.v[hDataSchema]))
 		}
-	case hs.set&(1<<hType) != 0:
+	case hs.has(hType):
 		if k = kinds.Lookup(hs.v[hType], ""); k == nil {
 			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %s", b.Prefix, AttrType, schemas.ErrUnknown, quote(hs.v[hType]))
 		}
@@ -277,7 +277,7 @@ func (b Binding) DecodeAs(kinds *msg.Kinds, h Header, name, version string, body
 func (b Binding) DecodeKind(kinds *msg.Kinds, h Header, k *msg.Kind, body []byte) (_ msg.Message, id msg.Identity, _ error) {
 	var hs headers
 	bad := b.read(h, &hs)
-	if hs.set&(1<<hDataSchema) != 0 {
+	if hs.has(hDataSchema) {
 		// k is the table's: its own $id names it.
 		ds := hs.v[hDataSchema]
 		if ds != k.ID && kinds.LookupID(ds) != k {
@@ -387,6 +387,9 @@ type headers struct {
 	set uint8
 }
 
+// has reports whether the header of index i was given (once).
+func (hs *headers) has(i int) bool { return hs.set&(1<<i) != 0 }
+
 // readOrder is the order read reads the headers in, and so lists those
 // given twice in: the attributes, then the content type.
 var readOrder = [nHeaders]int{hSpecVersion, hID, hType, hSource, hTime, hDataSchema, hContentType}
@@ -465,20 +468,19 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 		bad = append(bad, &msg.Violation{Path: path, Rule: msg.RuleHeader, Message: fmt.Sprintf(format, args...), Value: quoted})
 	}
 	quoted := func(i int) string { return quote(hs.v[i]) }
-	has := func(i int) bool { return hs.set&(1<<i) != 0 }
 	name := k.Name
 
 	bad = b.checkAlone(hs, bad)
-	if has(hType) && hs.v[hType] != name {
+	if hs.has(hType) && hs.v[hType] != name {
 		add("", quoted(hType), "%s%s is not %s, the schema the message is judged by", b.Prefix, AttrType, name)
 	}
-	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && !unread(id.Type == "") && (has(hType) || has(hDataSchema)) {
+	if k.TypeMember != "" && id.Type != name && !broken(k.TypeMember) && !unread(id.Type == "") && (hs.has(hType) || hs.has(hDataSchema)) {
 		add(k.TypeMember, quote(id.Type), "message_type contradicts the headers, which name %s", name)
 	}
 	var text [36]byte
 	// The usual ce-id, the id as Write writes it, agrees without being
 	// parsed (or copied to be).
-	if has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && !unread(id.ID == uuid.Nil) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
+	if hs.has(hID) && written&(1<<hID) == 0 && !broken(k.IDMember) && !unread(id.ID == uuid.Nil) && hs.v[hID] != string(format.AppendUUID(text[:0], id.ID)) {
 		hid, reason := format.ParseUUID([]byte(hs.v[hID]))
 		switch {
 		case reason != "":
@@ -487,7 +489,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.IDMember, quoted(hID), "%s%s contradicts the message's %s %s", b.Prefix, AttrID, k.IDMember[1:], id.ID)
 		}
 	}
-	if has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) && !unread(id.Time.IsZero()) {
+	if hs.has(hTime) && written&(1<<hTime) == 0 && !broken(k.TimeMember) && !unread(id.Time.IsZero()) {
 		t, reason := format.ParseDateTime([]byte(hs.v[hTime]))
 		switch {
 		case reason != "":
@@ -496,7 +498,7 @@ func (b Binding) check(m msg.Message, err error, hs *headers, bad []*msg.Violati
 			add(k.TimeMember, quoted(hTime), "%s%s contradicts the message's %s %s", b.Prefix, AttrTime, k.TimeMember[1:], format.AppendDateTime(nil, id.Time))
 		}
 	}
-	if has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !unread(sourceUnread(id)) && !sourceIs(hs.v[hSource], id) {
+	if hs.has(hSource) && written&(1<<hSource) == 0 && !broken(k.SourceMembers...) && !unread(sourceUnread(id)) && !sourceIs(hs.v[hSource], id) {
 		var scratch [256]byte
 		add("", quoted(hSource), "%s%s contradicts the message's source %s", b.Prefix, AttrSource, appendSource(scratch[:0], id))
 	}
@@ -526,14 +528,13 @@ func stops(v *msg.Violation) bool {
 // compare with: a content type that is not ContentType, a spec version
 // that is not SpecVersion.
 func (b Binding) checkAlone(hs *headers, bad []*msg.Violation) []*msg.Violation {
-	has := func(i int) bool { return hs.set&(1<<i) != 0 }
-	if has(hContentType) && hs.v[hContentType] != ContentType {
+	if hs.has(hContentType) && hs.v[hContentType] != ContentType {
 		mt, _, perr := mime.ParseMediaType(hs.v[hContentType])
 		if perr != nil || mt != ContentType {
 			bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: fmt.Sprintf("%s is not %s", b.ContentType, ContentType), Value: quote(hs.v[hContentType])})
 		}
 	}
-	if has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
+	if hs.has(hSpecVersion) && hs.v[hSpecVersion] != SpecVersion {
 		bad = append(bad, &msg.Violation{Rule: msg.RuleHeader, Message: fmt.Sprintf("%s%s is not %s", b.Prefix, AttrSpecVersion, SpecVersion), Value: quote(hs.v[hSpecVersion])})
 	}
 	return bad
@@ -681,17 +682,14 @@ func quote(s string) string { return short.Quote(s) }
 func quoteAll(values []string) string {
 	b := []byte{'['}
 	for i, v := range values {
-		if len(b) > quoteBytes {
+		if len(b) > short.Len {
 			break
 		}
 		if i > 0 {
 			b = append(b, ',')
 		}
-		// A cut inside a character is past what Shorten keeps.
-		b = msg.AppendJSONString(b, v[:min(len(v), quoteBytes+1)])
+		// A cut inside a character is past what short.String keeps.
+		b = msg.AppendJSONString(b, v[:min(len(v), short.Len+1)])
 	}
 	return short.String(string(append(b, ']')))
 }
-
-// quoteBytes is more than short.String keeps of a value.
-const quoteBytes = 64
