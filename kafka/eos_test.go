@@ -25,6 +25,7 @@ import (
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/kafka/internal/kafkatest"
 )
 
 // eosMessages is the size of the exactly-once test: 100,000 messages, or
@@ -300,50 +301,15 @@ func committedAll(t *testing.T, adm *kadm.Client, group string) bool {
 // readAll returns every committed record of topics, as a read_committed
 // consumer reads them, from the start: until it has read want records
 // (or a minute has passed), and then on to the last stable offset each
-// partition has then, so that a record stored more than once is read
-// too, without waiting for polls to come back empty.
+// partition has then (kafkatest.Reader.ToStableEnd, within 30 seconds).
 func readAll(t *testing.T, addrs []string, want int, topics ...string) []*kgo.Record {
-	cl := readerClient(t, addrs, kgo.ConsumeTopics(topics...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond), kgo.KeepControlRecords())
-	var out []*kgo.Record
-	next := map[string]map[int32]int64{} // the offset after the last read, markers included
-	poll := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		for _, r := range cl.PollFetches(ctx).Records() {
-			if next[r.Topic] == nil {
-				next[r.Topic] = map[int32]int64{}
-			}
-			next[r.Topic][r.Partition] = r.Offset + 1
-			if !r.Attrs.IsControl() {
-				out = append(out, r)
-			}
-		}
+	r := kafkatest.NewReader(readerClient(t, addrs, kafkatest.ReaderOpts(topics...)...), topics...)
+	for deadline := time.Now().Add(time.Minute); len(r.Records) < want && time.Now().Before(deadline); {
+		r.Poll()
 	}
-	for deadline := time.Now().Add(time.Minute); len(out) < want && time.Now().Before(deadline); {
-		poll()
-	}
-	adm := kadm.NewClient(cl)
-	ctx := context.Background()
-	starts, err := adm.ListStartOffsets(ctx, topics...)
+	_, err := r.ToStableEnd(time.Now().Add(30 * time.Second))
 	require.NoError(t, err)
-	ends, err := adm.ListCommittedOffsets(ctx, topics...)
-	require.NoError(t, err)
-	require.NoError(t, ends.Error())
-	read := func() bool {
-		all := true
-		ends.Each(func(end kadm.ListedOffset) {
-			start, _ := starts.Lookup(end.Topic, end.Partition)
-			if end.Offset > start.Offset && next[end.Topic][end.Partition] < end.Offset {
-				all = false
-			}
-		})
-		return all
-	}
-	for deadline := time.Now().Add(30 * time.Second); !read() && time.Now().Before(deadline); {
-		poll()
-	}
-	return out
+	return r.Records
 }
 
 // testWriter writes a gate's log lines to the test's log.

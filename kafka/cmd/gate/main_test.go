@@ -26,6 +26,7 @@ import (
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/internal/cmdtest"
 	"github.com/fleetkit/catalogue/kafka"
+	"github.com/fleetkit/catalogue/kafka/internal/kafkatest"
 )
 
 // TestMain runs the command itself when the tests start the test binary
@@ -159,44 +160,19 @@ func (c *cluster) read(t *testing.T, topic string) (values [][]byte, verdicts []
 
 // readTopic returns the records a read_committed consumer, a client
 // newClient makes, finds in topic: from its start to the last stable
-// offset each partition has when it is called (transaction markers
-// counted), not until a poll finds nothing, which a slow first fetch
-// would end too soon.
+// offset each partition has when it is called
+// (kafkatest.Reader.ToStableEnd), not until a poll finds nothing, which
+// a slow first fetch would end too soon. It fails the test rather than
+// return part of a topic.
 func readTopic(t *testing.T, newClient func(*testing.T, ...kgo.Opt) *kgo.Client, topic string) []*kgo.Record {
 	t.Helper()
-	cl := newClient(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond), kgo.KeepControlRecords())
-	adm := kadm.NewClient(cl)
-	ctx := context.Background()
-	starts, err := adm.ListStartOffsets(ctx, topic)
+	r := kafkatest.NewReader(newClient(t, kafkatest.ReaderOpts(topic)...), topic)
+	read, err := r.ToStableEnd(time.Now().Add(cmdtest.Wait))
 	require.NoError(t, err)
-	ends, err := adm.ListCommittedOffsets(ctx, topic)
-	require.NoError(t, err)
-	require.NoError(t, ends.Error())
-	next := map[int32]int64{} // the offset after the last read
-	var out []*kgo.Record
-	for deadline := time.Now().Add(cmdtest.Wait); time.Now().Before(deadline); {
-		read := true
-		ends.Each(func(end kadm.ListedOffset) {
-			start, _ := starts.Lookup(end.Topic, end.Partition)
-			if end.Offset > start.Offset && next[end.Partition] < end.Offset {
-				read = false
-			}
-		})
-		if read {
-			return out
-		}
-		poll, cancel := context.WithTimeout(ctx, time.Second)
-		for _, r := range cl.PollFetches(poll).Records() {
-			next[r.Partition] = r.Offset + 1
-			if !r.Attrs.IsControl() {
-				out = append(out, r)
-			}
-		}
-		cancel()
+	if !read {
+		t.Fatalf("topic %s not read to its end in %v", topic, cmdtest.Wait)
 	}
-	t.Fatalf("topic %s not read to its end in %v", topic, cmdtest.Wait)
-	return nil
+	return r.Records
 }
 
 // counts are the numbers of a gate's summary.
