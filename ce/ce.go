@@ -206,12 +206,13 @@ func appendValues(dst []byte, id *msg.Identity, end *[nHeaders]int) []byte {
 // schemas.ErrUnknown (a header names none), or kinds.Decode's:
 // catalogue.ErrNoType (the body has no message_type) or
 // catalogue.ErrUnknownType (it names none) for catalogue.Kinds, and
-// msg.ErrNoDecode for a table that cannot choose by message_type. An
-// *msg.Error of kinds.Decode's lists, after its own, the violations of
-// the headers that need no schema to be judged: a content type that is
-// not application/json (a CloudEvents envelope in structured mode,
-// application/cloudevents+json, names no schema by message_type), a
-// spec version that is not 1.0, a header given twice.
+// msg.ErrNoDecode for a table that cannot choose by message_type. Where
+// the headers break rules that need no schema to be judged (a content
+// type that is not application/json, as a CloudEvents envelope in
+// structured mode, application/cloudevents+json, names no schema by
+// message_type; a spec version that is not 1.0; a header given twice),
+// the error is an *msg.Error listing that one first, then these: every
+// violation at once, the sentinels still found by errors.Is.
 func (b Binding) Decode(kinds *msg.Kinds, h Header, body []byte) (msg.Message, error) {
 	m, _, err := b.DecodeIdentity(kinds, h, body)
 	return m, err
@@ -228,11 +229,11 @@ func (b Binding) DecodeIdentity(kinds *msg.Kinds, h Header, body []byte) (_ msg.
 	switch {
 	case hs.has(hDataSchema):
 		if k = kinds.LookupID(hs.v[hDataSchema]); k == nil {
-			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w with $id %s", b.Prefix, AttrDataSchema, schemas.ErrUnknown, quote(hs.v[hDataSchema]))
+			return nil, msg.Identity{}, b.unchosen(fmt.Errorf("%s%s: %w with $id %s", b.Prefix, AttrDataSchema, schemas.ErrUnknown, quote(hs.v[hDataSchema])), &hs, bad)
 		}
 	case hs.has(hType):
 		if k = kinds.Lookup(hs.v[hType], ""); k == nil {
-			return nil, msg.Identity{}, fmt.Errorf("%s%s: %w %s", b.Prefix, AttrType, schemas.ErrUnknown, quote(hs.v[hType]))
+			return nil, msg.Identity{}, b.unchosen(fmt.Errorf("%s%s: %w %s", b.Prefix, AttrType, schemas.ErrUnknown, quote(hs.v[hType])), &hs, bad)
 		}
 	case !b.judge || !kinds.CanFindKind():
 		m, err := b.decodeAny(kinds, body)
@@ -540,18 +541,35 @@ func (b Binding) checkAlone(hs *headers, bad []*msg.Violation) []*msg.Violation 
 	return bad
 }
 
-// unchosen returns err, the error of a body whose schema its
-// message_type could not choose, with the violations of the headers hs
-// that need no schema (checkAlone, bad among them) listed after its own:
-// a content type that says the body is not the message (a CloudEvents
-// envelope, application/cloudevents+json) is why it names no schema.
+// unchosen returns err, the error of a body whose schema could not be
+// chosen (its headers name none the table has, or its message_type
+// names none), with the violations of the headers hs that need no
+// schema (checkAlone, bad among them) listed after its own: a content
+// type that says the body is not the message (a CloudEvents envelope,
+// application/cloudevents+json) is why it names no schema. An err that
+// is no *msg.Error is listed as msg.VerdictOf lists it, and still
+// unwraps to what it wraps (schemas.ErrUnknown).
 func (b Binding) unchosen(err error, hs *headers, bad []*msg.Violation) error {
-	e, ok := err.(*msg.Error)
-	if bad = b.checkAlone(hs, bad); !ok || len(bad) == 0 {
+	if bad = b.checkAlone(hs, bad); len(bad) == 0 {
 		return err
+	}
+	e, ok := err.(*msg.Error)
+	if !ok {
+		e = &msg.Error{Violations: []*msg.Violation{{Rule: msg.RuleSchema, Message: err.Error(), Err: err}}}
 	}
 	// A copy: the table's error may be one it gives every caller.
 	return &msg.Error{Violations: append(slices.Clip(e.Violations), bad...), Omitted: e.Omitted}
+}
+
+// NoSchema returns err, the error of a body for which no schema could be
+// chosen by what the binding does not read itself (a framing's registry
+// id the table does not have, on Kafka), with the violations of the
+// headers h that need no schema listed after it, as Decode lists them
+// beside a schema its headers name and the table does not have.
+func (b Binding) NoSchema(h Header, err error) error {
+	var hs headers
+	bad := b.read(h, &hs)
+	return b.unchosen(err, &hs, bad)
 }
 
 // writtenOf returns, for headers hs that hold every header Write sets,

@@ -360,7 +360,8 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // (CE_TYPE, Content-Type), which a reader of names in any case would
 // take for it. A framing whose registry id the table does not have,
 // like a ce_dataschema it does not have, chooses no schema: the error
-// wraps schemas.ErrUnknown, and the message is invalid, never skipped. A
+// wraps schemas.ErrUnknown, and the message is invalid, never skipped;
+// the headers that need no schema are still checked (see ce.Decode). A
 // value that starts with the framing's magic byte but is too short for it
 // is a violation of rule msg.RuleSyntax, and so is no value at all (a
 // tombstone), which the violation says.
@@ -403,7 +404,7 @@ func decodeValue(kinds *msg.Kinds, r *kgo.Record, h *readOnly, b ce.Binding, ide
 	}
 	k := kinds.LookupRegistryID(id)
 	if k == nil {
-		return nil, fmt.Errorf("the value's framing names registry id %d: %w", id, schemas.ErrUnknown)
+		return nil, b.NoSchema(h, fmt.Errorf("the value's framing names registry id %d: %w", id, schemas.ErrUnknown))
 	}
 	// A ce_dataschema the table has comes first; one it does not have is
 	// reported by DecodeKind, against the framing's schema.
