@@ -55,7 +55,8 @@ import (
 // GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}
 // (for a subject not served, 40408 and 40409 as in Confluent's registry,
 // or the registry's own with ?defaultToGlobal=true), and
-// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs), and
+// GET /schemas/guids/{guid} and .../ids (40403: the catalogue has no
+// GUIDs), and
 // GET /associations/resources/{namespace}/{topic} (and
 // /associations/subjects/{subject}): the subjects Subjects maps are the
 // topics' associations, which Confluent's newer serializers ask for to
@@ -253,6 +254,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
 		{"GET /schemas/guids/{guid}", g.schemaByGUID},
+		{"GET /schemas/guids/{guid}/ids", g.schemaByGUID},
 		{"GET /subjects", g.subjectList},
 		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
 		{"GET /subjects/{subject}/versions", g.versionList},
@@ -1014,9 +1016,10 @@ func (g *registry) configured(w http.ResponseWriter, r *http.Request, code int, 
 }
 
 // schemaByGUID serves GET /schemas/guids/{guid}, by which Confluent's
-// deserializers fetch a schema whose GUID a producer wrote in a header:
-// the catalogue names its schemas by registry id only (decision 15), so
-// no GUID is found.
+// deserializers fetch a schema whose GUID a producer wrote in a header,
+// and GET /schemas/guids/{guid}/ids, its ids in each context (franz-go's
+// SchemaIDsByGUID): the catalogue names its schemas by registry id only
+// (decision 15), so no GUID is found.
 func (g *registry) schemaByGUID(w http.ResponseWriter, r *http.Request) {
 	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found: the catalogue names its schemas by registry id, not by GUID", strconv.Quote(r.PathValue("guid"))))
 }

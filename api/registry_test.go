@@ -763,6 +763,11 @@ func TestRegistrySchemaByGUIDIsNotFound(t *testing.T) {
 	msg := wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e", ""), ErrorSchemaNotFound)
 	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
 	assert.Contains(t, msg, "registry id")
+
+	// Nor has a GUID ids in any context: franz-go's SchemaIDsByGUID asks
+	// GET /schemas/guids/{guid}/ids, which Confluent's registry serves.
+	msg = wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e/ids", ""), ErrorSchemaNotFound)
+	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
 }
 
 // TestOptionsListsTheMethodsOfAPath: OPTIONS is answered 204 with the
