@@ -326,6 +326,9 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		{http.MethodDelete, "/api/registry/config"},
 		{http.MethodDelete, "/api/registry/config/core.device"},
 		{http.MethodDelete, "/api/registry/mode/core.device"},
+		// franz-go's ResetMode of the registry's mode, and DeleteContext.
+		{http.MethodDelete, "/api/registry/mode"},
+		{http.MethodDelete, "/api/registry/contexts/.staging"},
 	} {
 		wantError(t, do(h, req[0], req[1], `{}`), ErrorReadOnly)
 	}
