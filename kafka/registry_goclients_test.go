@@ -314,14 +314,52 @@ func TestRegistryFranzGoClientChecksCompatibilityAndIsRefusedWrites(t *testing.T
 	assert.Contains(t, re.Message, "against the catalogue: against version 1 (1.0)")
 }
 
-// TestRegistryFranzGoClientInContextQuirk: franz-go joins its paths with
-// url.JoinPath, which removes a "." segment, so the default context
-// named as sr.InContext(ctx, ".") asks GET /contexts/subjects, the
-// context "subjects" itself, which only DELETE serves, here as in
-// Confluent's registry: leave the context unset.
-func TestRegistryFranzGoClientInContextQuirk(t *testing.T) {
-	cl := franzRegistry(t)
-	_, err := cl.Subjects(sr.InContext(context.Background(), "."))
+// TestRegistryFranzGoClientInAContext: franz-go's sr.InContext, and its
+// DefaultSchemaContext, ask every route under /contexts/{context}/,
+// which the registry reads as Confluent's does. The catalogue's subjects
+// are all in the default context: another is empty.
+func TestRegistryFranzGoClientInAContext(t *testing.T) {
+	url := serveRegistry(t)
+	device, err := schemas.Lookup("core.device", "1.0")
+	require.NoError(t, err)
+	inContext, err := sr.NewClient(sr.URLs(url), sr.DefaultSchemaContext(".staging"))
+	require.NoError(t, err)
+	plain, err := sr.NewClient(sr.URLs(url))
+	require.NoError(t, err)
+	for name, c := range map[string]struct {
+		cl  *sr.Client
+		ctx context.Context
+	}{
+		"DefaultSchemaContext": {inContext, context.Background()},
+		"InContext":            {plain, sr.InContext(context.Background(), "staging")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cl, ctx := c.cl, c.ctx
+			subjects, err := cl.Subjects(ctx)
+			require.NoError(t, err)
+			assert.Empty(t, subjects)
+			all, err := cl.AllSchemas(ctx)
+			require.NoError(t, err)
+			assert.Empty(t, all)
+			_, err = cl.SchemaByVersion(ctx, "telemetry-value", -1)
+			re := requireFranzError(t, err, api.ErrorSubjectNotFound)
+			assert.Contains(t, re.Message, `":.staging:telemetry-value"`)
+			_, err = cl.SchemaByID(ctx, int(device.RegistryID))
+			requireFranzError(t, err, api.ErrorSchemaNotFound)
+			_, err = cl.CreateSchema(ctx, "telemetry-value", jsonSchema(device))
+			requireFranzError(t, err, api.ErrorReadOnly)
+			requireFranzError(t, cl.Compatibility(ctx)[0].Err, api.ErrorSubjectCompatibilityNotConfigured)
+			r := cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal))[0]
+			require.NoError(t, r.Err)
+			assert.Equal(t, sr.CompatFullTransitive, r.Level)
+		})
+	}
+
+	// Its quirk: franz-go joins paths with url.JoinPath, which removes a
+	// "." segment, so that the default context, named, asks
+	// GET /contexts/subjects, the context "subjects" itself, which only
+	// DELETE serves, here as in Confluent's registry: leave it unset.
+	_, err = plain.Subjects(sr.InContext(context.Background(), "."))
 	re := requireFranzError(t, err, 405)
 	assert.True(t, strings.HasSuffix(re.URL, api.RegistryPath+"/contexts/subjects"), re.URL)
 }
