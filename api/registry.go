@@ -610,9 +610,12 @@ func (g *registry) associations(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// contexts serves GET /contexts: the default context alone.
+// contexts serves GET /contexts: the default context alone, with offset
+// and limit as the other lists.
 func (g *registry) contexts(w http.ResponseWriter, r *http.Request) {
-	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"."}))
+	if list, ok := page(w, r, []string{"."}); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	}
 }
 
 // schemaList serves GET /schemas: every version of the listed subjects,

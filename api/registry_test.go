@@ -457,6 +457,9 @@ func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
 
 	for _, tc := range []struct{ path, want string }{
 		{"/api/registry/contexts", `["."]`},
+		// franz-go's Contexts pages, with Offset and Limit.
+		{"/api/registry/contexts?offset=1", `[]`},
+		{"/api/registry/contexts?offset=0&limit=1", `["."]`},
 		{"/api/registry/subjects?subjectPrefix=tele", `["telemetry-value"]`},
 		{"/api/registry/subjects?subjectPrefix=core.d&deleted=true", `["core.device"]`},
 		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
