@@ -107,6 +107,9 @@ func TestRegistryFranzGoClientReadsTheCatalogue(t *testing.T) {
 	contexts, err := cl.Contexts(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"."}, contexts)
+	contexts, err = cl.Contexts(sr.WithParams(ctx, sr.Offset(1)))
+	require.NoError(t, err)
+	assert.Empty(t, contexts)
 
 	subjects, err := cl.Subjects(ctx)
 	require.NoError(t, err)
