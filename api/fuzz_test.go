@@ -35,6 +35,9 @@ func FuzzRegistry(f *testing.F) {
 		{"OPTIONS", "/subjects/:.:core.device/versions", ""},
 		{"GET", "/subjects/%3A.%3Atelemetry-value/versions/%20LATEST", ""},
 		{"POST", "/subjects/core.device", `{"schema":"[]","schemaType":"JSON","references":{}}`},
+		{"GET", "/contexts/.staging/subjects/core.device/versions/latest", ""},
+		{"GET", "/contexts/st%2Fg/schemas/ids/2?subject=core.device", ""},
+		{"PUT", "/contexts/./config", `{"compatibility":"FULL_TRANSITIVE"}`},
 	} {
 		f.Add(seed.method, seed.path, seed.body)
 	}

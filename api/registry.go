@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,7 +56,8 @@ import (
 // GET /config, GET /config/{subject}, GET /mode and GET /mode/{subject}
 // (for a subject not served, 40408 and 40409 as in Confluent's registry,
 // or the registry's own with ?defaultToGlobal=true), and
-// GET /schemas/guids/{guid} (40403: the catalogue has no GUIDs), and
+// GET /schemas/guids/{guid} and .../ids (40403: the catalogue has no
+// GUIDs), and
 // GET /associations/resources/{namespace}/{topic} (and
 // /associations/subjects/{subject}): the subjects Subjects maps are the
 // topics' associations, which Confluent's newer serializers ask for to
@@ -64,7 +66,10 @@ import (
 // The list routes take offset and limit; nothing is ever deleted, so
 // deletedOnly=true lists nothing and deleted=true changes nothing. A
 // subject qualified with the default context, ":.:core.device", is the
-// subject core.device; the catalogue has no other context.
+// subject core.device; the catalogue has no other context. A route under
+// /contexts/{context}/ is the route in that context, as Confluent's
+// registry reads it: in another context than the default, ".", it finds
+// nothing (no subjects, no ids, no level or mode of its own).
 // Writes (PUT, DELETE) are refused with 42205, but for PUT /config and
 // PUT /mode setting what is set already, FULL_TRANSITIVE and READONLY,
 // which succeed as the idempotent writes they are; OPTIONS is answered
@@ -253,6 +258,7 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"GET /schemas/ids/{id}/subjects", g.subjectsByID},
 		{"GET /schemas/ids/{id}/versions", g.versionsByID},
 		{"GET /schemas/guids/{guid}", g.schemaByGUID},
+		{"GET /schemas/guids/{guid}/ids", g.schemaByGUID},
 		{"GET /subjects", g.subjectList},
 		{"GET /subjects/{subject}/metadata", g.latestWithMetadata},
 		{"GET /subjects/{subject}/versions", g.versionList},
@@ -275,7 +281,9 @@ func newRegistry(h *handler, all []schemas.Schema, mapped map[string]string) *re
 		{"DELETE /subjects/{subject}/versions/{version}", g.readOnly},
 		{"DELETE /config", g.readOnly},
 		{"DELETE /config/{subject}", g.readOnly},
+		{"DELETE /mode", g.readOnly},
 		{"DELETE /mode/{subject}", g.readOnly},
+		{"DELETE /contexts/{context}", g.readOnly},
 		{"GET /associations/resources/{namespace}/{name}", g.associations},
 		{"GET /associations/resources/{id}", g.associations},
 		{"GET /associations/subjects/{subject}", g.associations},
@@ -315,6 +323,7 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if u.Path == "" || u.Path == "/" {
 		u.Path, u.RawPath = "/", "" // RegistryPath itself, with or without its slash
 	}
+	inContext(&u)
 	r2.URL = &u
 	// A 405 from the inner mux would be text; answer it in the
 	// registry's body instead.
@@ -330,6 +339,78 @@ func (g *registry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.mux.ServeHTTP(w, r2)
+}
+
+// inContext rewrites u, a path under RegistryPath, that names a route in
+// a context, /contexts/{context}/..., as Confluent's registry reads it
+// (its ContextFilter; franz-go's sr.InContext sends it): the route, with
+// its subjects qualified with the context ("staging" or ".staging" makes
+// :.staging:core.device), /config and /mode the context's own
+// (/config/:.staging:), and its lists and ids kept to the context
+// (?subjectPrefix=:.staging:, ?subject=:.staging:). The default context,
+// ".", qualifies nothing. The catalogue's subjects are all in the default
+// context, so that what a route finds in another is what Confluent's
+// finds in a context without subjects: nothing.
+func inContext(u *url.URL) {
+	rest, ok := strings.CutPrefix(u.EscapedPath(), "/contexts/")
+	if !ok {
+		return
+	}
+	name, route, ok := strings.Cut(rest, "/")
+	context, err := url.PathUnescape(name)
+	if !ok || err != nil {
+		return // /contexts/{context} itself
+	}
+	qualifier := ""
+	if context != "." {
+		qualifier = ":." + strings.TrimPrefix(context, ".") + ":"
+	}
+	// qualify qualifies a subject, escaped as in a path or not, unless it
+	// is already.
+	qualify := func(subject string, escape func(string) string) string {
+		if plain, err := url.PathUnescape(subject); err == nil && (strings.HasPrefix(plain, ":.") || strings.HasPrefix(plain, ":*:")) {
+			return subject
+		}
+		return escape(qualifier) + subject
+	}
+	asIs := func(s string) string { return s }
+	segments := strings.Split(route, "/")
+	subjectNext, configOrMode := false, false
+	for i, s := range segments {
+		switch {
+		case subjectNext:
+			segments[i], subjectNext = qualify(s, url.PathEscape), false
+		case s == "subjects" || i == 0 && (s == "config" || s == "mode"):
+			subjectNext, configOrMode = true, i == 0 && s != "subjects"
+		}
+	}
+	if configOrMode && subjectNext && qualifier != "" {
+		segments = append(segments, qualify("", url.PathEscape))
+	}
+	escaped := "/" + strings.Join(segments, "/")
+	plain, err := url.PathUnescape(escaped)
+	if err != nil {
+		return
+	}
+	u.Path, u.RawPath = plain, escaped
+	if qualifier == "" {
+		return
+	}
+	q := u.Query()
+	switch {
+	case segments[0] == "schemas" && len(segments) > 1 && segments[1] == "ids":
+		q.Set("subject", qualify(q.Get("subject"), asIs))
+	case len(segments) == 1 && (segments[0] == "schemas" || segments[0] == "subjects"):
+		prefixes := q["subjectPrefix"]
+		if len(prefixes) == 0 {
+			prefixes = []string{""}
+		}
+		for i, p := range prefixes {
+			prefixes[i] = qualify(p, asIs)
+		}
+		q["subjectPrefix"] = prefixes
+	}
+	u.RawQuery = q.Encode()
 }
 
 // allowed returns the methods the registry serves at r's path, OPTIONS
@@ -388,10 +469,14 @@ func (g *registry) types(w http.ResponseWriter, r *http.Request) {
 }
 
 // version returns the version of the registry id in r's path, or answers
-// 40403 and returns nil.
+// 40403 and returns nil. An id asked for in a context other than the
+// default (?subject=:.staging:) is not found: ids are a context's own,
+// and the catalogue's are all in the default context.
 func (g *registry) version(w http.ResponseWriter, r *http.Request) *registered {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 32)
-	if v, ok := g.byID[int32(id)]; err == nil && ok {
+	subject := r.URL.Query().Get("subject")
+	other := strings.HasPrefix(subject, ":.") && !strings.HasPrefix(subject, defaultContext)
+	if v, ok := g.byID[int32(id)]; err == nil && ok && !other {
 		return v
 	}
 	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found", strconv.Quote(r.PathValue("id"))))
@@ -525,9 +610,12 @@ func (g *registry) associations(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// contexts serves GET /contexts: the default context alone.
+// contexts serves GET /contexts: the default context alone, with offset
+// and limit as the other lists.
 func (g *registry) contexts(w http.ResponseWriter, r *http.Request) {
-	writeRegistry(w, r, http.StatusOK, mustEncode([]string{"."}))
+	if list, ok := page(w, r, []string{"."}); ok {
+		writeRegistry(w, r, http.StatusOK, mustEncode(list))
+	}
 }
 
 // schemaList serves GET /schemas: every version of the listed subjects,
@@ -1014,9 +1102,10 @@ func (g *registry) configured(w http.ResponseWriter, r *http.Request, code int, 
 }
 
 // schemaByGUID serves GET /schemas/guids/{guid}, by which Confluent's
-// deserializers fetch a schema whose GUID a producer wrote in a header:
-// the catalogue names its schemas by registry id only (decision 15), so
-// no GUID is found.
+// deserializers fetch a schema whose GUID a producer wrote in a header,
+// and GET /schemas/guids/{guid}/ids, its ids in each context (franz-go's
+// SchemaIDsByGUID): the catalogue names its schemas by registry id only
+// (decision 15), so no GUID is found.
 func (g *registry) schemaByGUID(w http.ResponseWriter, r *http.Request) {
 	registryError(w, r, ErrorSchemaNotFound, fmt.Sprintf("schema %s not found: the catalogue names its schemas by registry id, not by GUID", strconv.Quote(r.PathValue("guid"))))
 }

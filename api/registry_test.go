@@ -326,6 +326,9 @@ func TestRegistryConfigAndModeAreReadOnlyFullTransitive(t *testing.T) {
 		{http.MethodDelete, "/api/registry/config"},
 		{http.MethodDelete, "/api/registry/config/core.device"},
 		{http.MethodDelete, "/api/registry/mode/core.device"},
+		// franz-go's ResetMode of the registry's mode, and DeleteContext.
+		{http.MethodDelete, "/api/registry/mode"},
+		{http.MethodDelete, "/api/registry/contexts/.staging"},
 	} {
 		wantError(t, do(h, req[0], req[1], `{}`), ErrorReadOnly)
 	}
@@ -454,6 +457,9 @@ func TestRegistryServesTheRoutesAdminToolsCall(t *testing.T) {
 
 	for _, tc := range []struct{ path, want string }{
 		{"/api/registry/contexts", `["."]`},
+		// franz-go's Contexts pages, with Offset and Limit.
+		{"/api/registry/contexts?offset=1", `[]`},
+		{"/api/registry/contexts?offset=0&limit=1", `["."]`},
 		{"/api/registry/subjects?subjectPrefix=tele", `["telemetry-value"]`},
 		{"/api/registry/subjects?subjectPrefix=core.d&deleted=true", `["core.device"]`},
 		{"/api/registry/subjects?subjectPrefix=:*:", `["core.association","core.device","core.vehicle","example.event","telemetry-value"]`},
@@ -763,6 +769,11 @@ func TestRegistrySchemaByGUIDIsNotFound(t *testing.T) {
 	msg := wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e", ""), ErrorSchemaNotFound)
 	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
 	assert.Contains(t, msg, "registry id")
+
+	// Nor has a GUID ids in any context: franz-go's SchemaIDsByGUID asks
+	// GET /schemas/guids/{guid}/ids, which Confluent's registry serves.
+	msg = wantError(t, do(Handler(), http.MethodGet, "/api/registry/schemas/guids/2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e/ids", ""), ErrorSchemaNotFound)
+	assert.Contains(t, msg, `schema "2c6bc1b4-8bb2-4bd1-b1f4-0e0d2c5b2a4e" not found`)
 }
 
 // TestOptionsListsTheMethodsOfAPath: OPTIONS is answered 204 with the
