@@ -11,6 +11,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,13 +36,21 @@ import (
 type goInput struct {
 	r     *kgo.Record // its key, value and headers, as the client is given them
 	valid bool
-	// aborted says that its producer aborted the transaction it was
-	// produced in: no read_committed reader may find it, nor the gate.
-	aborted bool
+	// times is how many times a read_committed reader of the output
+	// and the dead letters is to find it: once, unless its producer
+	// aborted the transaction it was produced in (never), or stored it
+	// twice and it is invalid (twice: the gate's duplicate window holds
+	// the messages it forwarded).
+	times int
 	// want are the headers of its copy, if valid: those kafka.Record
 	// writes for its message.
-	want  []kgo.RecordHeader
-	found int
+	want []kgo.RecordHeader
+	// placed says that its producer told where it was stored: its
+	// partition and offset, which its dead letter's verdict must name.
+	placed    bool
+	partition int32
+	offset    int64
+	found     int
 }
 
 // goInputs returns n inputs, the sample's lines each made a message of
@@ -64,7 +73,7 @@ func goInputs(t *testing.T, into map[string]*goInput, n int, headers bool) []*go
 		// Without headers, an event, which has no message_type, names
 		// no schema: it is invalid.
 		_, err = catalogue.Decode(line)
-		in := &goInput{valid: i%5 != 4 && (headers || err == nil), r: &kgo.Record{Topic: inTopic, Value: bytes.Clone(rec.Value)}}
+		in := &goInput{valid: i%5 != 4 && (headers || err == nil), times: 1, r: &kgo.Record{Topic: inTopic, Value: bytes.Clone(rec.Value)}}
 		for _, h := range rec.Headers {
 			in.want = append(in.want, kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)})
 		}
@@ -148,6 +157,9 @@ func checkStored(t *testing.T, inputs map[string]*goInput, got []stored) {
 		require.NoError(t, err)
 		assert.False(t, v.Valid)
 		assert.Equal(t, inTopic, v.Subject)
+		if in.placed {
+			assert.Equal(t, gate.Place{Subject: inTopic, Partition: in.partition, Sequence: uint64(in.offset)}, v.Place, "%s", s.value)
+		}
 		_, decodeErr := kafka.Decode(catalogue.Kinds, in.r)
 		want := msg.VerdictOf(nil, decodeErr)
 		require.NotEmpty(t, want.Violations, "%s", s.value)
@@ -157,20 +169,16 @@ func checkStored(t *testing.T, inputs map[string]*goInput, got []stored) {
 		assert.Equal(t, want.Violations, v.Violations, "%s", s.value)
 	}
 	for value, in := range inputs {
-		want := 1
-		if in.aborted {
-			want = 0
-		}
-		assert.Equal(t, want, in.found, "%s", value)
+		assert.Equal(t, in.times, in.found, "%s", value)
 	}
 }
 
 // count returns how many inputs are valid and how many invalid, of those
-// not aborted.
+// the gate is to store (see goInput.times).
 func count(inputs map[string]*goInput) (valid, invalid int) {
 	for _, in := range inputs {
 		switch {
-		case in.aborted:
+		case in.times == 0:
 		case in.valid:
 			valid++
 		default:
@@ -190,6 +198,20 @@ func saramaMessage(r *kgo.Record) *sarama.ProducerMessage {
 		m.Headers = append(m.Headers, sarama.RecordHeader{Key: []byte(h.Key), Value: h.Value})
 	}
 	return m
+}
+
+// saramaInput returns in as a sarama message, that notes where in was
+// stored once its producer says.
+func saramaInput(in *goInput) *sarama.ProducerMessage {
+	m := saramaMessage(in.r)
+	m.Metadata = in
+	return m
+}
+
+// placed notes where m, made by saramaInput, was stored.
+func placed(m *sarama.ProducerMessage) {
+	in := m.Metadata.(*goInput)
+	in.placed, in.partition, in.offset = true, m.Partition, m.Offset
 }
 
 // saramaProducerConfig returns the config of an idempotent sarama
@@ -222,9 +244,12 @@ func saramaSync(t *testing.T, addrs []string, cfg *sarama.Config, inputs []*goIn
 	defer func() { require.NoError(t, p.Close()) }()
 	var ms []*sarama.ProducerMessage
 	for _, in := range inputs {
-		ms = append(ms, saramaMessage(in.r))
+		ms = append(ms, saramaInput(in))
 	}
 	require.NoError(t, p.SendMessages(ms))
+	for _, m := range ms {
+		placed(m)
+	}
 }
 
 // saramaAsync produces inputs with a sarama AsyncProducer of config cfg,
@@ -236,12 +261,13 @@ func saramaAsync(t *testing.T, addrs []string, cfg *sarama.Config, inputs []*goI
 	require.NoError(t, err)
 	go func() {
 		for _, in := range inputs {
-			p.Input() <- saramaMessage(in.r)
+			p.Input() <- saramaInput(in)
 		}
 	}()
 	for range inputs {
 		select {
-		case <-p.Successes():
+		case m := <-p.Successes():
+			placed(m)
 		case perr := <-p.Errors():
 			t.Errorf("sarama's async producer: %v", perr)
 		}
@@ -325,10 +351,15 @@ func TestSaramaProducersThroughTheGate(t *testing.T) {
 		require.NoError(t, p.BeginTxn())
 		var ms []*sarama.ProducerMessage
 		for _, in := range goInputs(t, inputs, 20, true) {
-			in.aborted = !commit
-			ms = append(ms, saramaMessage(in.r))
+			if !commit {
+				in.times = 0
+			}
+			ms = append(ms, saramaInput(in))
 		}
 		require.NoError(t, p.SendMessages(ms))
+		for _, m := range ms {
+			placed(m)
+		}
 		if commit {
 			require.NoError(t, p.CommitTxn())
 		} else {
@@ -344,6 +375,11 @@ func TestSaramaProducersThroughTheGate(t *testing.T) {
 	assert.Equal(t, gate.Stats{Messages: valid + invalid, Forwarded: valid, DeadLetters: invalid, Bytes: st.Bytes}, st)
 	sentinels(t, addrs, 3)
 	checkStored(t, inputs, saramaReadAll(t, addrs, saramaReadCommitted()))
+	// As Kafka 0.11, the oldest version that reads headers and reads
+	// read_committed.
+	cfg = saramaReadCommitted()
+	cfg.Version = sarama.V0_11_0_0
+	checkStored(t, reset(inputs), saramaReadAll(t, addrs, cfg))
 }
 
 // sarama as a client of Kafka before 0.11, whose records are message
@@ -499,7 +535,8 @@ func kafkaGoReadAll(t *testing.T, addrs []string, partitions int, isolation kafk
 // transaction markers too, as messages (segmentio/kafka-go#1446): a
 // commit's keyed 00 00 00 01, an abort's 00 00 00 00, with a value of 6
 // bytes, one for every transaction of the gate on every partition it
-// wrote to.
+// wrote to, which kafka.Decode finds invalid (a framing of registry id
+// 0).
 func TestKafkaGoThroughTheGate(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	inputs := map[string]*goInput{}
@@ -528,6 +565,56 @@ func TestKafkaGoThroughTheGate(t *testing.T) {
 	records, markers := withoutMarkers(t, got, all)
 	assert.Positive(t, markers, "transaction markers read as messages")
 	checkStored(t, inputs, records)
+}
+
+// kafka-go's Writer has no idempotence: a produce whose answer it does
+// not get in time (WriteTimeout) it sends again, and the broker stores
+// both, WriteMessages returning no error. The gate's duplicate window
+// takes each valid message stored twice for a redelivery, forwarded once
+// and counted in Redeliveries; an invalid one, whose id it never
+// forwarded, is dead-lettered twice.
+func TestKafkaGoRetriesStoreTwiceTheGateForwardsOnce(t *testing.T) {
+	c, addrs := newCluster(t, 1)
+	// The broker answers kafka-go's first produce only once it has
+	// stored the one kafka-go sends again, after its WriteTimeout.
+	var produces atomic.Int32
+	again := make(chan struct{})
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		switch produces.Add(1) {
+		case 1:
+			c.SleepControl(func() { <-again })
+		case 2:
+			close(again)
+		}
+		return nil, nil, false
+	})
+	inputs := map[string]*goInput{}
+	var ms []kafkago.Message
+	for _, in := range goInputs(t, inputs, 20, true) {
+		in.times = 2
+		if in.valid {
+			in.times = 1
+		}
+		m := kafkago.Message{Key: in.r.Key, Value: in.r.Value}
+		for _, h := range in.r.Headers {
+			m.Headers = append(m.Headers, kafkago.Header{Key: h.Key, Value: h.Value})
+		}
+		ms = append(ms, m)
+	}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Topic: inTopic, RequiredAcks: kafkago.RequireAll,
+		BatchSize: len(ms), BatchTimeout: time.Millisecond, WriteTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond}
+	require.NoError(t, w.WriteMessages(context.Background(), ms...))
+	require.NoError(t, w.Close())
+	require.Len(t, readAll(t, addrs, 2*len(ms), inTopic), 2*len(ms), "the input, each record stored twice")
+
+	st := runUntilIdle(t, addrs, &kafka.Gate{})
+	valid, invalid := count(inputs)
+	assert.Equal(t, gate.Stats{Messages: valid + 2*invalid, Forwarded: valid, DeadLetters: 2 * invalid, Redeliveries: valid, Bytes: st.Bytes}, st)
+	sentinels(t, addrs, 1)
+	all := franzReadAll(t, addrs, kgo.ReadUncommitted(), true)
+	read, _ := withoutMarkers(t, kafkaGoReadAll(t, addrs, 1, kafkago.ReadCommitted), all)
+	checkStored(t, inputs, read)
 }
 
 // kafka-go's Reader, read_committed, does not leave out the records of
@@ -611,6 +698,10 @@ func withoutMarkers(t *testing.T, got, all []stored) ([]stored, int) {
 		markers++
 		assert.Len(t, s.value, 6, "a transaction marker's value")
 		assert.Contains(t, []string{"\x00\x00\x00\x00", "\x00\x00\x00\x01"}, string(s.key), "a transaction marker's key")
+		// A consumer that decodes it finds it invalid: its value starts
+		// with the framing's magic byte, and names no registry id.
+		_, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value})
+		assert.ErrorContains(t, err, "the value's framing names registry id 0: ids are positive")
 	}
 	return out, markers
 }
