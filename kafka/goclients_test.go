@@ -56,10 +56,12 @@ type goInput struct {
 // goInputs returns n inputs, the sample's lines each made a message of
 // its own (withNewID), indexed by their values: a valid one is the record
 // kafka.Record makes of it, keyed by its entity's id, with its ce_
-// headers and content-type; one in five is invalid, its message cut
-// short under the headers and key of the whole. With headers false, no
-// input has a header or a key, as a producer that knows nothing of
-// decision 15 sends them.
+// headers and content-type, every other one framed in the registry wire
+// format, as a producer with a Confluent-style serializer sends it; one
+// in five is invalid, its message cut short under the headers and key of
+// the whole. With headers false, no input has a header or a key, as a
+// producer that knows nothing of decision 15 sends them: an event, which
+// has no message_type, then names its schema only by its framing.
 func goInputs(t *testing.T, into map[string]*goInput, n int, headers bool) []*goInput {
 	t.Helper()
 	_, lines := samples(t)
@@ -68,12 +70,11 @@ func goInputs(t *testing.T, into map[string]*goInput, n int, headers bool) []*go
 		line := withNewID(t, lines[i%len(lines)])
 		m, err := catalogue.DecodeOr(line, "example.event")
 		require.NoError(t, err)
-		rec, err := kafka.Record(inTopic, m, false)
+		framed := i%2 == 1
+		rec, err := kafka.Record(inTopic, m, framed)
 		require.NoError(t, err)
-		// Without headers, an event, which has no message_type, names
-		// no schema: it is invalid.
 		_, err = catalogue.Decode(line)
-		in := &goInput{valid: i%5 != 4 && (headers || err == nil), times: 1, r: &kgo.Record{Topic: inTopic, Value: bytes.Clone(rec.Value)}}
+		in := &goInput{valid: i%5 != 4 && (headers || framed || err == nil), times: 1, r: &kgo.Record{Topic: inTopic, Value: bytes.Clone(rec.Value)}}
 		for _, h := range rec.Headers {
 			in.want = append(in.want, kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)})
 		}
@@ -140,7 +141,9 @@ func checkStored(t *testing.T, inputs map[string]*goInput, got []stored) {
 		if in.valid {
 			require.Equal(t, outTopic, s.topic, "%s", s.value)
 			assert.Equal(t, in.want, s.headers, "%s", s.value)
-			m, err := catalogue.DecodeOr(s.value, "example.event")
+			_, body, _, err := kafka.Unframe(s.value)
+			require.NoError(t, err)
+			m, err := catalogue.DecodeOr(body, "example.event")
 			require.NoError(t, err)
 			assert.Equal(t, m.Identity().Key.String(), string(s.key), "%s", s.value)
 			continue
@@ -326,15 +329,18 @@ func saramaReadCommitted() *sarama.Config {
 
 // sarama produces to a gate's input with a SyncProducer and an
 // AsyncProducer, idempotent, with each codec it has, records with the
-// ce_ headers kafka.Record writes; from a transactional producer, a
-// transaction it commits and one it aborts; and, as Kafka 0.11 (the
-// oldest version whose records kfake stores), records with no header nor
-// key. A sarama consumer reading read_committed then finds every input
-// not aborted exactly once where it belongs: a valid one in the output,
-// byte for byte, keyed by its entity's id, with the ce_ headers
-// (written by the gate for those that had none); an invalid one among
-// the dead letters with the verdict kafka.Decode gives it. The gate
-// counts what it stored, and no record of the aborted transaction.
+// ce_ headers kafka.Record writes, plain or framed (goInputs); from a
+// transactional producer, a transaction it commits and one it aborts;
+// and, as Kafka 0.11 (the oldest version whose records kfake stores),
+// records with no header nor key, judged by their bodies alone (an
+// event unframed is a dead letter: nothing names its schema). A sarama
+// consumer reading read_committed then finds every input not aborted
+// exactly once where it belongs: a valid one in the output, byte for
+// byte, keyed by its entity's id, with the ce_ headers (written by the
+// gate for those that had none); an invalid one among the dead letters,
+// with its key and headers and the verdict kafka.Decode gives it, placed
+// where sarama said it stored it. The gate counts what it stored, and no
+// record of the aborted transaction.
 func TestSaramaProducersThroughTheGate(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	inputs := map[string]*goInput{}
@@ -603,7 +609,7 @@ func TestKafkaGoRetriesStoreTwiceTheGateForwardsOnce(t *testing.T) {
 		ms = append(ms, m)
 	}
 	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Topic: inTopic, RequiredAcks: kafkago.RequireAll,
-		BatchSize: len(ms), BatchTimeout: time.Millisecond, WriteTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond}
+		BatchSize: len(ms), BatchTimeout: time.Millisecond, WriteTimeout: time.Second, ReadTimeout: time.Second}
 	require.NoError(t, w.WriteMessages(context.Background(), ms...))
 	require.NoError(t, w.Close())
 	require.Len(t, readAll(t, addrs, 2*len(ms), inTopic), 2*len(ms), "the input, each record stored twice")
