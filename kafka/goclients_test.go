@@ -9,6 +9,7 @@ package kafka_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -431,6 +432,10 @@ func TestSaramaBeforeKafka011IsRefused(t *testing.T) {
 		case err := <-pc.Errors():
 			assert.ErrorIs(t, err, io.EOF, version)
 		}
+		var errs sarama.ConsumerErrors
+		if err := pc.Close(); !errors.As(err, &errs) { // what it was told since, io.EOF again
+			require.NoError(t, err, version)
+		}
 		require.NoError(t, c.Close())
 	}
 	st := runUntilIdle(t, addrs, &kafka.Gate{})
@@ -498,6 +503,17 @@ func TestSaramaReadsWhatTheProducerWrites(t *testing.T) {
 // kafkaGoCodecs are the compression codecs kafka-go has.
 var kafkaGoCodecs = []kafkago.Compression{kafkago.Gzip, kafkago.Snappy, kafkago.Lz4, kafkago.Zstd}
 
+// kafkaGoTransport returns a transport of kafka-go's of its own for a
+// Writer, its connections closed at the test's end: a Writer without
+// one shares kafka-go's DefaultTransport, which keeps connections to the
+// test's brokers, and refreshes their metadata, for as long as the
+// process runs.
+func kafkaGoTransport(t *testing.T) *kafkago.Transport {
+	tr := &kafkago.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
 // kafkaGoReadAll reads the output and the dead letters, of partitions
 // partitions each, with a kafka-go Reader of each partition at isolation
 // level isolation, from its start to its sentinel (see sentinels), and
@@ -548,7 +564,7 @@ func TestKafkaGoThroughTheGate(t *testing.T) {
 	inputs := map[string]*goInput{}
 	ctx := context.Background()
 	for i, codec := range append([]kafkago.Compression{0}, kafkaGoCodecs...) {
-		w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Topic: inTopic, Compression: codec,
+		w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Transport: kafkaGoTransport(t), Topic: inTopic, Compression: codec,
 			RequiredAcks: kafkago.RequireAll, BatchTimeout: 20 * time.Millisecond, Balancer: &kafkago.Hash{}}
 		var ms []kafkago.Message
 		for _, in := range goInputs(t, inputs, 20, i > 0) {
@@ -608,7 +624,7 @@ func TestKafkaGoRetriesStoreTwiceTheGateForwardsOnce(t *testing.T) {
 		}
 		ms = append(ms, m)
 	}
-	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Topic: inTopic, RequiredAcks: kafkago.RequireAll,
+	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Transport: kafkaGoTransport(t), Topic: inTopic, RequiredAcks: kafkago.RequireAll,
 		BatchSize: len(ms), BatchTimeout: time.Millisecond, WriteTimeout: time.Second, ReadTimeout: time.Second}
 	require.NoError(t, w.WriteMessages(context.Background(), ms...))
 	require.NoError(t, w.Close())
@@ -761,7 +777,7 @@ func franzReadAll(t *testing.T, addrs []string, isolation kgo.IsolationLevel, ke
 // It writes each as it is.
 func TestKafkaGoReadsEmptyAsNull(t *testing.T) {
 	_, addrs := newCluster(t, 1)
-	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Topic: inTopic, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Transport: kafkaGoTransport(t), Topic: inTopic, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond}
 	require.NoError(t, w.WriteMessages(context.Background(), kafkago.Message{Key: []byte{}, Value: nil,
 		Headers: []kafkago.Header{{Key: "null"}, {Key: "empty", Value: []byte{}}}}))
 	require.NoError(t, w.Close())
