@@ -774,7 +774,7 @@ func franzReadAll(t *testing.T, addrs []string, isolation kgo.IsolationLevel, ke
 // kafka-go reads a header's empty value as null (nil), as it reads an
 // empty key or value: a reader on it cannot tell a dead letter with an
 // empty value (the gate's dead letter of a tombstone) from a tombstone.
-// It writes each as it is.
+// It writes each as it is, and franz-go and sarama read each as it is.
 func TestKafkaGoReadsEmptyAsNull(t *testing.T) {
 	_, addrs := newCluster(t, 1)
 	w := &kafkago.Writer{Addr: kafkago.TCP(addrs...), Transport: kafkaGoTransport(t), Topic: inTopic, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond}
@@ -794,9 +794,15 @@ func TestKafkaGoReadsEmptyAsNull(t *testing.T) {
 			assert.Equal(t, []byte{}, r.Value, "a dead letter is never a tombstone")
 		}
 	}
-	// kafka-go reads them all null.
 	sentinels(t, addrs, 1)
-	got, _ := withoutMarkers(t, kafkaGoReadAll(t, addrs, 1, kafkago.ReadCommitted), franzReadAll(t, addrs, kgo.ReadCommitted(), true))
+	// So does sarama.
+	got := saramaReadAll(t, addrs, saramaReadCommitted())
+	require.Len(t, got, 1)
+	assert.Equal(t, []byte{}, got[0].key)
+	assert.Equal(t, []byte{}, got[0].value, "the dead letter, no tombstone")
+	assert.Equal(t, []kgo.RecordHeader{{Key: "null"}, {Key: "empty", Value: []byte{}}}, got[0].headers[:2])
+	// kafka-go reads them all null.
+	got, _ = withoutMarkers(t, kafkaGoReadAll(t, addrs, 1, kafkago.ReadCommitted), franzReadAll(t, addrs, kgo.ReadCommitted(), true))
 	require.Len(t, got, 1)
 	assert.Nil(t, got[0].key)
 	assert.Nil(t, got[0].value, "the dead letter, read as a tombstone")
