@@ -51,7 +51,8 @@ type goInput struct {
 	placed    bool
 	partition int32
 	offset    int64
-	found     int
+	// found counts the times a reader found it.
+	found int
 }
 
 // goInputs returns n inputs, the sample's lines each made a message of
