@@ -89,9 +89,10 @@ const batchOverhead = 61
 // as kafka/cmd/gate's is, decompresses less than twice the bound of a
 // fetch and leaves the batches after for later fetches, none skipped
 // nor read twice, and fetches from one broker at a time: the gate holds
-// at most two fetches of its input at once, less than four times the
-// bound decompressed. Without them, a gate's memory is bounded by what
-// may produce to its input, not by its options.
+// at most two fetches of its input at once, each at most
+// kgo.FetchMaxBytes as fetched (or one batch, if larger) and less than
+// twice the bound decompressed. Without them, a gate's memory is bounded
+// by what may produce to its input, not by its options.
 //
 // A copy keeps its input's key and value, byte for byte, and its
 // headers (a null value still null, an empty one empty), with the ce_
