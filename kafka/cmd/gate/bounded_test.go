@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 
@@ -58,4 +59,18 @@ func TestGateSessionBoundsWhatAFetchDecompresses(t *testing.T) {
 
 	_, err = session().Decompress(compress(bound+1), kgo.CodecZstd)
 	assert.ErrorIs(t, err, kgo.ErrMaxDecompress, "a bomb")
+}
+
+// A -max-record-bytes of 100 MiB, the largest batch kgo writes by
+// default (kgo.BrokerMaxWriteBytes), makes a session, its input's
+// batches bounded at the most kgo bounds one (found here: 32 times any
+// -max-record-bytes above 64 MiB passed kgo's most, 2 GiB, and the gate
+// stopped as it made its first session).
+func TestGateSessionTakes100MiBOfMaxRecordBytes(t *testing.T) {
+	c := newCluster(t) // never up
+	o := options{brokers: []string{c.addr()}, in: []string{"in"}, group: "g", txnID: "t", maxBytes: 100 << 20, sessionTimeout: 10 * time.Second}
+	sess, err := newSession(o, &linkLog{log: slog.New(slog.DiscardHandler), links: map[string]link{}})
+	require.NoError(t, err)
+	defer sess.Close()
+	assert.Equal(t, math.MaxInt32, sess.Client().OptValue(kgo.MaxDecompressBatchBytes))
 }

@@ -285,7 +285,8 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 	// A batch of the input decompresses to at most this, not kgo's 1
 	// GiB: one past it (a compression bomb) is dead-lettered unread;
 	// and a fetch to less than twice it, however many batches it holds.
-	bounded, err := kafka.BoundedFetches(decompressFactor * o.maxBytes)
+	// kgo bounds a batch at 2 GiB at most.
+	bounded, err := kafka.BoundedFetches(min(decompressFactor*o.maxBytes, math.MaxInt32))
 	if err != nil {
 		return nil, err
 	}
