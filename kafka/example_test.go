@@ -55,9 +55,16 @@ func ExampleRecord() {
 func ExampleGate_newSession() {
 	g := &kafka.Gate{
 		NewSession: func() (*kgo.GroupTransactSession, error) {
-			return kgo.NewGroupTransactSession(kgo.SeedBrokers("127.0.0.1:9092"),
+			// A batch of the input decompresses to at most 32 MiB, a
+			// fetch to less than 64 MiB, whatever its producers wrote.
+			bounded, err := kafka.BoundedFetches(32 << 20)
+			if err != nil {
+				return nil, err
+			}
+			return kgo.NewGroupTransactSession(append([]kgo.Opt{kgo.SeedBrokers("127.0.0.1:9092"),
 				kgo.ConsumerGroup("catalogue-gate"), kgo.ConsumeTopics("fleet.in"),
-				kgo.TransactionalID("catalogue-gate-1"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+				kgo.TransactionalID("catalogue-gate-1"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()},
+				bounded...)...)
 		},
 		Output:      "fleet.valid",
 		DeadLetters: "fleet.dead",

@@ -83,9 +83,16 @@ const batchOverhead = 61
 // dead-lettered and committed past too, but the records after it are
 // read only once a gate is given the partition anew (started again, or
 // the group rebalanced). kgo bounds each batch, not a fetch: a fetch
-// (kgo.FetchMaxBytes of compressed batches) may hold many batches each
-// just within the bound, so a gate's memory is bounded by what may
-// produce to its input, not by its options alone.
+// (kgo.FetchMaxBytes of compressed batches) may hold thousands of
+// batches each just within the bound, all decompressed before the gate
+// polls one record. A session made with the options of BoundedFetches,
+// as kafka/cmd/gate's is, decompresses less than twice the bound of a
+// fetch and leaves the batches after for later fetches, none skipped
+// nor read twice, and fetches from one broker at a time: the gate holds
+// at most two fetches of its input at once, each at most
+// kgo.FetchMaxBytes as fetched (or one batch, if larger) and less than
+// twice the bound decompressed. Without them, a gate's memory is bounded
+// by what may produce to its input, not by its options.
 //
 // A copy keeps its input's key and value, byte for byte, and its
 // headers (a null value still null, an empty one empty), with the ce_
@@ -137,7 +144,8 @@ type Gate struct {
 	// kgo.KeepControlRecords(), which gives it the transaction markers
 	// its group's offsets must pass: an input written in transactions
 	// (another gate's output) ends with one. A gate refuses to start
-	// without either. A kgo.MetadataMaxAge of a few seconds (kgo's
+	// without either. The options of BoundedFetches bound what it
+	// decompresses of the input. A kgo.MetadataMaxAge of a few seconds (kgo's
 	// default is 5 minutes) has partitions added to the input gated as
 	// soon, as kafka/cmd/gate's are. A transaction its transactional id
 	// left open (a gate before it killed) holds its consumer until the
@@ -612,6 +620,10 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		fs.EachError(func(topic string, p int32, err error) {
 			switch {
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			case errors.Is(err, errDeferred):
+				// Its fetch decompressed its budget before the
+				// partition's first batch (BoundedFetches): kgo
+				// fetches it again, from there.
 			case errors.Is(err, kerr.UnknownTopicID) && !slices.Contains(recreated, topic):
 				// The topic was deleted, and perhaps made again: kgo
 				// reads only the one it first knew, under its id,

@@ -282,7 +282,15 @@ const metadataMaxAge = 5 * time.Second
 
 // newSession makes a session for the gate.
 func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
-	return kgo.NewGroupTransactSession(o.security.with(
+	// A batch of the input decompresses to at most this, not kgo's 1
+	// GiB: one past it (a compression bomb) is dead-lettered unread;
+	// and a fetch to less than twice it, however many batches it holds.
+	// kgo bounds a batch at 2 GiB at most.
+	bounded, err := kafka.BoundedFetches(min(decompressFactor*o.maxBytes, math.MaxInt32))
+	if err != nil {
+		return nil, err
+	}
+	return kgo.NewGroupTransactSession(append(o.security.with(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
 		// Metadata that failed to load (brokers down at start) is
@@ -306,12 +314,8 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// The transaction markers, which its offsets must pass.
 		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
-		// A batch of the input decompresses to at most this, not
-		// kgo's 1 GiB: one past it (a compression bomb) is
-		// dead-lettered unread.
-		kgo.MaxDecompressBatchBytes(decompressFactor*o.maxBytes),
 		kgo.WithHooks(links),
-	)...)
+	), bounded...)...)
 }
 
 // warnMissingInput logs, once it can reach a broker, each input topic
