@@ -336,6 +336,10 @@ type broker struct {
 	// has lasted inputGone (see State).
 	missing time.Time
 	gone    error
+	// deleted is, for each partition of the input, where the last range
+	// of records noteDeleted logged as deleted before the gate read them
+	// ended.
+	deleted map[string]map[int32]int64
 	// topicMissing is since when Start has found the output or the
 	// dead-letter topic missing, if it does.
 	topicMissing time.Time
@@ -590,6 +594,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, gate.Fatal(kgo.ErrClientClosed)
 	}
 	records := fs.Records()
+	b.noteDeleted(fs)
 	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
 		// Every record of those partitions is dropped, not only those
 		// below where they resume: SetOffsets made that offset the one
@@ -728,6 +733,50 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 	}
 	cl.SetOffsets(at)
 	return at
+}
+
+// noteDeleted logs, once, each range of the input's offsets that the
+// brokers deleted (DeleteRecords, or retention) before the gate read
+// them, as it finds a partition's first record past where its group
+// committed and past the partition's start: kgo moves on to the first
+// record left, saying so only to its own logger, and those records
+// never reach the output or the dead letters. The start of the log
+// tells them from the records of aborted transactions and those
+// compacted away, which leave gaps too.
+func (b *broker) noteDeleted(fs kgo.Fetches) {
+	if b.g.Log == nil {
+		return
+	}
+	var committed map[string]map[int32]kgo.EpochOffset
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 || p.Records[0].Offset < p.LogStartOffset {
+			return
+		}
+		if committed == nil {
+			committed = b.sess.Client().CommittedOffsets()
+		}
+		if c, ok := committed[p.Topic][p.Partition]; ok {
+			b.sayDeleted(p.Topic, p.Partition, c.Offset, p.LogStartOffset)
+		}
+	})
+}
+
+// sayDeleted logs that the records of a partition of the input from
+// offset from, where its group is, to start, the first left, were
+// deleted before the gate read them, unless it has said so already.
+func (b *broker) sayDeleted(topic string, partition int32, from, start int64) {
+	if b.g.Log == nil || from < 0 || from >= start || b.deleted[topic][partition] == start {
+		return // none, or said already: read again after an abort
+	}
+	if b.deleted == nil {
+		b.deleted = map[string]map[int32]int64{}
+	}
+	if b.deleted[topic] == nil {
+		b.deleted[topic] = map[int32]int64{}
+	}
+	b.deleted[topic][partition] = start
+	b.g.Log.Warn("records of the input were deleted before the gate read them: they are not gated",
+		"topic", msg.Escape(topic), "partition", partition, "from", from, "to", start-1)
 }
 
 // decompressBomb returns the verdict's violation of a batch of the input
@@ -1105,6 +1154,9 @@ func (b *broker) State(ctx context.Context) gate.State {
 			at = c.At
 		}
 		if start, ok := starts.Lookup(end.Topic, end.Partition); ok {
+			if c, ok := committed.Lookup(end.Topic, end.Partition); ok {
+				b.sayDeleted(end.Topic, end.Partition, c.At, start.Offset)
+			}
 			at = max(at, start.Offset)
 		}
 		if at < end.Offset {

@@ -1,0 +1,167 @@
+package kafka_test
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/kafka"
+)
+
+// A logRecorder is a slog.Handler that keeps every record logged to it,
+// and writes it to the test's log too.
+type logRecorder struct {
+	t       *testing.T
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(ctx context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.records = append(l.records, r.Clone())
+	l.mu.Unlock()
+	return slog.NewTextHandler(testWriter{l.t}, nil).Handle(ctx, r)
+}
+
+// attrs returns the attributes of each record logged with message m.
+func (l *logRecorder) attrs(m string) []map[string]slog.Value {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]slog.Value
+	for _, r := range l.records {
+		if r.Message != m {
+			continue
+		}
+		as := map[string]slog.Value{}
+		r.Attrs(func(a slog.Attr) bool {
+			as[a.Key] = a.Value.Resolve()
+			return true
+		})
+		out = append(out, as)
+	}
+	return out
+}
+
+// deletedUnread is what a gate logs of records of its input deleted
+// before it read them.
+const deletedUnread = "records of the input were deleted before the gate read them: they are not gated"
+
+// TestGateSaysWhichRecordsWereDeletedUnderIt deletes records of the
+// input under a running gate, beyond the offsets its group has committed
+// (DeleteRecords, as retention does to a gate that lags past
+// retention.ms): the gate's next fetch there is out of range, and kgo
+// moves it on to the first record left. The records deleted were never
+// gated, in the output or the dead letters: found so, the gate said
+// nothing of it (kgo logs it only to a logger the gate's session does
+// not have), and an operator had no sign that inputs were lost. It must
+// log, once, each range of offsets it never read; every input it read
+// is stored exactly once where it belongs, each input deleted unread is
+// within a range it logged, and its totals count what it stored.
+func TestGateSaysWhichRecordsWereDeletedUnderIt(t *testing.T) {
+	const partitions, n = 3, 3000
+	_, addrs := newCluster(t, partitions)
+	// In small batches, which the gate fetches a few at a time.
+	records, valid := produceSmall(t, addrs, 0, n, partitions)
+	// Where each partition's records end up deleted below: partition 2
+	// keeps all of its.
+	below := map[int32]int64{0: n / partitions * 2 / 3, 1: n / partitions / 2}
+
+	first := make(chan gate.Stats)
+	deleted := make(chan struct{})
+	logs := &logRecorder{t: t}
+	// Fetching little at a time, it has most of the input yet to read
+	// when the records go.
+	opts := []kgo.Opt{kgo.FetchMaxBytes(4096), kgo.FetchMaxPartitionBytes(4096)}
+	g := &kafka.Gate{Session: gateSession(t, addrs, opts...), Batch: 50, Log: slog.New(logs),
+		Progress: func(s gate.Stats) {
+			select {
+			case first <- s: // the first batch: held until the records are gone
+				<-deleted
+			default:
+			}
+		}}
+	g.Output, g.DeadLetters, g.UntilIdle = outTopic, deadTopic, true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type result struct {
+		st  gate.Stats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := g.Run(ctx)
+		done <- result{st, err}
+	}()
+	<-first
+	deleteRecords(t, addrs, below)
+	close(deleted)
+	r := <-done
+	require.NoError(t, r.err, "%+v", r.st)
+	require.NoError(t, ctx.Err(), "the gate never found its input idle")
+	st := r.st
+
+	type place struct {
+		partition int32
+		offset    int64
+	}
+	var ranges []map[string]slog.Value
+	for _, as := range logs.attrs(deletedUnread) {
+		assert.Equal(t, inTopic, as["topic"].String())
+		ranges = append(ranges, as)
+	}
+	warned := func(p place) int {
+		n := 0
+		for _, as := range ranges {
+			if int32(as["partition"].Int64()) == p.partition && p.offset >= as["from"].Int64() && p.offset <= as["to"].Int64() {
+				n++
+			}
+		}
+		return n
+	}
+	require.NotEmpty(t, ranges, "the gate said nothing of the records deleted under it")
+
+	seen := keys(readAll(t, addrs, 0, outTopic, deadTopic))
+	stored := 0
+	for i, r := range records {
+		at := place{r.Partition, r.Offset}
+		got := seen[key(r)]
+		stored += got
+		if r.Offset >= below[r.Partition] {
+			assert.Equal(t, 1, got, "input %d at %+v, left in the input (valid %v)", i, at, valid[i])
+			assert.Zero(t, warned(at), "input %d at %+v, left in the input, said deleted", i, at)
+			continue
+		}
+		// Deleted: gated before, or said deleted unread, once.
+		assert.Equal(t, 1, got+warned(at), "input %d at %+v, deleted: stored %d times, said deleted %d times", i, at, got, warned(at))
+	}
+	assert.Len(t, seen, stored, "records of no input")
+	assert.Equal(t, stored, st.Messages, "%+v", st)
+	t.Logf("%d of %d inputs stored, ranges said deleted: %v", stored, n, ranges)
+}
+
+// produceSmall produces the inputs of indices from to from+n-1, as
+// produceRecords does, in record batches of a few records each: a broker
+// answers a fetch with whole batches, and a gate that fetches little at
+// a time (kgo.FetchMaxBytes) then has most of them yet to read.
+func produceSmall(t *testing.T, addrs []string, from, n int, partitions int32) ([]*kgo.Record, []bool) {
+	_, lines := samples(t)
+	records := make([]*kgo.Record, n)
+	valid := make([]bool, n)
+	for i := range n {
+		records[i], valid[i] = input(t, lines, from+i)
+		records[i].Partition = int32(i) % partitions
+	}
+	cl := readerClient(t, addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(4096))
+	require.NoError(t, cl.ProduceSync(context.Background(), records...).FirstErr())
+	return records, valid
+}
