@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/gate/gatetest"
 	"github.com/fleetkit/catalogue/kafka"
 )
 
@@ -164,4 +166,73 @@ func produceSmall(t *testing.T, addrs []string, from, n int, partitions int32) (
 	cl := readerClient(t, addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(4096))
 	require.NoError(t, cl.ProduceSync(context.Background(), records...).FirstErr())
 	return records, valid
+}
+
+// TestGatesSharingATransactionalIDStopOneOfThem starts a second gate of
+// a group with the transactional id of a first one, running (an
+// operator's mistake: one -transactional-id given to two replicas). Each
+// fences the other's producer as it starts a session, and each starts
+// again once, as a broker may fence a gate alone; fenced again, one of
+// them must stop by itself, with an error that says another gate uses
+// its transactional id, naming it, while the other goes on and gates
+// the rest of the input. The transactions they were fenced in are
+// aborted: a read_committed reader finds every input exactly once, and
+// the two gates' totals add up to the input.
+func TestGatesSharingATransactionalIDStopOneOfThem(t *testing.T) {
+	_, gs := newGateGroup(t, "twins")
+	gs.produce()
+	type ended struct {
+		name string
+		err  error
+	}
+	stopped := make(chan ended, 2)
+	start := func(name string) (gatetest.Gate, *atomic.Int64) {
+		var committed atomic.Int64
+		g := &kafka.Gate{Output: outTopic, DeadLetters: deadTopic, Batch: 100,
+			Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("gate", name),
+			NewSession: func() (*kgo.GroupTransactSession, error) {
+				return kgo.NewGroupTransactSession(kgo.SeedBrokers(gs.addrs...), kgo.ConsumerGroup(gs.group),
+					kgo.ConsumeTopics(inTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+					kgo.TransactionalID("twin"), kgo.SessionTimeout(2*time.Second), kgo.HeartbeatInterval(100*time.Millisecond),
+					kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+			},
+			Progress: func(gate.Stats) { committed.Add(1) }}
+		return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {
+			st, err := g.Run(ctx)
+			gs.mu.Lock()
+			gs.total.Add(st)
+			gs.mu.Unlock()
+			t.Logf("gate %s: %+v, %v", name, st, err)
+			stopped <- ended{name, err}
+			return st, err
+		}, nil), &committed
+	}
+	a, committedA := start("a")
+	gs.until("a's first transactions", func() bool { return committedA.Load() >= 3 })
+	b, _ := start("b")
+	var first ended
+	gs.until("one of the gates stopping by itself", func() bool {
+		select {
+		case first = <-stopped:
+			return true
+		default:
+			return false
+		}
+	})
+	require.Error(t, first.err, "gate %s stopped without an error", first.name)
+	assert.ErrorContains(t, first.err, "another producer uses its transactional id")
+	assert.ErrorContains(t, first.err, `"twin"`, "the transactional id named")
+	survivor := map[string]gatetest.Gate{"a": b, "b": a}[first.name]
+	// The survivor gates the rest, and more.
+	gs.produce()
+	gs.settled()
+	select {
+	case second := <-stopped:
+		t.Fatalf("both gates stopped: %s on %v, then %s on %v", first.name, first.err, second.name, second.err)
+	default:
+	}
+	_, err := survivor.Stop()
+	require.NoError(t, err)
+	<-stopped
+	gs.finish()
 }

@@ -1054,7 +1054,8 @@ func (b *broker) stop(err error) error {
 	}
 	if b.g.NewSession != nil && fenced(err) {
 		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
-			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
+			txnID, _ := b.sess.Client().OptValue(kgo.TransactionalID).(string)
+			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id %q, which must be the gate's own)", err, fencedAgain, txnID))
 		}
 		b.fencedAt = time.Now()
 		b.failed = true
