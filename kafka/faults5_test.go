@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/gate/gatetest"
@@ -235,4 +237,47 @@ func TestGatesSharingATransactionalIDStopOneOfThem(t *testing.T) {
 	require.NoError(t, err)
 	<-stopped
 	gs.finish()
+}
+
+// TestGatesGateThePartitionsAddedUnderThem adds partitions to the input
+// (CreatePartitions, as an operator does to scale out) while three gates
+// of one group run, one of them with its copies held on their way to
+// the broker, and produces to every partition, the new ones too. kgo
+// finds new partitions only as its group's leader reloads its metadata
+// (kgo.MetadataMaxAge, 5 minutes unless set; kafka/cmd/gate's 5
+// seconds, a second here) and rejoins; the group rebalances once the
+// transactions under way have ended, and a gate given a new partition
+// fetches it once the fetch it has waiting on its broker returns
+// (kgo.FetchMaxWait, 5 seconds unless set): about 5 seconds here. The
+// records of the new partitions must be gated, not left behind. A read_committed reader
+// finds every input exactly once, and the gates' totals add up to it.
+func TestGatesGateThePartitionsAddedUnderThem(t *testing.T) {
+	c, gs := newGateGroup(t, "grown")
+	gs.opts = []kgo.Opt{kgo.MetadataMinAge(time.Second), kgo.MetadataMaxAge(time.Second)}
+	gs.produce()
+	a, _ := gs.start("a")
+	b, _ := gs.start("b")
+	cg, _ := gs.start("c")
+	gs.until("the gates' first transactions", func() bool { return gs.committed.Load() >= 5 })
+
+	// a's copies held while the partitions are added.
+	var added atomic.Bool
+	held := &hold{txnID: "a", until: added.Load}
+	holdNext(c, kmsg.Produce, held)
+	held.armed.Store(true)
+	gs.until("a's copies held", held.hit.Load)
+	resp, err := kadm.NewClient(readerClient(t, gs.addrs)).CreatePartitions(context.Background(), 3, inTopic)
+	require.NoError(t, err)
+	require.NoError(t, resp.Error())
+	added.Store(true)
+	since := time.Now()
+	n := 2_000
+	if raceEnabled {
+		n = 500
+	}
+	_, valid := produceRecords(t, gs.addrs, len(gs.valid), n, 9)
+	gs.valid = append(gs.valid, valid...)
+	gs.settled()
+	t.Logf("the added partitions gated %v after they were made", time.Since(since).Round(time.Millisecond))
+	gs.finish(a, b, cg)
 }
