@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -280,4 +281,74 @@ func TestGatesGateThePartitionsAddedUnderThem(t *testing.T) {
 	gs.settled()
 	t.Logf("the added partitions gated %v after they were made", time.Since(since).Round(time.Millisecond))
 	gs.finish(a, b, cg)
+}
+
+// remadeWarning is what a gate logs of its output or dead-letter topic
+// deleted and made again while it ran.
+const remadeWarning = "a topic the gate produces to was deleted and made again while it ran: the records it stored there before, counted in its totals, are gone with it"
+
+// TestGateSaysItsOutputWasDeletedUnderItsTransaction deletes the output
+// topic, and makes it again, while a gate's transaction holds copies
+// produced to it and is held ending. The brokers commit the transaction
+// all the same (Kafka skips the markers of a deleted partition; kfake
+// does likewise): its copies, counted as forwarded, went with the topic,
+// as did those committed before. Found so: the gate went on into the
+// new topic with its totals counting copies no reader can find, and
+// said only that a transaction was aborted for UNKNOWN_TOPIC_ID. It
+// must say that the topic was made again and what it stored there is
+// gone; every copy missing from the new topic is one it counted before
+// it found the topic made again, every other input is stored exactly
+// once where it belongs, and it counts every input once.
+func TestGateSaysItsOutputWasDeletedUnderItsTransaction(t *testing.T) {
+	c, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 500)
+	held := &hold{txnID: "held"}
+	holdNext(c, kmsg.EndTxn, held)
+	var remade atomic.Bool
+	held.until = remade.Load
+	var mu sync.Mutex
+	var found gate.Stats // the totals once the held transaction ended
+	var progressed atomic.Int64
+	logs := &logRecorder{t: t}
+	g := &kafka.Gate{Batch: 50, Log: slog.New(logs),
+		NewSession: func() (*kgo.GroupTransactSession, error) {
+			return gateSession(t, addrs, kgo.TransactionalID("held")), nil
+		},
+		Progress: func(s gate.Stats) {
+			mu.Lock()
+			if held.hit.Load() && found == (gate.Stats{}) {
+				found = s
+			}
+			mu.Unlock()
+			if progressed.Add(1) == 3 {
+				held.armed.Store(true)
+			}
+		}}
+	done := make(chan gate.Stats, 1)
+	go func() { done <- runUntilIdle(t, addrs, g) }()
+	for deadline := time.Now().Add(20 * time.Second); !held.hit.Load(); time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the gate's end of a transaction never held")
+	}
+	remake(t, addrs, outTopic)
+	remade.Store(true)
+	st := <-done
+
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("when the held transaction ended: %+v; at the end: %+v", found, st)
+	said := logs.attrs(remadeWarning)
+	require.Len(t, said, 1, "the gate said nothing of its output made again")
+	assert.Equal(t, outTopic, said[0]["topic"].String())
+	seen := keys(readAll(t, addrs, 0, outTopic, deadTopic))
+	missing := 0
+	for i, ok := range valid {
+		switch n := seen[strconv.Itoa(i)]; {
+		case n == 0 && ok:
+			missing++
+		case n != 1:
+			t.Errorf("input %d (valid %v) stored %d times", i, ok, n)
+		}
+	}
+	assert.Equal(t, found.Forwarded, missing, "copies gone with the topic: those counted before the gate found it made again")
+	assert.Equal(t, len(valid), st.Messages, "%+v", st)
 }

@@ -343,6 +343,9 @@ type broker struct {
 	// topicMissing is since when Start has found the output or the
 	// dead-letter topic missing, if it does.
 	topicMissing time.Time
+	// topicIDs are the ids of the output and dead-letter topics when
+	// Start last found them (see noteRemade).
+	topicIDs map[string][16]byte
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -494,7 +497,28 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 	}
 	b.topicMissing = time.Time{}
+	b.noteRemade(topics)
 	return b.fitsTopics(ctx, adm)
+}
+
+// noteRemade logs each of the output and dead-letter topics that was
+// deleted and made again since the gate last checked them, as its id
+// says: what the gate stored in it before is gone with it, though
+// counted in its totals, and so are the records of a transaction that
+// committed while it was deleted (the brokers commit a transaction whose
+// topic is gone, as Kafka skips the markers of deleted partitions).
+func (b *broker) noteRemade(topics kadm.TopicDetails) {
+	for _, name := range []string{b.g.Output, b.g.DeadLetters} {
+		id := topics[name].ID
+		if was, ok := b.topicIDs[name]; ok && was != id && b.g.Log != nil {
+			b.g.Log.Warn("a topic the gate produces to was deleted and made again while it ran: the records it stored there before, counted in its totals, are gone with it",
+				"topic", msg.Escape(name))
+		}
+		if b.topicIDs == nil {
+			b.topicIDs = map[string][16]byte{}
+		}
+		b.topicIDs[name] = id
+	}
 }
 
 // consumes reports whether cl consumes topic, as its options say: named
