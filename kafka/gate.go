@@ -102,9 +102,13 @@ const batchOverhead = 61
 // A batch is aborted when a copy or a dead letter could not be produced,
 // or its transaction could not commit. One aborted for a topic the broker
 // no longer has makes the gate check its topics again, as at start: it
-// stops, refused, when its output or dead-letter topic was deleted. An
-// input topic deleted while the gate runs is read anew once made again,
-// from its start.
+// stops, refused, when its output or dead-letter topic was deleted. One
+// deleted and made again is produced to anew, and Log told so: what the
+// gate stored in the topic deleted, counted in its totals, is gone with
+// it, and so are the records of a transaction that was ending as it
+// went, which the brokers commit all the same (Kafka skips the markers
+// of a deleted partition). An input topic deleted while the gate runs
+// is read anew once made again, from its start.
 //
 // The gate reads its input read_committed: a partition on which a
 // producer left a transaction open is read up to that transaction's
@@ -120,7 +124,11 @@ const batchOverhead = 61
 // partition goes on at the first record left there, skipping none that
 // can still be read, as a session made with
 // kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset to
-// the end would skip what is left). With UntilIdle, a partition whose
+// the end would skip what is left). Log is told of each range of offsets
+// deleted so, once: from where the group was (0 where it never
+// committed) to the partition's start, as the gate reads the first
+// record past them, or, with UntilIdle, finds its group's offset below
+// the start. With UntilIdle, a partition whose
 // records were all deleted is idle: nothing is left there to commit.
 // A partition that kgo finds to have lost records where it cannot tell
 // (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
@@ -137,9 +145,12 @@ type Gate struct {
 	// kgo.KeepControlRecords(), which gives it the transaction markers
 	// its group's offsets must pass: an input written in transactions
 	// (another gate's output) ends with one. A gate refuses to start
-	// without either. A kgo.MetadataMaxAge of a few seconds (kgo's
-	// default is 5 minutes) has partitions added to the input gated as
-	// soon, as kafka/cmd/gate's are. A transaction its transactional id
+	// without either. Partitions added to the input are gated once the
+	// group's leader reloads its metadata (kgo.MetadataMaxAge: kgo's
+	// default is 5 minutes, kafka/cmd/gate's 5 seconds), the group
+	// rebalances after the transactions under way, and the fetch a gate
+	// has waiting on the new partition's broker returns
+	// (kgo.FetchMaxWait, 5 seconds unless set). A transaction its transactional id
 	// left open (a gate before it killed) holds its consumer until the
 	// broker times it out; a gate with NewSession aborts it first.
 	Session *kgo.GroupTransactSession
@@ -182,8 +193,9 @@ type Gate struct {
 	// DuplicateWindow is how many forwarded message ids the gate keeps to
 	// tell a redelivery from a reused id; 0 means 100,000.
 	DuplicateWindow int
-	// Log, if not nil, is told of aborted transactions and of the broker
-	// lost and found.
+	// Log, if not nil, is told of aborted transactions, of the broker
+	// lost and found, of records of the input deleted before the gate
+	// read them, and of its output or dead-letter topic made again.
 	Log *slog.Logger
 	// Progress, if not nil, is called after every transaction, committed
 	// or aborted, with the totals so far.
