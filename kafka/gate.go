@@ -124,12 +124,12 @@ const batchOverhead = 61
 // partition goes on at the first record left there, skipping none that
 // can still be read, as a session made with
 // kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset to
-// the end would skip what is left). Log is told of each range of offsets
-// deleted so, once: from where the group was (0 where it never
+// the end would skip what is left). Log is told of each range of
+// offsets deleted so, once: from where the group was (0 where it never
 // committed) to the partition's start, as the gate reads the first
 // record past them, or, with UntilIdle, finds its group's offset below
-// the start. With UntilIdle, a partition whose
-// records were all deleted is idle: nothing is left there to commit.
+// the start. With UntilIdle, a partition whose records were all deleted
+// is idle: nothing is left there to commit.
 // A partition that kgo finds to have lost records where it cannot tell
 // (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
 // consumed at, as after an unclean election) resumes where the group
@@ -150,9 +150,10 @@ type Gate struct {
 	// default is 5 minutes, kafka/cmd/gate's 5 seconds), the group
 	// rebalances after the transactions under way, and the fetch a gate
 	// has waiting on the new partition's broker returns
-	// (kgo.FetchMaxWait, 5 seconds unless set). A transaction its transactional id
-	// left open (a gate before it killed) holds its consumer until the
-	// broker times it out; a gate with NewSession aborts it first.
+	// (kgo.FetchMaxWait, 5 seconds unless set). A transaction its
+	// transactional id left open (a gate before it killed) holds its
+	// consumer until the broker times it out; a gate with NewSession
+	// aborts it first.
 	Session *kgo.GroupTransactSession
 	// NewSession, if not nil, makes the gate's sessions, as Session
 	// says, instead of Session (which must then be nil): Run makes one to
@@ -348,10 +349,11 @@ type broker struct {
 	// has lasted inputGone (see State).
 	missing time.Time
 	gone    error
-	// deleted is, for each partition of the input, where the last range
-	// of records noteDeleted logged as deleted before the gate read them
-	// ended.
-	deleted map[string]map[int32]int64
+	// deleted is, for each partition of the input, the start of the
+	// last range of records sayDeleted logged as deleted before the gate
+	// read them, and starts the start of its log when noteDeleted last
+	// looked.
+	deleted, starts map[string]map[int32]int64
 	// topicMissing is since when Start has found the output or the
 	// dead-letter topic missing, if it does.
 	topicMissing time.Time
@@ -778,7 +780,9 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 // record left, saying so only to its own logger, and those records
 // never reach the output or the dead letters. The start of the log
 // tells them from the records of aborted transactions and those
-// compacted away, which leave gaps too.
+// compacted away, which leave gaps too. The group's offsets are looked
+// at only when a partition's start is new to the gate: records deleted
+// past where the group is move it.
 func (b *broker) noteDeleted(fs kgo.Fetches) {
 	if b.g.Log == nil {
 		return
@@ -788,6 +792,16 @@ func (b *broker) noteDeleted(fs kgo.Fetches) {
 		if len(p.Records) == 0 || p.Records[0].Offset < p.LogStartOffset {
 			return
 		}
+		if seen, ok := b.starts[p.Topic][p.Partition]; ok && p.LogStartOffset <= seen {
+			return
+		}
+		if b.starts == nil {
+			b.starts = map[string]map[int32]int64{}
+		}
+		if b.starts[p.Topic] == nil {
+			b.starts[p.Topic] = map[int32]int64{}
+		}
+		b.starts[p.Topic][p.Partition] = p.LogStartOffset
 		if committed == nil {
 			committed = b.sess.Client().CommittedOffsets()
 		}
