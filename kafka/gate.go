@@ -109,9 +109,13 @@ const batchOverhead = 61
 // A batch is aborted when a copy or a dead letter could not be produced,
 // or its transaction could not commit. One aborted for a topic the broker
 // no longer has makes the gate check its topics again, as at start: it
-// stops, refused, when its output or dead-letter topic was deleted. An
-// input topic deleted while the gate runs is read anew once made again,
-// from its start.
+// stops, refused, when its output or dead-letter topic was deleted. One
+// deleted and made again is produced to anew, and Log told so: what the
+// gate stored in the topic deleted, counted in its totals, is gone with
+// it, and so are the records of a transaction that was ending as it
+// went, which the brokers commit all the same (Kafka skips the markers
+// of a deleted partition). An input topic deleted while the gate runs
+// is read anew once made again, from its start.
 //
 // The gate reads its input read_committed: a partition on which a
 // producer left a transaction open is read up to that transaction's
@@ -127,8 +131,12 @@ const batchOverhead = 61
 // partition goes on at the first record left there, skipping none that
 // can still be read, as a session made with
 // kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()) does (one reset to
-// the end would skip what is left). With UntilIdle, a partition whose
-// records were all deleted is idle: nothing is left there to commit.
+// the end would skip what is left). Log is told of each range of
+// offsets deleted so, once: from where the group was (0 where it never
+// committed) to the partition's start, as the gate reads the first
+// record past them, or, with UntilIdle, finds its group's offset below
+// the start. With UntilIdle, a partition whose records were all deleted
+// is idle: nothing is left there to commit.
 // A partition that kgo finds to have lost records where it cannot tell
 // (kgo.ErrDataLoss: a broker with no record of the leader epoch the gate
 // consumed at, as after an unclean election) resumes where the group
@@ -145,9 +153,13 @@ type Gate struct {
 	// its group's offsets must pass: an input written in transactions
 	// (another gate's output) ends with one. A gate refuses to start
 	// without either. The options of BoundedFetches bound what it
-	// decompresses of the input. A kgo.MetadataMaxAge of a few seconds (kgo's
-	// default is 5 minutes) has partitions added to the input gated as
-	// soon, as kafka/cmd/gate's are. A transaction its transactional id
+	// decompresses of the input. Partitions added to the input are
+	// gated once the group's leader reloads its metadata
+	// (kgo.MetadataMaxAge: kgo's default is 5 minutes, kafka/cmd/gate's
+	// 5 seconds), the group rebalances after the transactions under way,
+	// and the fetch a gate has waiting on the new partition's broker
+	// returns (kgo.FetchMaxWait: 5 seconds unless set, a tenth of a
+	// second with BoundedFetches). A transaction its transactional id
 	// left open (a gate before it killed) holds its consumer until the
 	// broker times it out; a gate with NewSession aborts it first.
 	Session *kgo.GroupTransactSession
@@ -190,8 +202,9 @@ type Gate struct {
 	// DuplicateWindow is how many forwarded message ids the gate keeps to
 	// tell a redelivery from a reused id; 0 means 100,000.
 	DuplicateWindow int
-	// Log, if not nil, is told of aborted transactions and of the broker
-	// lost and found.
+	// Log, if not nil, is told of aborted transactions, of the broker
+	// lost and found, of records of the input deleted before the gate
+	// read them, and of its output or dead-letter topic made again.
 	Log *slog.Logger
 	// Progress, if not nil, is called after every transaction, committed
 	// or aborted, with the totals so far.
@@ -344,9 +357,17 @@ type broker struct {
 	// has lasted inputGone (see State).
 	missing time.Time
 	gone    error
+	// deleted is, for each partition of the input, the start of the
+	// last range of records sayDeleted logged as deleted before the gate
+	// read them, and starts the start of its log when noteDeleted last
+	// looked.
+	deleted, starts map[string]map[int32]int64
 	// topicMissing is since when Start has found the output or the
 	// dead-letter topic missing, if it does.
 	topicMissing time.Time
+	// topicIDs are the ids of the output and dead-letter topics when
+	// Start last found them (see noteRemade).
+	topicIDs map[string][16]byte
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
@@ -498,7 +519,28 @@ func (b *broker) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: its %s topic %q does not exist", gate.ErrRefused, t[0], t[1])
 	}
 	b.topicMissing = time.Time{}
+	b.noteRemade(topics)
 	return b.fitsTopics(ctx, adm)
+}
+
+// noteRemade logs each of the output and dead-letter topics that was
+// deleted and made again since the gate last checked them, as its id
+// says: what the gate stored in it before is gone with it, though
+// counted in its totals, and so are the records of a transaction that
+// committed while it was deleted (the brokers commit a transaction whose
+// topic is gone, as Kafka skips the markers of deleted partitions).
+func (b *broker) noteRemade(topics kadm.TopicDetails) {
+	for _, name := range []string{b.g.Output, b.g.DeadLetters} {
+		id := topics[name].ID
+		if was, ok := b.topicIDs[name]; ok && was != id && b.g.Log != nil {
+			b.g.Log.Warn("a topic the gate produces to was deleted and made again while it ran: the records it stored there before, counted in its totals, are gone with it",
+				"topic", msg.Escape(name))
+		}
+		if b.topicIDs == nil {
+			b.topicIDs = map[string][16]byte{}
+		}
+		b.topicIDs[name] = id
+	}
 }
 
 // consumes reports whether cl consumes topic, as its options say: named
@@ -598,6 +640,7 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, gate.Fatal(kgo.ErrClientClosed)
 	}
 	records := fs.Records()
+	b.noteDeleted(fs)
 	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
 		// Every record of those partitions is dropped, not only those
 		// below where they resume: SetOffsets made that offset the one
@@ -740,6 +783,62 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 	}
 	cl.SetOffsets(at)
 	return at
+}
+
+// noteDeleted logs, once, each range of the input's offsets that the
+// brokers deleted (DeleteRecords, or retention) before the gate read
+// them, as it finds a partition's first record past where its group
+// committed and past the partition's start: kgo moves on to the first
+// record left, saying so only to its own logger, and those records
+// never reach the output or the dead letters. The start of the log
+// tells them from the records of aborted transactions and those
+// compacted away, which leave gaps too. The group's offsets are looked
+// at only when a partition's start is new to the gate: records deleted
+// past where the group is move it.
+func (b *broker) noteDeleted(fs kgo.Fetches) {
+	if b.g.Log == nil {
+		return
+	}
+	var committed map[string]map[int32]kgo.EpochOffset
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 || p.Records[0].Offset < p.LogStartOffset {
+			return
+		}
+		if seen, ok := b.starts[p.Topic][p.Partition]; ok && p.LogStartOffset <= seen {
+			return
+		}
+		if b.starts == nil {
+			b.starts = map[string]map[int32]int64{}
+		}
+		if b.starts[p.Topic] == nil {
+			b.starts[p.Topic] = map[int32]int64{}
+		}
+		b.starts[p.Topic][p.Partition] = p.LogStartOffset
+		if committed == nil {
+			committed = b.sess.Client().CommittedOffsets()
+		}
+		if c, ok := committed[p.Topic][p.Partition]; ok {
+			b.sayDeleted(p.Topic, p.Partition, c.Offset, p.LogStartOffset)
+		}
+	})
+}
+
+// sayDeleted logs that the records of a partition of the input from
+// offset from, where its group is, to start, the first left, were
+// deleted before the gate read them, unless it has said so already.
+func (b *broker) sayDeleted(topic string, partition int32, from, start int64) {
+	if b.g.Log == nil || from < 0 || from >= start || b.deleted[topic][partition] == start {
+		return // none, or said already: read again after an abort
+	}
+	if b.deleted == nil {
+		b.deleted = map[string]map[int32]int64{}
+	}
+	if b.deleted[topic] == nil {
+		b.deleted[topic] = map[int32]int64{}
+	}
+	b.deleted[topic][partition] = start
+	b.g.Log.Warn("records of the input were deleted before the gate read them: they are not gated",
+		"topic", msg.Escape(topic), "partition", partition, "from", from, "to", start-1)
 }
 
 // decompressBomb returns the verdict's violation of a batch of the input
@@ -1017,7 +1116,8 @@ func (b *broker) stop(err error) error {
 	}
 	if b.g.NewSession != nil && fenced(err) {
 		if !b.fencedAt.IsZero() && time.Since(b.fencedAt) < fencedAgain {
-			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id)", err, fencedAgain))
+			txnID, _ := b.sess.Client().OptValue(kgo.TransactionalID).(string)
+			return gate.Fatal(fmt.Errorf("%w (fenced again within %v: another producer uses its transactional id %q, which must be the gate's own)", err, fencedAgain, txnID))
 		}
 		b.fencedAt = time.Now()
 		b.failed = true
@@ -1117,6 +1217,9 @@ func (b *broker) State(ctx context.Context) gate.State {
 			at = c.At
 		}
 		if start, ok := starts.Lookup(end.Topic, end.Partition); ok {
+			if c, ok := committed.Lookup(end.Topic, end.Partition); ok {
+				b.sayDeleted(end.Topic, end.Partition, c.At, start.Offset)
+			}
 			at = max(at, start.Offset)
 		}
 		if at < end.Offset {
