@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -61,16 +63,26 @@ func TestGateSessionBoundsWhatAFetchDecompresses(t *testing.T) {
 	assert.ErrorIs(t, err, kgo.ErrMaxDecompress, "a bomb")
 }
 
-// A -max-record-bytes of 100 MiB, the largest batch kgo writes by
-// default (kgo.BrokerMaxWriteBytes), makes a session, its input's
-// batches bounded at the most kgo bounds one (found here: 32 times any
-// -max-record-bytes above 64 MiB passed kgo's most, 2 GiB, and the gate
-// stopped as it made its first session).
-func TestGateSessionTakes100MiBOfMaxRecordBytes(t *testing.T) {
+// A gate starts with any -max-record-bytes it accepts: kgo refuses a
+// client whose batches are larger than its requests (100 MiB unless set),
+// or whose batches decompress past 2 GiB, and a session that could not
+// be made stopped the gate at start (found from outside: any
+// -max-record-bytes past 64 MiB, then past 100 MiB).
+func TestGateSessionTakesEveryMaxRecordBytesItAccepts(t *testing.T) {
 	c := newCluster(t) // never up
-	o := options{brokers: []string{c.addr()}, in: []string{"in"}, group: "g", txnID: "t", maxBytes: 100 << 20, sessionTimeout: 10 * time.Second}
-	sess, err := newSession(o, &linkLog{log: slog.New(slog.DiscardHandler), links: map[string]link{}})
-	require.NoError(t, err)
-	defer sess.Close()
-	assert.Equal(t, math.MaxInt32, sess.Client().OptValue(kgo.MaxDecompressBatchBytes))
+	for _, n := range []int{64<<20 + 1, 100 << 20, 200 << 20, maxRecordBytes} {
+		o := options{brokers: []string{c.addr()}, in: []string{"in"}, group: "g", txnID: "t", maxBytes: n, sessionTimeout: 10 * time.Second}
+		sess, err := newSession(o, &linkLog{log: slog.New(slog.DiscardHandler), links: map[string]link{}})
+		require.NoError(t, err, n)
+		cl := sess.Client()
+		assert.Equal(t, int32(n), cl.OptValue(kgo.ProducerBatchMaxBytes), n)
+		assert.Equal(t, min(decompressFactor*n, math.MaxInt32), cl.OptValue(kgo.MaxDecompressBatchBytes), n)
+		for _, opt := range []any{kgo.BrokerMaxWriteBytes, kgo.BrokerMaxReadBytes} {
+			assert.GreaterOrEqual(t, cl.OptValue(opt), int32(n+requestRoom), n)
+		}
+		sess.Close()
+	}
+	var stderr bytes.Buffer
+	assert.Equal(t, 2, run(context.Background(), []string{"-brokers", c.addr(), "-max-record-bytes", strconv.Itoa(maxRecordBytes + 1)}, &stderr))
+	assert.Contains(t, stderr.String(), "-max-record-bytes must be at most "+strconv.Itoa(maxRecordBytes))
 }

@@ -132,6 +132,18 @@ type options struct {
 // (1,048,588).
 const defaultMaxBytes = 1_000_012
 
+// maxRecordBytes is the most -max-record-bytes may be: a batch that size
+// must fit in a request, and the client sends and reads requests of at
+// most 1 GiB (kgo.BrokerMaxWriteBytes, kgo.BrokerMaxReadBytes), of which
+// a mebibyte is left for what the request holds beside the batch.
+// Kafka's own sizes are 32-bit: a larger one would wrap around.
+const maxRecordBytes = 1<<30 - requestRoom
+
+// requestRoom is what a produce request or a fetch response holds beside
+// the largest batch in it, at most: its header, and the names and
+// offsets of its topics and partitions.
+const requestRoom = 1 << 20
+
 // decompressFactor is how many times -max-record-bytes a batch of the
 // input may decompress to: more than a producer's batch of JSON
 // compresses by, far less than a compression bomb.
@@ -198,9 +210,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-batch must be at least 1"
 	case o.maxBytes < gate.MinLimit:
 		usage = "-max-record-bytes must be at least " + strconv.Itoa(gate.MinLimit)
-	case o.maxBytes > math.MaxInt32:
-		// Kafka's sizes are 32-bit: a larger one would wrap around.
-		usage = "-max-record-bytes must be at most " + strconv.Itoa(math.MaxInt32)
+	case o.maxBytes > maxRecordBytes:
+		usage = "-max-record-bytes must be at most " + strconv.Itoa(maxRecordBytes)
 	case o.sessionTimeout < time.Second:
 		usage = "-session-timeout must be at least 1s"
 	case o.sessionTimeout > maxSessionTimeout:
@@ -314,6 +325,11 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// The transaction markers, which its offsets must pass.
 		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
+		// A request, and a response, may hold a batch of the largest
+		// size: kgo's 100 MiB would refuse to start a gate given a
+		// larger one, and to read a fetch that holds one.
+		kgo.BrokerMaxWriteBytes(int32(max(100<<20, o.maxBytes+requestRoom))),
+		kgo.BrokerMaxReadBytes(int32(max(100<<20, o.maxBytes+requestRoom))),
 		kgo.WithHooks(links),
 	), bounded...)...)
 }
