@@ -137,15 +137,7 @@ func gateUntilChanged(t *testing.T, c *kfake.Cluster, n int, change func()) (gat
 	sess := gateSession(t, addrs)
 	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 50,
 		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Progress: func(s gate.Stats) { progress <- s }}
-	type result struct {
-		st  gate.Stats
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		st, err := g.Run(ctx)
-		done <- result{st, err}
-	}()
+	done := runGate(ctx, g)
 	for st := range progress {
 		if st.Messages == n {
 			break

@@ -75,8 +75,10 @@ const deletedUnread = "records of the input were deleted before the gate read th
 func TestGateSaysWhichRecordsWereDeletedUnderIt(t *testing.T) {
 	const partitions, n = 3, 3000
 	_, addrs := newCluster(t, partitions)
-	// In small batches, which the gate fetches a few at a time.
-	records, valid := produceSmall(t, addrs, 0, n, partitions)
+	// In record batches of a few records each: a broker answers a fetch
+	// with whole batches, and a gate that fetches little at a time
+	// (kgo.FetchMaxBytes) then has most of them yet to read.
+	records, valid := produceRecords(t, addrs, 0, n, partitions, kgo.ProducerBatchMaxBytes(4096))
 	// Where each partition's records end up deleted below: partition 2
 	// keeps all of its.
 	below := map[int32]int64{0: n / partitions * 2 / 3, 1: n / partitions / 2}
@@ -98,15 +100,7 @@ func TestGateSaysWhichRecordsWereDeletedUnderIt(t *testing.T) {
 	g.Output, g.DeadLetters, g.UntilIdle = outTopic, deadTopic, true
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	type result struct {
-		st  gate.Stats
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		st, err := g.Run(ctx)
-		done <- result{st, err}
-	}()
+	done := runGate(ctx, g)
 	<-first
 	deleteRecords(t, addrs, below)
 	close(deleted)
@@ -152,23 +146,6 @@ func TestGateSaysWhichRecordsWereDeletedUnderIt(t *testing.T) {
 	assert.Len(t, seen, stored, "records of no input")
 	assert.Equal(t, stored, st.Messages, "%+v", st)
 	t.Logf("%d of %d inputs stored, ranges said deleted: %v", stored, n, ranges)
-}
-
-// produceSmall produces the inputs of indices from to from+n-1, as
-// produceRecords does, in record batches of a few records each: a broker
-// answers a fetch with whole batches, and a gate that fetches little at
-// a time (kgo.FetchMaxBytes) then has most of them yet to read.
-func produceSmall(t *testing.T, addrs []string, from, n int, partitions int32) ([]*kgo.Record, []bool) {
-	_, lines := samples(t)
-	records := make([]*kgo.Record, n)
-	valid := make([]bool, n)
-	for i := range n {
-		records[i], valid[i] = input(t, lines, from+i)
-		records[i].Partition = int32(i) % partitions
-	}
-	cl := readerClient(t, addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(4096))
-	require.NoError(t, cl.ProduceSync(context.Background(), records...).FirstErr())
-	return records, valid
 }
 
 // TestGatesSharingATransactionalIDStopOneOfThem starts a second gate of

@@ -25,9 +25,10 @@ import (
 )
 
 // produceRecords produces the inputs of indices from to from+n-1, as
-// produceInput makes them, each to partition i%partitions, and returns
-// them, with the offsets the broker gave them, and which are valid.
-func produceRecords(t *testing.T, addrs []string, from, n int, partitions int32) ([]*kgo.Record, []bool) {
+// produceInput makes them, each to partition i%partitions, with a client
+// given opts too, and returns them, with the offsets the broker gave
+// them, and which are valid.
+func produceRecords(t *testing.T, addrs []string, from, n int, partitions int32, opts ...kgo.Opt) ([]*kgo.Record, []bool) {
 	_, lines := samples(t)
 	records := make([]*kgo.Record, n)
 	valid := make([]bool, n)
@@ -35,7 +36,7 @@ func produceRecords(t *testing.T, addrs []string, from, n int, partitions int32)
 		records[i], valid[i] = input(t, lines, from+i)
 		records[i].Partition = int32(i) % partitions
 	}
-	cl := readerClient(t, addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl := readerClient(t, addrs, append([]kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
 	require.NoError(t, cl.ProduceSync(context.Background(), records...).FirstErr())
 	return records, valid
 }

@@ -319,6 +319,23 @@ func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	return st
 }
 
+// ran is what a gate's Run returned.
+type ran struct {
+	st  gate.Stats
+	err error
+}
+
+// runGate runs g in a goroutine of its own, and returns where what its Run
+// returns comes.
+func runGate(ctx context.Context, g *kafka.Gate) <-chan ran {
+	done := make(chan ran, 1)
+	go func() {
+		st, err := g.Run(ctx)
+		done <- ran{st, err}
+	}()
+	return done
+}
+
 // newCluster starts a one-broker kfake cluster with the test's topics of
 // partitions partitions, closed at the test's end, and returns it and
 // its addresses.

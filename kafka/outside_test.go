@@ -622,15 +622,7 @@ func TestGateUntilIdleStopsWhenItsInputIsDeleted(t *testing.T) {
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	type result struct {
-		st  gate.Stats
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		st, err := k.Run(ctx)
-		done <- result{st, err}
-	}()
+	done := runGate(ctx, k)
 	stored := <-first
 	_, err := kadm.NewClient(readerClient(t, addrs)).DeleteTopics(context.Background(), inTopic)
 	require.NoError(t, err)
