@@ -126,3 +126,11 @@ func (d *budgetDecompressor) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ in
 		d.spent.Store(0)
 	}
 }
+
+// bounded reports whether cl decompresses its fetches as the options of
+// BoundedFetches have it: a Gate's Start logs, once, a session that
+// does not.
+func bounded(cl *kgo.Client) bool {
+	_, ok := cl.OptValue(kgo.WithDecompressor).(*budgetDecompressor)
+	return ok
+}

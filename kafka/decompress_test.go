@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -229,5 +230,33 @@ func TestBoundedFetchesRefusesABoundKgoRefuses(t *testing.T) {
 		_, err := kafka.BoundedFetches(bound)
 		require.Error(t, err, "%d", bound)
 		assert.Contains(t, err.Error(), "bounding decompression at "+strconv.Itoa(bound)+" bytes a batch")
+	}
+}
+
+// A gate whose session does not bound what it decompresses of a fetch
+// (made without the options of kafka.BoundedFetches, as a library user
+// may) says so once, at start, naming the options; a gate whose
+// session does, says nothing of it. Each gates the input whole.
+func TestGateWarnsOnceOfASessionThatDoesNotBoundAFetch(t *testing.T) {
+	_, addrs := newCluster(t, 3)
+	valid := produceInput(t, addrs, 30)
+	for _, bounded := range []bool{false, true} {
+		var opts []kgo.Opt
+		if bounded {
+			opts = boundedFetches(t)
+		}
+		var log lockedBuffer
+		g := &kafka.Gate{Log: slog.New(slog.NewTextHandler(&log, nil)), NewSession: func() (*kgo.GroupTransactSession, error) {
+			return kgo.NewGroupTransactSession(append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("warn-" + strconv.FormatBool(bounded)),
+				kgo.ConsumeTopics(inTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("warn-" + strconv.FormatBool(bounded)),
+				kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()}, opts...)...)
+		}}
+		st := runUntilIdle(t, addrs, g)
+		assert.Equal(t, len(valid), st.Messages, "bounded %v", bounded)
+		want := 1
+		if bounded {
+			want = 0
+		}
+		assert.Equal(t, want, strings.Count(log.String(), "make the session with the options of kafka.BoundedFetches"), "bounded %v: %s", bounded, log.String())
 	}
 }

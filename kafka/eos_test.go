@@ -75,14 +75,14 @@ func TestGatesLoseNothingAndDoubleNothing(t *testing.T) {
 	var total gate.Stats
 	startGate := func(id string, progress func(gate.Stats)) gatetest.Gate {
 		d := &killable{}
-		sess, err := kgo.NewGroupTransactSession(
+		sess, err := kgo.NewGroupTransactSession(append(boundedFetches(t),
 			kgo.SeedBrokers(addrs...), kgo.Dialer(d.dial),
 			kgo.ConsumerGroup("eos"), kgo.ConsumeTopics(inTopic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 			kgo.TransactionalID(id), kgo.TransactionTimeout(20*time.Second),
 			kgo.SessionTimeout(2*time.Second), kgo.HeartbeatInterval(200*time.Millisecond),
 			kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.RetryTimeout(time.Minute),
-		)
+		)...)
 		require.NoError(t, err)
 		g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: 256, Progress: progress, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
 		return gatetest.Go(t, func(ctx context.Context) (gate.Stats, error) {

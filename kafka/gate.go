@@ -153,7 +153,8 @@ type Gate struct {
 	// its group's offsets must pass: an input written in transactions
 	// (another gate's output) ends with one. A gate refuses to start
 	// without either. The options of BoundedFetches bound what it
-	// decompresses of the input. Partitions added to the input are
+	// decompresses of the input; a gate whose session has not them logs
+	// so, once, as it starts. Partitions added to the input are
 	// gated once the group's leader reloads its metadata
 	// (kgo.MetadataMaxAge: kgo's default is 5 minutes, kafka/cmd/gate's
 	// 5 seconds), the group rebalances after the transactions under way,
@@ -371,6 +372,9 @@ type broker struct {
 	// scratch is a buffer withIdentity may use, from one copy to the
 	// next.
 	scratch []byte
+	// warnedUnbounded says that Start has logged that a session does
+	// not bound what it decompresses of a fetch (see bounded).
+	warnedUnbounded bool
 }
 
 var (
@@ -479,6 +483,10 @@ func (b *broker) Start(ctx context.Context) error {
 	cl := b.sess.Client()
 	if err := readsCommitted(cl); err != nil {
 		return err
+	}
+	if !b.warnedUnbounded && !bounded(cl) && g.Log != nil {
+		b.warnedUnbounded = true
+		g.Log.Warn("the gate's session bounds what it decompresses of each batch of the input, not of a fetch: a producer's many small batches that each decompress to near the bound can exhaust its memory; make the session with the options of kafka.BoundedFetches")
 	}
 	if by, ok := consumes(cl, g.Output); ok {
 		return fmt.Errorf("%w: it consumes its output topic %q%s: it would judge its own copies", gate.ErrRefused, g.Output, by)

@@ -215,7 +215,7 @@ func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate 
 		consume = append(consume, deadTopic)
 	}
 	d := &killable{}
-	sess, err := kgo.NewGroupTransactSession(
+	sess, err := kgo.NewGroupTransactSession(append(boundedFetches(t),
 		kgo.SeedBrokers(b.addrs()...),
 		kgo.Dialer(d.dial),
 		kgo.ConsumerGroup("gates"),
@@ -228,7 +228,7 @@ func (b *kbroker) StartGate(t testing.TB, o gatetest.GateOptions) gatetest.Gate 
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(b.limit),
 		kgo.RetryTimeout(time.Minute),
-	)
+	)...)
 	require.NoError(t, err)
 	g := &kafka.Gate{Session: sess, Output: outTopic, DeadLetters: deadTopic, Batch: o.Batch, Progress: o.Progress, UntilIdle: o.UntilIdle}
 	// Killed, it cuts the gate's connections, and every one it tries
@@ -317,6 +317,16 @@ func runUntilIdle(t *testing.T, addrs []string, g *kafka.Gate) gate.Stats {
 	st, err := g.Run(ctx)
 	require.NoError(t, err)
 	return st
+}
+
+// boundedFetches returns the options of kafka.BoundedFetches that
+// kafka/cmd/gate gives its sessions (a batch of its default
+// -max-record-bytes may decompress to 32 MiB), for the tests that hold
+// the gate to its contract as the command runs it.
+func boundedFetches(t testing.TB) []kgo.Opt {
+	opts, err := kafka.BoundedFetches(32 << 20)
+	require.NoError(t, err)
+	return opts
 }
 
 // ran is what a gate's Run returned.
