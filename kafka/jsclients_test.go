@@ -443,3 +443,204 @@ func TestKafkaJSHeadersAreAnObject(t *testing.T) {
 		{Key: "a", Value: []byte("2")}, {Key: "empty", Value: []byte{}}, {Key: "null"},
 	}, got[0].Headers)
 }
+
+// kafkaPythonRead reads the output and the dead letters, of partitions
+// partitions each, with a kafka-python consumer of no group, each
+// partition from its start to its sentinel (see sentinels), and returns
+// what it read, the sentinels left out, in the order of franzReadAll.
+// The consumer is asked to read read_committed; kafka-python 2.0.2 has no
+// such config, and refuses it: its refusal is returned.
+func kafkaPythonRead(t *testing.T, python string, addrs []string, partitions int) ([]clientRecord, string) {
+	t.Helper()
+	var got struct {
+		Records []clientRecord `json:"records"`
+		Config  string         `json:"config"`
+	}
+	runClient(t, python, "kafka_python.py", "consume", addrs, map[string]any{
+		"topics": []string{outTopic, deadTopic}, "partitions": partitions, "sentinel": sentinelHeader,
+		"config": map[string]any{"isolation_level": "read_committed"},
+	}, &got)
+	sortRead(got.Records)
+	return got.Records, got.Config
+}
+
+// kafkaPythonRefusesReadCommitted is what kafka-python 2.0.2 answers a
+// consumer's isolation_level: it has none, reading every record, of
+// aborted transactions too, and the transaction markers.
+// (kafka-python's errors of its own name their class in their message.)
+const kafkaPythonRefusesReadCommitted = "KafkaConfigurationError: KafkaConfigurationError: Unrecognized configs: {'isolation_level'}"
+
+// kafka-python, Debian's 2.0.2, produces to a gate's input, uncompressed
+// and with each codec it has (GZIP, and Snappy, LZ4 and ZSTD with
+// Debian's python3-snappy, python3-lz4 and python3-zstandard), records
+// with the ce_ headers kafka.Record writes, plain or framed, and records
+// with no header nor key; it has no idempotence (it refuses
+// enable_idempotence) nor transactions. It takes kfake for Kafka 2.5
+// (its newest guess from ApiVersions) and sends Produce v7, and Fetch
+// v4 and ListOffsets v1, the oldest Kafka 4.0 (KIP-896) and kfake still
+// answer. The gate stores each input once, placed where kafka-python said
+// it stored it. Its consumer has no isolation level (it refuses
+// isolation_level='read_committed'): it reads what franz-go's
+// read_uncommitted reader does, the transaction markers among them, as
+// records (a key of 4 bytes, 00 00 00 01 for a commit, and a value of 6
+// bytes, which kafka.Decode finds invalid); the gate having aborted
+// nothing, the records besides them are every input once, where it
+// belongs (checkStored).
+func TestKafkaPythonThroughTheGate(t *testing.T) {
+	python := needKafkaPython(t)
+	_, addrs := newCluster(t, 3)
+	inputs := map[string]*goInput{}
+	var sends []*clientSend
+	byName := map[string][]*goInput{}
+	send := func(name, codec string, headers bool) *clientSend {
+		ins := goInputs(t, inputs, 20, headers)
+		s := clientSendOf(name, codec, ins)
+		sends = append(sends, s)
+		byName[name] = ins
+		return s
+	}
+	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+		send(codec, codec, true)
+	}
+	send("no headers", "none", false)
+	send("idempotent", "none", true).Config = map[string]any{"enable_idempotence": true}
+	for _, in := range byName["idempotent"] {
+		in.times = 0 // refused
+	}
+	var answer map[string]json.RawMessage
+	runClient(t, python, "kafka_python.py", "produce", addrs, map[string]any{"topic": inTopic, "sends": sends}, &answer)
+	assert.JSONEq(t, `"2.0.2"`, string(answer["version"]))
+	assert.JSONEq(t, `"2.5.0"`, string(answer["api_version"]), "the broker version kafka-python takes kfake for")
+	got := map[string]string{}
+	for name, ins := range byName {
+		var a clientAnswer
+		require.NoError(t, json.Unmarshal(answer[name], &a), "%s: %s", name, answer[name])
+		got[name] = a.String()
+		if a.OK == nil {
+			continue
+		}
+		var places []struct {
+			Partition int32 `json:"partition"`
+			Offset    int64 `json:"offset"`
+		}
+		require.NoError(t, json.Unmarshal(a.OK, &places), "%s: %s", name, a.OK)
+		require.Len(t, places, len(ins), name)
+		for i, in := range ins {
+			in.placed, in.partition, in.offset = true, places[i].Partition, places[i].Offset
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"none": "ok", "gzip": "ok", "snappy": "ok", "lz4": "ok", "zstd": "ok", "no headers": "ok",
+		"idempotent": "refused AssertionError: Unrecognized configs: {'enable_idempotence': True}",
+	}, got)
+
+	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	valid, invalid := count(inputs)
+	assert.Equal(t, gate.Stats{Messages: valid + invalid, Forwarded: valid, DeadLetters: invalid, Bytes: st.Bytes}, st)
+	sentinels(t, addrs, 3)
+	read, config := kafkaPythonRead(t, python, addrs, 3)
+	assert.Equal(t, kafkaPythonRefusesReadCommitted, config)
+	all := franzReadAll(t, addrs, kgo.ReadUncommitted(), true)
+	assert.Equal(t, unmarked(all), storedOf(read), "kafka-python's consumer against franz-go's, read_uncommitted, markers kept")
+	records, markers := withoutMarkers(t, storedOf(read), all)
+	assert.Positive(t, markers, "transaction markers read as records")
+	checkStored(t, inputs, records)
+}
+
+// kafka-python's consumer reads the records of a transaction the gate
+// aborted (a batch whose produce of copies the broker refused, read and
+// judged again): inputs come twice, once from the aborted transaction. A
+// consumer of the gate's topics on kafka-python must drop them itself
+// (by the aborted transactions a fetch answers, which kafka-python does
+// not give), or use another client.
+func TestKafkaPythonReadsAbortedTransactions(t *testing.T) {
+	python := needKafkaPython(t)
+	c, addrs := newCluster(t, 1)
+	inputs := map[string]*goInput{}
+	var records []*kgo.Record
+	for _, in := range goInputs(t, inputs, 20, true) {
+		records = append(records, in.r)
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
+	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	require.Equal(t, 1, fault.Hits())
+	assert.Positive(t, st.Retries)
+	sentinels(t, addrs, 1)
+
+	checkStored(t, inputs, franzReadAll(t, addrs, kgo.ReadCommitted(), false))
+	read, config := kafkaPythonRead(t, python, addrs, 1)
+	assert.Equal(t, kafkaPythonRefusesReadCommitted, config)
+	all := franzReadAll(t, addrs, kgo.ReadUncommitted(), true)
+	assert.Equal(t, unmarked(all), storedOf(read), "kafka-python's consumer against franz-go's, read_uncommitted, markers kept")
+	got, _ := withoutMarkers(t, storedOf(read), all)
+	twice := 0
+	reset(inputs)
+	for _, s := range got {
+		in := inputs[string(s.value)]
+		require.NotNil(t, in, "a record of no input in %s: %s", s.topic, s.value)
+		if in.found++; in.found == 2 {
+			twice++
+		}
+	}
+	assert.Positive(t, twice, "inputs read twice, once from the aborted transaction")
+}
+
+// A kafka-python consumer reads what kafka.Producer writes, framed and
+// plain, compressed as franz-go compresses by default (Snappy): each
+// value is the message, byte for byte, framed by its schema's registry
+// id or not, its key the entity's id, its headers those kafka.Record
+// writes, in order; and the record decodes with kafka.Decode.
+func TestKafkaPythonReadsWhatTheProducerWrites(t *testing.T) {
+	python := needKafkaPython(t)
+	_, addrs := newCluster(t, 3)
+	ms, _ := samples(t)
+	cl := readerClient(t, addrs)
+	type sent struct {
+		m      msg.Message
+		framed bool
+		found  int
+	}
+	byValue := map[string]*sent{}
+	for _, framed := range []bool{false, true} {
+		topic := outTopic
+		if framed {
+			topic = deadTopic
+		}
+		for _, m := range ms {
+			r, err := kafka.Producer{Client: cl, Framed: framed}.Produce(context.Background(), topic, m)
+			require.NoError(t, err)
+			byValue[string(r.Value)] = &sent{m: m, framed: framed}
+		}
+	}
+	sentinels(t, addrs, 3)
+	got, _ := kafkaPythonRead(t, python, addrs, 3)
+	require.Len(t, got, 2*len(ms))
+	for _, g := range got {
+		s := g.stored()
+		in := byValue[string(s.value)]
+		require.NotNil(t, in, "%s: a record of no message: %q", s.topic, s.value)
+		in.found++
+		id := in.m.Identity()
+		registryID, body, framed, err := kafka.Unframe(s.value)
+		require.NoError(t, err)
+		assert.Equal(t, in.framed, framed)
+		if framed {
+			assert.Equal(t, id.Kind.RegistryID, registryID)
+		}
+		want, err := in.m.AppendJSON(nil)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(body))
+		assert.Equal(t, id.Key.String(), string(s.key))
+		r, err := kafka.Record(s.topic, in.m, framed)
+		require.NoError(t, err)
+		assert.Equal(t, r.Headers, s.headers)
+
+		m, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value, Headers: s.headers})
+		require.NoError(t, err)
+		assert.Equal(t, id, m.Identity())
+	}
+	for _, in := range byValue {
+		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
+	}
+}
