@@ -42,6 +42,10 @@
 // had consumed everything, and 2 when it stopped on an error (or for a
 // usage error).
 //
+// -compression (none, gzip, snappy, lz4 or zstd; snappy, franz-go's
+// default, unless told) is the codec of the batches it produces:
+// kafkajs's consumers read only gzip and none without plugins.
+//
 // -tls connects to the brokers over TLS (1.2 or later), trusting the
 // system's roots; -tls-ca trusts the roots of a PEM file instead,
 // -tls-cert and -tls-key give a client certificate (mutual TLS), and
