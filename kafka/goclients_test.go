@@ -112,9 +112,9 @@ const sentinelHeader = "test-sentinel"
 // sentinelHeader to every partition of the output and the dead letters,
 // outside any transaction: a reader that has read every partition up to
 // its sentinel has read all the gate stored, without waiting for polls
-// to come back empty.
-func sentinels(t *testing.T, addrs []string, partitions int32) {
-	cl := readerClient(t, addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+// to come back empty. Its client has opts too.
+func sentinels(t *testing.T, addrs []string, partitions int32, opts ...kgo.Opt) {
+	cl := readerClient(t, addrs, append([]kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
 	for _, topic := range []string{outTopic, deadTopic} {
 		for p := range partitions {
 			r := &kgo.Record{Topic: topic, Partition: p, Value: []byte("sentinel"), Headers: []kgo.RecordHeader{{Key: sentinelHeader}}}

@@ -42,6 +42,10 @@
 // had consumed everything, and 2 when it stopped on an error (or for a
 // usage error).
 //
+// -compression (none, gzip, snappy, lz4 or zstd; snappy, franz-go's
+// default, unless told) is the codec of the batches it produces:
+// kafkajs's consumers read only gzip and none without plugins.
+//
 // -tls connects to the brokers over TLS (1.2 or later), trusting the
 // system's roots; -tls-ca trusts the roots of a PEM file instead,
 // -tls-cert and -tls-key give a client certificate (mutual TLS), and
@@ -123,8 +127,23 @@ type options struct {
 	// sessionTimeout is how long the group waits for a gate that
 	// vanished.
 	sessionTimeout time.Duration
+	// compression is the codec of the batches it produces: copies and
+	// dead letters.
+	compression kgo.CompressionCodec
 	// security is how its clients reach the brokers: TLS and SASL.
 	security security
+}
+
+// compressions are the codecs -compression names. Snappy, franz-go's
+// default, is the default; kafkajs, JavaScript's pure client, reads
+// GZIP alone of them unless given plugins: its consumers need gzip (or
+// none).
+var compressions = map[string]kgo.CompressionCodec{
+	"none":   kgo.NoCompression(),
+	"gzip":   kgo.GzipCompression(),
+	"snappy": kgo.SnappyCompression(),
+	"lz4":    kgo.Lz4Compression(),
+	"zstd":   kgo.ZstdCompression(),
 }
 
 // defaultMaxBytes is the default limit on a record batch, franz-go's
@@ -165,6 +184,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	var (
 		o                    options
 		brokers, in          string
+		compression          string
 		host, _              = os.Hostname()
 		defaultTransactional = "catalogue-gate-" + host + "-" + strconv.Itoa(os.Getpid())
 	)
@@ -178,9 +198,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	flags.IntVar(&o.maxBytes, "max-record-bytes", defaultMaxBytes, "most bytes of a record batch the brokers store (message.max.bytes, or the topics' max.message.bytes)")
 	flags.DurationVar(&o.sessionTimeout, "session-timeout", 45*time.Second, "how long the group waits for a gate that vanished before giving its partitions to the others")
 	flags.BoolVar(&o.untilIdle, "until-idle", false, "exit once the group has consumed everything")
+	flags.StringVar(&compression, "compression", "snappy", "codec of the batches it produces: none, gzip, snappy, lz4 or zstd (kafkajs consumers read gzip or none)")
 	o.security.register(flags)
 	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle]\n"+
+		fmt.Fprint(stderr, "usage: gate -brokers host:port,... [-in topic,...] [-out topic] [-dead topic] [-group name] [-transactional-id id] [-batch n] [-max-record-bytes n] [-session-timeout d] [-until-idle] [-compression codec]\n"+
 			"            [-tls] [-tls-ca file] [-tls-cert file -tls-key file] [-tls-server-name name]\n"+
 			"            [-sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 -sasl-user name [-sasl-password-file file] [-sasl-plain-insecure]]\n"+
 			"       gate demo [-addr 127.0.0.1:port]\n\n")
@@ -193,6 +214,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	o.brokers, o.in = split(brokers), split(in)
+	codec, knownCodec := compressions[compression]
+	o.compression = codec
 	if o.txnID == "" {
 		o.txnID = defaultTransactional
 	}
@@ -216,6 +239,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		usage = "-session-timeout must be at least 1s"
 	case o.sessionTimeout > maxSessionTimeout:
 		usage = "-session-timeout must be at most " + maxSessionTimeout.String()
+	case !knownCodec:
+		usage = "-compression must be none, gzip, snappy, lz4 or zstd, not " + msg.Escape(strconv.Quote(compression))
 	default:
 		usage = o.security.resolve(os.Getenv)
 	}
@@ -325,6 +350,7 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		// The transaction markers, which its offsets must pass.
 		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
+		kgo.ProducerBatchCompression(o.compression),
 		// A request, and a response, may hold a batch of the largest
 		// size: kgo's 100 MiB would refuse to start a gate given a
 		// larger one, and to read a fetch that holds one.
