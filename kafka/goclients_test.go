@@ -453,52 +453,10 @@ func TestSaramaReadsWhatTheProducerWrites(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	ms, _ := samples(t)
 	cl := readerClient(t, addrs)
-	type sent struct {
-		m      msg.Message
-		framed bool
-		found  int
-	}
-	byValue := map[string]*sent{}
-	for _, framed := range []bool{false, true} {
-		topic := outTopic
-		if framed {
-			topic = deadTopic
-		}
-		for _, m := range ms {
-			r, err := kafka.Producer{Client: cl, Framed: framed}.Produce(context.Background(), topic, m)
-			require.NoError(t, err)
-			byValue[string(r.Value)] = &sent{m: m, framed: framed}
-		}
-	}
+	byValue := produceBoth(t, cl, ms)
 	sentinels(t, addrs, 3)
 	got := saramaReadAll(t, addrs, saramaReadCommitted())
-	require.Len(t, got, 2*len(ms))
-	for _, s := range got {
-		in := byValue[string(s.value)]
-		require.NotNil(t, in, "%s: a record of no message: %q", s.topic, s.value)
-		in.found++
-		id := in.m.Identity()
-		registryID, body, framed, err := kafka.Unframe(s.value)
-		require.NoError(t, err)
-		assert.Equal(t, in.framed, framed)
-		if framed {
-			assert.Equal(t, id.Kind.RegistryID, registryID)
-		}
-		want, err := in.m.AppendJSON(nil)
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(body))
-		assert.Equal(t, id.Key.String(), string(s.key))
-		r, err := kafka.Record(s.topic, in.m, framed)
-		require.NoError(t, err)
-		assert.Equal(t, r.Headers, s.headers)
-
-		m, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value, Headers: s.headers})
-		require.NoError(t, err)
-		assert.Equal(t, id, m.Identity())
-	}
-	for _, in := range byValue {
-		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
-	}
+	checkProduced(t, byValue, got)
 }
 
 // kafkaGoCodecs are the compression codecs kafka-go has.
@@ -808,4 +766,68 @@ func TestKafkaGoReadsEmptyAsNull(t *testing.T) {
 	assert.Nil(t, got[0].key)
 	assert.Nil(t, got[0].value, "the dead letter, read as a tombstone")
 	assert.Equal(t, []kgo.RecordHeader{{Key: "null"}, {Key: "empty"}}, got[0].headers[:2])
+}
+
+// producedRecord is a record kafka.Producer wrote (produceBoth): its
+// message, whether it was framed, and how often a client found it.
+type producedRecord struct {
+	m      msg.Message
+	framed bool
+	found  int
+}
+
+// produceBoth has kafka.Producer write each message of ms on cl, plain
+// to the output topic and framed to the dead-letter topic, and returns
+// the records by value.
+func produceBoth(t *testing.T, cl *kgo.Client, ms []msg.Message) map[string]*producedRecord {
+	byValue := map[string]*producedRecord{}
+	for _, framed := range []bool{false, true} {
+		topic := outTopic
+		if framed {
+			topic = deadTopic
+		}
+		for _, m := range ms {
+			r, err := kafka.Producer{Client: cl, Framed: framed}.Produce(context.Background(), topic, m)
+			require.NoError(t, err)
+			byValue[string(r.Value)] = &producedRecord{m: m, framed: framed}
+		}
+	}
+	return byValue
+}
+
+// checkProduced checks that got, what another client read of the output
+// and dead-letter topics, holds every record produceBoth wrote once, as
+// it wrote it: its value, split by kafka.Unframe, the message byte for
+// byte, framed by its schema's registry id or not; its key the entity's
+// id; its headers those kafka.Record writes, in order; and that it
+// decodes with kafka.Decode to the message's identity.
+func checkProduced(t *testing.T, byValue map[string]*producedRecord, got []stored) {
+	t.Helper()
+	require.Len(t, got, len(byValue))
+	for _, s := range got {
+		in := byValue[string(s.value)]
+		require.NotNil(t, in, "%s: a record of no message: %q", s.topic, s.value)
+		in.found++
+		id := in.m.Identity()
+		registryID, body, framed, err := kafka.Unframe(s.value)
+		require.NoError(t, err)
+		assert.Equal(t, in.framed, framed)
+		if framed {
+			assert.Equal(t, id.Kind.RegistryID, registryID)
+		}
+		want, err := in.m.AppendJSON(nil)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(body))
+		assert.Equal(t, id.Key.String(), string(s.key))
+		r, err := kafka.Record(s.topic, in.m, framed)
+		require.NoError(t, err)
+		assert.Equal(t, r.Headers, s.headers)
+
+		m, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value, Headers: s.headers})
+		require.NoError(t, err)
+		assert.Equal(t, id, m.Identity())
+	}
+	for _, in := range byValue {
+		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
+	}
 }

@@ -31,10 +31,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/fleetkit/catalogue"
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
-	"github.com/fleetkit/catalogue/msg"
 )
 
 // A clientHeader is a record's header as a script is given it or
@@ -349,53 +347,10 @@ func TestKafkaJSReadsWhatTheProducerWrites(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	ms, _ := samples(t)
 	cl := readerClient(t, addrs, gzipBatches)
-	type sent struct {
-		m      msg.Message
-		framed bool
-		found  int
-	}
-	byValue := map[string]*sent{}
-	for _, framed := range []bool{false, true} {
-		topic := outTopic
-		if framed {
-			topic = deadTopic
-		}
-		for _, m := range ms {
-			r, err := kafka.Producer{Client: cl, Framed: framed}.Produce(context.Background(), topic, m)
-			require.NoError(t, err)
-			byValue[string(r.Value)] = &sent{m: m, framed: framed}
-		}
-	}
+	byValue := produceBoth(t, cl, ms)
 	sentinels(t, addrs, 3, gzipBatches)
 	got := kafkaJSReadAll(t, node, addrs, 3)
-	require.Len(t, got, 2*len(ms))
-	for _, g := range got {
-		s := g.stored()
-		in := byValue[string(s.value)]
-		require.NotNil(t, in, "%s: a record of no message: %q", s.topic, s.value)
-		in.found++
-		id := in.m.Identity()
-		registryID, body, framed, err := kafka.Unframe(s.value)
-		require.NoError(t, err)
-		assert.Equal(t, in.framed, framed)
-		if framed {
-			assert.Equal(t, id.Kind.RegistryID, registryID)
-		}
-		want, err := in.m.AppendJSON(nil)
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(body))
-		assert.Equal(t, id.Key.String(), string(s.key))
-		r, err := kafka.Record(s.topic, in.m, framed)
-		require.NoError(t, err)
-		assert.Equal(t, r.Headers, s.headers)
-
-		m, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value, Headers: s.headers})
-		require.NoError(t, err)
-		assert.Equal(t, id, m.Identity())
-	}
-	for _, in := range byValue {
-		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
-	}
+	checkProduced(t, byValue, storedOf(got))
 }
 
 // kafkajs has only GZIP built in: a batch compressed with Snappy (as
@@ -596,51 +551,8 @@ func TestKafkaPythonReadsWhatTheProducerWrites(t *testing.T) {
 	_, addrs := newCluster(t, 3)
 	ms, _ := samples(t)
 	cl := readerClient(t, addrs)
-	type sent struct {
-		m      msg.Message
-		framed bool
-		found  int
-	}
-	byValue := map[string]*sent{}
-	for _, framed := range []bool{false, true} {
-		topic := outTopic
-		if framed {
-			topic = deadTopic
-		}
-		for _, m := range ms {
-			r, err := kafka.Producer{Client: cl, Framed: framed}.Produce(context.Background(), topic, m)
-			require.NoError(t, err)
-			byValue[string(r.Value)] = &sent{m: m, framed: framed}
-		}
-	}
+	byValue := produceBoth(t, cl, ms)
 	sentinels(t, addrs, 3)
 	got, _ := kafkaPythonRead(t, python, addrs, 3)
-	require.Len(t, got, 2*len(ms))
-	for _, g := range got {
-		s := g.stored()
-		in := byValue[string(s.value)]
-		require.NotNil(t, in, "%s: a record of no message: %q", s.topic, s.value)
-		in.found++
-		id := in.m.Identity()
-		registryID, body, framed, err := kafka.Unframe(s.value)
-		require.NoError(t, err)
-		assert.Equal(t, in.framed, framed)
-		if framed {
-			assert.Equal(t, id.Kind.RegistryID, registryID)
-		}
-		want, err := in.m.AppendJSON(nil)
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(body))
-		assert.Equal(t, id.Key.String(), string(s.key))
-		r, err := kafka.Record(s.topic, in.m, framed)
-		require.NoError(t, err)
-		assert.Equal(t, r.Headers, s.headers)
-
-		m, err := kafka.Decode(catalogue.Kinds, &kgo.Record{Key: s.key, Value: s.value, Headers: s.headers})
-		require.NoError(t, err)
-		assert.Equal(t, id, m.Identity())
-	}
-	for _, in := range byValue {
-		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
-	}
+	checkProduced(t, byValue, storedOf(got))
 }
