@@ -607,19 +607,7 @@ func TestKafkaGoRetriesStoreTwiceTheGateForwardsOnce(t *testing.T) {
 // out (sarama's, franz-go's) finds each once. A consumer of the gate's
 // topics on kafka-go must drop them itself, or use another client.
 func TestKafkaGoReadCommittedReadsAbortedTransactions(t *testing.T) {
-	c, addrs := newCluster(t, 1)
-	inputs := map[string]*goInput{}
-	var records []*kgo.Record
-	for _, in := range goInputs(t, inputs, 20, true) {
-		records = append(records, in.r)
-	}
-	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
-	// The gate's first produce of copies is refused: its batch aborts,
-	// what it stored of it (its dead letters, copies produced after)
-	// aborted.
-	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
-	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
-	require.Equal(t, 1, fault.Hits())
+	addrs, inputs, st := gateAbortingOnce(t)
 	valid, invalid := count(inputs)
 	assert.Equal(t, gate.Stats{Messages: valid + invalid, Forwarded: valid, DeadLetters: invalid, Retries: st.Retries, Bytes: st.Bytes}, st)
 	assert.Positive(t, st.Retries)
@@ -830,4 +818,24 @@ func checkProduced(t *testing.T, byValue map[string]*producedRecord, got []store
 	for _, in := range byValue {
 		assert.Equal(t, 1, in.found, "%s framed %v", in.m.Identity().ID, in.framed)
 	}
+}
+
+// gateAbortingOnce produces 20 inputs (goInputs, valid and not) to a
+// cluster of one partition and gates them until idle, on a session given
+// opts too, the broker refusing the gate's first produce of copies: that
+// batch aborts, what it stored (its dead letters, copies produced after)
+// aborted with it, and is read and judged again. It returns the
+// cluster's addresses, the inputs and the gate's totals.
+func gateAbortingOnce(t *testing.T, opts ...kgo.Opt) ([]string, map[string]*goInput, gate.Stats) {
+	c, addrs := newCluster(t, 1)
+	inputs := map[string]*goInput{}
+	var records []*kgo.Record
+	for _, in := range goInputs(t, inputs, 20, true) {
+		records = append(records, in.r)
+	}
+	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
+	st := runUntilIdle(t, addrs, &kafka.Gate{Session: gateSession(t, addrs, opts...), Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	require.Equal(t, 1, fault.Hits())
+	return addrs, inputs, st
 }

@@ -26,10 +26,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
 	"github.com/fleetkit/catalogue/kafka"
@@ -310,16 +307,7 @@ func TestKafkaJSThroughTheGate(t *testing.T) {
 // it finds each input once.
 func TestKafkaJSReadCommittedLeavesOutAbortedTransactions(t *testing.T) {
 	node := needKafkaJS(t)
-	c, addrs := newCluster(t, 1)
-	inputs := map[string]*goInput{}
-	var records []*kgo.Record
-	for _, in := range goInputs(t, inputs, 20, true) {
-		records = append(records, in.r)
-	}
-	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
-	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
-	st := runUntilIdle(t, addrs, &kafka.Gate{Session: gateSession(t, addrs, gzipBatches), Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
-	require.Equal(t, 1, fault.Hits())
+	addrs, inputs, st := gateAbortingOnce(t, gzipBatches)
 	assert.Positive(t, st.Retries)
 	sentinels(t, addrs, 1, gzipBatches)
 
@@ -510,16 +498,7 @@ func TestKafkaPythonThroughTheGate(t *testing.T) {
 // not give), or use another client.
 func TestKafkaPythonReadsAbortedTransactions(t *testing.T) {
 	python := needKafkaPython(t)
-	c, addrs := newCluster(t, 1)
-	inputs := map[string]*goInput{}
-	var records []*kgo.Record
-	for _, in := range goInputs(t, inputs, 20, true) {
-		records = append(records, in.r)
-	}
-	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
-	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: outTopic, Err: kerr.MessageTooLarge})
-	st := runUntilIdle(t, addrs, &kafka.Gate{Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
-	require.Equal(t, 1, fault.Hits())
+	addrs, inputs, st := gateAbortingOnce(t)
 	assert.Positive(t, st.Retries)
 	sentinels(t, addrs, 1)
 
