@@ -11,7 +11,9 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,8 +86,8 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	errorLog := log.New(stderr, "msgcheck: ", 0)
 	scheme := "http"
 	var tlsConfig *tls.Config
+	var leaf *x509.Certificate
 	if tlsf.enabled() {
-		var leaf *x509.Certificate
 		var err error
 		if tlsConfig, leaf, err = tlsf.config(errorLog); err != nil {
 			fmt.Fprintf(stderr, "msgcheck: %s\n", err)
@@ -134,7 +136,7 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		}
 		topics = strings.Join(list, ", ")
 	}
-	fmt.Fprintf(stderr, "msgcheck: schema-registry clients use url = %s://%s%s; topic subjects: %s\n", scheme, ln.Addr(), api.RegistryPath, msg.Escape(topics))
+	fmt.Fprintf(stderr, "msgcheck: schema-registry clients use url = %s://%s%s; topic subjects: %s\n", scheme, msg.Escape(clientHost(ln.Addr(), leaf)), api.RegistryPath, msg.Escape(topics))
 	fmt.Fprintf(stderr, "msgcheck: serving the catalogue on %s://%s\n", scheme, ln.Addr())
 
 	served := make(chan error, 1)
@@ -165,4 +167,29 @@ func serve(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	}
 	fmt.Fprintln(stderr, "msgcheck: stopped")
 	return 0
+}
+
+// clientHost is the host and port of the URL serve gives registry
+// clients: the address it listens on, unless that is every address of
+// the machine (0.0.0.0, ::), which no client can be given; then the
+// first name of the certificate leaf (nil over HTTP) that is not a
+// wildcard, which a client checks the certificate against, or else the
+// machine's name.
+func clientHost(addr net.Addr, leaf *x509.Certificate) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	port := strconv.Itoa(tcp.Port)
+	if leaf != nil {
+		for _, name := range leaf.DNSNames {
+			if !strings.Contains(name, "*") {
+				return net.JoinHostPort(name, port)
+			}
+		}
+	}
+	if host, err := os.Hostname(); err == nil && host != "" {
+		return net.JoinHostPort(host, port)
+	}
+	return addr.String()
 }
