@@ -214,7 +214,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	o.brokers, o.in = split(brokers), split(in)
-	codec, knownCodec := compressions[compression]
+	codec, knownCodec := compressions[strings.ToLower(compression)]
 	o.compression = codec
 	if o.txnID == "" {
 		o.txnID = defaultTransactional
