@@ -172,19 +172,32 @@ func (b *broker) all(stream string) []*jetstream.RawStreamMsg {
 	return messagesOf(b.t, b.stream(stream))
 }
 
-// messagesOf reads every message of stream s.
+// messagesOf reads every message of stream s, one request each, each
+// waited for up to answerWait.
 func messagesOf(t testing.TB, s jetstream.Stream) []*jetstream.RawStreamMsg {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	info, err := s.Info(ctx)
+	cancel()
 	require.NoError(t, err)
 	var out []*jetstream.RawStreamMsg
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 		m, err := s.GetMsg(ctx, seq)
-		require.NoError(t, err)
+		cancel()
+		require.NoError(t, err, "message %d of %d", seq, info.State.LastSeq)
 		out = append(out, m)
 	}
 	return out
 }
+
+// answerWait is how long a test waits for one answer of the server
+// before it fails. jetstream's default, 5 s a request, was too little on
+// a loaded machine with the server in the process under the race
+// detector: of the thousands of requests reading back
+// TestGateContract's streams, one went unanswered for 5 s and failed the
+// test with "context deadline exceeded". A server that answers nothing
+// for a minute still fails it.
+const answerWait = time.Minute
 
 // count returns the number of messages in a stream.
 func (b *broker) count(stream string) uint64 {

@@ -44,6 +44,11 @@ type puller struct {
 	maxBytes int
 	large    bool
 
+	// givenUp are the requests a fetch gave up before the server's
+	// answer ended them, by reply subject, each with the time until
+	// which close waits for the rest of it (see close).
+	givenUp map[string]time.Time
+
 	mu   sync.Mutex // guards sub, which a fetch makes when there is none
 	sub  *natsgo.Subscription
 	msgs chan *natsgo.Msg // what sub received
@@ -174,6 +179,7 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 		select {
 		case m = <-p.msgs:
 		case <-timer.C:
+			p.giveUp(reply)
 			return msgs, nil
 		}
 		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
@@ -193,7 +199,8 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 			continue
 		}
 		if m.Subject != reply {
-			continue // the answer to a request given up
+			p.ended(m) // the answer to a request given up
+			continue
 		}
 		switch status := m.Header.Get("Status"); status {
 		case "100": // a heartbeat, or flow control: not asked for
@@ -258,15 +265,84 @@ func (p *puller) subscribe() error {
 	return nil
 }
 
-// close ends the subscription.
+// lateWait is how long, at most, close waits for the rest of a request
+// a fetch gave up.
+const lateWait = 5 * time.Second
+
+// giveUp notes that a fetch gave up on its request, answering to reply,
+// before the server's answer ended it (the server answering late, on a
+// loaded machine or a slow link): messages may still come for it.
+func (p *puller) giveUp(reply string) {
+	now := time.Now()
+	if p.givenUp == nil {
+		p.givenUp = map[string]time.Time{}
+	}
+	for r, until := range p.givenUp {
+		if now.After(until) {
+			delete(p.givenUp, r)
+		}
+	}
+	p.givenUp[reply] = now.Add(lateWait)
+}
+
+// ended notes m, the server's answer to a request a fetch gave up: no
+// more messages come for it.
+func (p *puller) ended(m *natsgo.Msg) {
+	delete(p.givenUp, m.Subject)
+}
+
+// close ends the subscription. The messages that came for requests a
+// fetch gave up, after it gave up on them, and were not fetched again,
+// would wait out the consumer's AckWait (a minute, say) before they
+// came again, and hold up the next gate: a gate stopped must leave
+// nothing awaiting acknowledgement (decision 16). close gives them back
+// at once (a nak), and first waits for those requests to end, up to
+// lateWait after each was given up, while the connection holds, to give
+// back what they bring too.
 func (p *puller) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.sub != nil {
-		p.sub.Unsubscribe()
-		close(p.done)
-		p.sub = nil
+	if p.sub == nil {
+		return
 	}
+	giveBack := func(m *natsgo.Msg) {
+		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
+			m.Nak()
+		} else {
+			p.ended(m)
+		}
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for p.awaitingLate() {
+		select {
+		case m := <-p.msgs:
+			giveBack(m)
+		case <-tick.C: // the time, and the connection, looked at again
+		}
+	}
+	for len(p.msgs) > 0 {
+		giveBack(<-p.msgs)
+	}
+	p.sub.Unsubscribe()
+	close(p.done)
+	p.sub = nil
+}
+
+// awaitingLate reports whether close waits for more of the requests a
+// fetch gave up: one has not ended, and was given up less than
+// lateWait ago, and the connection holds.
+func (p *puller) awaitingLate() bool {
+	if !p.nc.IsConnected() {
+		return false
+	}
+	now := time.Now()
+	for _, until := range p.givenUp {
+		if now.Before(until) {
+			return true
+		}
+	}
+	return false
 }
 
 // unreadableHeaders reports whether m came with headers nats.go could
