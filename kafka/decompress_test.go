@@ -1,7 +1,6 @@
 package kafka_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/cmdtest"
 	"github.com/fleetkit/catalogue/kafka"
 	"github.com/fleetkit/catalogue/msg"
 )
@@ -169,24 +169,6 @@ func TestGateBoundsWhatAFetchDecompresses(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log a gate may write on its goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A fetch whose budget went on batches of no record (those of an aborted
 // transaction, decompressed before kgo drops their records) reads no
 // record at all: kgo gives the gate only the batches it left for a
@@ -216,7 +198,7 @@ func TestGateWaitsQuietlyForABatchLeftForALaterFetch(t *testing.T) {
 
 	bounded, err := kafka.BoundedFetches(fetchBound)
 	require.NoError(t, err)
-	log := &lockedBuffer{}
+	log := &cmdtest.Buffer{}
 	st := runUntilIdle(t, addrs, &kafka.Gate{Session: gateSession(t, addrs, bounded...), Log: slog.New(slog.NewTextHandler(log, nil))})
 	assert.Equal(t, gate.Stats{Messages: 2, Forwarded: 1, DeadLetters: 1, Bytes: st.Bytes}, st)
 	assert.NotContains(t, log.String(), "fetching failed")
@@ -245,7 +227,7 @@ func TestGateWarnsOnceOfASessionThatDoesNotBoundAFetch(t *testing.T) {
 		if bounded {
 			opts = boundedFetches(t)
 		}
-		var log lockedBuffer
+		var log cmdtest.Buffer
 		g := &kafka.Gate{Log: slog.New(slog.NewTextHandler(&log, nil)), NewSession: func() (*kgo.GroupTransactSession, error) {
 			return kgo.NewGroupTransactSession(append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumerGroup("warn-" + strconv.FormatBool(bounded)),
 				kgo.ConsumeTopics(inTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.TransactionalID("warn-" + strconv.FormatBool(bounded)),

@@ -619,6 +619,13 @@ func TestKafkaGoReadCommittedReadsAbortedTransactions(t *testing.T) {
 	got := kafkaGoReadAll(t, addrs, 1, kafkago.ReadCommitted)
 	assert.Equal(t, unmarked(all), got, "kafka-go's reader, read_committed, against franz-go's, read_uncommitted, markers kept")
 	read, _ := withoutMarkers(t, got, all)
+	assert.Positive(t, readTwice(t, inputs, read), "inputs read twice, once from the aborted transaction")
+}
+
+// readTwice returns how many of inputs the records read hold twice,
+// each of which must be an input's copy or dead letter.
+func readTwice(t *testing.T, inputs map[string]*goInput, read []stored) int {
+	t.Helper()
 	twice := 0
 	reset(inputs)
 	for _, s := range read {
@@ -628,7 +635,7 @@ func TestKafkaGoReadCommittedReadsAbortedTransactions(t *testing.T) {
 			twice++
 		}
 	}
-	assert.Positive(t, twice, "inputs read twice, once from the aborted transaction")
+	return twice
 }
 
 // reset returns inputs, none of them found yet.

@@ -508,16 +508,7 @@ func TestKafkaPythonReadsAbortedTransactions(t *testing.T) {
 	all := franzReadAll(t, addrs, kgo.ReadUncommitted(), true)
 	assert.Equal(t, unmarked(all), storedOf(read), "kafka-python's consumer against franz-go's, read_uncommitted, markers kept")
 	got, _ := withoutMarkers(t, storedOf(read), all)
-	twice := 0
-	reset(inputs)
-	for _, s := range got {
-		in := inputs[string(s.value)]
-		require.NotNil(t, in, "a record of no input in %s: %s", s.topic, s.value)
-		if in.found++; in.found == 2 {
-			twice++
-		}
-	}
-	assert.Positive(t, twice, "inputs read twice, once from the aborted transaction")
+	assert.Positive(t, readTwice(t, inputs, got), "inputs read twice, once from the aborted transaction")
 }
 
 // A kafka-python consumer reads what kafka.Producer writes, framed and
