@@ -249,7 +249,7 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
-	b := &broker{g: g, sess: g.Session}
+	b := &broker{g: g, sess: g.Session, deleted: map[partition]int64{}, starts: map[partition]int64{}}
 	// StopTimeout bounds the whole of stopping: ending the transaction
 	// under way and closing the session, which aborts one a broker did
 	// not let it end.
@@ -362,7 +362,7 @@ type broker struct {
 	// last range of records sayDeleted logged as deleted before the gate
 	// read them, and starts the start of its log when noteDeleted last
 	// looked.
-	deleted, starts map[string]map[int32]int64
+	deleted, starts map[partition]int64
 	// topicMissing is since when Start has found the output or the
 	// dead-letter topic missing, if it does.
 	topicMissing time.Time
@@ -793,6 +793,12 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 	return at
 }
 
+// A partition is a partition of a topic.
+type partition struct {
+	topic string
+	p     int32
+}
+
 // noteDeleted logs, once, each range of the input's offsets that the
 // brokers deleted (DeleteRecords, or retention) before the gate read
 // them, as it finds a partition's first record past where its group
@@ -812,16 +818,11 @@ func (b *broker) noteDeleted(fs kgo.Fetches) {
 		if len(p.Records) == 0 || p.Records[0].Offset < p.LogStartOffset {
 			return
 		}
-		if seen, ok := b.starts[p.Topic][p.Partition]; ok && p.LogStartOffset <= seen {
+		at := partition{p.Topic, p.Partition}
+		if seen, ok := b.starts[at]; ok && p.LogStartOffset <= seen {
 			return
 		}
-		if b.starts == nil {
-			b.starts = map[string]map[int32]int64{}
-		}
-		if b.starts[p.Topic] == nil {
-			b.starts[p.Topic] = map[int32]int64{}
-		}
-		b.starts[p.Topic][p.Partition] = p.LogStartOffset
+		b.starts[at] = p.LogStartOffset
 		if committed == nil {
 			committed = b.sess.Client().CommittedOffsets()
 		}
@@ -834,19 +835,14 @@ func (b *broker) noteDeleted(fs kgo.Fetches) {
 // sayDeleted logs that the records of a partition of the input from
 // offset from, where its group is, to start, the first left, were
 // deleted before the gate read them, unless it has said so already.
-func (b *broker) sayDeleted(topic string, partition int32, from, start int64) {
-	if b.g.Log == nil || from < 0 || from >= start || b.deleted[topic][partition] == start {
+func (b *broker) sayDeleted(topic string, p int32, from, start int64) {
+	at := partition{topic, p}
+	if b.g.Log == nil || from < 0 || from >= start || b.deleted[at] == start {
 		return // none, or said already: read again after an abort
 	}
-	if b.deleted == nil {
-		b.deleted = map[string]map[int32]int64{}
-	}
-	if b.deleted[topic] == nil {
-		b.deleted[topic] = map[int32]int64{}
-	}
-	b.deleted[topic][partition] = start
+	b.deleted[at] = start
 	b.g.Log.Warn("records of the input were deleted before the gate read them: they are not gated",
-		"topic", msg.Escape(topic), "partition", partition, "from", from, "to", start-1)
+		"topic", msg.Escape(topic), "partition", p, "from", from, "to", start-1)
 }
 
 // decompressBomb returns the verdict's violation of a batch of the input
