@@ -182,7 +182,7 @@ func (p *puller) fetch(max int, wait bool, maxWait time.Duration) ([]*natsgo.Msg
 			p.giveUp(reply)
 			return msgs, nil
 		}
-		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
+		if delivered(m) {
 			if msgs == nil {
 				// Room for the batch asked for, unless that is more than
 				// any gate needs: a consumer without MaxAckPending
@@ -306,7 +306,7 @@ func (p *puller) close() {
 		return
 	}
 	giveBack := func(m *natsgo.Msg) {
-		if strings.HasPrefix(m.Reply, "$JS.ACK.") {
+		if delivered(m) {
 			m.Nak()
 		} else {
 			p.ended(m)
@@ -344,6 +344,11 @@ func (p *puller) awaitingLate() bool {
 	}
 	return false
 }
+
+// delivered reports whether m is a message of the stream, which the
+// server sends with the subject to acknowledge it at, rather than a
+// status of a request (no messages, the request expired, ...).
+func delivered(m *natsgo.Msg) bool { return strings.HasPrefix(m.Reply, "$JS.ACK.") }
 
 // unreadableHeaders reports whether m came with headers nats.go could
 // not read: it then hands the message over without any (Header nil), and
