@@ -326,6 +326,10 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A request, and a response, may hold a batch of the largest size:
+	// kgo's 100 MiB would refuse to start a gate given a larger one, and
+	// to read a fetch that holds one.
+	requestBytes := int32(max(100<<20, o.maxBytes+requestRoom))
 	return kgo.NewGroupTransactSession(append(o.security.with(
 		kgo.SeedBrokers(o.brokers...),
 		kgo.ClientID("catalogue-gate"),
@@ -351,11 +355,8 @@ func newSession(o options, links *linkLog) (*kgo.GroupTransactSession, error) {
 		kgo.KeepControlRecords(),
 		kgo.ProducerBatchMaxBytes(int32(o.maxBytes)),
 		kgo.ProducerBatchCompression(o.compression),
-		// A request, and a response, may hold a batch of the largest
-		// size: kgo's 100 MiB would refuse to start a gate given a
-		// larger one, and to read a fetch that holds one.
-		kgo.BrokerMaxWriteBytes(int32(max(100<<20, o.maxBytes+requestRoom))),
-		kgo.BrokerMaxReadBytes(int32(max(100<<20, o.maxBytes+requestRoom))),
+		kgo.BrokerMaxWriteBytes(requestBytes),
+		kgo.BrokerMaxReadBytes(requestBytes),
 		kgo.WithHooks(links),
 	), bounded...)...)
 }
