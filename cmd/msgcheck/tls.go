@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"log"
 	"os"
@@ -11,12 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetkit/catalogue/internal/credfile"
 	"github.com/fleetkit/catalogue/msg"
 )
-
-// maxPEMBytes bounds a PEM file serve reads: a certificate chain or a
-// bundle of CAs is some kilobytes, a key less.
-const maxPEMBytes = 1 << 20
 
 // certCheckEvery is how often, at most, serve looks at whether the
 // certificate's files changed, on a new connection. Tests shorten it.
@@ -53,69 +49,12 @@ func (f tlsFiles) config(logger *log.Logger) (*tls.Config, *x509.Certificate, er
 	}
 	c := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: pair.get}
 	if f.clientCA != "" {
-		data, err := readFileAtMost(f.clientCA, maxPEMBytes)
-		if err != nil {
-			return nil, nil, fmt.Errorf("-tls-client-ca: %s", msg.Escape(err.Error()))
-		}
-		c.ClientCAs = x509.NewCertPool()
-		if !c.ClientCAs.AppendCertsFromPEM(data) {
-			return nil, nil, fmt.Errorf("-tls-client-ca: %s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", msg.Escape(f.clientCA))
+		if c.ClientCAs, err = credfile.CertPool(f.clientCA); err != nil {
+			return nil, nil, fmt.Errorf("-tls-client-ca: %w", err)
 		}
 		c.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	return c, pair.cert.Leaf, nil
-}
-
-// loadKeyPair reads a certificate (chain) and its private key from PEM
-// files, within maxPEMBytes each.
-func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
-	certPEM, err := readFileAtMost(certFile, maxPEMBytes)
-	if err != nil {
-		return nil, fmt.Errorf("-tls-cert: %s", msg.Escape(err.Error()))
-	}
-	if !holdsPEM(certPEM, func(b *pem.Block) bool { return b.Type == "CERTIFICATE" }) {
-		return nil, fmt.Errorf("-tls-cert: %s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", msg.Escape(certFile))
-	}
-	keyPEM, err := readFileAtMost(keyFile, maxPEMBytes)
-	if err != nil {
-		return nil, fmt.Errorf("-tls-key: %s", msg.Escape(err.Error()))
-	}
-	if !holdsPEM(keyPEM, func(b *pem.Block) bool { return b.Type == "PRIVATE KEY" || strings.HasSuffix(b.Type, " PRIVATE KEY") }) {
-		return nil, fmt.Errorf("-tls-key: %s holds no PEM private key (-----BEGIN PRIVATE KEY-----)", msg.Escape(keyFile))
-	}
-	if holdsPEM(keyPEM, isEncrypted) {
-		return nil, fmt.Errorf("-tls-key: %s holds an encrypted key: give it decrypted (openssl pkey -in KEY -out KEY.decrypted)", msg.Escape(keyFile))
-	}
-	// X509KeyPair's errors name what is wrong, never the key's bytes.
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("-tls-cert %s and -tls-key %s: %s", msg.Escape(certFile), msg.Escape(keyFile), msg.Escape(err.Error()))
-	}
-	if pair.Leaf == nil { // GODEBUG=x509keypairleaf=0
-		if pair.Leaf, err = x509.ParseCertificate(pair.Certificate[0]); err != nil {
-			return nil, fmt.Errorf("-tls-cert: %s: %s", msg.Escape(certFile), msg.Escape(err.Error()))
-		}
-	}
-	return &pair, nil
-}
-
-// isEncrypted reports whether a PEM block is an encrypted key: PKCS #8's,
-// or OpenSSL's legacy form, which says so in a header.
-func isEncrypted(b *pem.Block) bool {
-	return b.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(b.Headers["Proc-Type"], "ENCRYPTED")
-}
-
-// holdsPEM reports whether data holds a PEM block of a type want accepts.
-func holdsPEM(data []byte, want func(*pem.Block) bool) bool {
-	for {
-		var block *pem.Block
-		if block, data = pem.Decode(data); block == nil {
-			return false
-		}
-		if want(block) {
-			return true
-		}
-	}
 }
 
 // describe says which names a certificate is for and until when, for
@@ -153,7 +92,7 @@ func newKeyPair(certFile, keyFile string, logger *log.Logger) (*keyPair, error) 
 	k := &keyPair{certFile: certFile, keyFile: keyFile, log: logger, next: time.Now().Add(certCheckEvery)}
 	// Before reading, so that a change while reading is seen next time.
 	k.seen, _ = k.stat()
-	cert, err := loadKeyPair(certFile, keyFile)
+	cert, err := credfile.KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +130,7 @@ func (k *keyPair) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 		return k.cert, nil
 	}
 	k.seen = fi // tried once: again when they change again
-	cert, err := loadKeyPair(k.certFile, k.keyFile)
+	cert, err := credfile.KeyPair(k.certFile, k.keyFile)
 	if err != nil {
 		k.report(err.Error())
 		return k.cert, nil

@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fleetkit/catalogue/api"
+	"github.com/fleetkit/catalogue/internal/credfile"
 	"github.com/fleetkit/catalogue/internal/testpki"
 	"github.com/fleetkit/catalogue/schemas"
 )
@@ -432,7 +433,7 @@ func TestServeTLSRefusesBadFlagsAndFiles(t *testing.T) {
 	notPEM := p.write(t, "schema.json", []byte(`{"type":"object"}`))
 	encrypted := p.write(t, "encrypted-key.pem", []byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\n"+base64.StdEncoding.EncodeToString(secret)+"\n-----END ENCRYPTED PRIVATE KEY-----\n"))
 	legacy := p.write(t, "legacy-key.pem", []byte("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00000000000000000000000000000000\n\n"+base64.StdEncoding.EncodeToString(secret)+"\n-----END RSA PRIVATE KEY-----\n"))
-	big := p.write(t, "big.pem", append(bytes.Repeat([]byte("#"), maxPEMBytes), p.server.KeyPEM...))
+	big := p.write(t, "big.pem", append(bytes.Repeat([]byte("#"), credfile.MaxBytes), p.server.KeyPEM...))
 	missing := filepath.Join(p.dir, "missing.pem")
 
 	for _, tc := range []struct {
@@ -454,8 +455,8 @@ func TestServeTLSRefusesBadFlagsAndFiles(t *testing.T) {
 		{"garbled key", []string{"-tls-cert", p.cert, "-tls-key", garbledKey}, 1, "msgcheck: -tls-cert " + p.cert + " and -tls-key " + garbledKey + ": tls: failed to parse private key"},
 		{"encrypted key", []string{"-tls-cert", p.cert, "-tls-key", encrypted}, 1, "msgcheck: -tls-key: " + encrypted + " holds an encrypted key: give it decrypted"},
 		{"legacy encrypted key", []string{"-tls-cert", p.cert, "-tls-key", legacy}, 1, "msgcheck: -tls-key: " + legacy + " holds an encrypted key: give it decrypted"},
-		{"endless key", []string{"-tls-cert", p.cert, "-tls-key", "/dev/zero"}, 1, "msgcheck: -tls-key: /dev/zero: larger than 1048576 bytes"},
-		{"large key", []string{"-tls-cert", p.cert, "-tls-key", big}, 1, "msgcheck: -tls-key: " + big + ": larger than 1048576 bytes"},
+		{"endless key", []string{"-tls-cert", p.cert, "-tls-key", "/dev/zero"}, 1, "msgcheck: -tls-key: /dev/zero holds more than 1048576 bytes"},
+		{"large key", []string{"-tls-cert", p.cert, "-tls-key", big}, 1, "msgcheck: -tls-key: " + big + " holds more than 1048576 bytes"},
 		{"client CA not PEM", p.args("-tls-client-ca", notPEM), 1, "msgcheck: -tls-client-ca: " + notPEM + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"},
 		{"client CA missing", p.args("-tls-client-ca", missing), 1, "msgcheck: -tls-client-ca: open " + missing + ": no such file or directory"},
 	} {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -23,16 +22,13 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/fleetkit/catalogue/gate"
+	"github.com/fleetkit/catalogue/internal/credfile"
 	"github.com/fleetkit/catalogue/msg"
 )
 
 // passwordEnv is the environment variable that may hold the SASL
 // password: never a flag, which any user of the machine reads in ps.
 const passwordEnv = "KAFKA_SASL_PASSWORD"
-
-// maxSecretBytes bounds what the command reads of a password, key or
-// certificate file: far more than any holds, far less than /dev/zero.
-const maxSecretBytes = 1 << 20
 
 // security is how the command's clients reach their brokers: the TLS
 // and SASL flags.
@@ -108,29 +104,18 @@ func (s *security) makeTLS() (*tls.Config, string) {
 	// must hold, unless -tls-server-name says otherwise (kgo sets it).
 	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.serverName}
 	if s.caFile != "" {
-		pem, err := readSmall(s.caFile)
+		pool, err := credfile.CertPool(s.caFile)
 		if err != nil {
-			return nil, "-tls-ca: " + msg.Escape(err.Error())
+			return nil, "-tls-ca: " + err.Error()
 		}
-		c.RootCAs = x509.NewCertPool()
-		if !c.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, "-tls-ca: no PEM certificate in " + msg.Escape(s.caFile)
-		}
+		c.RootCAs = pool
 	}
 	if s.certFile != "" {
-		cert, err := readSmall(s.certFile)
+		pair, err := credfile.KeyPair(s.certFile, s.keyFile)
 		if err != nil {
-			return nil, "-tls-cert: " + msg.Escape(err.Error())
+			return nil, err.Error()
 		}
-		key, err := readSmall(s.keyFile)
-		if err != nil {
-			return nil, "-tls-key: " + msg.Escape(err.Error())
-		}
-		pair, err := tls.X509KeyPair(cert, key)
-		if err != nil {
-			return nil, "-tls-cert and -tls-key: " + msg.Escape(err.Error())
-		}
-		c.Certificates = []tls.Certificate{pair}
+		c.Certificates = []tls.Certificate{*pair}
 	}
 	return c, ""
 }
@@ -143,9 +128,9 @@ func (s *security) sasl(getenv func(string) string, overTLS bool) (sasl.Mechanis
 		if password != "" {
 			return nil, "the SASL password is in both $" + passwordEnv + " and -sasl-password-file: give one"
 		}
-		data, err := readSmall(s.passwordFile)
+		data, err := credfile.Read(s.passwordFile)
 		if err != nil {
-			return nil, "-sasl-password-file: " + msg.Escape(err.Error())
+			return nil, "-sasl-password-file: " + err.Error()
 		}
 		// The newline an editor or echo ends the file with is not the
 		// password's.
@@ -187,24 +172,6 @@ func (s *security) sasl(getenv func(string) string, overTLS bool) (sasl.Mechanis
 		return nil, "-sasl-mechanism PLAIN sends the password in the clear: give -tls too (or -sasl-plain-insecure, on a network nobody else can read)"
 	}
 	return auth(s.user, password), ""
-}
-
-// readSmall returns the contents of the file name, refusing one past
-// maxSecretBytes.
-func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSecretBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxSecretBytes {
-		return nil, fmt.Errorf("%s holds more than %d bytes", name, maxSecretBytes)
-	}
-	return data, nil
 }
 
 // checkTimeout bounds checkBrokers' request: kgo's dial timeout, TLS

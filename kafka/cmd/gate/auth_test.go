@@ -331,6 +331,8 @@ func TestAuthUsageErrors(t *testing.T) {
 	empty := p.write(t, "empty", []byte("\n"))
 	notPEM := p.write(t, "not.pem", []byte("not a certificate\n"))
 	missing := filepath.Join(p.dir, "missing")
+	other := p.write(t, "other-key.pem", otherKey(t))
+	encrypted := p.write(t, "encrypted-key.pem", []byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\nU0VDUkVULUtFWS1CWVRFUw==\n-----END ENCRYPTED PRIVATE KEY-----\n"))
 	scram := []string{"-sasl-mechanism", "SCRAM-SHA-512", "-sasl-user", authUser}
 	for _, tc := range []struct {
 		name     string
@@ -352,11 +354,14 @@ func TestAuthUsageErrors(t *testing.T) {
 		{"a password file missing", append(scram, "-sasl-password-file", missing), "", "-sasl-password-file: open " + missing + ": no such file or directory"},
 		{"a password file without end", append(scram, "-sasl-password-file", "/dev/zero"), "", "-sasl-password-file: /dev/zero holds more than 1048576 bytes"},
 		{"a CA file missing", []string{"-tls-ca", missing}, "", "-tls-ca: open " + missing},
-		{"a CA file without certificate", []string{"-tls-ca", notPEM}, "", "-tls-ca: no PEM certificate in " + notPEM},
+		{"a CA file without certificate", []string{"-tls-ca", notPEM}, "", "-tls-ca: " + notPEM + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"},
 		{"a key without certificate", []string{"-tls-key", p.clientKey}, "", "-tls-key needs -tls-cert"},
 		{"a certificate without key", []string{"-tls-cert", p.clientCert}, "", "-tls-cert needs -tls-key"},
 		{"a key file missing", []string{"-tls-cert", p.clientCert, "-tls-key", missing}, "", "-tls-key: open " + missing},
-		{"a key of another certificate", []string{"-tls-cert", p.clientCert, "-tls-key", p.write(t, "other-key.pem", otherKey(t))}, "", "-tls-cert and -tls-key: tls: private key does not match public key"},
+		{"a key of another certificate", []string{"-tls-cert", p.clientCert, "-tls-key", other}, "", "-tls-cert " + p.clientCert + " and -tls-key " + other + ": tls: private key does not match public key"},
+		{"certificate and key swapped", []string{"-tls-cert", p.clientKey, "-tls-key", p.clientCert}, "", "-tls-cert: " + p.clientKey + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"},
+		{"a key encrypted", []string{"-tls-cert", p.clientCert, "-tls-key", encrypted}, "", "-tls-key: " + encrypted + " holds an encrypted key: give it decrypted (openssl pkey -in KEY -out KEY.decrypted)"},
+		{"a key file without end", []string{"-tls-cert", p.clientCert, "-tls-key", "/dev/zero"}, "", "-tls-key: /dev/zero holds more than 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(passwordEnv, tc.password)

@@ -50,7 +50,10 @@
 // system's roots; -tls-ca trusts the roots of a PEM file instead,
 // -tls-cert and -tls-key give a client certificate (mutual TLS), and
 // -tls-server-name the name the brokers' certificates must hold, when it
-// is not the host they are reached at; each implies -tls.
+// is not the host they are reached at; each implies -tls. Their files
+// are read as msgcheck serve reads its own: one over 1 MiB, one that
+// holds no PEM certificate or key (the two swapped, say), or a key still
+// encrypted, is a usage error naming the flag and the file.
 // -sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, in any case)
 // authenticates as -sasl-user, with the password in the environment
 // variable KAFKA_SASL_PASSWORD or the file -sasl-password-file names
