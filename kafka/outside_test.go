@@ -210,6 +210,7 @@ func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
 		{Key: "CE_TYPE", Value: []byte("core.vehicle")},
 		{Key: "Ce_Id", Value: []byte("0b9d6a52-3c47-4f0e-8e1d-7a6c5b4e3f21")},
 		{Key: "Content-Type", Value: []byte("text/plain")},
+		{Key: "ce-type", Value: []byte("core.vehicle")},          // the HTTP binding's name
 		{Key: "Content-Type", Value: []byte("application/json")}, // agrees
 	}
 	var records []*kgo.Record
@@ -221,9 +222,9 @@ func TestGateDeadLettersAHeaderThatShadowsOneItWrites(t *testing.T) {
 	require.NoError(t, readerClient(t, addrs).ProduceSync(context.Background(), records...).FirstErr())
 
 	st := runUntilIdle(t, addrs, &kafka.Gate{})
-	checkExactlyOnce(t, addrs, []bool{false, false, false, true})
+	checkExactlyOnce(t, addrs, []bool{false, false, false, false, true})
 	assert.Equal(t, 1, st.Forwarded)
-	for _, r := range readAll(t, addrs, 3, deadTopic) {
+	for _, r := range readAll(t, addrs, 4, deadTopic) {
 		for _, h := range r.Headers {
 			if h.Key == kafka.VerdictHeader {
 				v, err := gate.ParseVerdict(h.Value)

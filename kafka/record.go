@@ -358,7 +358,8 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // violation of rule msg.RuleHeader; so must the other headers, as package
 // ce checks them, and a header named as one of them in another case
 // (CE_TYPE, Content-Type), which a reader of names in any case would
-// take for it. A framing whose registry id the table does not have,
+// take for it, or by the HTTP binding's prefix (ce-type), which a
+// bridge to HTTP would pass on beside the one it makes of ce_type. A framing whose registry id the table does not have,
 // like a ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped;
 // the headers that need no schema are still checked (see ce.Decode). A
@@ -485,15 +486,20 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 					continue
 				}
 				how := "differs from %s only in case"
-				if strings.IndexByte(h.Key, 0) >= 0 {
+				who := "a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it"
+				switch {
+				case strings.IndexByte(h.Key, 0) >= 0:
 					how = "is %s up to a NUL byte"
+				case otherPrefix(h.Key):
+					how = "is %s as the HTTP and NATS bindings name it"
+					who = "a consumer that reads the attributes by those bindings' names, as a bridge from Kafka to HTTP passes headers on, would read it"
 				}
 				// Its value, empty or long, is the violation's
 				// Value, quoted and cut short as ce quotes a
 				// header's: a verdict must fit in a dead letter,
 				// whatever the header holds.
 				shadows = append(shadows, &msg.Violation{Rule: msg.RuleHeader, Value: short.Quote(string(h.Value[:min(len(h.Value), short.Len+1)])),
-					Message: fmt.Sprintf("header %s "+how+", and does not say %s: a consumer that reads header names in any case, or up to a NUL byte as librdkafka does, would read it",
+					Message: fmt.Sprintf("header %s "+how+", and does not say %s: "+who,
 						msg.Escape(h.Key), key, value)})
 			}
 		}
@@ -511,14 +517,30 @@ func shadowed(hs []kgo.RecordHeader, id msg.Identity) error {
 // that key, another name, would be read as by a consumer that reads
 // header names in any case (CE_TYPE for ce_type), or only up to their
 // first NUL byte, as librdkafka and the clients on it (kcat,
-// confluent-kafka-python) do (ce_type\x00junk); "" for none.
+// confluent-kafka-python) do (ce_type\x00junk), or by the names of the
+// HTTP and NATS bindings, whose prefix is ce- (ce-type, CE-Type), as a
+// bridge from Kafka to HTTP passes a record's headers on beside those it
+// makes of the ce_ ones; "" for none.
 func shadowName(key string) string {
 	if i := strings.IndexByte(key, 0); i >= 0 {
 		if key = key[:i]; ceName(key) >= 0 {
 			return key
 		}
 	}
+	if otherPrefix(key) {
+		key = ce.Kafka.Prefix + key[len(ce.HTTP.Prefix):]
+		if ceName(key) >= 0 {
+			return key
+		}
+	}
 	return ce.Kafka.HeaderInOtherCase(key)
+}
+
+// otherPrefix reports whether key begins with the HTTP binding's prefix
+// (ce-), in any case, where the Kafka binding's is another.
+func otherPrefix(key string) bool {
+	p := ce.HTTP.Prefix
+	return p != ce.Kafka.Prefix && len(key) > len(p) && strings.EqualFold(key[:len(p)], p)
 }
 
 // breaks reports whether err lists a violation at path: a member the

@@ -298,9 +298,11 @@ func returned(t *testing.T, m msg.Message, id msg.Identity, err error) string {
 
 // A consumer decodes as the gate judges: a header named as one of the
 // ce_ headers in another case, or up to a NUL byte (as librdkafka reads
-// a header's name: see TestKcatReadsNoForgedHeaderOnACopy), must say
-// what that one says, or the record is invalid, with a violation of
-// rule header; one that agrees is kept.
+// a header's name: see TestKcatReadsNoForgedHeaderOnACopy), or by the
+// HTTP binding's prefix (ce-type, as a bridge from Kafka to HTTP passes
+// it on beside the ce-type it makes of ce_type), must say what that one
+// says, or the record is invalid, with a violation of rule header; one
+// that agrees is kept.
 func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
 	ms, _ := samples(t)
 	m := ms[0]
@@ -322,6 +324,12 @@ func TestDecodeRefusesHeadersThatShadowTheCatalogues(t *testing.T) {
 		{"ce_type\x00", id.Kind.Name, true},
 		{"ce_typo\x00", "core.vehicle", true},
 		{"\x00ce_type", "core.vehicle", true},
+		{"ce-type", "core.vehicle", false},
+		{"CE-Id", "6f1c6f0e-0000-4000-8000-000000000000", false},
+		{"ce-dataschema\x00", "https://example.com/api/schemas/core.vehicle/versions/1.0", false},
+		{"ce-type", id.Kind.Name, true},
+		{"ce-typo", "core.vehicle", true},
+		{"ce-", "core.vehicle", true},
 	} {
 		shadowed := *r
 		shadowed.Headers = append(slices.Clip(r.Headers), kgo.RecordHeader{Key: c.key, Value: []byte(c.value)})
