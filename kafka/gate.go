@@ -143,6 +143,22 @@ const batchOverhead = 61
 // committed, or at the end of its log if that is lower: kgo would move
 // it back to its reset offset, and the gate store again, and count
 // again, what it had stored.
+//
+// A partition that kgo cannot read on from where it is (a record batch
+// that fails its CRC, as from a disk gone bad, or cannot be read; an
+// error of the broker's that kgo does not retry) is held there, as by
+// every Kafka client: kgo does not move past the error, and meets it at
+// every fetch, for ever if the batch is corrupt. The gate goes on with
+// the other partitions, and tells Log once, as a warning, the topic and
+// partition, the offset it is held at and kgo's error, however many
+// fetches meet it (again only for another error), and once as it reads
+// the partition again. The operator moves the group's offset past the
+// batch (its gates stopped: kafka-consumer-groups --reset-offsets, or
+// kadm's CommitOffsets), or deletes the records up to past it
+// (DeleteRecords); the records passed so are not gated. A partition the
+// brokers refuse the gate (TOPIC_AUTHORIZATION_FAILED) stops it, as Run
+// says, even while the others come with records: those are not gated,
+// and come again to the next gate.
 type Gate struct {
 	// Session consumes the input and produces in transactions. Make it
 	// with kgo.NewGroupTransactSession and the options kgo.ConsumerGroup,
@@ -205,7 +221,8 @@ type Gate struct {
 	DuplicateWindow int
 	// Log, if not nil, is told of aborted transactions, of the broker
 	// lost and found, of records of the input deleted before the gate
-	// read them, and of its output or dead-letter topic made again.
+	// read them, of a partition of the input it cannot read, and reads
+	// again, and of its output or dead-letter topic made again.
 	Log *slog.Logger
 	// Progress, if not nil, is called after every transaction, committed
 	// or aborted, with the totals so far.
@@ -375,6 +392,9 @@ type broker struct {
 	// warnedUnbounded says that Start has logged that a session does
 	// not bound what it decompresses of a fetch (see bounded).
 	warnedUnbounded bool
+	// stuck is, for each partition of the input that kgo cannot read
+	// on, the error noteStuck logged it with.
+	stuck map[partition]string
 }
 
 var (
@@ -642,13 +662,26 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		return nil, gate.Fatal(b.gone)
 	}
 	poll, cancel := context.WithTimeout(ctx, pollWait)
+	defer cancel()
 	fs := b.sess.PollRecords(poll, max)
-	cancel()
 	if fs.IsClientClosed() {
 		return nil, gate.Fatal(kgo.ErrClientClosed)
 	}
+	// Refused for good, whether or not the other partitions came with
+	// records: the records polled are not gated, and come again to the
+	// next gate.
+	var refused error
+	fs.EachError(func(_ string, _ int32, err error) {
+		if refused == nil && refusedForGood(err) {
+			refused = err
+		}
+	})
+	if refused != nil {
+		return nil, gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", refused))
+	}
 	records := fs.Records()
 	b.noteDeleted(fs)
+	b.noteStuck(fs)
 	if at := b.resumeAfterDataLoss(ctx, fs); at != nil {
 		// Every record of those partitions is dropped, not only those
 		// below where they resume: SetOffsets made that offset the one
@@ -668,8 +701,13 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 	if len(records) == 0 && len(bombs) == 0 {
 		var failed error
 		var recreated []string
+		held := false
 		fs.EachError(func(topic string, p int32, err error) {
 			switch {
+			case stuck(topic, err):
+				// Said once (noteStuck): the gate goes on with the
+				// partitions it can read.
+				held = true
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			case errors.Is(err, errDeferred):
 				// Its fetch decompressed its budget before the
@@ -681,8 +719,6 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 				// until told to forget it.
 				recreated = append(recreated, topic)
 				failed = cmp.Or(failed, fmt.Errorf("the input topic %s was deleted: reading it anew, once made again: %w", topic, err))
-			case refusedForGood(err):
-				failed = gate.Fatal(fmt.Errorf("the brokers refuse the gate's session: %w", err))
 			case topic == "": // the group's, not a partition's
 				failed = cmp.Or(failed, err)
 			default:
@@ -692,6 +728,12 @@ func (b *broker) Fetch(ctx context.Context, max int, _ bool) ([]gate.Delivery, e
 		if recreated != nil {
 			b.sess.Client().PurgeTopicsFromClient(recreated...)
 			b.sess.Client().AddConsumeTopics(recreated...)
+		}
+		if held && failed == nil {
+			// kgo answers at once a poll of a partition it cannot
+			// read: the gate waits out its poll, rather than ask
+			// again at once, for ever.
+			<-poll.Done()
 		}
 		return nil, failed
 	}
@@ -797,6 +839,79 @@ func (b *broker) resumeAfterDataLoss(ctx context.Context, fs kgo.Fetches) map[st
 type partition struct {
 	topic string
 	p     int32
+}
+
+// stuck reports whether err, an error kgo gave for a partition of the
+// input (of topic), is one it keeps and meets again at every fetch of
+// the partition, from the same offset: a record batch there that fails
+// its CRC or cannot be read, an error code it does not know, any it does
+// not retry itself. Not the group's errors (no topic), the session's
+// poll ending, a batch left for a later fetch (errDeferred), a topic
+// deleted (kerr.UnknownTopicID), a right refused (refusedForGood), a
+// compression bomb or records lost (kgo.ErrDataLoss), which the gate
+// acts on otherwise.
+func stuck(topic string, err error) bool {
+	if topic == "" || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, errDeferred) || errors.Is(err, kerr.UnknownTopicID) || refusedForGood(err) {
+		return false
+	}
+	_, bomb := errors.AsType[*kgo.ErrDecompressTooLarge](err)
+	_, lost := errors.AsType[*kgo.ErrDataLoss](err)
+	return !bomb && !lost
+}
+
+// noteStuck logs, once, each partition of the input that kgo cannot read
+// on from where it is (see stuck), with kgo's error and the offset it is
+// held at, whether or not the others came with records: kgo does not
+// move past the error, and fetches the partition again from there, for
+// ever if a batch there is corrupt, holding its records. A partition
+// noted is logged again only for another error, and once as it is read
+// again.
+func (b *broker) noteStuck(fs kgo.Fetches) {
+	if b.g.Log == nil {
+		return
+	}
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		at := partition{p.Topic, p.Partition}
+		if p.Err == nil || !stuck(p.Topic, p.Err) {
+			if _, ok := b.stuck[at]; ok && p.Err == nil && len(p.Records) > 0 {
+				delete(b.stuck, at)
+				b.g.Log.Info("the gate reads again a partition of the input it could not read",
+					"topic", msg.Escape(p.Topic), "partition", p.Partition, "offset", p.Records[0].Offset)
+			}
+			return
+		}
+		text := msg.Escape(p.Err.Error())
+		if b.stuck[at] == text {
+			return
+		}
+		if b.stuck == nil {
+			b.stuck = map[partition]string{}
+		}
+		b.stuck[at] = text
+		args := []any{"topic", msg.Escape(p.Topic), "partition", p.Partition}
+		if offset, ok := b.heldAt(p); ok {
+			args = append(args, "offset", offset)
+		}
+		b.g.Log.Warn("the gate cannot read a partition of the input: its records from offset on are held, not gated, until it can; a record batch there that fails its CRC is held for ever: move the group's offset past it, or delete the records",
+			append(args, "error", text)...)
+	})
+}
+
+// heldAt returns the offset at which kgo is held on p, a partition of
+// the input it cannot read on, if known: past the last record polled of
+// it (those of p included), or where its group committed, or, for a
+// partition its group never committed, the start of its log, where a
+// gate's session begins.
+func (b *broker) heldAt(p kgo.FetchTopicPartition) (int64, bool) {
+	cl := b.sess.Client()
+	if o, ok := cl.UncommittedOffsets()[p.Topic][p.Partition]; ok {
+		return o.Offset, true
+	}
+	if o, ok := cl.CommittedOffsets()[p.Topic][p.Partition]; ok {
+		return o.Offset, true
+	}
+	return p.LogStartOffset, p.LogStartOffset >= 0
 }
 
 // noteDeleted logs, once, each range of the input's offsets that the
