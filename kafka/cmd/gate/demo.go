@@ -75,7 +75,7 @@ func demo(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "gate demo: Kafka cluster (kfake, in memory) on %s: topics %s (3 partitions each); %d messages of %s produced to %s\n",
 		listening, strings.Join(demoTopics, ", "), produced, sampleName, demoTopics[0])
-	fmt.Fprintf(stderr, "gate demo: serving until interrupted; in another terminal: gate -brokers %s -until-idle\n", listening)
+	fmt.Fprintf(stderr, "gate demo: serving until interrupted; in another terminal: %s -brokers %s -until-idle\n", self, listening)
 	<-ctx.Done()
 	return 0
 }

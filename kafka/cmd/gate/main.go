@@ -114,6 +114,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if dir, err := os.Getwd(); err == nil {
+		self = invocation(os.Args[0], dir, moduleVersion())
+	}
 	os.Exit(run(ctx, os.Args[1:], os.Stderr))
 }
 
