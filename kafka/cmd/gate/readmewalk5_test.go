@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fleetkit/catalogue/gate"
 )
 
 // TestDemoHintRunsWhereTheREADMERunsTheDemo runs gate demo as the
@@ -97,4 +99,30 @@ func TestInvocationNamesWhatRunsTheCommandAgain(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, importPath, strings.TrimSuffix(info.Path, ".test"), "the command's import path")
 	assert.Equal(t, importPath, modulePath+"/"+filepath.ToSlash(filepath.Join("cmd", "gate")), "the command's folder in its module")
+}
+
+// TestREADMESaysWhenTheVerdictLeavesOutThePartition holds what the
+// README says of a dead letter's verdict to what the gate writes: the
+// input's partition, left out when it is 0. Found by a new user: the
+// README's session showed "partition":1, and the first dead letter kcat
+// listed in the user's own run had no partition at all, which the README
+// did not say could happen.
+func TestREADMESaysWhenTheVerdictLeavesOutThePartition(t *testing.T) {
+	readme, err := os.ReadFile(readmeFile)
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n### A Kafka gate, the command\n")
+	require.True(t, ok, "README.md has no section A Kafka gate, the command")
+	section, _, _ = strings.Cut(section, "\n## ")
+	text := strings.Join(strings.Fields(section), " ")
+
+	one := string((&gate.Verdict{Place: gate.Place{Subject: "fleet.in", Partition: 1, Sequence: 1}}).AppendHeader(nil))
+	zero := string((&gate.Verdict{Place: gate.Place{Subject: "fleet.in", Sequence: 1}}).AppendHeader(nil))
+	assert.Contains(t, one, `"subject":"fleet.in","partition":1,"sequence":1,`, "the verdict names the input's partition")
+	assert.Contains(t, section, `catalogue-verdict={"subject":"fleet.in","partition":1,"sequence":1,`, "the README's session shows a verdict of partition 1")
+	if strings.Contains(zero, `"partition"`) {
+		assert.NotContains(t, text, "left out when it is 0", "the gate writes partition 0, and the README says it is left out")
+	} else {
+		assert.Contains(t, text, "the input's topic, partition and offset, the partition left out when it is 0", "the gate leaves partition 0 out: %s", zero)
+		assert.Contains(t, text, "`\"partition\"` is left out when it is 0", "what differs from run to run: the gate leaves partition 0 out")
+	}
 }
