@@ -83,6 +83,9 @@
 //
 //	gate demo                                   # in one terminal
 //	gate -brokers 127.0.0.1:9092 -until-idle    # in another
+//
+// Its hint names the second command as the first was run: ./gate for
+// ./gate demo, go run ./cmd/gate for go run ./cmd/gate demo.
 package main
 
 import (
