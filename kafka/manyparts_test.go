@@ -243,11 +243,11 @@ func settled(ctx context.Context, adm *kadm.Client, group string, members int) b
 // thousand records of theirs at most, here, where they take over a
 // hundred fetches to drain (found: 2,600 at most). Waiting for kgo's
 // turns alone, a light partition waited for most of them: until 10,000
-// to 16,000 of the 18,000 were forwarded. Under the race detector,
-// where the gates' first fetches, and transactions, take longer while
-// the heavy partitions' fifth-size backlog drains as fast, found once
-// two thirds forwarded before the last light partition came, only
-// that it came before the last tenth.
+// to 16,000 of the 18,000 were forwarded. Under the race detector the
+// gates' first fetches, and transactions, take longer, while the heavy
+// partitions' backlog, a fifth the size, drains as fast (once, two
+// thirds of it was forwarded before the last light partition came):
+// there it checks only that each came before the last tenth.
 func checkNoneStarved(t *testing.T, c *kfake.Cluster, in *unevenInput, records []*kgo.Record, turns []*fetchTurns) {
 	heavyOn := map[int32]int{}
 	for tp := range in.heavy {
@@ -323,10 +323,10 @@ func TestGatesStarveNoPartitionOfMany(t *testing.T) {
 // TestGatesStarveNoPartitionOfManyTopics does as
 // TestGatesStarveNoPartitionOfMany with two input topics (the command's
 // -in a,b): one of 48 partitions, three of them heavy, and one of 6,
-// one heavy. kgo names a topic's partitions together in a fetch, the
-// topic of the partition whose turn it is to come first first: every
-// partition of either topic still comes first in one fetch of its
-// broker in so many as it leads.
+// one heavy. A fetch names a topic's partitions together, those of the
+// topic of the longest waiting partition first: a partition of either
+// topic that a fetch left unread is read within a few fetches of its
+// broker all the same.
 func TestGatesStarveNoPartitionOfManyTopics(t *testing.T) {
 	const other = "in-b"
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(500*time.Millisecond),
