@@ -888,8 +888,15 @@ func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []by
 		return
 	}
 	k := d.keepString(key)
+	d.WS()
+	start := d.Pos
 	if v := d.raw(base, "", k); v != nil {
 		m[k] = v
+	} else if !d.Fatal {
+		// A name repeated inside the value, recorded: the member is
+		// kept all the same, so that a repeat of its own name is found
+		// too, as mode Judge finds it.
+		m[k] = d.KeepCanonical(start, d.Pos)
 	}
 }
 

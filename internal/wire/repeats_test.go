@@ -79,6 +79,13 @@ func TestRepeatsInValuesReadWholeDoNotStopDecoding(t *testing.T) {
 			[]string{"/a/x: duplicate", "/b/y: duplicate", "/b: syntax"}},
 		{"a syntax error before the repeat's object ends", `{"a":{"x":1,"x":2,"y":tru}}`,
 			[]string{"/a/x: duplicate", "/a: syntax"}},
+		// Found by FuzzDecode (package ce): a member whose value holds a
+		// repeat was not kept in modes Copy and Borrow, so that a repeat
+		// of its own name went unreported, where mode Judge reported it.
+		{"a repeat of a member whose value holds one", `{"a":{"x":1,"x":2},"a":0}`,
+			[]string{"/a/x: duplicate", "/a: duplicate"}},
+		{"the same, before a syntax error", `{"a":{"x":1,"x":2},"a":000}`,
+			[]string{"/a/x: duplicate", "/a: duplicate", ": syntax"}},
 	} {
 		for _, m := range []Mode{Copy, Borrow, Judge} {
 			got, n := decodeExtras(t, tc.in, m)
