@@ -138,7 +138,8 @@ func (d *Decoder) judgeExtra(base string, key []byte) (int, bool) {
 		off = d.keyAt
 	}
 	if d.names.add(d.Buf, d.Depth, off, escaped, key) {
-		d.duplicate(base, "", string(key[:min(len(key), shortLen+utf8.UTFMax)]))
+		name, sub := extraName(string(key[:min(len(key), shortLen+utf8.UTFMax)]))
+		d.duplicate(base, name, sub)
 		return 0, false
 	}
 	d.WS()
@@ -147,11 +148,11 @@ func (d *Decoder) judgeExtra(base string, key []byte) (int, bool) {
 	if d.Fatal || d.Repeated() {
 		// The path names the member, whose name the scanner has
 		// overwritten since: it is read again, on this error path.
-		name := string(d.names.name(d.Buf, off, escaped))
+		name, sub := extraName(string(d.names.name(d.Buf, off, escaped)))
 		if d.Repeated() {
-			d.repeated(start, base, "", name)
+			d.repeated(start, base, name, sub)
 		}
-		d.place(base, "", name)
+		d.place(base, name, sub)
 		return 0, false
 	}
 	return start, true

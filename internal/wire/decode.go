@@ -157,6 +157,16 @@ func (d *Decoder) Err() error {
 	return d.Errors.Err()
 }
 
+// extraName returns the name and sub (see join) of an undeclared member
+// named key: key as the last token of its path, and for the empty name,
+// which join would take for none, the token it is, "/".
+func extraName(key string) (name, sub string) {
+	if key == "" {
+		return "/", ""
+	}
+	return "", key
+}
+
 // join appends the member name sub, as a JSON Pointer token, to name.
 func join(name, sub string) string {
 	if sub == "" {
@@ -884,13 +894,15 @@ func (d *Decoder) Extra(extra *map[string]json.RawMessage, base string, key []by
 	if _, dup := m[string(key)]; dup {
 		// The path shows the name shortened: copy no more of it, which
 		// may be megabytes long.
-		d.duplicate(base, "", string(key[:min(len(key), shortLen+utf8.UTFMax)]))
+		name, sub := extraName(string(key[:min(len(key), shortLen+utf8.UTFMax)]))
+		d.duplicate(base, name, sub)
 		return
 	}
 	k := d.keepString(key)
 	d.WS()
 	start := d.Pos
-	if v := d.raw(base, "", k); v != nil {
+	name, sub := extraName(k)
+	if v := d.raw(base, name, sub); v != nil {
 		m[k] = v
 	} else if !d.Fatal {
 		// A name repeated inside the value, recorded: the member is
