@@ -68,7 +68,7 @@ func BoundedFetches(maxBatchBytes int) ([]kgo.Opt, error) {
 	if !ok {
 		return nil, fmt.Errorf("kafka: bounding decompression at %d bytes a batch: kgo gave no decompressor", maxBatchBytes)
 	}
-	d := &budgetDecompressor{inner: inner, budget: int64(maxBatchBytes), left: map[string]map[int32]uint64{}}
+	d := &budgetDecompressor{inner: inner, budget: int64(maxBatchBytes), left: map[partition]uint64{}}
 	return []kgo.Opt{
 		kgo.MaxDecompressBatchBytes(maxBatchBytes),
 		kgo.WithDecompressor(d),
@@ -111,8 +111,8 @@ type budgetDecompressor struct {
 	spent  atomic.Int64
 
 	mu      sync.Mutex
-	fetches uint64                      // fetch requests written
-	left    map[string]map[int32]uint64 // partitions with a batch left unread, by the fetch request after which the first was
+	fetches uint64               // fetch requests written
+	left    map[partition]uint64 // partitions with a batch left unread, by the fetch request after which the first was
 }
 
 var (
@@ -158,18 +158,16 @@ func (d *budgetDecompressor) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ in
 // its partition), and its partition waits, from the fetch that left it,
 // until one reads a record of it. kgo reads a partition's batches in
 // turn, and stops at the first it leaves.
-func (d *budgetDecompressor) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, partition int32, m kgo.FetchBatchMetrics) {
+func (d *budgetDecompressor) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, p int32, m kgo.FetchBatchMetrics) {
+	at := partition{topic, p}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
 	case m.NumRecords > 0:
-		delete(d.left[topic], partition)
+		delete(d.left, at)
 	case m.CompressionType != 0:
-		if d.left[topic] == nil {
-			d.left[topic] = map[int32]uint64{}
-		}
-		if _, ok := d.left[topic][partition]; !ok {
-			d.left[topic][partition] = d.fetches
+		if _, ok := d.left[at]; !ok {
+			d.left[at] = d.fetches
 		}
 	}
 }
@@ -194,7 +192,7 @@ func (d *budgetDecompressor) leftFirst(_ map[string]map[int32]int64, topics []st
 	var ws []waiting
 	for _, topic := range topics {
 		for _, p := range partitions[topic] {
-			if since, ok := d.left[topic][p]; ok {
+			if since, ok := d.left[partition{topic, p}]; ok {
 				ws = append(ws, waiting{topic, p, since})
 			}
 		}

@@ -266,7 +266,7 @@ func (g *Gate) Run(ctx context.Context) (gate.Stats, error) {
 	if (g.Session == nil) == (g.NewSession == nil) {
 		return gate.Stats{}, fmt.Errorf("%w: it needs a Session or a NewSession to make its sessions, not both", gate.ErrRefused)
 	}
-	b := &broker{g: g, sess: g.Session, deleted: map[partition]int64{}, starts: map[partition]int64{}}
+	b := &broker{g: g, sess: g.Session, deleted: map[partition]int64{}, starts: map[partition]int64{}, stuck: map[partition]string{}}
 	// StopTimeout bounds the whole of stopping: ending the transaction
 	// under way and closing the session, which aborts one a broker did
 	// not let it end.
@@ -884,9 +884,6 @@ func (b *broker) noteStuck(fs kgo.Fetches) {
 		text := msg.Escape(p.Err.Error())
 		if b.stuck[at] == text {
 			return
-		}
-		if b.stuck == nil {
-			b.stuck = map[partition]string{}
 		}
 		b.stuck[at] = text
 		args := []any{"topic", msg.Escape(p.Topic), "partition", p.Partition}
