@@ -359,8 +359,9 @@ func Decode(kinds *msg.Kinds, r *kgo.Record) (msg.Message, error) {
 // ce checks them, and a header named as one of them in another case
 // (CE_TYPE, Content-Type), which a reader of names in any case would
 // take for it, or by the HTTP binding's prefix (ce-type), which a
-// bridge to HTTP would pass on beside the one it makes of ce_type. A framing whose registry id the table does not have,
-// like a ce_dataschema it does not have, chooses no schema: the error
+// bridge to HTTP would pass on beside the one it makes of ce_type. A
+// framing whose registry id the table does not have, like a
+// ce_dataschema it does not have, chooses no schema: the error
 // wraps schemas.ErrUnknown, and the message is invalid, never skipped;
 // the headers that need no schema are still checked (see ce.Decode). A
 // value that starts with the framing's magic byte but is too short for it

@@ -90,8 +90,9 @@
 // later, and logs https:// URLs, for registry clients configured with
 // url = https://HOST:PORT/api/registry and the CA that signed the
 // certificate (HOST is the certificate's first name that is not a
-// wildcard when serve listens on every address, 0.0.0.0 or [::]). Each needs the other (a usage error, exit 2); a file that
-// cannot be read or is larger than 1 MiB, that holds no PEM certificate
+// wildcard when serve listens on every address, 0.0.0.0 or [::]). Each
+// needs the other (a usage error, exit 2); a file that cannot be read or
+// is larger than 1 MiB, that holds no PEM certificate
 // or key, or a key that is not the certificate's, is an error at start
 // (exit 1), its one line naming the file, never what the key holds; so is
 // an encrypted key. The TLS handshake is bounded by the header
