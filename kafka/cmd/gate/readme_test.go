@@ -36,6 +36,18 @@ const (
 // readmeFile is the repository's README.
 const readmeFile = "../../../README.md"
 
+// gateSection returns the README's section "A Kafka gate, the command",
+// up to the next section of its level or higher.
+func gateSection(t *testing.T) string {
+	t.Helper()
+	readme, err := os.ReadFile(readmeFile)
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n### A Kafka gate, the command\n")
+	require.True(t, ok, "README.md has no section A Kafka gate, the command")
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
 // TestREADMEKafkaSessionRunsAsShown runs the session of the README's "A
 // Kafka gate, the command" from start to summary, as a new user pastes
 // it: gate demo's cluster, the gates, kcat, and the README's Python
@@ -49,9 +61,7 @@ const readmeFile = "../../../README.md"
 func TestREADMEKafkaSessionRunsAsShown(t *testing.T) {
 	readme, err := os.ReadFile(readmeFile)
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "\n### A Kafka gate, the command\n")
-	require.True(t, ok, "README.md has no section A Kafka gate, the command")
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := gateSection(t)
 	var session []string
 	for _, block := range strings.Split(section, "\n```text\n")[1:] {
 		block, _, _ = strings.Cut(block, "\n```")

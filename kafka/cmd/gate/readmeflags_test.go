@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,11 +22,7 @@ import (
 // and the codecs of -compression the command takes. A new user checked
 // the table against gate -h and the code by hand, flag by flag.
 func TestREADMEGateFlagsTableMatchesTheFlags(t *testing.T) {
-	readme, err := os.ReadFile(readmeFile)
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "\n### A Kafka gate, the command\n")
-	require.True(t, ok, "README.md has no section A Kafka gate, the command")
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := gateSection(t)
 
 	// The table: a row per flag, or per pair of flags.
 	type row struct{ defaults, meaning string }

@@ -108,11 +108,7 @@ func TestInvocationNamesWhatRunsTheCommandAgain(t *testing.T) {
 // listed in the user's own run had no partition at all, which the README
 // did not say could happen.
 func TestREADMESaysWhenTheVerdictLeavesOutThePartition(t *testing.T) {
-	readme, err := os.ReadFile(readmeFile)
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "\n### A Kafka gate, the command\n")
-	require.True(t, ok, "README.md has no section A Kafka gate, the command")
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := gateSection(t)
 	text := strings.Join(strings.Fields(section), " ")
 
 	one := string((&gate.Verdict{Place: gate.Place{Subject: "fleet.in", Partition: 1, Sequence: 1}}).AppendHeader(nil))
